@@ -1,0 +1,54 @@
+# pybroker - an Apache Kafka broker in Python.  `make help` lists the targets.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+SPECS ?= ../shared/kafka-message-specs
+DATA_DIR ?= data/kafka-logs
+STAMP := $(VENV)/.setup-stamp
+
+.DEFAULT_GOAL := help
+.PHONY: help setup system-deps run test test-unit test-compat gen gen-check lint bench docs clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+setup: $(STAMP) system-deps ## create .venv with pybroker (editable) and test deps; install Debian test tools
+
+system-deps: ## install the Debian packages the compatibility tests drive (kcat)
+	@bash scripts/install-system-deps.sh
+
+run: $(STAMP) ## serve on PLAINTEXT://127.0.0.1:9092 with data in ./data/kafka-logs
+	$(VENV)/bin/pybroker serve --config config/server.properties --override log.dirs=$(DATA_DIR)
+
+test: setup ## set everything up, then run unit and compatibility tests
+	$(PY) -m pytest -ra tests
+
+test-unit: $(STAMP) ## unit tests only (no broker processes)
+	$(PY) -m pytest -ra tests/unit
+
+test-compat: setup ## real clients against a real broker process
+	$(PY) -m pytest -ra tests/compat
+
+gen: $(STAMP) ## regenerate protocol/messages from the Kafka 3.9 JSON specs
+	$(PY) -m protocol.codegen $(SPECS) protocol/messages
+	$(PY) -m pybroker.tools.apis_doc > docs/apis.md
+
+gen-check: $(STAMP) ## fail if the committed generated code differs from the generator's output
+	$(PY) -m protocol.codegen $(SPECS) protocol/messages --check
+	$(PY) -m pybroker.tools.apis_doc | diff -u docs/apis.md - >/dev/null || { echo "docs/apis.md is stale: run make gen"; exit 1; }
+
+lint: $(STAMP) ## ruff
+	$(VENV)/bin/ruff check protocol pybroker tests scripts
+
+bench: setup ## produce/consume benchmark with confluent-kafka; writes bench-results/*.json and .png
+	$(PY) scripts/bench.py --out bench-results
+
+clean: ## remove the virtualenv and local data
+	rm -rf $(VENV) data bench-results
