@@ -1,0 +1,3 @@
+from pybroker.cli import main
+import sys
+sys.exit(main())

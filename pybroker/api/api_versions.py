@@ -1,0 +1,31 @@
+"""ApiVersions (18): the advertised version ranges, built from the handler registry."""
+
+from __future__ import annotations
+
+import re
+
+from protocol.errors import ErrorCode
+from protocol.messages import api_versions_response as m
+
+from pybroker.api.registry import HANDLERS, api
+
+# KIP-511: client software names and versions must look like this, else INVALID_REQUEST.
+_SOFTWARE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
+
+
+def advertised_api_keys() -> list[m.ApiVersion]:
+    return [
+        m.ApiVersion(api_key=h.api_key, min_version=h.min_version, max_version=h.max_version)
+        for h in sorted(HANDLERS.values(), key=lambda h: h.api_key)
+    ]
+
+
+@api(18, 0, 4)
+def handle(ctx, request) -> m.ApiVersionsResponse:
+    if ctx.api_version >= 3 and not (
+        _SOFTWARE.fullmatch(request.client_software_name or "")
+        and _SOFTWARE.fullmatch(request.client_software_version or "")
+    ):
+        return m.ApiVersionsResponse(error_code=ErrorCode.INVALID_REQUEST,
+                                     api_keys=advertised_api_keys())
+    return m.ApiVersionsResponse(error_code=ErrorCode.NONE, api_keys=advertised_api_keys())

@@ -1,0 +1,24 @@
+"""What a handler gets besides its request."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pybroker.broker import Broker
+
+
+@dataclass(slots=True)
+class RequestContext:
+    broker: Broker
+    api_key: int
+    api_version: int
+    correlation_id: int
+    client_id: str | None
+    peer: str
+    now_ms: int = field(default_factory=lambda: int(time.time() * 1000))
+    # Set by a handler that wants the connection closed after this request (Kafka closes the
+    # connection of an acks=0 producer whose produce failed, since it cannot be told otherwise).
+    close_connection: bool = False

@@ -1,0 +1,40 @@
+"""DeleteTopics (20): by name (v0-5) or by name or topic id (v6)."""
+
+from __future__ import annotations
+
+import uuid
+
+from protocol.errors import ErrorCode, KafkaError
+from protocol.messages import delete_topics_response as m
+
+from pybroker.api.registry import api
+
+ZERO_UUID = uuid.UUID(int=0)
+
+
+@api(20, 0, 6)
+def handle(ctx, request) -> m.DeleteTopicsResponse:
+    broker = ctx.broker
+    if ctx.api_version >= 6:
+        wanted = [(t.name, t.topic_id) for t in request.topics]
+    else:
+        wanted = [(name, ZERO_UUID) for name in request.topic_names]
+    results = []
+    for name, topic_id in wanted:
+        result = m.DeletableTopicResult(name=name, topic_id=topic_id, error_code=ErrorCode.NONE)
+        try:
+            if name is None:
+                name = broker.metadata_cache.topic_name(topic_id)
+                if name is None:
+                    raise KafkaError(ErrorCode.UNKNOWN_TOPIC_ID)
+                result.name = name
+            if not broker.config.get_bool("delete.topic.enable"):
+                raise KafkaError(ErrorCode.TOPIC_DELETION_DISABLED,
+                                 "Topic deletion is disabled.")
+            record = broker.controller.delete_topic(name)
+            result.topic_id = record.topic_id
+        except KafkaError as e:
+            result.error_code = e.code
+            result.error_message = e.message
+        results.append(result)
+    return m.DeleteTopicsResponse(throttle_time_ms=0, responses=results)

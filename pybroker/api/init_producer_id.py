@@ -1,0 +1,22 @@
+"""InitProducerId (22): producer ids for idempotent producers.
+
+Like Kafka's coordinator for a producer without a transactional id, every call hands out a new
+producer id at epoch 0 (also for a KIP-360 epoch-bump request, which then starts afresh).
+Transactional producers need the transaction coordinator, which this broker does not run.
+"""
+
+from __future__ import annotations
+
+from protocol.errors import ErrorCode
+from protocol.messages import init_producer_id_response as m
+
+from pybroker.api.registry import api
+
+
+@api(22, 0, 5)
+def handle(ctx, request) -> m.InitProducerIdResponse:
+    if request.transactional_id is not None:
+        return m.InitProducerIdResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
+                                        producer_id=-1, producer_epoch=-1)
+    pid = ctx.broker.producer_ids.generate_producer_id()
+    return m.InitProducerIdResponse(error_code=ErrorCode.NONE, producer_id=pid, producer_epoch=0)

@@ -1,0 +1,68 @@
+"""ListOffsets (2): earliest, latest, or the first offset at or after a timestamp."""
+
+from __future__ import annotations
+
+from protocol.errors import ErrorCode, KafkaError
+from protocol.messages import list_offsets_response as m
+
+from pybroker.api.registry import api
+
+LATEST = -1
+EARLIEST = -2
+READ_COMMITTED = 1
+
+
+def _lookup(ctx, topic: str, req) -> m.ListOffsetsPartitionResponse:
+    resp = m.ListOffsetsPartitionResponse(partition_index=req.partition_index)
+    try:
+        partition = ctx.broker.replica_manager.get_partition(topic, req.partition_index)
+        if partition is None:
+            raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        log = partition.leader_log()
+        if ctx.api_version >= 4:
+            partition.check_leader_epoch(req.current_leader_epoch)
+        ts = req.timestamp
+        if ts == LATEST:
+            # Consumers see up to the high watermark (the last stable offset, with no transactions).
+            offset, found_ts = partition.high_watermark, -1
+        elif ts == EARLIEST:
+            offset, found_ts = log.log_start_offset, -1
+        elif ts < 0:
+            raise KafkaError(ErrorCode.UNSUPPORTED_VERSION,
+                             f"timestamp spec {ts} needs a newer ListOffsets version")
+        else:
+            found = log.offset_for_timestamp(ts)
+            if found is None or found[0] >= partition.high_watermark:
+                offset, found_ts = -1, -1
+            else:
+                offset, found_ts = found
+    except KafkaError as e:
+        resp.error_code = e.code
+        if ctx.api_version == 0:
+            resp.old_style_offsets = []
+        return resp
+    resp.error_code = ErrorCode.NONE
+    resp.offset = offset
+    resp.timestamp = found_ts
+    resp.leader_epoch = partition.leader_epoch
+    if ctx.api_version == 0:
+        resp.old_style_offsets = [offset] if offset >= 0 else []
+    return resp
+
+
+@api(2, 0, 6)
+def handle(ctx, request) -> m.ListOffsetsResponse:
+    topics = []
+    seen: set[tuple[str, int]] = set()
+    for topic in request.topics:
+        partitions = []
+        for req in topic.partitions:
+            key = (topic.name, req.partition_index)
+            if key in seen and ctx.api_version >= 1:
+                partitions.append(m.ListOffsetsPartitionResponse(
+                    partition_index=req.partition_index, error_code=ErrorCode.INVALID_REQUEST))
+                continue
+            seen.add(key)
+            partitions.append(_lookup(ctx, topic.name, req))
+        topics.append(m.ListOffsetsTopicResponse(name=topic.name, partitions=partitions))
+    return m.ListOffsetsResponse(throttle_time_ms=0, topics=topics)

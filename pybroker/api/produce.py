@@ -1,0 +1,91 @@
+"""Produce (0): append each partition's record batch to the leader's log.
+
+Versions 0-2 stay in the advertised range because librdkafka before 2.11.1 turns compression
+off unless Produce v0 is advertised; like Kafka 4 they are answered with an error, since their
+message formats (magic 0/1) are not stored. Version 13 (topic ids only) is not offered.
+"""
+
+from __future__ import annotations
+
+from protocol.errors import ErrorCode, KafkaError
+from protocol.messages import produce_response as m
+from protocol.records.batch import LOG_OVERHEAD, BatchHeader, peek_offset_and_length
+from protocol.records.compression import CompressionType
+
+from pybroker.api.registry import api
+
+MIN_SERVED_VERSION = 3
+ZSTD_MIN_VERSION = 7
+
+
+def validate_records(records, version: int) -> BatchHeader:
+    """The checks Kafka makes on the request itself before the log sees it."""
+    if records is None or len(records) == 0:
+        raise KafkaError(ErrorCode.INVALID_RECORD, "Produce request carried no records")
+    if len(records) < LOG_OVERHEAD:
+        raise KafkaError(ErrorCode.CORRUPT_MESSAGE, "record batch is truncated")
+    _, batch_length = peek_offset_and_length(records)
+    if batch_length + LOG_OVERHEAD != len(records):
+        if batch_length + LOG_OVERHEAD < len(records):
+            raise KafkaError(ErrorCode.INVALID_RECORD,
+                             "Produce requests with version 3 and above must have exactly one "
+                             "record batch per partition")
+        raise KafkaError(ErrorCode.CORRUPT_MESSAGE, "record batch is truncated")
+    header = BatchHeader.parse(records)
+    if header.compression == CompressionType.ZSTD and version < ZSTD_MIN_VERSION:
+        raise KafkaError(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
+                         "Produce requests with version below 7 cannot use zstd compression")
+    if header.compression > CompressionType.ZSTD:
+        raise KafkaError(ErrorCode.CORRUPT_MESSAGE, f"unknown compression codec {header.compression}")
+    return header
+
+
+@api(0, 0, 11)
+def handle(ctx, request) -> m.ProduceResponse | None:
+    acks = request.acks
+    version = ctx.api_version
+    replica_manager = ctx.broker.replica_manager
+    responses = []
+    failed = False
+    for topic in request.topic_data:
+        partition_responses = []
+        for pdata in topic.partition_data:
+            if version < MIN_SERVED_VERSION:
+                error, message = ErrorCode.UNSUPPORTED_VERSION, \
+                    "Produce requests below version 3 (message format v0/v1) are not supported"
+            elif acks not in (0, 1, -1):
+                error, message = ErrorCode.INVALID_REQUIRED_ACKS, None
+            else:
+                error, message = ErrorCode.NONE, None
+                try:
+                    validate_records(pdata.records, version)
+                except KafkaError as e:
+                    error, message = e.code, e.message
+            if error != ErrorCode.NONE:
+                result_error, base_offset, append_time, start = error, -1, -1, -1
+            else:
+                result = replica_manager.append_records(
+                    topic.name, pdata.index, bytearray(pdata.records),
+                    required_acks=acks, now_ms=ctx.now_ms,
+                )
+                result_error, message = result.error, result.error_message
+                base_offset, append_time, start = (result.base_offset, result.log_append_time,
+                                                   result.log_start_offset)
+            failed |= result_error != ErrorCode.NONE
+            partition_responses.append(m.PartitionProduceResponse(
+                index=pdata.index,
+                error_code=result_error,
+                base_offset=base_offset,
+                log_append_time_ms=append_time,
+                log_start_offset=start,
+                error_message=message if result_error != ErrorCode.NONE else None,
+            ))
+        responses.append(m.TopicProduceResponse(name=topic.name,
+                                                partition_responses=partition_responses))
+    if acks == 0:
+        # An acks=0 producer reads no response; Kafka closes its connection on failure so the
+        # client notices, refreshes metadata and carries on.
+        if failed:
+            ctx.close_connection = True
+        return None
+    return m.ProduceResponse(responses=responses, throttle_time_ms=0)

@@ -1,0 +1,73 @@
+"""The registry of API handlers: each handler module registers its key and version range here,
+and ApiVersions answers from this table, so what is advertised is exactly what is served."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from protocol import messages
+
+Handler = Callable[[Any, Any], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ApiHandler:
+    api_key: int
+    name: str
+    min_version: int
+    max_version: int
+    handle: Handler
+    module: str
+    # Versions inside the advertised range that are answered with an error instead of served
+    # (Produce 0-2: advertised for old librdkafka's feature detection, rejected like Kafka 4 does).
+    rejected_below: int = -1
+
+    def supports(self, version: int) -> bool:
+        return self.min_version <= version <= self.max_version
+
+
+HANDLERS: dict[int, ApiHandler] = {}
+
+
+def api(api_key: int, min_version: int, max_version: int, *, rejected_below: int = -1):
+    """Register the decorated function as the handler of ``api_key`` for the given versions.
+
+    A handler takes ``(ctx, request)`` and returns the response dataclass, ``None`` for no
+    response (acks=0 produce), or an awaitable of the response when it must wait (purgatory).
+    """
+    lo, hi = messages.request_module(api_key).VALID_VERSIONS
+    if not (lo <= min_version <= max_version <= hi):
+        raise ValueError(f"api {api_key}: {min_version}-{max_version} outside the spec's {lo}-{hi}")
+
+    def register(fn: Handler) -> Handler:
+        if api_key in HANDLERS:
+            raise ValueError(f"api {api_key} registered twice")
+        HANDLERS[api_key] = ApiHandler(
+            api_key,
+            messages.API_NAMES[api_key],
+            min_version,
+            max_version,
+            fn,
+            fn.__module__,
+            rejected_below,
+        )
+        return fn
+
+    return register
+
+
+def load_handlers() -> dict[int, ApiHandler]:
+    """Import every module of :mod:`pybroker.api` so each registers itself."""
+    import pybroker.api as package
+
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name not in {"registry", "context"}:
+            importlib.import_module(f"pybroker.api.{info.name}")
+    return HANDLERS
+
+
+Response = Any | Awaitable[Any] | None

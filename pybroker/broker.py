@@ -1,0 +1,136 @@
+"""The broker: builds the subsystems, starts the listeners, and stops everything in order."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import time
+from pathlib import Path
+
+from pybroker.api.registry import load_handlers
+from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
+from pybroker.cluster.replica_manager import ReplicaManager
+from pybroker.config import BrokerConfig
+from pybroker.controller.local import LocalController
+from pybroker.coordinator.producer_id_manager import ProducerIdManager
+from pybroker.log.config import LogConfig
+from pybroker.log.manager import LogManager
+from pybroker.metadata.local import LocalMetadataStore
+from pybroker.network.dispatch import RequestDispatcher
+from pybroker.network.server import SocketServer
+
+log = logging.getLogger(__name__)
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class ConfigError(Exception):
+    """The configuration cannot be served; the message says why."""
+
+
+class Broker:
+    def __init__(self, config: BrokerConfig) -> None:
+        self.config = config
+        self.broker_id = config.broker_id
+        if config.zookeeper_connect:
+            raise ConfigError(
+                "zookeeper.connect is set, but this build serves only the embedded single-node "
+                "mode; remove zookeeper.connect to run it"
+            )
+        self.log_dirs: list[Path] = config.log_dirs
+        try:
+            self.default_log_config = LogConfig.from_broker_properties(config.props)
+        except Exception as e:
+            raise ConfigError(f"invalid log configuration: {e}") from e
+        self.store = LocalMetadataStore(self.log_dirs[0], self.broker_id)
+        self.log_manager = LogManager(self.log_dirs, self.default_log_config)
+        self.replica_manager = ReplicaManager(self.broker_id, self.log_manager, self.log_config_for)
+        self.metadata_cache: MetadataCache | None = None
+        self.controller: LocalController | None = None
+        self.producer_ids = ProducerIdManager(self.store)
+        self.handlers = load_handlers()
+        self.dispatcher = RequestDispatcher(self, self.handlers)
+        self.socket_server = SocketServer(
+            self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"))
+        self._tasks: list[asyncio.Task] = []
+        self._stopped = asyncio.Event()
+        self.started = False
+
+    # -- configuration ---------------------------------------------------------------------
+    def topic_log_config(self, overrides: dict[str, str]) -> LogConfig:
+        return LogConfig.from_properties(overrides, self.default_log_config)
+
+    def log_config_for(self, topic: str) -> LogConfig:
+        overrides = self.controller.topic_overrides(topic) if self.controller else {}
+        return self.topic_log_config(overrides)
+
+    def disable_sendfile(self) -> None:
+        self.socket_server.use_sendfile = False
+
+    # -- life cycle ------------------------------------------------------------------------
+    async def start(self) -> None:
+        started = time.monotonic()
+        for d in self.log_dirs:
+            try:
+                d.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise ConfigError(f"log dir {d} cannot be created: {e.strerror}") from e
+        image = self.store.load()
+        self.metadata_cache = MetadataCache(image.cluster_id, controller_id=self.broker_id)
+        self.log_manager.startup(now_ms())
+        self.controller = LocalController(self.broker_id, self.store, self.metadata_cache,
+                                          self.replica_manager, self.topic_log_config)
+        self.controller.load(image.topics, now_ms())
+        await self.socket_server.start(self.config.listeners)
+        self.metadata_cache.set_brokers([self._advertised_endpoint()])
+        self._tasks.append(asyncio.create_task(self._checkpoint_loop(), name="checkpoints"))
+        self.started = True
+        log.info("broker %d started in %.2fs (cluster %s, %d topic(s))", self.broker_id,
+                 time.monotonic() - started, image.cluster_id, len(image.topics))
+
+    def _advertised_endpoint(self) -> BrokerEndpoint:
+        advertised = self.config.advertised_listeners[0]
+        port = advertised.port
+        if port == 0:  # an ephemeral listener advertises the port it got
+            port = next(p for name, _, p in self.socket_server.bound if name == advertised.listener)
+        rack = self.config.get("broker.rack") or None
+        return BrokerEndpoint(self.broker_id, advertised.host, port, rack)
+
+    async def _checkpoint_loop(self) -> None:
+        interval = self.config.get_int("log.flush.offset.checkpoint.interval.ms") / 1000
+        flush_check = min(interval, 1.0)
+        elapsed = 0.0
+        while True:
+            await asyncio.sleep(flush_check)
+            elapsed += flush_check
+            try:
+                self.log_manager.flush_dirty(now_ms())
+                if elapsed >= interval:
+                    elapsed = 0.0
+                    self.log_manager.checkpoint()
+            except Exception:
+                log.exception("periodic log flush/checkpoint failed")
+
+    async def stop(self) -> None:
+        log.info("broker %d shutting down", self.broker_id)
+        for t in self._tasks:
+            t.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.socket_server.stop()
+        self.replica_manager.shutdown()
+        self.log_manager.shutdown()
+        self.store.close()
+        self._stopped.set()
+        log.info("broker %d shut down cleanly", self.broker_id)
+
+    async def run_until_signal(self) -> None:
+        await self.start()
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        await self.stop()

@@ -1,0 +1,128 @@
+"""The embedded single-node mode's metadata store: one JSON document in the first log dir.
+
+Every change rewrites the document atomically (write a temporary file, fsync, rename, fsync the
+directory), so a crash leaves either the old or the new state. ``meta.properties`` is written in
+Kafka's format so the directory is recognisable as a broker's.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import uuid
+from pathlib import Path
+
+from pybroker.metadata.model import ClusterImage, PartitionRecord, TopicRecord
+
+METADATA_FILE = "__pybroker_metadata.json"
+META_PROPERTIES = "meta.properties"
+FORMAT_VERSION = 1
+
+
+def new_cluster_id() -> str:
+    """A cluster id the way Kafka makes one: a random UUID in URL-safe base64 without padding."""
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+class LocalMetadataStore:
+    def __init__(self, directory: Path, broker_id: int) -> None:
+        self.directory = directory
+        self.broker_id = broker_id
+        self.path = directory / METADATA_FILE
+        self._image: ClusterImage | None = None
+
+    def load(self) -> ClusterImage:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        if self.path.exists():
+            doc = json.loads(self.path.read_text())
+            if doc.get("version") != FORMAT_VERSION:
+                raise RuntimeError(f"{self.path}: unknown metadata format {doc.get('version')!r}")
+            image = ClusterImage(
+                cluster_id=doc["cluster_id"],
+                topics={n: TopicRecord.from_json(n, t) for n, t in doc["topics"].items()},
+                next_producer_id=int(doc.get("next_producer_id", 0)),
+            )
+        else:
+            image = ClusterImage(cluster_id=self._read_cluster_id() or new_cluster_id())
+        self._image = image
+        self._check_meta_properties(image.cluster_id)
+        self._save()
+        return image
+
+    def _read_cluster_id(self) -> str | None:
+        meta = self.directory / META_PROPERTIES
+        if not meta.exists():
+            return None
+        for line in meta.read_text().splitlines():
+            if line.startswith("cluster.id="):
+                return line.split("=", 1)[1].strip()
+        return None
+
+    def _check_meta_properties(self, cluster_id: str) -> None:
+        meta = self.directory / META_PROPERTIES
+        existing = self._read_cluster_id()
+        if existing and existing != cluster_id:
+            raise RuntimeError(
+                f"{meta} belongs to cluster {existing}, but the metadata says {cluster_id}"
+            )
+        text = f"version=0\nbroker.id={self.broker_id}\ncluster.id={cluster_id}\n"
+        if not meta.exists() or meta.read_text() != text:
+            write_atomically(meta, text.encode())
+
+    @property
+    def image(self) -> ClusterImage:
+        if self._image is None:
+            raise RuntimeError("metadata store used before load()")
+        return self._image
+
+    def _save(self) -> None:
+        image = self.image
+        doc = {
+            "version": FORMAT_VERSION,
+            "cluster_id": image.cluster_id,
+            "next_producer_id": image.next_producer_id,
+            "topics": {n: t.to_json() for n, t in sorted(image.topics.items())},
+        }
+        write_atomically(self.path, json.dumps(doc, indent=1).encode())
+
+    def create_topic(self, topic: TopicRecord) -> None:
+        self.image.topics[topic.name] = topic
+        self._save()
+
+    def delete_topic(self, name: str) -> None:
+        self.image.topics.pop(name, None)
+        self._save()
+
+    def add_partitions(self, name: str, partitions: list[PartitionRecord]) -> None:
+        topic = self.image.topics[name]
+        for p in partitions:
+            topic.partitions[p.partition] = p
+        self._save()
+
+    def set_topic_configs(self, name: str, configs: dict[str, str]) -> None:
+        self.image.topics[name].configs = dict(configs)
+        self._save()
+
+    def allocate_producer_id_block(self, size: int) -> int:
+        first = self.image.next_producer_id
+        self.image.next_producer_id = first + size
+        self._save()
+        return first
+
+    def close(self) -> None:
+        pass

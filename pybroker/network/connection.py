@@ -1,0 +1,216 @@
+"""One client connection: framing in, responses out, strictly in request order.
+
+Requests are handled as soon as their frame is complete, in the ``data_received`` callback
+itself: no task per request. A handler that must wait (a long-poll fetch) hands back a future;
+the connection keeps a FIFO of response slots so answers still leave in request order (Kafka
+clients match responses to requests by order as well as correlation id). Everything that is
+ready at the end of a wake-up goes out in one ``transport.write``.
+
+A Fetch response can carry regions of segment files (``Writer.splices``). They are sent with
+``loop.sendfile`` (``os.sendfile`` underneath) when the event loop supports it, otherwise read
+with ``os.pread`` and written like any other bytes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import socket
+from typing import TYPE_CHECKING, Any
+
+from protocol.errors import ProtocolError
+from protocol.framing import FrameDecoder
+
+if TYPE_CHECKING:
+    from pybroker.network.dispatch import RequestDispatcher
+
+log = logging.getLogger(__name__)
+
+_BYTES_TYPES = (bytes, bytearray, memoryview)
+
+
+def response_pieces(w: Any) -> list[Any]:
+    """Split an encoded response into byte chunks and file slices, in wire order."""
+    splices = getattr(w, "splices", None)
+    if not splices:
+        return [w]
+    pieces: list[Any] = []
+    start = 0
+    view = memoryview(w)
+    for pos, obj in splices:
+        if pos > start:
+            pieces.append(view[start:pos])
+        pieces.append(obj)
+        start = pos
+    if start < len(w):
+        pieces.append(view[start:])
+    return pieces
+
+
+class KafkaConnection(asyncio.Protocol):
+    def __init__(self, dispatcher: RequestDispatcher, *, max_frame_size: int, use_sendfile: bool,
+                 connections: set[KafkaConnection]) -> None:
+        self.dispatcher = dispatcher
+        self.decoder = FrameDecoder(max_frame_size)
+        self.use_sendfile = use_sendfile
+        self.connections = connections
+        self.transport: asyncio.Transport | None = None
+        self.peer = "?"
+        self.closed = False
+        self._slots: collections.deque[Any] = collections.deque()
+        self._sending = False  # a sendfile of a spliced response is under way
+        self._write_paused = False
+        self._close_after_flush = False
+
+    # -- asyncio.Protocol -------------------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        peer = transport.get_extra_info("peername")
+        self.peer = f"{peer[0]}:{peer[1]}" if peer else "?"
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            except OSError:
+                pass
+        self.connections.add(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self.connections.discard(self)
+        for slot in self._slots:
+            if isinstance(slot, asyncio.Future):
+                slot.cancel()
+        self._slots.clear()
+
+    def pause_writing(self) -> None:
+        self._write_paused = True
+        if self.transport is not None:
+            self.transport.pause_reading()
+
+    def resume_writing(self) -> None:
+        self._write_paused = False
+        if self.transport is not None and not self.closed:
+            self.transport.resume_reading()
+
+    def data_received(self, data: bytes) -> None:
+        if self.closed:
+            return
+        try:
+            frames = self.decoder.feed(data)
+        except ProtocolError as e:
+            self.abort(f"bad frame: {e}")
+            return
+        for frame in frames:
+            if self.closed:
+                return
+            try:
+                result = self.dispatcher.dispatch(frame, self)
+            except ProtocolError as e:
+                self.abort(f"bad request: {e}")
+                return
+            except Exception:
+                log.exception("unexpected error handling a request from %s; closing it", self.peer)
+                self.abort("internal error")
+                return
+            if result is None:
+                continue
+            self._slots.append(result)
+            if isinstance(result, asyncio.Future):
+                result.add_done_callback(self._on_response_ready)
+        self._flush()
+
+    # -- responses --------------------------------------------------------------------------
+    def _on_response_ready(self, fut: asyncio.Future) -> None:
+        if not self.closed:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Write every response at the head of the queue that is ready, in one write."""
+        if self._sending or self.closed or self.transport is None:
+            return
+        chunks: list[Any] = []
+        while self._slots:
+            slot = self._slots[0]
+            if isinstance(slot, asyncio.Future):
+                if not slot.done():
+                    break
+                if slot.cancelled() or slot.exception() is not None:
+                    exc = None if slot.cancelled() else slot.exception()
+                    if exc is not None and not isinstance(exc, ProtocolError):
+                        log.error("request from %s failed", self.peer, exc_info=exc)
+                    self._write(chunks)
+                    self.abort("request failed")
+                    return
+                response = slot.result()
+                if response is None:  # a request that turned out to need no answer
+                    self._slots.popleft()
+                    continue
+            else:
+                response = slot
+            self._slots.popleft()
+            pieces = response_pieces(response)
+            if len(pieces) == 1:
+                chunks.append(pieces[0])
+                continue
+            if self.use_sendfile:
+                self._write(chunks)
+                self._sending = True
+                task = asyncio.ensure_future(self._send_spliced(pieces))
+                task.add_done_callback(self._on_spliced_sent)
+                return
+            chunks.extend(p if isinstance(p, _BYTES_TYPES) else p.read_bytes() for p in pieces)
+        self._write(chunks)
+        if self._close_after_flush and not self._slots:
+            self.transport.close()
+
+    def _write(self, chunks: list[Any]) -> None:
+        if not chunks or self.transport is None or self.closed:
+            return
+        if len(chunks) == 1:
+            self.transport.write(chunks[0])
+        else:
+            self.transport.write(b"".join(chunks))
+        chunks.clear()
+
+    async def _send_spliced(self, pieces: list[Any]) -> None:
+        loop = asyncio.get_running_loop()
+        transport = self.transport
+        assert transport is not None
+        for piece in pieces:
+            if self.closed:
+                return
+            if isinstance(piece, _BYTES_TYPES):
+                transport.write(piece)
+            else:
+                await loop.sendfile(transport, piece.file, piece.position, len(piece), fallback=True)
+
+    def _on_spliced_sent(self, task: asyncio.Task) -> None:
+        self._sending = False
+        if task.cancelled() or self.closed:
+            return
+        exc = task.exception()
+        if exc is not None:
+            if isinstance(exc, NotImplementedError):
+                # This event loop cannot sendfile at all (uvloop): read and write from now on.
+                log.info("event loop has no sendfile; fetches fall back to read+write")
+                self.dispatcher.broker.disable_sendfile()
+            else:
+                log.warning("sending a fetch response to %s failed: %s", self.peer, exc)
+            self.abort("send failed")
+            return
+        self._flush()
+
+    def close_after_responses(self) -> None:
+        """Close once everything queued so far has been written."""
+        self._close_after_flush = True
+
+    def abort(self, reason: str) -> None:
+        if self.closed:
+            return
+        log.debug("closing connection from %s: %s", self.peer, reason)
+        self.closed = True
+        if self.transport is not None:
+            self.transport.abort()
