@@ -20,6 +20,7 @@ Layout (all big-endian)::
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 from dataclasses import dataclass
 
@@ -82,6 +83,10 @@ class BatchHeader:
             )
         return h
 
+    def pack_into(self, buf: bytearray | memoryview, pos: int = 0) -> None:
+        """Write this header at ``pos``, fields as they are (the CRC is not recomputed)."""
+        _HEADER.pack_into(buf, pos, *dataclasses.astuple(self))
+
     @property
     def size(self) -> int:
         """Bytes the whole batch occupies, header included."""
@@ -137,6 +142,14 @@ def crc_is_valid(buf: bytes | bytearray | memoryview, pos: int = 0, header: Batc
     if len(buf) - pos < h.size:
         return False
     return compute_crc(buf, pos, h.size) == h.crc
+
+
+def write_crc(buf: bytearray | memoryview, pos: int = 0) -> int:
+    """Recompute and store the CRC of the batch at ``pos`` after its covered bytes changed."""
+    size = _I32.unpack_from(buf, pos + 8)[0] + LOG_OVERHEAD
+    crc = compute_crc(buf, pos, size)
+    _U32.pack_into(buf, pos + 17, crc)
+    return crc
 
 
 def set_base_offset(buf: bytearray | memoryview, base_offset: int, pos: int = 0) -> None:

@@ -68,7 +68,8 @@ class Purgatory:
         self._watchers: dict[Hashable, list[DelayedOperation]] = {}
 
     def __len__(self) -> int:
-        return sum(1 for ops in self._watchers.values() for op in ops if not op.completed)
+        """Operations still waiting (each counted once, however many keys it watches)."""
+        return len({id(op) for ops in self._watchers.values() for op in ops if not op.completed})
 
     def try_complete_else_watch(self, op: DelayedOperation, keys: Iterable[Hashable],
                                 timeout_ms: int) -> asyncio.Future[Any]:

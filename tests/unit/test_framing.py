@@ -1,0 +1,112 @@
+"""Size-prefixed framing of the Kafka byte stream."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocol.errors import ProtocolError
+from protocol.framing import DEFAULT_MAX_FRAME_SIZE, FrameDecoder, frame, frame_prefix
+
+
+def _feed_in_pieces(decoder: FrameDecoder, stream: bytes, cuts: list[int]) -> list[bytes]:
+    out: list[bytes] = []
+    start = 0
+    for cut in [*sorted(cuts), len(stream)]:
+        out.extend(decoder.feed(stream[start:cut]))
+        start = cut
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    payloads=st.lists(st.binary(max_size=300), max_size=40),
+    data=st.data(),
+    kind=st.sampled_from([bytes, bytearray, memoryview]),
+)
+def test_any_chunking_reproduces_the_frames(
+    payloads: list[bytes], data: st.DataObject, kind: type
+) -> None:
+    stream = b"".join(frame(p) for p in payloads)
+    cuts = data.draw(st.lists(st.integers(min_value=0, max_value=len(stream)), max_size=60))
+    decoder = FrameDecoder()
+    out: list[bytes] = []
+    start = 0
+    for cut in [*sorted(cuts), len(stream)]:
+        out.extend(decoder.feed(kind(stream[start:cut])))
+        start = cut
+    assert out == payloads
+    assert decoder.pending == 0
+
+
+def test_many_tiny_frames_in_one_chunk() -> None:
+    payloads = [b"%d" % i for i in range(20_000)]
+    decoder = FrameDecoder()
+    assert decoder.feed(b"".join(frame(p) for p in payloads)) == payloads
+
+
+def test_one_large_frame_in_many_small_chunks() -> None:
+    payload = bytes(range(256)) * 40_000  # ~10 MB
+    stream = frame(payload) + frame(b"next")
+    decoder = FrameDecoder()
+    cuts = list(range(0, len(stream), 1000))
+    out = _feed_in_pieces(decoder, stream, cuts)
+    assert out == [payload, b"next"]
+    assert decoder.pending == 0
+
+
+def test_partial_frame_is_kept() -> None:
+    decoder = FrameDecoder()
+    assert decoder.feed(frame(b"one") + frame(b"two")[:5]) == [b"one"]
+    assert decoder.pending == 5
+    assert decoder.feed(b"") == []
+    assert decoder.feed(b"w") == []
+    assert decoder.feed(b"o") == [b"two"]
+    assert decoder.pending == 0
+
+
+def test_returned_frames_do_not_alias_the_input() -> None:
+    decoder = FrameDecoder()
+    chunk = bytearray(frame(b"abc"))
+    (got,) = decoder.feed(chunk)
+    chunk[4:7] = b"xyz"
+    assert got == b"abc"
+
+
+def test_empty_frame() -> None:
+    assert FrameDecoder().feed(frame(b"") + frame(b"x")) == [b"", b"x"]
+
+
+@pytest.mark.parametrize("size", [-1, -(2**31), DEFAULT_MAX_FRAME_SIZE + 1, 2**31 - 1])
+def test_bad_sizes_raise(size: int) -> None:
+    decoder = FrameDecoder()
+    with pytest.raises(ProtocolError):
+        decoder.feed(struct.pack(">i", size))
+
+
+def test_size_is_checked_before_the_frame_arrives() -> None:
+    decoder = FrameDecoder(max_frame_size=100)
+    assert decoder.feed(frame(b"x" * 100)) == [b"x" * 100]
+    assert decoder.feed(b"\x00\x00") == []
+    with pytest.raises(ProtocolError):
+        decoder.feed(b"\x00\x65")  # 101: refused on the prefix alone
+
+
+def test_bad_size_after_good_frames_in_the_pending_buffer() -> None:
+    decoder = FrameDecoder(max_frame_size=10)
+    assert decoder.feed(frame(b"ok")[:3]) == []
+    with pytest.raises(ProtocolError):
+        decoder.feed(frame(b"ok")[3:] + struct.pack(">i", 11))
+
+
+def test_frame_helpers() -> None:
+    assert frame(b"abc") == b"\x00\x00\x00\x03abc"
+    assert frame(memoryview(b"abc")) == b"\x00\x00\x00\x03abc"
+    assert frame_prefix(0) == b"\x00\x00\x00\x00"
+    assert frame_prefix(2**31 - 1) == b"\x7f\xff\xff\xff"
+    for bad in (-1, 2**31):
+        with pytest.raises(ValueError):
+            frame_prefix(bad)
