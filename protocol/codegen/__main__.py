@@ -1,0 +1,61 @@
+"""``python -m protocol.codegen SPEC_DIR OUT_DIR [--check]``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from protocol.codegen.emit import emit_index, emit_module, module_name
+from protocol.codegen.spec import load_specs
+
+
+def render(spec_dir: Path) -> dict[str, str]:
+    """File name -> source for everything the generator owns in the output directory."""
+    specs = load_specs(spec_dir)
+    files = {f"{module_name(s.file_name)}.py": emit_module(s) for s in specs}
+    if len(files) != len(specs):
+        raise SystemExit("two spec files map to the same module name")
+    files["__init__.py"] = emit_index(specs)
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m protocol.codegen", description=__doc__)
+    parser.add_argument("spec_dir", type=Path)
+    parser.add_argument("out_dir", type=Path)
+    parser.add_argument("--check", action="store_true", help="report differences, write nothing")
+    args = parser.parse_args(argv)
+
+    files = render(args.spec_dir)
+    existing = {p.name for p in args.out_dir.glob("*.py")} if args.out_dir.is_dir() else set()
+    if args.check:
+        problems = [f"missing: {n}" for n in sorted(set(files) - existing)]
+        problems += [f"extra: {n}" for n in sorted(existing - set(files))]
+        problems += [
+            f"differs: {n}"
+            for n in sorted(set(files) & existing)
+            if (args.out_dir / n).read_text(encoding="utf-8") != files[n]
+        ]
+        for line in problems:
+            print(f"{args.out_dir}/{line.split(': ', 1)[1]}: {line.split(':', 1)[0]}")
+        if problems:
+            print(f"{len(problems)} generated file(s) out of date: run `make gen`", file=sys.stderr)
+            return 1
+        return 0
+
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    for name in sorted(existing - set(files)):
+        (args.out_dir / name).unlink()
+    written = 0
+    for name, source in sorted(files.items()):
+        path = args.out_dir / name
+        if not path.exists() or path.read_text(encoding="utf-8") != source:
+            path.write_text(source, encoding="utf-8")
+            written += 1
+    print(f"{len(files)} files in {args.out_dir}, {written} rewritten")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+# Generated from EndTxnRequest.json (Apache Kafka 3.9) by protocol.codegen.
+# Do not edit: change the generator or the spec and run `make gen`.
+
+from __future__ import annotations
+
+import struct as _struct
+from dataclasses import dataclass
+
+from protocol.errors import ProtocolError
+from protocol.primitives import (
+    Reader,
+    Writer,
+    decode_message,
+    encode_message,
+    write_compact_string,
+    write_string,
+    write_tagged_fields,
+)
+
+NAME = "EndTxnRequest"
+API_KEY = 26
+TYPE = "request"
+VALID_VERSIONS = (0, 4)
+FLEXIBLE_VERSIONS = (3, 4)
+LISTENERS = ("zkBroker", "broker")
+LATEST_VERSION_UNSTABLE = False
+
+_S_qhx = _struct.Struct(">qh?")
+
+
+@dataclass(slots=True)
+class EndTxnRequest:
+    transactional_id: str = ""
+    producer_id: int = 0
+    producer_epoch: int = 0
+    committed: bool = False
+    unknown_tagged_fields: list[tuple[int, bytes]] | None = None
+
+
+def read_v0(r: Reader) -> EndTxnRequest:
+    transactional_id = r.string()
+    producer_id, producer_epoch, committed = r.unpack(_S_qhx)
+    return EndTxnRequest(transactional_id=transactional_id, producer_id=producer_id, producer_epoch=producer_epoch, committed=committed)
+
+
+def write_v0(w: Writer, m: EndTxnRequest) -> None:
+    write_string(w, m.transactional_id)
+    w += _S_qhx.pack(m.producer_id, m.producer_epoch, m.committed)
+
+
+def read_v3(r: Reader) -> EndTxnRequest:
+    transactional_id = r.compact_string()
+    producer_id, producer_epoch, committed = r.unpack(_S_qhx)
+    unknown_tagged_fields = r.tagged_fields()
+    return EndTxnRequest(transactional_id=transactional_id, producer_id=producer_id, producer_epoch=producer_epoch, committed=committed, unknown_tagged_fields=unknown_tagged_fields)
+
+
+def write_v3(w: Writer, m: EndTxnRequest) -> None:
+    write_compact_string(w, m.transactional_id)
+    w += _S_qhx.pack(m.producer_id, m.producer_epoch, m.committed)
+    write_tagged_fields(w, m.unknown_tagged_fields)
+
+
+read_v1 = read_v0
+write_v1 = write_v0
+read_v2 = read_v0
+write_v2 = write_v0
+read_v4 = read_v3
+write_v4 = write_v3
+
+READERS = {0: read_v0, 1: read_v1, 2: read_v2, 3: read_v3, 4: read_v4}
+WRITERS = {0: write_v0, 1: write_v1, 2: write_v2, 3: write_v3, 4: write_v4}
+
+
+def read(r: Reader, version: int) -> EndTxnRequest:
+    try:
+        reader = READERS[version]
+    except KeyError:
+        raise ProtocolError(f"unsupported {NAME} version {version}") from None
+    return reader(r)
+
+
+def write(w: Writer, m: EndTxnRequest, version: int) -> None:
+    try:
+        writer = WRITERS[version]
+    except KeyError:
+        raise ValueError(f"unsupported {NAME} version {version}") from None
+    writer(w, m)
+
+
+def decode(data: bytes | bytearray | memoryview, version: int) -> EndTxnRequest:
+    """Decode a whole buffer; anything malformed raises ProtocolError."""
+    return decode_message(READERS, NAME, data, version)
+
+
+def encode(m: EndTxnRequest, version: int) -> bytes:
+    return encode_message(WRITERS, NAME, m, version)

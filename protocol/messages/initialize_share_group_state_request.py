@@ -1,0 +1,130 @@
+# Generated from InitializeShareGroupStateRequest.json (Apache Kafka 3.9) by protocol.codegen.
+# Do not edit: change the generator or the spec and run `make gen`.
+
+from __future__ import annotations
+
+import struct as _struct
+import uuid  # noqa: F401  (annotations)
+from dataclasses import dataclass, field as _field
+
+from protocol.errors import ProtocolError
+from protocol.primitives import (
+    Reader,
+    Writer,
+    ZERO_UUID,
+    decode_message,
+    encode_message,
+    write_compact_string,
+    write_tagged_fields,
+    write_uvarint,
+)
+
+NAME = "InitializeShareGroupStateRequest"
+API_KEY = 83
+TYPE = "request"
+VALID_VERSIONS = (0, 0)
+FLEXIBLE_VERSIONS = (0, 0)
+LISTENERS = ("broker",)
+LATEST_VERSION_UNSTABLE = True
+
+_S_iiq = _struct.Struct(">iiq")
+
+
+@dataclass(slots=True)
+class PartitionData:
+    partition: int = 0
+    state_epoch: int = 0
+    start_offset: int = 0
+    unknown_tagged_fields: list[tuple[int, bytes]] | None = None
+
+
+@dataclass(slots=True)
+class InitializeStateData:
+    topic_id: uuid.UUID = ZERO_UUID
+    partitions: list[PartitionData] = _field(default_factory=list)
+    unknown_tagged_fields: list[tuple[int, bytes]] | None = None
+
+
+@dataclass(slots=True)
+class InitializeShareGroupStateRequest:
+    group_id: str = ""
+    topics: list[InitializeStateData] = _field(default_factory=list)
+    unknown_tagged_fields: list[tuple[int, bytes]] | None = None
+
+
+def _read_PartitionData_v0(r: Reader) -> PartitionData:
+    partition, state_epoch, start_offset = r.unpack(_S_iiq)
+    unknown_tagged_fields = r.tagged_fields()
+    return PartitionData(partition=partition, state_epoch=state_epoch, start_offset=start_offset, unknown_tagged_fields=unknown_tagged_fields)
+
+
+def _write_PartitionData_v0(w: Writer, m: PartitionData) -> None:
+    w += _S_iiq.pack(m.partition, m.state_epoch, m.start_offset)
+    write_tagged_fields(w, m.unknown_tagged_fields)
+
+
+def _read_InitializeStateData_v0(r: Reader) -> InitializeStateData:
+    topic_id = r.uuid()
+    _n = r.compact_array_length()
+    if _n < 0:
+        raise ProtocolError("non-nullable array InitializeShareGroupStateRequest.Partitions is null")
+    partitions = [_read_PartitionData_v0(r) for _ in range(_n)]
+    unknown_tagged_fields = r.tagged_fields()
+    return InitializeStateData(topic_id=topic_id, partitions=partitions, unknown_tagged_fields=unknown_tagged_fields)
+
+
+def _write_InitializeStateData_v0(w: Writer, m: InitializeStateData) -> None:
+    w += m.topic_id.bytes
+    _v = m.partitions
+    write_uvarint(w, len(_v) + 1)
+    for _e in _v:
+        _write_PartitionData_v0(w, _e)
+    write_tagged_fields(w, m.unknown_tagged_fields)
+
+
+def read_v0(r: Reader) -> InitializeShareGroupStateRequest:
+    group_id = r.compact_string()
+    _n = r.compact_array_length()
+    if _n < 0:
+        raise ProtocolError("non-nullable array InitializeShareGroupStateRequest.Topics is null")
+    topics = [_read_InitializeStateData_v0(r) for _ in range(_n)]
+    unknown_tagged_fields = r.tagged_fields()
+    return InitializeShareGroupStateRequest(group_id=group_id, topics=topics, unknown_tagged_fields=unknown_tagged_fields)
+
+
+def write_v0(w: Writer, m: InitializeShareGroupStateRequest) -> None:
+    write_compact_string(w, m.group_id)
+    _v = m.topics
+    write_uvarint(w, len(_v) + 1)
+    for _e in _v:
+        _write_InitializeStateData_v0(w, _e)
+    write_tagged_fields(w, m.unknown_tagged_fields)
+
+
+READERS = {0: read_v0}
+WRITERS = {0: write_v0}
+
+
+def read(r: Reader, version: int) -> InitializeShareGroupStateRequest:
+    try:
+        reader = READERS[version]
+    except KeyError:
+        raise ProtocolError(f"unsupported {NAME} version {version}") from None
+    return reader(r)
+
+
+def write(w: Writer, m: InitializeShareGroupStateRequest, version: int) -> None:
+    try:
+        writer = WRITERS[version]
+    except KeyError:
+        raise ValueError(f"unsupported {NAME} version {version}") from None
+    writer(w, m)
+
+
+def decode(data: bytes | bytearray | memoryview, version: int) -> InitializeShareGroupStateRequest:
+    """Decode a whole buffer; anything malformed raises ProtocolError."""
+    return decode_message(READERS, NAME, data, version)
+
+
+def encode(m: InitializeShareGroupStateRequest, version: int) -> bytes:
+    return encode_message(WRITERS, NAME, m, version)

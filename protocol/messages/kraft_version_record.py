@@ -1,0 +1,73 @@
+# Generated from KRaftVersionRecord.json (Apache Kafka 3.9) by protocol.codegen.
+# Do not edit: change the generator or the spec and run `make gen`.
+
+from __future__ import annotations
+
+import struct as _struct
+from dataclasses import dataclass
+
+from protocol.errors import ProtocolError
+from protocol.primitives import (
+    Reader,
+    Writer,
+    decode_message,
+    encode_message,
+    write_tagged_fields,
+)
+
+NAME = "KRaftVersionRecord"
+API_KEY = None
+TYPE = "data"
+VALID_VERSIONS = (0, 0)
+FLEXIBLE_VERSIONS = (0, 0)
+LISTENERS = ()
+LATEST_VERSION_UNSTABLE = False
+
+_S_hh = _struct.Struct(">hh")
+
+
+@dataclass(slots=True)
+class KRaftVersionRecord:
+    version: int = 0
+    kraft_version: int = 0
+    unknown_tagged_fields: list[tuple[int, bytes]] | None = None
+
+
+def read_v0(r: Reader) -> KRaftVersionRecord:
+    version, kraft_version = r.unpack(_S_hh)
+    unknown_tagged_fields = r.tagged_fields()
+    return KRaftVersionRecord(version=version, kraft_version=kraft_version, unknown_tagged_fields=unknown_tagged_fields)
+
+
+def write_v0(w: Writer, m: KRaftVersionRecord) -> None:
+    w += _S_hh.pack(m.version, m.kraft_version)
+    write_tagged_fields(w, m.unknown_tagged_fields)
+
+
+READERS = {0: read_v0}
+WRITERS = {0: write_v0}
+
+
+def read(r: Reader, version: int) -> KRaftVersionRecord:
+    try:
+        reader = READERS[version]
+    except KeyError:
+        raise ProtocolError(f"unsupported {NAME} version {version}") from None
+    return reader(r)
+
+
+def write(w: Writer, m: KRaftVersionRecord, version: int) -> None:
+    try:
+        writer = WRITERS[version]
+    except KeyError:
+        raise ValueError(f"unsupported {NAME} version {version}") from None
+    writer(w, m)
+
+
+def decode(data: bytes | bytearray | memoryview, version: int) -> KRaftVersionRecord:
+    """Decode a whole buffer; anything malformed raises ProtocolError."""
+    return decode_message(READERS, NAME, data, version)
+
+
+def encode(m: KRaftVersionRecord, version: int) -> bytes:
+    return encode_message(WRITERS, NAME, m, version)

@@ -1,0 +1,126 @@
+# Generated from SyncGroupResponse.json (Apache Kafka 3.9) by protocol.codegen.
+# Do not edit: change the generator or the spec and run `make gen`.
+
+from __future__ import annotations
+
+import struct as _struct
+from dataclasses import dataclass
+
+from protocol.errors import ProtocolError
+from protocol.primitives import (
+    Reader,
+    Writer,
+    decode_message,
+    encode_message,
+    write_bytes,
+    write_compact_bytes,
+    write_compact_nullable_string,
+    write_tagged_fields,
+)
+
+NAME = "SyncGroupResponse"
+API_KEY = 14
+TYPE = "response"
+VALID_VERSIONS = (0, 5)
+FLEXIBLE_VERSIONS = (4, 5)
+LISTENERS = ()
+LATEST_VERSION_UNSTABLE = False
+
+_S_h = _struct.Struct(">h")
+_S_ih = _struct.Struct(">ih")
+
+
+@dataclass(slots=True)
+class SyncGroupResponse:
+    throttle_time_ms: int = 0
+    error_code: int = 0
+    protocol_type: str | None = None
+    protocol_name: str | None = None
+    assignment: bytes = b""
+    unknown_tagged_fields: list[tuple[int, bytes]] | None = None
+
+
+def read_v0(r: Reader) -> SyncGroupResponse:
+    error_code = r.int16()
+    assignment = r.bytes_()
+    return SyncGroupResponse(error_code=error_code, assignment=assignment)
+
+
+def write_v0(w: Writer, m: SyncGroupResponse) -> None:
+    w += _S_h.pack(m.error_code)
+    write_bytes(w, m.assignment)
+
+
+def read_v1(r: Reader) -> SyncGroupResponse:
+    throttle_time_ms, error_code = r.unpack(_S_ih)
+    assignment = r.bytes_()
+    return SyncGroupResponse(throttle_time_ms=throttle_time_ms, error_code=error_code, assignment=assignment)
+
+
+def write_v1(w: Writer, m: SyncGroupResponse) -> None:
+    w += _S_ih.pack(m.throttle_time_ms, m.error_code)
+    write_bytes(w, m.assignment)
+
+
+def read_v4(r: Reader) -> SyncGroupResponse:
+    throttle_time_ms, error_code = r.unpack(_S_ih)
+    assignment = r.compact_bytes()
+    unknown_tagged_fields = r.tagged_fields()
+    return SyncGroupResponse(throttle_time_ms=throttle_time_ms, error_code=error_code, assignment=assignment, unknown_tagged_fields=unknown_tagged_fields)
+
+
+def write_v4(w: Writer, m: SyncGroupResponse) -> None:
+    w += _S_ih.pack(m.throttle_time_ms, m.error_code)
+    write_compact_bytes(w, m.assignment)
+    write_tagged_fields(w, m.unknown_tagged_fields)
+
+
+def read_v5(r: Reader) -> SyncGroupResponse:
+    throttle_time_ms, error_code = r.unpack(_S_ih)
+    protocol_type = r.compact_nullable_string()
+    protocol_name = r.compact_nullable_string()
+    assignment = r.compact_bytes()
+    unknown_tagged_fields = r.tagged_fields()
+    return SyncGroupResponse(throttle_time_ms=throttle_time_ms, error_code=error_code, protocol_type=protocol_type, protocol_name=protocol_name, assignment=assignment, unknown_tagged_fields=unknown_tagged_fields)
+
+
+def write_v5(w: Writer, m: SyncGroupResponse) -> None:
+    w += _S_ih.pack(m.throttle_time_ms, m.error_code)
+    write_compact_nullable_string(w, m.protocol_type)
+    write_compact_nullable_string(w, m.protocol_name)
+    write_compact_bytes(w, m.assignment)
+    write_tagged_fields(w, m.unknown_tagged_fields)
+
+
+read_v2 = read_v1
+write_v2 = write_v1
+read_v3 = read_v1
+write_v3 = write_v1
+
+READERS = {0: read_v0, 1: read_v1, 2: read_v2, 3: read_v3, 4: read_v4, 5: read_v5}
+WRITERS = {0: write_v0, 1: write_v1, 2: write_v2, 3: write_v3, 4: write_v4, 5: write_v5}
+
+
+def read(r: Reader, version: int) -> SyncGroupResponse:
+    try:
+        reader = READERS[version]
+    except KeyError:
+        raise ProtocolError(f"unsupported {NAME} version {version}") from None
+    return reader(r)
+
+
+def write(w: Writer, m: SyncGroupResponse, version: int) -> None:
+    try:
+        writer = WRITERS[version]
+    except KeyError:
+        raise ValueError(f"unsupported {NAME} version {version}") from None
+    writer(w, m)
+
+
+def decode(data: bytes | bytearray | memoryview, version: int) -> SyncGroupResponse:
+    """Decode a whole buffer; anything malformed raises ProtocolError."""
+    return decode_message(READERS, NAME, data, version)
+
+
+def encode(m: SyncGroupResponse, version: int) -> bytes:
+    return encode_message(WRITERS, NAME, m, version)

@@ -1,0 +1,129 @@
+# Generated from WriteShareGroupStateResponse.json (Apache Kafka 3.9) by protocol.codegen.
+# Do not edit: change the generator or the spec and run `make gen`.
+
+from __future__ import annotations
+
+import struct as _struct
+import uuid  # noqa: F401  (annotations)
+from dataclasses import dataclass, field as _field
+
+from protocol.errors import ProtocolError
+from protocol.primitives import (
+    Reader,
+    Writer,
+    ZERO_UUID,
+    decode_message,
+    encode_message,
+    write_compact_nullable_string,
+    write_tagged_fields,
+    write_uvarint,
+)
+
+NAME = "WriteShareGroupStateResponse"
+API_KEY = 85
+TYPE = "response"
+VALID_VERSIONS = (0, 0)
+FLEXIBLE_VERSIONS = (0, 0)
+LISTENERS = ()
+LATEST_VERSION_UNSTABLE = False
+
+_S_ih = _struct.Struct(">ih")
+
+
+@dataclass(slots=True)
+class PartitionResult:
+    partition: int = 0
+    error_code: int = 0
+    error_message: str | None = None
+    unknown_tagged_fields: list[tuple[int, bytes]] | None = None
+
+
+@dataclass(slots=True)
+class WriteStateResult:
+    topic_id: uuid.UUID = ZERO_UUID
+    partitions: list[PartitionResult] = _field(default_factory=list)
+    unknown_tagged_fields: list[tuple[int, bytes]] | None = None
+
+
+@dataclass(slots=True)
+class WriteShareGroupStateResponse:
+    results: list[WriteStateResult] = _field(default_factory=list)
+    unknown_tagged_fields: list[tuple[int, bytes]] | None = None
+
+
+def _read_PartitionResult_v0(r: Reader) -> PartitionResult:
+    partition, error_code = r.unpack(_S_ih)
+    error_message = r.compact_nullable_string()
+    unknown_tagged_fields = r.tagged_fields()
+    return PartitionResult(partition=partition, error_code=error_code, error_message=error_message, unknown_tagged_fields=unknown_tagged_fields)
+
+
+def _write_PartitionResult_v0(w: Writer, m: PartitionResult) -> None:
+    w += _S_ih.pack(m.partition, m.error_code)
+    write_compact_nullable_string(w, m.error_message)
+    write_tagged_fields(w, m.unknown_tagged_fields)
+
+
+def _read_WriteStateResult_v0(r: Reader) -> WriteStateResult:
+    topic_id = r.uuid()
+    _n = r.compact_array_length()
+    if _n < 0:
+        raise ProtocolError("non-nullable array WriteShareGroupStateResponse.Partitions is null")
+    partitions = [_read_PartitionResult_v0(r) for _ in range(_n)]
+    unknown_tagged_fields = r.tagged_fields()
+    return WriteStateResult(topic_id=topic_id, partitions=partitions, unknown_tagged_fields=unknown_tagged_fields)
+
+
+def _write_WriteStateResult_v0(w: Writer, m: WriteStateResult) -> None:
+    w += m.topic_id.bytes
+    _v = m.partitions
+    write_uvarint(w, len(_v) + 1)
+    for _e in _v:
+        _write_PartitionResult_v0(w, _e)
+    write_tagged_fields(w, m.unknown_tagged_fields)
+
+
+def read_v0(r: Reader) -> WriteShareGroupStateResponse:
+    _n = r.compact_array_length()
+    if _n < 0:
+        raise ProtocolError("non-nullable array WriteShareGroupStateResponse.Results is null")
+    results = [_read_WriteStateResult_v0(r) for _ in range(_n)]
+    unknown_tagged_fields = r.tagged_fields()
+    return WriteShareGroupStateResponse(results=results, unknown_tagged_fields=unknown_tagged_fields)
+
+
+def write_v0(w: Writer, m: WriteShareGroupStateResponse) -> None:
+    _v = m.results
+    write_uvarint(w, len(_v) + 1)
+    for _e in _v:
+        _write_WriteStateResult_v0(w, _e)
+    write_tagged_fields(w, m.unknown_tagged_fields)
+
+
+READERS = {0: read_v0}
+WRITERS = {0: write_v0}
+
+
+def read(r: Reader, version: int) -> WriteShareGroupStateResponse:
+    try:
+        reader = READERS[version]
+    except KeyError:
+        raise ProtocolError(f"unsupported {NAME} version {version}") from None
+    return reader(r)
+
+
+def write(w: Writer, m: WriteShareGroupStateResponse, version: int) -> None:
+    try:
+        writer = WRITERS[version]
+    except KeyError:
+        raise ValueError(f"unsupported {NAME} version {version}") from None
+    writer(w, m)
+
+
+def decode(data: bytes | bytearray | memoryview, version: int) -> WriteShareGroupStateResponse:
+    """Decode a whole buffer; anything malformed raises ProtocolError."""
+    return decode_message(READERS, NAME, data, version)
+
+
+def encode(m: WriteShareGroupStateResponse, version: int) -> bytes:
+    return encode_message(WRITERS, NAME, m, version)
