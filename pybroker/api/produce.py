@@ -40,7 +40,7 @@ def validate_records(records, version: int) -> BatchHeader:
     return header
 
 
-@api(0, 0, 11)
+@api(0, 0, 11, rejected_below=MIN_SERVED_VERSION)
 def handle(ctx, request) -> m.ProduceResponse | None:
     acks = request.acks
     version = ctx.api_version

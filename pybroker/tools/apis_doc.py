@@ -34,8 +34,9 @@ def render() -> str:
             advertised = f"{h.min_version}-{h.max_version}"
             handler = f"`{h.module}`"
             status = "served"
-            if h.rejected_below > h.min_version or (key == 0 and h.min_version == 0):
-                status = "served from v3; v0-2 advertised for old librdkafka, answered with an error"
+            if h.rejected_below > h.min_version:
+                status = (f"served from v{h.rejected_below}; lower versions are advertised for "
+                          "old clients' feature detection and answered with an error")
         lines.append(f"| {key} | {name} | {lo}-{hi} | {advertised} | {handler} | {status} |")
     return "\n".join(lines) + "\n"
 
