@@ -1,0 +1,274 @@
+"""Run a pybroker server as a child process for tests, benchmarks and frame capture.
+
+The broker is started exactly as a user would start it (the ``pybroker serve`` console script
+with Kafka property overrides), bound to 127.0.0.1 on a free port, with its data directory in a
+caller-supplied place so that a restart finds the same log. Its stderr goes to a file so that a
+failing test can show what the broker said.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.compat.frame_proxy import FrameLog, FrameProxy
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_CONFIG = REPO_ROOT / "config" / "server.properties"
+
+
+class BrokerStartError(RuntimeError):
+    """The broker process exited or never accepted connections."""
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def port_accepts(port: int, timeout: float = 0.5) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def broker_command() -> list[str]:
+    """The command that starts the broker from the current interpreter's environment.
+
+    The console script is preferred because that is what users run; ``-m pybroker`` is the
+    fallback for environments where scripts are not on disk next to the interpreter.
+    """
+    script = Path(sys.executable).with_name("pybroker")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("pybroker")
+    if found and Path(found).parent == Path(sys.executable).parent:
+        return [found]
+    return [sys.executable, "-m", "pybroker"]
+
+
+class BrokerProcess:
+    """One single-node pybroker on ``127.0.0.1:port`` storing its data in ``data_dir``.
+
+    ``start()`` returns once the listener accepts TCP connections; ``stop()`` sends SIGTERM and
+    waits, ``kill()`` sends SIGKILL, ``restart()`` does either and starts again on the same port
+    with the same data. The object can be used as a context manager.
+    """
+
+    #: every instance with a live child process, so a harness can stop stragglers at exit
+    live: set[BrokerProcess] = set()
+
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        port: int | None = None,
+        overrides: Mapping[str, object] | None = None,
+        config: Path | None = DEFAULT_CONFIG,
+        log_path: Path | None = None,
+        start_timeout: float = 30.0,
+        stop_timeout: float = 20.0,
+    ) -> None:
+        self.data_dir = Path(data_dir)
+        self.port = port or free_port()
+        self.config = config if config is not None and Path(config).exists() else None
+        self.extra_overrides = dict(overrides or {})
+        self.log_path = Path(log_path) if log_path else self.data_dir.parent / (
+            self.data_dir.name + f"-broker-{self.port}.stderr.log"
+        )
+        self.start_timeout = start_timeout
+        self.stop_timeout = stop_timeout
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+        self._log_file = None
+
+    # -- properties ---------------------------------------------------------------------------
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def overrides(self) -> dict[str, str]:
+        listener = f"PLAINTEXT://127.0.0.1:{self.port}"
+        props: dict[str, object] = {
+            "broker.id": 0,
+            "listeners": listener,
+            "advertised.listeners": listener,
+            "log.dirs": str(self.data_dir),
+            "num.partitions": 1,
+            "auto.create.topics.enable": "true",
+        }
+        props.update(self.extra_overrides)
+        return {k: str(v) for k, v in props.items()}
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    def is_running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def command(self) -> list[str]:
+        cmd = [*broker_command(), "serve"]
+        if self.config is not None:
+            cmd += ["--config", str(self.config)]
+        for key, value in self.overrides.items():
+            cmd += ["--override", f"{key}={value}"]
+        return cmd
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def start(self) -> BrokerProcess:
+        if self.is_running():
+            raise RuntimeError("broker already running")
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log_file = open(self.log_path, "ab")  # noqa: SIM115 - closed in _reap()
+        self.starts += 1
+        self._log_file.write(f"\n===== start #{self.starts}: {' '.join(self.command())}\n".encode())
+        self._log_file.flush()
+        env = dict(os.environ)
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        self.proc = subprocess.Popen(
+            self.command(),
+            stdin=subprocess.DEVNULL,
+            stdout=self._log_file,
+            stderr=self._log_file,
+            cwd=REPO_ROOT,
+            env=env,
+            start_new_session=True,  # a Ctrl-C in the terminal is for pytest, not the broker
+        )
+        BrokerProcess.live.add(self)
+        self._wait_listening()
+        return self
+
+    def _wait_listening(self) -> None:
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline:
+            assert self.proc is not None
+            code = self.proc.poll()
+            if code is not None:
+                self._reap()
+                raise BrokerStartError(
+                    f"broker exited with code {code} during start-up\n{self.describe()}"
+                )
+            if port_accepts(self.port, timeout=0.2):
+                return
+            time.sleep(0.05)
+        self.kill()
+        raise BrokerStartError(
+            f"broker did not accept connections on {self.bootstrap} within "
+            f"{self.start_timeout:.0f}s\n{self.describe()}"
+        )
+
+    def stop(self) -> int | None:
+        """SIGTERM, wait up to ``stop_timeout``, then SIGKILL. Returns the exit code."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(self.stop_timeout)
+            except subprocess.TimeoutExpired:
+                self._note(f"did not exit {self.stop_timeout:.0f}s after SIGTERM; sending SIGKILL")
+                self.proc.kill()
+                self.proc.wait(10)
+        return self._reap()
+
+    def kill(self) -> int | None:
+        """SIGKILL, as if the process crashed. Written data stays in the OS page cache."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        return self._reap()
+
+    def restart(self, *, hard: bool = False) -> BrokerProcess:
+        """Stop (SIGTERM, or SIGKILL with ``hard``) and start again on the same port and data."""
+        if hard:
+            self.kill()
+        else:
+            self.stop()
+        return self.start()
+
+    def _reap(self) -> int | None:
+        code = self.proc.returncode if self.proc else None
+        BrokerProcess.live.discard(self)
+        if self._log_file is not None:
+            self._log_file.write(f"===== exit code {code}\n".encode())
+            self._log_file.close()
+            self._log_file = None
+        return code
+
+    def _note(self, text: str) -> None:
+        if self._log_file is not None:
+            self._log_file.write(f"===== {text}\n".encode())
+            self._log_file.flush()
+
+    # -- diagnostics --------------------------------------------------------------------------
+
+    def stderr_tail(self, lines: int = 60) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return "<no broker log>"
+        return "\n".join(text.splitlines()[-lines:])
+
+    def describe(self, lines: int = 60) -> str:
+        state = "running" if self.is_running() else "not running"
+        return (
+            f"broker {self.bootstrap} ({state}, pid {self.pid}, data {self.data_dir})\n"
+            f"command: {' '.join(self.command())}\n"
+            f"--- last {lines} lines of {self.log_path} ---\n{self.stderr_tail(lines)}"
+        )
+
+    def __enter__(self) -> BrokerProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @classmethod
+    def stop_all(cls) -> None:
+        """Stop every broker this process started and has not stopped yet."""
+        for broker in list(cls.live):
+            try:
+                broker.stop()
+            except Exception:  # noqa: BLE001 - keep stopping the others
+                broker.kill()
+
+    def __repr__(self) -> str:
+        return f"BrokerProcess({self.bootstrap}, pid={self.pid}, data_dir={self.data_dir})"
+
+
+@dataclass
+class ProxiedBroker:
+    """A broker whose advertised listener is a :class:`FrameProxy`, so every request a client
+    sends (after bootstrapping too) passes the proxy and can be inspected."""
+
+    broker: BrokerProcess
+    proxy: FrameProxy
+
+    @property
+    def bootstrap(self) -> str:
+        return self.proxy.bootstrap
+
+    def watch(self) -> FrameLog:
+        """Frames of connections opened from now on (create the client after calling this)."""
+        log = FrameLog()
+        self.proxy.observer = log
+        return log

@@ -1,0 +1,72 @@
+"""The command-line contract the other compatibility tests rely on: ``pybroker serve`` starts,
+serves, keeps its data across restarts, exits 0 on SIGTERM/SIGINT, and reports start-up
+failures on stderr with a non-zero exit code."""
+
+from __future__ import annotations
+
+import signal
+import socket
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Producer
+
+from tests.compat import kafka_wire as wire
+from tests.compat.broker_process import BrokerProcess, BrokerStartError
+from tests.compat.confluent_kafka.helpers import read_back
+
+pytestmark = pytest.mark.compat
+
+
+def produce(bootstrap: str, topic: str, values: list[bytes]) -> None:
+    p = Producer({"bootstrap.servers": bootstrap, "acks": "all"})
+    for v in values:
+        p.produce(topic, value=v, partition=0)
+    assert p.flush(30) == 0
+
+
+def test_sigterm_shuts_down_cleanly(broker: BrokerProcess) -> None:
+    assert broker.stop() == 0, broker.describe()
+    assert broker.stderr_tail().strip(), "the broker logs to stderr"
+
+
+def test_sigint_shuts_down_cleanly(broker: BrokerProcess) -> None:
+    assert broker.proc is not None
+    broker.proc.send_signal(signal.SIGINT)
+    assert broker.proc.wait(20) == 0, broker.describe()
+
+
+@pytest.mark.parametrize("hard", [False, True], ids=["sigterm", "sigkill"])
+def test_restart_keeps_port_and_data(broker: BrokerProcess, topic: str, hard: bool) -> None:
+    port = broker.port
+    produce(broker.bootstrap, topic, [b"before-%d" % i for i in range(10)])
+    broker.restart(hard=hard)
+    assert broker.port == port
+    produce(broker.bootstrap, topic, [b"after-%d" % i for i in range(10)])
+    got = read_back(broker.bootstrap, topic, [0])[0]
+    assert [m.value() for m in got] == [b"before-%d" % i for i in range(10)] + [
+        b"after-%d" % i for i in range(10)
+    ]
+    assert [m.offset() for m in got] == list(range(20))
+
+
+def test_answers_api_versions_right_after_start(broker: BrokerProcess) -> None:
+    with wire.connect(broker.bootstrap) as s:
+        s.sendall(wire.api_versions(correlation_id=5, version=0))
+        response = wire.read_response(s)
+    assert response is not None and response[0] == 5
+    assert wire.parse_api_versions_v0(response[1]).error_code == 0
+
+
+def test_port_in_use_fails_start_with_stderr(tmp_path: Path) -> None:
+    """Bound but not listening: connections are refused, so only the broker's exit (code 1 for
+    an operating-system error) can end the wait, and the harness must show its stderr."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        b = BrokerProcess(tmp_path / "kafka-logs", port=taken.getsockname()[1], start_timeout=30)
+        with pytest.raises(BrokerStartError) as info:
+            b.start()
+    assert b.proc is not None and b.proc.returncode == 1
+    message = str(info.value)
+    assert "exited with code 1" in message
+    assert b.stderr_tail() in message

@@ -1,0 +1,112 @@
+"""Shared fixtures: broker processes for the compatibility tests, and the kcat binary.
+
+Every broker runs on 127.0.0.1 with its data in pytest's temporary directory and is stopped in
+teardown whatever the test did; when a test fails, the tail of each broker's stderr is attached
+to the report.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.compat.broker_process import BrokerProcess, ProxiedBroker, free_port
+from tests.compat.frame_proxy import FrameProxy
+
+BrokerFactory = Callable[..., BrokerProcess]
+
+KCAT_MISSING = "kcat not installed: run make setup"
+
+
+def _new_broker(base: Path, overrides: dict[str, object]) -> BrokerProcess:
+    base.mkdir(parents=True, exist_ok=True)
+    n = len(list(base.glob("kafka-logs-*")))
+    return BrokerProcess(base / f"kafka-logs-{n}", overrides=overrides)
+
+
+@pytest.fixture
+def broker_factory(tmp_path: Path) -> Iterator[BrokerFactory]:
+    """Start brokers with extra ``server.properties`` overrides: ``broker_factory(**{"num.partitions": 3})``."""
+    started: list[BrokerProcess] = []
+
+    def start(**overrides: object) -> BrokerProcess:
+        b = _new_broker(tmp_path, overrides)
+        started.append(b)
+        return b.start()
+
+    try:
+        yield start
+    finally:
+        for b in started:
+            b.stop()
+
+
+@pytest.fixture
+def broker(broker_factory: BrokerFactory) -> BrokerProcess:
+    """A fresh broker for this test only (auto topic creation on, one partition per topic)."""
+    return broker_factory()
+
+
+@pytest.fixture(scope="module")
+def module_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
+    """One broker shared by a test module; tests use their own topic names to stay apart."""
+    b = _new_broker(tmp_path_factory.mktemp("module-broker"), {"num.partitions": 3})
+    try:
+        yield b.start()
+    finally:
+        b.stop()
+
+
+@pytest.fixture(scope="module")
+def proxied_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProxiedBroker]:
+    proxy_port = free_port()
+    b = _new_broker(
+        tmp_path_factory.mktemp("proxied-broker"),
+        {"num.partitions": 3, "advertised.listeners": f"PLAINTEXT://127.0.0.1:{proxy_port}"},
+    )
+    with FrameProxy(proxy_port, ("127.0.0.1", b.port)) as proxy:
+        try:
+            yield ProxiedBroker(b.start(), proxy)
+        finally:
+            b.stop()
+
+
+@pytest.fixture
+def topic(request: pytest.FixtureRequest) -> str:
+    """A topic name unique to this test (legal Kafka characters only)."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", request.node.name).strip("-")[:150]
+    return f"{name}-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture(scope="session")
+def kcat_bin() -> str:
+    path = shutil.which("kcat")
+    if path is None:
+        pytest.skip(KCAT_MISSING)
+    return path
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    outcome = yield
+    report = outcome.get_result()
+    if not report.failed:
+        return
+    seen: set[int] = set()
+    brokers = [
+        v for v in getattr(item, "funcargs", {}).values() if isinstance(v, BrokerProcess)
+    ] + list(BrokerProcess.live)
+    for b in brokers:
+        if id(b) in seen:
+            continue
+        seen.add(id(b))
+        report.sections.append((f"broker {b.bootstrap} stderr", b.describe(lines=80)))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    BrokerProcess.stop_all()
