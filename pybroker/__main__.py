@@ -1,3 +1,5 @@
-from pybroker.cli import main
 import sys
+
+from pybroker.cli import main
+
 sys.exit(main())

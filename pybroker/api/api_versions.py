@@ -6,7 +6,6 @@ import re
 
 from protocol.errors import ErrorCode
 from protocol.messages import api_versions_response as m
-
 from pybroker.api.registry import HANDLERS, api
 
 # KIP-511: client software names and versions must look like this, else INVALID_REQUEST.

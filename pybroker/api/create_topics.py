@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import create_topics_response as m
-
 from pybroker.api.describe_configs import topic_config_entries
 from pybroker.api.registry import api
 

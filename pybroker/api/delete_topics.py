@@ -6,7 +6,6 @@ import uuid
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import delete_topics_response as m
-
 from pybroker.api.registry import api
 
 ZERO_UUID = uuid.UUID(int=0)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from protocol.errors import ErrorCode
 from protocol.messages import describe_cluster_response as m
-
 from pybroker.api.registry import api
 
 BROKERS_ENDPOINT = 1

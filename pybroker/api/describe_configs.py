@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import describe_configs_response as m
-
 from pybroker.api.registry import api
 from pybroker.log.config import BROKER_SYNONYMS
 

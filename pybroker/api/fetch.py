@@ -10,7 +10,6 @@ import asyncio
 
 from protocol.errors import ErrorCode
 from protocol.messages import fetch_response as m
-
 from pybroker.api.registry import api
 from pybroker.cluster.replica_manager import FetchRequestPartition, FetchResult
 from pybroker.purgatory import then

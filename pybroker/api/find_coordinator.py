@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from protocol.errors import ErrorCode
 from protocol.messages import find_coordinator_response as m
-
 from pybroker.api.registry import api
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
 

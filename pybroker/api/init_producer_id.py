@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from protocol.errors import ErrorCode
 from protocol.messages import init_producer_id_response as m
-
 from pybroker.api.registry import api
 
 

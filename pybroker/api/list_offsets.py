@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import list_offsets_response as m
-
 from pybroker.api.registry import api
 
 LATEST = -1

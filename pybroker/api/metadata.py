@@ -6,7 +6,6 @@ import uuid
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import metadata_response as m
-
 from pybroker.api.registry import api
 from pybroker.cluster.metadata_cache import TopicInfo
 

@@ -11,7 +11,6 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import produce_response as m
 from protocol.records.batch import LOG_OVERHEAD, BatchHeader, peek_offset_and_length
 from protocol.records.compression import CompressionType
-
 from pybroker.api.registry import api
 
 MIN_SERVED_VERSION = 3

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ErrorCode, KafkaError
-
 from pybroker.cluster.partition import Partition
 from pybroker.purgatory import DelayedOperation, Purgatory
 

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from protocol.errors import ErrorCode, KafkaError
-
 from pybroker.metadata.model import PartitionRecord, TopicRecord
 
 if TYPE_CHECKING:

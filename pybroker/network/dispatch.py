@@ -13,7 +13,6 @@ from protocol import messages
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.headers import read_request_header, response_header_version, write_response_header
 from protocol.primitives import Reader, Writer
-
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import ApiHandler
 from pybroker.purgatory import then

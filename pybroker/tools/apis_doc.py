@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 
 from protocol import messages
-
 from pybroker.api.registry import load_handlers
 
 
