@@ -27,7 +27,7 @@ system-deps: ## install the Debian packages the compatibility tests drive (kcat)
 run: $(STAMP) ## serve on PLAINTEXT://127.0.0.1:9092 with data in ./data/kafka-logs
 	$(VENV)/bin/pybroker serve --config config/server.properties --override log.dirs=$(DATA_DIR)
 
-test: setup ## set everything up, then run unit and compatibility tests
+test: setup gen-check lint ## set everything up, check generated code and lint, run every test
 	$(PY) -m pytest -ra tests
 
 test-unit: $(STAMP) ## unit tests only (no broker processes)
