@@ -1,0 +1,80 @@
+"""Kafka's offset checkpoint files and the atomic write they rely on.
+
+``recovery-point-offset-checkpoint`` and ``log-start-offset-checkpoint`` sit in each log
+directory and read::
+
+    0                      <- format version
+    2                      <- entry count
+    orders 0 1530
+    orders 1 1611
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
+LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint"
+CLEAN_SHUTDOWN_MARKER = ".kafka_cleanshutdown"
+CHECKPOINT_VERSION = 0
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that does not parse."""
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename or unlink in ``path`` durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so a crash leaves either the old or the new file."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+def write_offset_checkpoint(path: Path, offsets: Mapping[tuple[str, int], int]) -> None:
+    lines = [str(CHECKPOINT_VERSION), str(len(offsets))]
+    lines += [f"{topic} {partition} {offset}" for (topic, partition), offset in sorted(offsets.items())]
+    atomic_write(path, ("\n".join(lines) + "\n").encode())
+
+
+def read_offset_checkpoint(path: Path) -> dict[tuple[str, int], int]:
+    """Entries of a checkpoint file; an absent file is empty, a malformed one raises."""
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return {}
+    lines = text.splitlines()
+    try:
+        if len(lines) < 2 or int(lines[0]) != CHECKPOINT_VERSION:
+            raise CheckpointError(f"{path}: unsupported version line {lines[:1]}")
+        count = int(lines[1])
+        entries = [line for line in lines[2:] if line.strip()]
+        if len(entries) != count:
+            raise CheckpointError(f"{path}: expected {count} entries, found {len(entries)}")
+        result: dict[tuple[str, int], int] = {}
+        for line in entries:
+            topic, partition, offset = line.split()
+            result[(topic, int(partition))] = int(offset)
+    except ValueError as e:
+        if isinstance(e, CheckpointError):
+            raise
+        raise CheckpointError(f"{path}: {e}") from None
+    return result

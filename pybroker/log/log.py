@@ -1,0 +1,591 @@
+"""The log of one partition: an ordered list of segments in ``<topic>-<partition>``.
+
+Appends touch only the batch header (validate, assign offsets, stamp the leader epoch) and
+write the bytes as they came, so the per-append cost does not depend on the record count.
+Reads return a :class:`FileSlice` of whole batches from a single segment, as Kafka does.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from protocol.errors import ErrorCode, KafkaError
+from protocol.records.batch import (
+    COMPRESSION_MASK,
+    BatchHeader,
+    compute_crc,
+    set_base_offset,
+    set_log_append_time,
+    set_partition_leader_epoch,
+)
+from protocol.records.record import decode_batch
+
+from .config import LONG_MAX, LogConfig
+from .file_slice import FileSlice
+from .producer_state import ProducerStateManager
+from .segment import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, LogSegment, file_name
+
+logger = logging.getLogger(__name__)
+
+_PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)$")
+_MAX_CODEC = 4  # zstd
+_TEMP_SUFFIXES = (".tmp", ".deleted", ".cleaned", ".swap")
+
+
+def parse_partition_dir(name: str) -> tuple[str, int] | None:
+    """``("my-topic", 3)`` for ``my-topic-3``; None for anything else (metadata, ``*-delete``)."""
+    m = _PARTITION_DIR.match(name)
+    if m is None:
+        return None
+    partition = int(m.group("partition"))
+    return (m.group("topic"), partition) if partition <= 0x7FFFFFFF else None
+
+
+def partition_dir_name(topic: str, partition: int) -> str:
+    return f"{topic}-{partition}"
+
+
+@dataclass(slots=True)
+class AppendInfo:
+    """What a produce response reports for one appended (or deduplicated) batch."""
+
+    first_offset: int
+    last_offset: int
+    max_timestamp: int
+    log_append_time: int  # -1 unless the topic uses LogAppendTime
+    log_start_offset: int
+    duplicate: bool
+    record_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class FetchDataInfo:
+    """Batches read for a fetch: ``records`` is a FileSlice, or ``b""`` when there is nothing."""
+
+    records: FileSlice | bytes
+    first_offset: int  # the offset the read asked for
+
+    @property
+    def size(self) -> int:
+        return len(self.records)
+
+
+_EMPTY = b""
+
+
+def _timestamp_bounds(config: LogConfig) -> tuple[int, int] | None:
+    """How far (before, after) a CreateTime timestamp may be from now; None when unbounded."""
+    if config.log_append_time:
+        return None
+    before = min(config.message_timestamp_before_max_ms, config.message_timestamp_difference_max_ms)
+    after = min(config.message_timestamp_after_max_ms, config.message_timestamp_difference_max_ms)
+    if before == LONG_MAX and after == LONG_MAX:
+        return None
+    return before, after
+
+
+class Log:
+    """Segments, offsets and producer state of one partition. Use :meth:`open`."""
+
+    def __init__(self, dir: Path, config: LogConfig, topic: str, partition: int) -> None:
+        self.dir = dir
+        self.config = config
+        self.topic = topic
+        self.partition = partition
+        self.segments: list[LogSegment] = []
+        self._bases: list[int] = []
+        self.log_start_offset = 0
+        self.log_end_offset = 0
+        self.recovery_point = 0
+        self.last_flush_ms = 0
+        self.producer_state = ProducerStateManager(dir)
+        self._closed = False
+        self._pending_deletes: list[tuple[int, LogSegment]] = []  # (due ms, segment)
+        self._timestamp_bounds = _timestamp_bounds(config)
+
+    def __repr__(self) -> str:
+        return (
+            f"Log({self.topic}-{self.partition}, start={self.log_start_offset}, "
+            f"end={self.log_end_offset}, segments={len(self.segments)})"
+        )
+
+    # -- opening and recovery --------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        dir: Path,
+        config: LogConfig,
+        *,
+        recovery_point: int = 0,
+        log_start_offset: int = 0,
+        now_ms: int,
+        clean_shutdown: bool = False,
+    ) -> Log:
+        """Load (and if needed recover) the log in ``dir``, creating it when absent.
+
+        After an unclean shutdown every segment from the one holding ``recovery_point`` is
+        re-validated batch by batch and cut at the first bad byte.
+        """
+        dir = Path(dir)
+        parsed = parse_partition_dir(dir.name)
+        if parsed is None:
+            raise ValueError(f"{dir.name!r} is not a <topic>-<partition> directory")
+        log = cls(dir, config, *parsed)
+        dir.mkdir(parents=True, exist_ok=True)
+        log.last_flush_ms = now_ms
+        log._load(recovery_point, log_start_offset, now_ms, clean_shutdown)
+        return log
+
+    def _load(self, recovery_point: int, log_start_offset: int, now_ms: int, clean: bool) -> None:
+        bases = self._scan_dir()
+        self.segments = [LogSegment(self.dir, base, self.config, now_ms) for base in bases]
+        self._bases = list(bases)
+        if not self.segments:
+            self._add_segment(LogSegment(self.dir, log_start_offset, self.config, now_ms))
+
+        first_unflushed = len(self.segments)
+        if not clean:
+            first_unflushed = max(0, bisect.bisect_right(self._bases, recovery_point) - 1)
+
+        last = len(self.segments) - 1
+        for i, segment in enumerate(self.segments[:first_unflushed]):
+            problem = segment.load(verify_indexes=i == last)
+            if problem is None:
+                continue
+            logger.warning("%s: %s; rebuilding from the log", self._name, problem)
+            self._recover_segment(segment)
+        self._recover_from(first_unflushed)
+
+        self.log_end_offset = self.segments[-1].next_offset
+        self.log_start_offset = max(log_start_offset, self.segments[0].base_offset)
+        if self.log_start_offset > self.log_end_offset:
+            logger.warning(
+                "%s: log start offset %d is past the log end %d; starting empty at %d",
+                self._name, self.log_start_offset, self.log_end_offset, self.log_start_offset,
+            )
+            self._reset_at(self.log_start_offset, now_ms)
+        self.recovery_point = self.log_end_offset
+        self._rebuild_producer_state(take_snapshot=True)
+
+    def _scan_dir(self) -> list[int]:
+        """Segment base offsets in the directory; removes leftovers of interrupted operations."""
+        logs: set[int] = set()
+        indexes: list[tuple[int, Path]] = []
+        for path in self.dir.iterdir():
+            name = path.name
+            if name.endswith(_TEMP_SUFFIXES):
+                logger.info("%s: removing leftover file %s", self._name, name)
+                path.unlink(missing_ok=True)
+                continue
+            stem, dot, suffix = name.partition(".")
+            if not (dot and stem.isdigit() and len(stem) == 20):
+                continue
+            if "." + suffix == LOG_SUFFIX:
+                logs.add(int(stem))
+            elif "." + suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+                indexes.append((int(stem), path))
+        for base, path in indexes:
+            if base not in logs:
+                logger.info("%s: removing index %s without a log file", self._name, path.name)
+                path.unlink(missing_ok=True)
+        return sorted(logs)
+
+    def _recover_segment(self, segment: LogSegment) -> int:
+        dropped, reason = segment.recover()
+        if dropped:
+            logger.warning(
+                "%s: %s: dropped %d bytes at position %d (%s)",
+                self._name, segment.log_path.name, dropped, segment.size, reason,
+            )
+        segment.flush()
+        return dropped
+
+    def _recover_from(self, first: int) -> None:
+        """Re-validate segments ``first..``; after a cut, later segments cannot be trusted."""
+        for i in range(first, len(self.segments)):
+            segment = self.segments[i]
+            if self._recover_segment(segment):
+                self._drop_segments_after(i)
+                return
+
+    def _drop_segments_after(self, index: int) -> None:
+        for segment in self.segments[index + 1 :]:
+            logger.warning(
+                "%s: deleting segment %s (%d bytes) after the recovered tail",
+                self._name, segment.log_path.name, segment.size,
+            )
+            segment.delete()
+        del self.segments[index + 1 :]
+        del self._bases[index + 1 :]
+
+    def _reset_at(self, offset: int, now_ms: int) -> None:
+        """Drop every segment and start an empty log at ``offset``."""
+        for segment in self.segments:
+            segment.delete()
+        self.segments, self._bases = [], []
+        self._add_segment(LogSegment(self.dir, offset, self.config, now_ms))
+        self.log_start_offset = self.log_end_offset = offset
+        self.producer_state.delete_snapshots_after(-1)
+        self.producer_state.clear()
+
+    def _add_segment(self, segment: LogSegment) -> None:
+        self.segments.append(segment)
+        self._bases.append(segment.base_offset)
+
+    def _rebuild_producer_state(self, take_snapshot: bool) -> None:
+        """Latest snapshot at or below the log end, then the batch headers after it."""
+        state = self.producer_state
+        snap = state.load_latest_snapshot(self.log_end_offset)
+        start = snap if snap is not None else self.segments[0].base_offset
+        replayed = 0
+        i = max(0, bisect.bisect_right(self._bases, start) - 1)
+        for segment in self.segments[i:]:
+            found = segment.translate_offset(start)
+            if found is None:
+                continue
+            for _, header in segment.headers_from(found[0]):
+                if header.base_offset >= start:
+                    state.replay(header)
+                    replayed += 1
+        if replayed and take_snapshot:
+            state.take_snapshot(self.log_end_offset)
+
+    @property
+    def _name(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+    # -- properties ------------------------------------------------------------------------
+
+    @property
+    def active_segment(self) -> LogSegment:
+        return self.segments[-1]
+
+    @property
+    def size_in_bytes(self) -> int:
+        return sum(s.size for s in self.segments)
+
+    def update_config(self, config: LogConfig) -> None:
+        self.config = config
+        self._timestamp_bounds = _timestamp_bounds(config)
+        for segment in self.segments:
+            segment.update_config(config)
+
+    # -- append ----------------------------------------------------------------------------
+
+    def append_as_leader(
+        self, batch: bytearray | memoryview, *, leader_epoch: int, now_ms: int
+    ) -> AppendInfo:
+        """Validate one v2 batch by its header, assign offsets in place and append it."""
+        cfg = self.config
+        header = BatchHeader.parse(batch)
+        size = len(batch)
+        if header.size != size:
+            raise KafkaError(
+                ErrorCode.CORRUPT_MESSAGE,
+                f"batch length field says {header.size} bytes but {size} were sent",
+            )
+        if size > cfg.max_message_bytes:
+            raise KafkaError(
+                ErrorCode.MESSAGE_TOO_LARGE,
+                f"The record batch size in the append to {self._name} is {size} bytes which "
+                f"exceeds the maximum configured value of {cfg.max_message_bytes}.",
+            )
+        if size > cfg.segment_bytes:
+            raise KafkaError(
+                ErrorCode.RECORD_LIST_TOO_LARGE,
+                f"The record batch size {size} exceeds the segment size {cfg.segment_bytes}",
+            )
+        if compute_crc(batch, 0, size) != header.crc:
+            raise KafkaError(ErrorCode.CORRUPT_MESSAGE, f"Record batch for {self._name} failed its CRC check")
+        self._validate_header(header, now_ms)
+
+        duplicate = self.producer_state.check(header) if header.producer_id >= 0 else None
+        if duplicate is not None:
+            return AppendInfo(
+                first_offset=duplicate.first_offset,
+                last_offset=duplicate.last_offset,
+                max_timestamp=duplicate.timestamp,
+                log_append_time=-1,
+                log_start_offset=self.log_start_offset,
+                duplicate=True,
+                record_count=header.records_count,
+            )
+
+        first = self.log_end_offset
+        last = first + header.last_offset_delta
+        set_base_offset(batch, first)
+        set_partition_leader_epoch(batch, leader_epoch)
+        if cfg.log_append_time:
+            set_log_append_time(batch, now_ms)
+            max_timestamp, append_time = now_ms, now_ms
+        else:
+            max_timestamp, append_time = header.max_timestamp, -1
+
+        segment = self.active_segment
+        if segment.should_roll(size, last, now_ms):
+            segment = self._roll(now_ms)
+        segment.append(batch, first, last, max_timestamp, now_ms)
+        self.log_end_offset = last + 1
+        if header.producer_id >= 0:
+            self.producer_state.update(header, first, last, max_timestamp)
+
+        if self.log_end_offset - self.recovery_point >= cfg.flush_messages:
+            self.flush(now_ms=now_ms)
+        return AppendInfo(
+            first_offset=first,
+            last_offset=last,
+            max_timestamp=max_timestamp,
+            log_append_time=append_time,
+            log_start_offset=self.log_start_offset,
+            duplicate=False,
+            record_count=header.records_count,
+        )
+
+    def _validate_header(self, h: BatchHeader, now_ms: int) -> None:
+        """Kafka's batch-level checks (``LogValidator.validateBatch``) plus timestamp bounds."""
+        if h.records_count <= 0 or h.last_offset_delta < 0:
+            raise KafkaError(
+                ErrorCode.INVALID_RECORD,
+                f"Invalid reported count for record batch: {h.records_count} "
+                f"(last offset delta {h.last_offset_delta})",
+            )
+        if h.records_count != h.last_offset_delta + 1:
+            raise KafkaError(
+                ErrorCode.INVALID_RECORD,
+                f"Inconsistent batch offset range [0, {h.last_offset_delta}] "
+                f"and count of records {h.records_count}",
+            )
+        if h.is_control:
+            raise KafkaError(ErrorCode.INVALID_RECORD, "Clients are not allowed to write control records")
+        if h.has_producer_id and h.base_sequence < 0:
+            raise KafkaError(
+                ErrorCode.INVALID_RECORD,
+                f"Invalid sequence number {h.base_sequence} in record batch with producerId {h.producer_id}",
+            )
+        if h.attributes & COMPRESSION_MASK > _MAX_CODEC:
+            raise KafkaError(
+                ErrorCode.CORRUPT_MESSAGE, f"Unknown compression codec id {h.attributes & COMPRESSION_MASK}"
+            )
+        if self._timestamp_bounds is None:
+            return
+        before, after = self._timestamp_bounds
+        # Batch granularity: the first record's and the largest timestamp bound the batch.
+        for ts in (h.base_timestamp, h.max_timestamp):
+            if ts < now_ms - before or ts > now_ms + after:
+                raise KafkaError(
+                    ErrorCode.INVALID_TIMESTAMP,
+                    f"Timestamp {ts} of a record batch for {self._name} is out of range: "
+                    f"must be within [{now_ms - before}, {now_ms + after}]",
+                )
+
+    def roll(self, now_ms: int) -> LogSegment:
+        """Start a new segment at the log end offset (no-op when the active one is empty)."""
+        if self.active_segment.size == 0:
+            return self.active_segment
+        return self._roll(now_ms)
+
+    def _roll(self, now_ms: int) -> LogSegment:
+        self.active_segment.on_become_inactive()
+        base = self.log_end_offset
+        for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+            # Files already at the new base offset are leftovers and cannot hold live data.
+            (self.dir / file_name(base, suffix)).unlink(missing_ok=True)
+        segment = LogSegment(self.dir, base, self.config, now_ms)
+        self._add_segment(segment)
+        self.producer_state.take_snapshot(self.log_end_offset)
+        self.recovery_point = self.log_end_offset
+        self.last_flush_ms = now_ms
+        return segment
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def _check_offset(self, offset: int) -> None:
+        if offset < self.log_start_offset or offset > self.log_end_offset:
+            raise KafkaError(
+                ErrorCode.OFFSET_OUT_OF_RANGE,
+                f"Received request for offset {offset} for partition {self._name}, but we only "
+                f"have log segments in the range {self.log_start_offset} to {self.log_end_offset}.",
+            )
+
+    def read(
+        self,
+        offset: int,
+        max_bytes: int,
+        *,
+        max_offset: int | None = None,
+        min_one_batch: bool = True,
+    ) -> FetchDataInfo:
+        """Whole batches from the one containing ``offset``, up to ``max_bytes``.
+
+        ``max_offset`` (exclusive, normally the high watermark) stops the read before any
+        batch that starts at or after it. With ``min_one_batch`` the first batch is returned
+        even when it alone exceeds ``max_bytes``.
+        """
+        self._check_offset(offset)
+        if offset == self.log_end_offset or (max_offset is not None and offset >= max_offset):
+            return FetchDataInfo(_EMPTY, offset)
+        i = max(0, bisect.bisect_right(self._bases, offset) - 1)
+        for segment in self.segments[i:]:
+            found = segment.translate_offset(offset)
+            if found is None:
+                continue
+            position, first = found
+            if max_offset is not None and first.base_offset >= max_offset:
+                break
+            end = segment.end_of_read(position, max_bytes, max_offset)
+            if end == position:
+                if not min_one_batch:
+                    break
+                end = position + first.size
+            return FetchDataInfo(FileSlice(segment.file, position, end - position), offset)
+        return FetchDataInfo(_EMPTY, offset)
+
+    def offset_for_timestamp(self, timestamp: int) -> tuple[int, int] | None:
+        """``(offset, timestamp)`` of the first record whose timestamp is >= ``timestamp``."""
+        start = self.log_start_offset
+        for segment in self.segments:
+            if segment.max_timestamp < timestamp or segment.next_offset <= start:
+                continue
+            for position, header in segment.find_timestamp_candidates(timestamp, start):
+                if header.is_log_append_time:
+                    return max(header.base_offset, start), header.max_timestamp
+                _, records = decode_batch(segment.read_at(position, header.size), verify_crc=False)
+                for record in records:
+                    if record.offset >= start and record.timestamp >= timestamp:
+                        return record.offset, record.timestamp
+        return None
+
+    # -- durability ------------------------------------------------------------------------
+
+    @property
+    def unflushed_messages(self) -> int:
+        return self.log_end_offset - self.recovery_point
+
+    def flush(self, up_to: int | None = None, *, now_ms: int | None = None) -> None:
+        """fsync the segments holding offsets below ``up_to`` (default: everything)."""
+        target = self.log_end_offset if up_to is None else min(up_to, self.log_end_offset)
+        if target > self.recovery_point:
+            i = max(0, bisect.bisect_right(self._bases, self.recovery_point) - 1)
+            for segment in self.segments[i:]:
+                if segment.base_offset >= target:
+                    break
+                segment.flush()
+            self.recovery_point = target
+        if now_ms is not None:
+            self.last_flush_ms = now_ms
+
+    def remove_expired_producers(self, now_ms: int) -> int:
+        return self.producer_state.remove_expired(now_ms)
+
+    # -- retention -------------------------------------------------------------------------
+
+    def enforce_retention(self, now_ms: int) -> int:
+        """Delete old segments per ``retention.ms`` / ``retention.bytes``; returns how many.
+
+        As in Kafka, only whole segments go and the active segment stays; the log start
+        offset moves to the first remaining segment. Files are renamed ``*.deleted`` and
+        removed ``file.delete.delay.ms`` later so in-flight reads of them can finish.
+        """
+        self._delete_due_segments(now_ms)
+        cfg = self.config
+        if "delete" not in cfg.cleanup_policy.split(","):
+            return 0
+        doomed = 0
+        excess = self.size_in_bytes - cfg.retention_bytes if cfg.retention_bytes >= 0 else 0
+        for segment in self.segments[:-1]:
+            expired = cfg.retention_ms >= 0 and now_ms - segment.largest_timestamp() > cfg.retention_ms
+            too_big = excess > 0 and excess >= segment.size
+            if not (expired or too_big):
+                break
+            excess -= segment.size
+            doomed += 1
+        if not doomed:
+            return 0
+        self.log_start_offset = max(self.log_start_offset, self.segments[doomed].base_offset)
+        for segment in self.segments[:doomed]:
+            logger.info(
+                "%s: deleting segment %s (%d bytes) past retention", self._name, segment.log_path.name, segment.size
+            )
+            segment.mark_deleted()
+            self._pending_deletes.append((now_ms + cfg.file_delete_delay_ms, segment))
+        del self.segments[:doomed]
+        del self._bases[:doomed]
+        self._delete_due_segments(now_ms)
+        return doomed
+
+    def _delete_due_segments(self, now_ms: int) -> None:
+        keep = []
+        for due, segment in self._pending_deletes:
+            if due <= now_ms:
+                segment.delete()
+            else:
+                keep.append((due, segment))
+        self._pending_deletes = keep
+
+    # -- truncation and teardown -----------------------------------------------------------
+
+    def truncate_to(self, offset: int) -> None:
+        """Drop everything from the batch containing ``offset`` on (a follower's divergent tail).
+
+        The log end becomes the start of that batch, i.e. ``offset`` when it is a batch boundary.
+        """
+        if offset >= self.log_end_offset:
+            return
+        if offset < self.log_start_offset or offset <= self.segments[0].base_offset:
+            now = self.segments[-1].created_ms
+            self._reset_at(offset, now)
+            self.recovery_point = offset
+            return
+        while len(self.segments) > 1 and self.segments[-1].base_offset >= offset:
+            self.segments.pop().delete()
+            self._bases.pop()
+        segment = self.active_segment
+        segment.truncate_to(offset)
+        self.log_end_offset = segment.next_offset
+        self.recovery_point = min(self.recovery_point, self.log_end_offset)
+        self._rebuild_producer_state(take_snapshot=False)
+
+    def close(self) -> None:
+        """Snapshot producer state at the log end and close the files (no fsync of data)."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.producer_state.take_snapshot(self.log_end_offset)
+        finally:
+            for segment in self.segments:
+                segment.close()
+            for _, segment in self._pending_deletes:
+                segment.delete()
+            self._pending_deletes.clear()
+
+    def delete(self) -> None:
+        """Close the log and remove its directory."""
+        if not self._closed:
+            self._closed = True
+            for segment in self.segments:
+                segment.close(final_time_entry=False)
+            for _, segment in self._pending_deletes:
+                segment.delete()
+            self._pending_deletes.clear()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def files(self) -> list[str]:
+        """File names in the partition directory (for diagnostics and tests)."""
+        return sorted(os.listdir(self.dir))
+
+
+__all__ = [
+    "AppendInfo",
+    "FetchDataInfo",
+    "Log",
+    "parse_partition_dir",
+    "partition_dir_name",
+]
