@@ -86,7 +86,7 @@ class Broker:
         self.controller.load(image.topics, now_ms())
         await self.socket_server.start(self.config.listeners)
         self.metadata_cache.set_brokers([self._advertised_endpoint()])
-        self._tasks.append(asyncio.create_task(self._checkpoint_loop(), name="checkpoints"))
+        self._start_scheduled_tasks()
         self.started = True
         log.info("broker %d started in %.2fs (cluster %s, %d topic(s))", self.broker_id,
                  time.monotonic() - started, image.cluster_id, len(image.topics))
@@ -99,20 +99,32 @@ class Broker:
         rack = self.config.get("broker.rack") or None
         return BrokerEndpoint(self.broker_id, advertised.host, port, rack)
 
-    async def _checkpoint_loop(self) -> None:
-        interval = self.config.get_int("log.flush.offset.checkpoint.interval.ms") / 1000
-        flush_check = min(interval, 1.0)
-        elapsed = 0.0
-        while True:
-            await asyncio.sleep(flush_check)
-            elapsed += flush_check
-            try:
-                self.log_manager.flush_dirty(now_ms())
-                if elapsed >= interval:
-                    elapsed = 0.0
-                    self.log_manager.checkpoint()
-            except Exception:
-                log.exception("periodic log flush/checkpoint failed")
+    def _schedule(self, name: str, interval_ms: int, job) -> None:
+        """Run ``job(now_ms)`` every ``interval_ms`` on the event loop (Kafka's KafkaScheduler)."""
+
+        async def loop() -> None:
+            while True:
+                await asyncio.sleep(interval_ms / 1000)
+                try:
+                    job(now_ms())
+                except Exception:
+                    log.exception("scheduled task %s failed", name)
+
+        self._tasks.append(asyncio.create_task(loop(), name=name))
+
+    def _start_scheduled_tasks(self) -> None:
+        get = self.config.get_int
+        logs = self.log_manager
+        # flush.ms is checked every second: Kafka's log.flush.scheduler.interval.ms defaults to
+        # "never" and relies on the OS; a topic that sets flush.ms still gets its fsyncs.
+        self._schedule("log-flusher", 1000, logs.flush_dirty)
+        self._schedule("recovery-point-checkpoint",
+                       get("log.flush.offset.checkpoint.interval.ms"), lambda _now: logs.checkpoint())
+        self._schedule("log-retention", get("log.retention.check.interval.ms"), logs.cleanup)
+        self._schedule(
+            "producer-expiration", get("producer.id.expiration.check.interval.ms"),
+            lambda now: [log_.remove_expired_producers(now) for log_ in logs.all_logs().values()],
+        )
 
     async def stop(self) -> None:
         log.info("broker %d shutting down", self.broker_id)

@@ -26,6 +26,8 @@ DEFAULTS: dict[str, str] = {
     "offsets.topic.replication.factor": "3",
     "broker.rack": "",
     "log.flush.offset.checkpoint.interval.ms": "60000",
+    "log.retention.check.interval.ms": "300000",
+    "producer.id.expiration.check.interval.ms": "600000",
     "log.flush.scheduler.interval.ms": "9223372036854775807",
     "replica.fetch.wait.max.ms": "500",
     "connections.max.idle.ms": "600000",

@@ -20,9 +20,8 @@ Layout (all big-endian)::
 
 from __future__ import annotations
 
-import dataclasses
 import struct
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from crc32c import crc32c
 
@@ -51,9 +50,11 @@ _U32 = struct.Struct(">I")
 _I16 = struct.Struct(">h")
 
 
-@dataclass(slots=True, frozen=True)
-class BatchHeader:
-    """The fixed 61-byte header of one magic-v2 record batch."""
+class BatchHeader(NamedTuple):
+    """The fixed 61-byte header of one magic-v2 record batch.
+
+    A named tuple rather than a dataclass: it is built for every produced batch, and a tuple
+    straight from ``struct.unpack_from`` costs a fraction of a frozen dataclass."""
 
     base_offset: int
     batch_length: int
@@ -75,7 +76,7 @@ class BatchHeader:
         if len(buf) - pos < HEADER_SIZE:
             # A magic 0/1 message set can be shorter than a v2 header; either way we cannot store it.
             raise KafkaError(ErrorCode.CORRUPT_MESSAGE, "record batch shorter than its header")
-        h = cls(*_HEADER.unpack_from(buf, pos))
+        h = tuple.__new__(cls, _HEADER.unpack_from(buf, pos))
         if h.magic != MAGIC:
             raise KafkaError(
                 ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT,
@@ -85,7 +86,7 @@ class BatchHeader:
 
     def pack_into(self, buf: bytearray | memoryview, pos: int = 0) -> None:
         """Write this header at ``pos``, fields as they are (the CRC is not recomputed)."""
-        _HEADER.pack_into(buf, pos, *dataclasses.astuple(self))
+        _HEADER.pack_into(buf, pos, *self)
 
     @property
     def size(self) -> int:

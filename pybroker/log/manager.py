@@ -90,9 +90,13 @@ class LogManager:
                 )
                 self._dir_of[tp] = log_dir
                 loaded += 1
-            logger.info(
-                "Loaded %d logs from %s after %s shutdown", loaded, log_dir, "a clean" if clean else "an unclean"
-            )
+            if loaded or clean:
+                logger.info(
+                    "Loaded %d logs from %s after %s shutdown",
+                    loaded, log_dir, "a clean" if clean else "an unclean",
+                )
+            else:
+                logger.info("No logs in %s yet", log_dir)
             if clean:
                 marker.unlink()
                 fsync_dir(log_dir)

@@ -128,6 +128,15 @@ class KafkaConnection(asyncio.Protocol):
             self._flush()
 
     def _flush(self) -> None:
+        try:
+            self._flush_ready()
+        except Exception as e:
+            # e.g. a segment deleted while a response still pointed into it: the client
+            # reconnects and fetches again, as after any broken connection.
+            log.warning("writing a response to %s failed (%s); closing the connection", self.peer, e)
+            self.abort("write failed")
+
+    def _flush_ready(self) -> None:
         """Write every response at the head of the queue that is ready, in one write."""
         if self._sending or self.closed or self.transport is None:
             return
