@@ -10,15 +10,35 @@ import asyncio
 
 from protocol.errors import ErrorCode
 from protocol.messages import fetch_response as m
+from protocol.records.compression import CompressionType
+from protocol.records.record import iter_batches
 from pybroker.api.registry import api
 from pybroker.cluster.replica_manager import FetchRequestPartition, FetchResult
 from pybroker.purgatory import then
 
 NO_SESSION = 0
 FINAL_EPOCH = -1
+ZSTD_MIN_VERSION = 10
 
 
-def _response(request, results: list[FetchResult]) -> m.FetchResponse:
+def _has_zstd(records) -> bool:
+    data = records if isinstance(records, (bytes, bytearray, memoryview)) else records.read_bytes()
+    return any(h.compression == CompressionType.ZSTD for _, h in iter_batches(data))
+
+
+def _hide_zstd(results: list[FetchResult]) -> list[FetchResult]:
+    """Fetch below v10 cannot carry zstd batches: Kafka answers UNSUPPORTED_COMPRESSION_TYPE.
+    Only old clients get here, so reading the headers back is an acceptable cost."""
+    for r in results:
+        if r.error == ErrorCode.NONE and len(r.records) and _has_zstd(r.records):
+            r.error = ErrorCode.UNSUPPORTED_COMPRESSION_TYPE
+            r.records = b""
+    return results
+
+
+def _response(request, results: list[FetchResult], version: int) -> m.FetchResponse:
+    if version < ZSTD_MIN_VERSION:
+        results = _hide_zstd(results)
     by_topic: list[m.FetchableTopicResponse] = []
     it = iter(results)
     for topic in request.topics:
@@ -57,5 +77,5 @@ def handle(ctx, request):
         max_wait_ms=request.max_wait_ms,
     )
     if isinstance(outcome, asyncio.Future):
-        return then(outcome, lambda results: _response(request, results))
-    return _response(request, outcome)
+        return then(outcome, lambda results: _response(request, results, ctx.api_version))
+    return _response(request, outcome, ctx.api_version)

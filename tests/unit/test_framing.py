@@ -5,8 +5,7 @@ from __future__ import annotations
 import struct
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from protocol.errors import ProtocolError
 from protocol.framing import DEFAULT_MAX_FRAME_SIZE, FrameDecoder, frame, frame_prefix

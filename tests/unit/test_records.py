@@ -6,8 +6,7 @@ import struct
 
 import kafka.codec as kafka_codec
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
 
 from protocol.errors import ErrorCode, KafkaError

@@ -6,8 +6,7 @@ import importlib
 import random
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from protocol import messages
 from protocol.codegen.samples import build_sample
