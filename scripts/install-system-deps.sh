@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the compatibility tests drive. Idempotent; needs root (or sudo).
+# Installs the Debian packages the compatibility tests drive, for each tool that is missing:
+# kcat, and a JDK with Maven for the Java clients. Idempotent; needs root (or sudo).
 set -euo pipefail
-packages=(kcat)
+declare -A package_for=(
+    [kcat]=kcat
+    [javac]=default-jdk-headless
+    [mvn]=maven
+)
 missing=()
-for p in "${packages[@]}"; do
-    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+for tool in "${!package_for[@]}"; do
+    command -v "$tool" >/dev/null 2>&1 || missing+=("${package_for[$tool]}")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 SUDO=""
