@@ -13,6 +13,7 @@ from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
 from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.config import BrokerConfig
 from pybroker.controller.local import LocalController
+from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
 from pybroker.log.config import LogConfig
 from pybroker.log.manager import LogManager
@@ -50,6 +51,7 @@ class Broker:
         self.replica_manager = ReplicaManager(self.broker_id, self.log_manager, self.log_config_for)
         self.metadata_cache: MetadataCache | None = None
         self.controller: LocalController | None = None
+        self.groups: GroupCoordinatorService | None = None
         self.producer_ids = ProducerIdManager(self.store)
         self.handlers = load_handlers()
         self.dispatcher = RequestDispatcher(self, self.handlers)
@@ -84,6 +86,8 @@ class Broker:
         self.controller = LocalController(self.broker_id, self.store, self.metadata_cache,
                                           self.replica_manager, self.topic_log_config)
         self.controller.load(image.topics, now_ms())
+        self.groups = GroupCoordinatorService(self.config, self.replica_manager, self.controller)
+        self.groups.startup(now_ms())
         await self.socket_server.start(self.config.listeners)
         self.metadata_cache.set_brokers([self._advertised_endpoint()])
         self._start_scheduled_tasks()
@@ -121,6 +125,8 @@ class Broker:
         self._schedule("recovery-point-checkpoint",
                        get("log.flush.offset.checkpoint.interval.ms"), lambda _now: logs.checkpoint())
         self._schedule("log-retention", get("log.retention.check.interval.ms"), logs.cleanup)
+        self._schedule("offsets-expiration", get("offsets.retention.check.interval.ms"),
+                       self.groups.expire_offsets)
         self._schedule(
             "producer-expiration", get("producer.id.expiration.check.interval.ms"),
             lambda now: [log_.remove_expired_producers(now) for log_ in logs.all_logs().values()],
@@ -132,6 +138,8 @@ class Broker:
             t.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.socket_server.stop()
+        if self.groups is not None:
+            self.groups.shutdown(now_ms())
         self.replica_manager.shutdown()
         self.log_manager.shutdown()
         self.store.close()

@@ -1,8 +1,7 @@
 """FindCoordinator (10): where a group's coordinator is (batched keys from v4).
 
-A group's coordinator is the leader of its ``__consumer_offsets`` partition. In the embedded
-single-node mode every partition's leader is this broker, so the answer is this broker; the
-partition is still computed as Kafka does, so multi-broker modes answer from the same place.
+A group's coordinator is the leader of its ``__consumer_offsets`` partition, computed as Kafka
+does; like Kafka, the first FindCoordinator creates ``__consumer_offsets``.
 Transaction coordinators are not run: key type 1 is answered with COORDINATOR_NOT_AVAILABLE.
 """
 
@@ -25,11 +24,11 @@ def _lookup(ctx, key: str, key_type: int) -> tuple[ErrorCode, str | None, int, s
         return ErrorCode.INVALID_REQUEST, f"unknown key type {key_type}", -1, "", -1
     if not key:
         return ErrorCode.INVALID_REQUEST, "empty group id", -1, "", -1
+    if broker.groups.ensure_offsets_topic(ctx.now_ms):
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE, None, -1, "", -1
     cache = broker.metadata_cache
-    leader = broker.broker_id
     topic = cache.topic(OFFSETS_TOPIC)
-    if topic is not None:
-        leader = topic.partitions[partition_for(key, len(topic.partitions))].leader
+    leader = topic.partitions[partition_for(key, len(topic.partitions))].leader
     node = cache.brokers.get(leader)
     if node is None:
         return ErrorCode.COORDINATOR_NOT_AVAILABLE, None, -1, "", -1

@@ -8,6 +8,7 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import metadata_response as m
 from pybroker.api.registry import api
 from pybroker.cluster.metadata_cache import TopicInfo
+from pybroker.coordinator.partitioning import OFFSETS_TOPIC
 
 ZERO_UUID = uuid.UUID(int=0)
 
@@ -58,6 +59,9 @@ def handle(ctx, request) -> m.MetadataResponse:
                     topics.append(_error_topic(None, ErrorCode.UNKNOWN_TOPIC_ID, wanted.topic_id))
                     continue
             info = cache.topic(name)
+            if info is None and auto_create and name == OFFSETS_TOPIC:
+                broker.groups.ensure_offsets_topic(ctx.now_ms)
+                info = cache.topic(name)
             if info is None and auto_create:
                 try:
                     broker.controller.create_topic(

@@ -12,6 +12,7 @@ from protocol.messages import produce_response as m
 from protocol.records.batch import LOG_OVERHEAD, BatchHeader, peek_offset_and_length
 from protocol.records.compression import CompressionType
 from pybroker.api.registry import api
+from pybroker.cluster.metadata_cache import INTERNAL_TOPICS
 
 MIN_SERVED_VERSION = 3
 ZSTD_MIN_VERSION = 7
@@ -52,6 +53,9 @@ def handle(ctx, request) -> m.ProduceResponse | None:
             if version < MIN_SERVED_VERSION:
                 error, message = ErrorCode.UNSUPPORTED_VERSION, \
                     "Produce requests below version 3 (message format v0/v1) are not supported"
+            elif topic.name in INTERNAL_TOPICS:
+                error, message = ErrorCode.INVALID_TOPIC_EXCEPTION, \
+                    f"Cannot append to internal topic {topic.name}"
             elif acks not in (0, 1, -1):
                 error, message = ErrorCode.INVALID_REQUIRED_ACKS, None
             else:

@@ -1,0 +1,14 @@
+"""DeleteGroups (42): remove Empty groups with their committed offsets."""
+
+from __future__ import annotations
+
+from protocol.messages import delete_groups_response as m
+from pybroker.api.registry import api
+
+
+@api(42, 0, 2)
+def handle(ctx, request) -> m.DeleteGroupsResponse:
+    results = ctx.broker.groups.coordinator.handle_delete_groups(request.groups_names,
+                                                                 ctx.now_ms)
+    return m.DeleteGroupsResponse(throttle_time_ms=0, results=[
+        m.DeletableGroupResult(group_id=g, error_code=e) for g, e in results.items()])

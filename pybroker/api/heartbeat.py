@@ -1,0 +1,15 @@
+"""Heartbeat (12): keeps a member alive and tells it when to rejoin."""
+
+from __future__ import annotations
+
+from protocol.messages import heartbeat_response as m
+from pybroker.api.registry import api
+
+
+@api(12, 0, 4)
+def handle(ctx, request) -> m.HeartbeatResponse:
+    error = ctx.broker.groups.coordinator.handle_heartbeat(
+        request.group_id, request.member_id,
+        request.group_instance_id if ctx.api_version >= 3 else None,
+        request.generation_id, ctx.now_ms)
+    return m.HeartbeatResponse(throttle_time_ms=0, error_code=error)

@@ -1,0 +1,28 @@
+"""LeaveGroup (13): one member (v0-2) or a batch with instance ids (v3+)."""
+
+from __future__ import annotations
+
+from protocol.messages import leave_group_response as m
+from pybroker.api.registry import api
+from pybroker.coordinator.group import LeavingMember
+
+
+@api(13, 0, 5)
+def handle(ctx, request) -> m.LeaveGroupResponse:
+    if ctx.api_version >= 3:
+        leaving = [LeavingMember(x.member_id, x.group_instance_id,
+                                 x.reason if ctx.api_version >= 5 else None)
+                   for x in request.members]
+    else:
+        leaving = [LeavingMember(request.member_id)]
+    result = ctx.broker.groups.coordinator.handle_leave_group(request.group_id, leaving,
+                                                              ctx.now_ms)
+    error = result.error_code
+    if ctx.api_version < 3 and not error and result.members:
+        error = result.members[0].error_code
+    return m.LeaveGroupResponse(
+        throttle_time_ms=0,
+        error_code=error,
+        members=[m.MemberResponse(member_id=x.member_id, group_instance_id=x.group_instance_id,
+                                  error_code=x.error_code) for x in result.members],
+    )

@@ -1,0 +1,18 @@
+"""ListGroups (16): groups with their protocol type, state (v4+) and type (v5+)."""
+
+from __future__ import annotations
+
+from protocol.messages import list_groups_response as m
+from pybroker.api.registry import api
+
+
+@api(16, 0, 5)
+def handle(ctx, request) -> m.ListGroupsResponse:
+    v = ctx.api_version
+    result = ctx.broker.groups.coordinator.handle_list_groups(
+        request.states_filter if v >= 4 else (), request.types_filter if v >= 5 else ())
+    return m.ListGroupsResponse(
+        throttle_time_ms=0, error_code=result.error_code,
+        groups=[m.ListedGroup(group_id=g.group_id, protocol_type=g.protocol_type,
+                              group_state=g.state, group_type=g.group_type)
+                for g in result.groups])

@@ -1,0 +1,53 @@
+"""OffsetCommit (8): a member's (or a simple consumer's) committed offsets, written to
+``__consumer_offsets`` in one batch."""
+
+from __future__ import annotations
+
+from protocol.errors import ErrorCode
+from protocol.messages import offset_commit_response as m
+from pybroker.api.registry import api
+from pybroker.coordinator.group.offsets import OffsetToCommit
+
+
+@api(8, 0, 9)
+def handle(ctx, request) -> m.OffsetCommitResponse:
+    v = ctx.api_version
+    groups = ctx.broker.groups
+    cache = ctx.broker.metadata_cache
+    error = groups.coordinator.handle_commit_offsets(
+        request.group_id,
+        request.member_id if v >= 1 else "",
+        request.group_instance_id if v >= 7 else None,
+        request.generation_id_or_member_epoch if v >= 1 else -1,
+        ctx.now_ms,
+    )
+    errors: dict[tuple[str, int], ErrorCode] = {}
+    wanted = []
+    for topic in request.topics:
+        for p in topic.partitions:
+            key = (topic.name, p.partition_index)
+            if error:
+                errors[key] = error
+            elif cache.partition(topic.name, p.partition_index) is None:
+                errors[key] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            else:
+                wanted.append(OffsetToCommit(
+                    topic.name, p.partition_index, p.committed_offset,
+                    p.committed_leader_epoch if v >= 6 else -1,
+                    p.committed_metadata,
+                    p.commit_timestamp if v == 1 else -1,
+                ))
+    if wanted:
+        retention = request.retention_time_ms if 2 <= v <= 4 else -1
+        errors.update(groups.offsets.commit(request.group_id, wanted, ctx.now_ms, retention))
+    return m.OffsetCommitResponse(
+        throttle_time_ms=0,
+        topics=[
+            m.OffsetCommitResponseTopic(name=topic.name, partitions=[
+                m.OffsetCommitResponsePartition(
+                    partition_index=p.partition_index,
+                    error_code=errors.get((topic.name, p.partition_index), ErrorCode.NONE))
+                for p in topic.partitions])
+            for topic in request.topics
+        ],
+    )

@@ -1,0 +1,63 @@
+"""OffsetFetch (9): committed offsets of one group (v0-7) or several (v8+)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from protocol.errors import ErrorCode
+from protocol.messages import offset_fetch_response as m
+from pybroker.api.registry import api
+
+
+def _fetch(ctx, group_id: str, topics, require_stable: bool):
+    """``topics``: [(name, [partitions])] or None for all; returns (group error, results)."""
+    groups = ctx.broker.groups
+    error = groups.coordinator.handle_fetch_offsets(group_id)
+    if error:
+        return error, [(name, p, -1, -1, "", error) for name, ps in (topics or []) for p in ps]
+    partitions = None if topics is None else [(name, p) for name, ps in topics for p in ps]
+    return ErrorCode.NONE, groups.offsets.fetch(group_id, partitions,
+                                                require_stable=require_stable)
+
+
+def _by_topic(results):
+    grouped: dict[str, list] = defaultdict(list)
+    for r in results:
+        grouped[r[0]].append(r)
+    return grouped
+
+
+@api(9, 0, 9)
+def handle(ctx, request) -> m.OffsetFetchResponse:
+    v = ctx.api_version
+    require_stable = bool(request.require_stable) if v >= 7 else False
+    if v >= 8:
+        out = []
+        for g in request.groups:
+            topics = None if g.topics is None else [(t.name, t.partition_indexes) for t in g.topics]
+            error, results = _fetch(ctx, g.group_id, topics, require_stable)
+            out.append(m.OffsetFetchResponseGroup(
+                group_id=g.group_id, error_code=error,
+                topics=[m.OffsetFetchResponseTopics(name=name, partitions=[
+                    m.OffsetFetchResponsePartitions(
+                        partition_index=r[1], committed_offset=r[2], committed_leader_epoch=r[3],
+                        metadata=r[4], error_code=r[5]) for r in rs])
+                    for name, rs in _by_topic(results).items()]))
+        return m.OffsetFetchResponse(throttle_time_ms=0, groups=out)
+
+    # v0-1 cannot ask for "all topics"; v2+ may send null.
+    topics = None if request.topics is None else [(t.name, t.partition_indexes)
+                                                 for t in request.topics]
+    error, results = _fetch(ctx, request.group_id, topics, require_stable)
+    if v < 2 and error:
+        # No top-level error before v2: every partition carries it.
+        results = [(r[0], r[1], -1, -1, "", error) for r in results]
+    return m.OffsetFetchResponse(
+        throttle_time_ms=0,
+        error_code=error if v >= 2 else ErrorCode.NONE,
+        topics=[m.OffsetFetchResponseTopic(name=name, partitions=[
+            m.OffsetFetchResponsePartition(
+                partition_index=r[1], committed_offset=r[2], committed_leader_epoch=r[3],
+                metadata=r[4], error_code=r[5]) for r in rs])
+            for name, rs in _by_topic(results).items()],
+    )

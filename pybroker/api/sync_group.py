@@ -1,0 +1,26 @@
+"""SyncGroup (14): the leader hands out assignments; every member gets its own."""
+
+from __future__ import annotations
+
+from protocol.messages import sync_group_response as m
+from pybroker.api.registry import api
+from pybroker.coordinator.group_service import responder
+from pybroker.purgatory import then
+
+
+@api(14, 0, 5)
+def handle(ctx, request):
+    version = ctx.api_version
+    fut, respond = responder()
+    ctx.broker.groups.coordinator.handle_sync_group(
+        request.group_id, request.generation_id, request.member_id,
+        request.group_instance_id if version >= 3 else None,
+        assignments={a.member_id: bytes(a.assignment) for a in request.assignments},
+        now_ms=ctx.now_ms,
+        respond=respond,
+        protocol_type=request.protocol_type if version >= 5 else None,
+        protocol_name=request.protocol_name if version >= 5 else None,
+    )
+    return then(fut, lambda r: m.SyncGroupResponse(
+        throttle_time_ms=0, error_code=r.error_code, protocol_type=r.protocol_type,
+        protocol_name=r.protocol_name, assignment=r.assignment))

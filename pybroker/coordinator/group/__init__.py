@@ -1,0 +1,55 @@
+"""The group coordinator for classic consumer groups (JoinGroup/SyncGroup protocol).
+
+* :mod:`.state` - the group state machine, as a table of legal transitions.
+* :mod:`.member`, :mod:`.group` - membership bookkeeping, results, the stored form.
+* :mod:`.coordinator` - the protocol logic (Kafka's GroupCoordinator), clock-free.
+* :mod:`.timers` - the scheduler protocol, a manual one for tests and an asyncio one.
+"""
+
+from .coordinator import (
+    DescribeGroupResult,
+    GroupConfig,
+    GroupCoordinator,
+    GroupStore,
+    LeaveGroupResult,
+    LeavingMember,
+    ListGroupsResult,
+    MemberLeaveResult,
+    NullGroupStore,
+)
+from .group import (
+    ClassicGroup,
+    GroupOverview,
+    GroupSummary,
+    JoinGroupMember,
+    JoinGroupResult,
+    SyncGroupResult,
+)
+from .member import MemberMetadata, MemberSummary
+from .state import GroupState, IllegalStateTransition
+from .timers import LoopScheduler, ManualScheduler, Scheduler
+
+__all__ = [
+    "ClassicGroup",
+    "DescribeGroupResult",
+    "GroupConfig",
+    "GroupCoordinator",
+    "GroupOverview",
+    "GroupState",
+    "GroupStore",
+    "GroupSummary",
+    "IllegalStateTransition",
+    "JoinGroupMember",
+    "JoinGroupResult",
+    "LeaveGroupResult",
+    "LeavingMember",
+    "ListGroupsResult",
+    "LoopScheduler",
+    "ManualScheduler",
+    "MemberLeaveResult",
+    "MemberMetadata",
+    "MemberSummary",
+    "NullGroupStore",
+    "Scheduler",
+    "SyncGroupResult",
+]

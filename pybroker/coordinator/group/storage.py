@@ -1,0 +1,504 @@
+"""The ``__consumer_offsets`` topic: its record formats, its creation, appends and replay.
+
+Every record the group coordinator writes is keyed, and both key and value start with an
+int16 version that says what the rest is (Kafka's ``GroupMetadataManager`` and
+``GroupCoordinatorRecordHelpers``)::
+
+    key version 0, 1   OffsetCommitKey (group, topic, partition)
+                       value: OffsetCommitValue v1 when the commit carries an expire
+                       timestamp (OffsetCommit v2-v4 retention), v3 otherwise
+    key version 2      GroupMetadataKey (group)
+                       value: GroupMetadataValue v3 (members, assignments, generation)
+
+A null value is a tombstone: log compaction eventually drops the key, and replay deletes it.
+Kafka 3.9 reads every value version its specs define (0-4) and ignores keys of other
+versions (records of the new consumer-group protocol, leftovers of aborted upgrades), which
+is what :func:`deserialize_key` and :meth:`OffsetsTopic.replay` do too.
+
+Writes follow Kafka: one batch per operation (an OffsetCommit request's offsets are appended
+atomically), CREATE_TIME stamped with the write time, the codec of
+``offsets.topic.compression.codec``.
+"""
+
+from __future__ import annotations
+
+import logging
+import struct
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from protocol.errors import ErrorCode, KafkaError, ProtocolError
+from protocol.messages import (
+    group_metadata_key,
+    group_metadata_value,
+    offset_commit_key,
+    offset_commit_value,
+)
+from protocol.messages.group_metadata_key import GroupMetadataKey
+from protocol.messages.group_metadata_value import GroupMetadataValue
+from protocol.messages.offset_commit_key import OffsetCommitKey
+from protocol.primitives import Reader
+from protocol.records.record import build_batch, decode_batch, iter_batches
+from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
+
+if TYPE_CHECKING:
+    from pybroker.cluster.partition import Partition
+    from pybroker.cluster.replica_manager import ReplicaManager
+
+log = logging.getLogger(__name__)
+
+TopicPartition = tuple[str, int]
+
+# Key versions double as record types.
+LEGACY_OFFSET_COMMIT_KEY_VERSION = 0
+OFFSET_COMMIT_KEY_VERSION = 1
+GROUP_METADATA_KEY_VERSION = 2
+
+# The value versions Kafka 3.9 writes (the highest non-flexible ones; v1 to keep an expiry).
+OFFSET_COMMIT_VALUE_VERSION = 3
+OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRY = 1
+GROUP_METADATA_VALUE_VERSION = 3
+
+NO_TIMESTAMP = -1  # OffsetCommitRequest.DEFAULT_TIMESTAMP: no expire timestamp
+NO_LEADER_EPOCH = -1
+
+# Control records (transaction markers) carry an int16 version and an int16 type as key.
+_CONTROL_KEY = struct.Struct(">hh")
+_CONTROL_ABORT, _CONTROL_COMMIT = 0, 1
+_VERSION = struct.Struct(">h")
+_DECODE_ERRORS = (ProtocolError, struct.error, IndexError, ValueError, UnicodeDecodeError)
+
+
+# ---------------------------------------------------------------------------- configuration
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetsConfig:
+    """The broker properties of the offsets topic and of committed offsets, Kafka's defaults."""
+
+    num_partitions: int = 50                      # offsets.topic.num.partitions
+    replication_factor: int = 3                   # offsets.topic.replication.factor
+    segment_bytes: int = 104857600                # offsets.topic.segment.bytes
+    compression_codec: int = 0                    # offsets.topic.compression.codec
+    load_buffer_size: int = 5242880               # offsets.load.buffer.size
+    retention_ms: int = 10080 * 60_000            # offsets.retention.minutes
+    retention_check_interval_ms: int = 600_000    # offsets.retention.check.interval.ms
+    metadata_max_bytes: int = 4096                # offset.metadata.max.bytes
+
+    @classmethod
+    def from_props(cls, props: Mapping[str, str]) -> OffsetsConfig:
+        """Read the properties that are set; the rest keep Kafka's defaults."""
+        d = cls()
+
+        def get(name: str, default: int) -> int:
+            raw = props.get(name)
+            return int(raw) if raw not in (None, "") else default
+
+        return cls(
+            num_partitions=get("offsets.topic.num.partitions", d.num_partitions),
+            replication_factor=get("offsets.topic.replication.factor", d.replication_factor),
+            segment_bytes=get("offsets.topic.segment.bytes", d.segment_bytes),
+            compression_codec=get("offsets.topic.compression.codec", d.compression_codec),
+            load_buffer_size=get("offsets.load.buffer.size", d.load_buffer_size),
+            retention_ms=get("offsets.retention.minutes", d.retention_ms // 60_000) * 60_000,
+            retention_check_interval_ms=get("offsets.retention.check.interval.ms",
+                                            d.retention_check_interval_ms),
+            metadata_max_bytes=get("offset.metadata.max.bytes", d.metadata_max_bytes),
+        )
+
+
+# ---------------------------------------------------------------------------- record formats
+
+
+@dataclass(frozen=True, slots=True)
+class CommittedOffset:
+    """A committed offset as cached and stored (Kafka's ``OffsetAndMetadata``).
+
+    ``expire_timestamp`` is -1 unless the commit asked for its own retention (OffsetCommit
+    v2-v4); ``leader_epoch`` is -1 when the consumer did not send one.
+    """
+
+    offset: int
+    leader_epoch: int = NO_LEADER_EPOCH
+    metadata: str = ""
+    commit_timestamp: int = 0
+    expire_timestamp: int = NO_TIMESTAMP
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownKey:
+    """A key version this coordinator does not handle; replay skips such records."""
+
+    version: int
+
+
+CoordinatorKey = OffsetCommitKey | GroupMetadataKey | UnknownKey
+
+
+def _prefixed(version: int, module: Any, message: Any) -> bytes:
+    return _VERSION.pack(version) + module.encode(message, version)
+
+
+def serialize_offset_commit_key(group: str, topic: str, partition: int) -> bytes:
+    return _prefixed(OFFSET_COMMIT_KEY_VERSION, offset_commit_key,
+                     OffsetCommitKey(group=group, topic=topic, partition=partition))
+
+
+def serialize_offset_commit_value(committed: CommittedOffset) -> bytes:
+    """v1 keeps an explicit expire timestamp (and loses the leader epoch, as in Kafka)."""
+    version = (OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRY
+               if committed.expire_timestamp != NO_TIMESTAMP else OFFSET_COMMIT_VALUE_VERSION)
+    value = offset_commit_value.OffsetCommitValue(
+        offset=committed.offset,
+        leader_epoch=committed.leader_epoch,
+        metadata=committed.metadata,
+        commit_timestamp=committed.commit_timestamp,
+        expire_timestamp=committed.expire_timestamp,
+    )
+    return _prefixed(version, offset_commit_value, value)
+
+
+def serialize_group_metadata_key(group: str) -> bytes:
+    return _prefixed(GROUP_METADATA_KEY_VERSION, group_metadata_key, GroupMetadataKey(group=group))
+
+
+def serialize_group_metadata_value(value: GroupMetadataValue) -> bytes:
+    return _prefixed(GROUP_METADATA_VALUE_VERSION, group_metadata_value, value)
+
+
+def _split_version(data: bytes | bytearray | memoryview) -> tuple[int, Reader]:
+    if len(data) < 2:
+        raise ProtocolError(f"coordinator record of {len(data)} bytes has no version")
+    return _VERSION.unpack_from(data)[0], Reader(data, 2)
+
+
+def deserialize_key(data: bytes | bytearray | memoryview) -> CoordinatorKey:
+    """The key of a ``__consumer_offsets`` record; other key versions give :class:`UnknownKey`.
+
+    Like Kafka's readers, bytes after the known fields are ignored.
+    """
+    version, r = _split_version(data)
+    try:
+        if version in (LEGACY_OFFSET_COMMIT_KEY_VERSION, OFFSET_COMMIT_KEY_VERSION):
+            return offset_commit_key.read(r, version)
+        if version == GROUP_METADATA_KEY_VERSION:
+            return group_metadata_key.read(r, version)
+    except _DECODE_ERRORS as exc:
+        raise ProtocolError(f"malformed coordinator key v{version}: {exc}") from exc
+    return UnknownKey(version)
+
+
+def deserialize_offset_commit_value(
+    data: bytes | bytearray | memoryview | None,
+) -> CommittedOffset | None:
+    """An offset commit value, or None for a tombstone."""
+    if data is None:
+        return None
+    version, r = _split_version(data)
+    try:
+        v = offset_commit_value.read(r, version)
+    except _DECODE_ERRORS as exc:
+        raise ProtocolError(f"malformed OffsetCommitValue v{version}: {exc}") from exc
+    return CommittedOffset(v.offset, v.leader_epoch, v.metadata, v.commit_timestamp,
+                           v.expire_timestamp)
+
+
+def deserialize_group_metadata_value(
+    data: bytes | bytearray | memoryview | None,
+) -> GroupMetadataValue | None:
+    """A group metadata value, or None for a tombstone.
+
+    Version 0 had no rebalance timeout; Kafka takes the session timeout for it.
+    """
+    if data is None:
+        return None
+    version, r = _split_version(data)
+    try:
+        value = group_metadata_value.read(r, version)
+    except _DECODE_ERRORS as exc:
+        raise ProtocolError(f"malformed GroupMetadataValue v{version}: {exc}") from exc
+    if version == 0:
+        for member in value.members:
+            member.rebalance_timeout = member.session_timeout
+    return value
+
+
+# ---------------------------------------------------------------------------- append errors
+
+
+def commit_error_for(append_error: ErrorCode) -> ErrorCode:
+    """What an OffsetCommit answers when its append failed (Kafka's
+    ``maybeConvertOffsetCommitError``): clients retry or rediscover the coordinator."""
+    if append_error in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_ENOUGH_REPLICAS,
+                        ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND):
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE
+    if append_error in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR):
+        return ErrorCode.NOT_COORDINATOR
+    if append_error in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE,
+                        ErrorCode.INVALID_FETCH_SIZE):
+        return ErrorCode.INVALID_COMMIT_OFFSET_SIZE
+    if append_error == ErrorCode.NETWORK_EXCEPTION:
+        return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+    return append_error
+
+
+def group_store_error_for(append_error: ErrorCode) -> ErrorCode:
+    """What a SyncGroup (or any group write) answers when the group's append failed
+    (Kafka's ``storeGroup`` mapping)."""
+    if append_error in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_ENOUGH_REPLICAS,
+                        ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND):
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE
+    if append_error in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR):
+        return ErrorCode.NOT_COORDINATOR
+    if append_error == ErrorCode.REQUEST_TIMED_OUT:
+        return ErrorCode.REBALANCE_IN_PROGRESS
+    if append_error in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE,
+                        ErrorCode.INVALID_FETCH_SIZE):
+        return ErrorCode.UNKNOWN_SERVER_ERROR
+    return append_error
+
+
+# ---------------------------------------------------------------------------- the topic
+
+
+@dataclass(slots=True)
+class ReplayedPartition:
+    """What one ``__consumer_offsets`` partition holds once its log is replayed.
+
+    ``offsets`` maps group -> (topic, partition) -> committed offset; ``groups`` maps each
+    group whose metadata appears in the log to its latest value, or None when the last
+    record was a tombstone (the group was deleted).
+    """
+
+    partition: int
+    offsets: dict[str, dict[TopicPartition, CommittedOffset]] = field(default_factory=dict)
+    groups: dict[str, GroupMetadataValue | None] = field(default_factory=dict)
+    end_offset: int = 0
+
+
+class PartitionReplay:
+    """The state machine of one partition's replay, record by record, later records winning.
+
+    Transactional offset commits stay pending per producer until their marker: a commit
+    marker applies them unless a later non-transactional commit of the same partition was
+    already read, an abort marker drops them.
+    """
+
+    def __init__(self, partition: int, num_partitions: int) -> None:
+        self.partition = partition
+        self.num_partitions = num_partitions
+        # (group, topic, partition) -> (offset of the batch that wrote it, value)
+        self.offsets: dict[tuple[str, str, int], tuple[int, CommittedOffset]] = {}
+        self.pending: dict[int, dict[tuple[str, str, int], tuple[int, CommittedOffset | None]]] = {}
+        self.groups: dict[str, GroupMetadataValue | None] = {}
+        self.foreign_groups: set[str] = set()
+
+    def _owned(self, group: str) -> bool:
+        if partition_for(group, self.num_partitions) == self.partition:
+            return True
+        if group not in self.foreign_groups:
+            self.foreign_groups.add(group)
+            log.warning("Ignoring records of group %r in %s-%d: the group belongs to partition %d",
+                        group, OFFSETS_TOPIC, self.partition,
+                        partition_for(group, self.num_partitions))
+        return False
+
+    def apply_batch(self, buf: bytes, pos: int) -> None:
+        try:
+            header, records = decode_batch(buf, pos)
+        except KafkaError as exc:
+            # Recovery truncates torn writes, so this is damage on disk; keep what is readable.
+            log.error("Skipping an unreadable batch in %s-%d: %s", OFFSETS_TOPIC, self.partition,
+                      exc)
+            return
+        if header.is_control:
+            self._apply_marker(header.producer_id, records)
+            return
+        transactional = header.is_transactional
+        for record in records:
+            if record.key is None:
+                log.warning("Skipping a keyless record at offset %d of %s-%d", record.offset,
+                            OFFSETS_TOPIC, self.partition)
+                continue
+            try:
+                key = deserialize_key(record.key)
+                if isinstance(key, OffsetCommitKey):
+                    if not self._owned(key.group):
+                        continue
+                    value = deserialize_offset_commit_value(record.value)
+                    tp = (key.group, key.topic, key.partition)
+                    if transactional:
+                        self.pending.setdefault(header.producer_id, {})[tp] = (header.base_offset, value)
+                    elif value is None:
+                        self.offsets.pop(tp, None)
+                    else:
+                        self.offsets[tp] = (header.base_offset, value)
+                elif isinstance(key, GroupMetadataKey):
+                    if self._owned(key.group):
+                        self.groups[key.group] = deserialize_group_metadata_value(record.value)
+                else:
+                    log.warning("Ignoring a record with unknown key version %d at offset %d of "
+                                "%s-%d", key.version, record.offset, OFFSETS_TOPIC, self.partition)
+            except ProtocolError as exc:
+                log.error("Skipping an unreadable record at offset %d of %s-%d: %s",
+                          record.offset, OFFSETS_TOPIC, self.partition, exc)
+
+    def _apply_marker(self, producer_id: int, records: list) -> None:
+        pending = self.pending.pop(producer_id, {})
+        if not records or records[0].key is None or len(records[0].key) < _CONTROL_KEY.size:
+            return
+        _, marker = _CONTROL_KEY.unpack_from(records[0].key)
+        if marker != _CONTROL_COMMIT:
+            return
+        for tp, (batch_offset, value) in pending.items():
+            current = self.offsets.get(tp)
+            if value is None:
+                # Kafka drops a transactional tombstone from the pending set, not the cache.
+                continue
+            if current is None or current[0] < batch_offset:
+                self.offsets[tp] = (batch_offset, value)
+
+    def result(self, end_offset: int) -> ReplayedPartition:
+        out = ReplayedPartition(self.partition, groups=self.groups, end_offset=end_offset)
+        for (group, topic, partition), (_, value) in self.offsets.items():
+            out.offsets.setdefault(group, {})[(topic, partition)] = value
+        return out
+
+
+class OffsetsTopic:
+    """Creates ``__consumer_offsets`` on first use, appends coordinator records to it, and
+    replays a partition of it into offsets and group metadata.
+
+    ``controller`` is the cluster's controller (``LocalController`` in the embedded mode):
+    it knows the topics and the live brokers and creates topics.
+    """
+
+    name = OFFSETS_TOPIC
+
+    def __init__(self, replica_manager: ReplicaManager, controller: Any,
+                 config: OffsetsConfig | None = None) -> None:
+        self.replica_manager = replica_manager
+        self.controller = controller
+        self.config = config or OffsetsConfig()
+
+    # -- layout ----------------------------------------------------------------------------
+    @property
+    def exists(self) -> bool:
+        return self.name in self.controller.topics
+
+    @property
+    def num_partitions(self) -> int:
+        """The existing topic's partition count, else ``offsets.topic.num.partitions``: group
+        placement must follow the topic as it was created."""
+        record = self.controller.topics.get(self.name)
+        return len(record.partitions) if record is not None else self.config.num_partitions
+
+    def partition_for(self, group_id: str) -> int:
+        return partition_for(group_id, self.num_partitions)
+
+    def topic_configs(self) -> dict[str, str]:
+        return {
+            "cleanup.policy": "compact",
+            "segment.bytes": str(self.config.segment_bytes),
+            "compression.type": "producer",
+        }
+
+    def ensure_created(self, now_ms: int) -> ErrorCode:
+        """Create the topic if it does not exist yet (Kafka does this on the first
+        FindCoordinator). The replication factor is capped at the live brokers, so a
+        single broker gets a usable topic with the default of 3."""
+        if self.exists:
+            return ErrorCode.NONE
+        replication = max(1, min(self.config.replication_factor, len(self.controller.live_brokers)))
+        try:
+            self.controller.create_topic(
+                self.name, self.config.num_partitions, replication, assignments=None,
+                configs=self.topic_configs(), validate_only=False, now_ms=now_ms,
+                defaults=(self.config.num_partitions, replication),
+            )
+        except KafkaError as e:
+            if e.code == ErrorCode.TOPIC_ALREADY_EXISTS:
+                return ErrorCode.NONE
+            log.error("Could not create %s: %s", self.name, e)
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        log.info("Created %s with %d partitions and replication factor %d", self.name,
+                 self.config.num_partitions, replication)
+        return ErrorCode.NONE
+
+    def _partition(self, partition: int) -> Partition | None:
+        return self.replica_manager.get_partition(self.name, partition)
+
+    def is_leader(self, partition: int) -> bool:
+        p = self._partition(partition)
+        return p is not None and p.is_leader
+
+    def led_partitions(self) -> list[int]:
+        """The partitions of the topic this broker leads: the groups it coordinates."""
+        return sorted(p for (t, p), part in self.replica_manager.partitions.items()
+                      if t == self.name and part.is_leader)
+
+    # -- writes ----------------------------------------------------------------------------
+    def append(self, partition: int, records: Sequence[tuple[bytes, bytes | None]], now_ms: int,
+               *, required_acks: int = -1) -> ErrorCode:
+        """Append ``(key, value)`` records as one batch; returns the append's own error
+        (callers translate it with :func:`commit_error_for` / :func:`group_store_error_for`)."""
+        if not records:
+            return ErrorCode.NONE
+        if not self.exists:
+            error = self.ensure_created(now_ms)
+            if error:
+                return error
+        batch = build_batch(records, codec=self.config.compression_codec, default_timestamp=now_ms)
+        try:
+            result = self.replica_manager.append_records(
+                self.name, partition, batch, required_acks=required_acks, now_ms=now_ms)
+        except OSError:
+            log.exception("Appending to %s-%d failed", self.name, partition)
+            return ErrorCode.KAFKA_STORAGE_ERROR
+        if result.error:
+            log.debug("Appending %d record(s) to %s-%d failed: %s %s", len(records), self.name,
+                      partition, result.error.name, result.error_message or "")
+        return result.error
+
+    # -- replay ----------------------------------------------------------------------------
+    def replay(self, partition: int) -> ReplayedPartition:
+        """Read the partition's log from its start to its end and rebuild its state.
+
+        Like Kafka's loader this reads to the log end, not the high watermark: the leader's
+        own log is what it serves from. Raises ``KafkaError(NOT_COORDINATOR)`` when this
+        broker does not lead the partition.
+        """
+        p = self._partition(partition)
+        if p is None or not p.is_leader:
+            raise KafkaError(ErrorCode.NOT_COORDINATOR,
+                             f"{self.name}-{partition} is not led by this broker")
+        state = PartitionReplay(partition, self.num_partitions)
+        end = p.log_end_offset
+        offset = p.log_start_offset
+        while offset < end:
+            info = p.read(offset, self.config.load_buffer_size, min_one_batch=True,
+                          up_to_high_watermark=False)
+            if not info.size:
+                break
+            records = info.records
+            buf = records if isinstance(records, bytes) else records.read_bytes()
+            progressed = False
+            for pos, header in iter_batches(buf):
+                next_offset = header.base_offset + header.last_offset_delta + 1
+                if next_offset <= offset:
+                    continue  # a batch wholly before the offset asked for
+                state.apply_batch(buf, pos)
+                offset = next_offset
+                progressed = True
+            if not progressed:
+                break
+        return state.result(offset)
+
+    # -- group metadata ----------------------------------------------------------------------
+    def store_group(self, group_id: str, value: GroupMetadataValue | None, now_ms: int) -> ErrorCode:
+        """Write a group's metadata (None: its tombstone) and return the client-facing error."""
+        value_bytes = None if value is None else serialize_group_metadata_value(value)
+        error = self.append(self.partition_for(group_id),
+                            [(serialize_group_metadata_key(group_id), value_bytes)], now_ms)
+        return group_store_error_for(error) if error else ErrorCode.NONE

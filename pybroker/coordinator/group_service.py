@@ -1,0 +1,89 @@
+"""The group coordinator as the broker runs it: membership logic, the committed-offset cache
+and ``__consumer_offsets`` wired together on the event loop.
+
+* :class:`~pybroker.coordinator.group.GroupCoordinator` - JoinGroup/SyncGroup/... logic.
+* :class:`~pybroker.coordinator.group.offsets.OffsetManager` - committed offsets, and the
+  store the coordinator persists group metadata through.
+* :class:`~pybroker.coordinator.group.storage.OffsetsTopic` - the internal topic itself.
+
+At start-up every ``__consumer_offsets`` partition this broker leads is replayed and its groups
+loaded; offsets expire on ``offsets.retention.check.interval.ms``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from pybroker.coordinator.group import GroupConfig, GroupCoordinator, LoopScheduler
+from pybroker.coordinator.group.offsets import GroupRetentionView, OffsetManager
+from pybroker.coordinator.group.storage import OffsetsConfig, OffsetsTopic
+
+if TYPE_CHECKING:
+    from pybroker.cluster.replica_manager import ReplicaManager
+    from pybroker.config import BrokerConfig
+
+log = logging.getLogger(__name__)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class GroupCoordinatorService:
+    def __init__(self, config: BrokerConfig, replica_manager: ReplicaManager,
+                 controller: Any) -> None:
+        self.offsets_config = OffsetsConfig.from_props(config.props)
+        self.topic = OffsetsTopic(replica_manager, controller, self.offsets_config)
+        self.offsets = OffsetManager(self.topic, self.offsets_config)
+        self.coordinator: GroupCoordinator | None = None
+        self.group_config = GroupConfig.from_properties(config.props)
+
+    def startup(self, now_ms: int) -> None:
+        loop = asyncio.get_running_loop()
+        self.coordinator = GroupCoordinator(
+            self.group_config, self.offsets, LoopScheduler(loop, _now_ms),
+            is_coordinator_for=lambda group_id: self.topic.is_leader(
+                self.topic.partition_for(group_id)) if self.topic.exists else True,
+        )
+        for group_id, value in self.offsets.load_led_partitions().items():
+            self.coordinator.load_group(group_id, value, now_ms)
+        self.coordinator.startup()
+
+    def shutdown(self, now_ms: int) -> None:
+        if self.coordinator is not None:
+            self.coordinator.shutdown(now_ms)
+
+    def ensure_offsets_topic(self, now_ms: int):
+        """Create ``__consumer_offsets`` on first need (Kafka does it on FindCoordinator)."""
+        return self.offsets.ensure_topic(now_ms)
+
+    def expire_offsets(self, now_ms: int) -> None:
+        coordinator = self.coordinator
+        if coordinator is None:
+            return
+
+        def view(group_id: str) -> GroupRetentionView | None:
+            group = coordinator.group(group_id)
+            return GroupRetentionView.of(group) if group is not None else None
+
+        result = self.offsets.expire(now_ms, view,
+                                     extra_groups=[g.group_id for g in coordinator.groups()])
+        for group_id in result.dead_groups:
+            coordinator.remove_empty_group(group_id, now_ms)
+        if result.offsets_removed:
+            log.info("expired %d committed offset(s) of %d group(s)", result.offsets_removed,
+                     len(result.removed))
+
+
+def responder() -> tuple[asyncio.Future, Any]:
+    """A future and the callback that completes it, for coordinator calls that answer later."""
+    fut: asyncio.Future = asyncio.get_running_loop().create_future()
+
+    def respond(result: Any) -> None:
+        if not fut.done():
+            fut.set_result(result)
+
+    return fut, respond
