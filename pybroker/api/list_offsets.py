@@ -8,6 +8,8 @@ from pybroker.api.registry import api
 
 LATEST = -1
 EARLIEST = -2
+MAX_TIMESTAMP = -3  # v7+ (KIP-734)
+EARLIEST_LOCAL = -4  # v8+ (KIP-405): no tiered storage here, so the log start offset
 READ_COMMITTED = 1
 
 
@@ -24,8 +26,14 @@ def _lookup(ctx, topic: str, req) -> m.ListOffsetsPartitionResponse:
         if ts == LATEST:
             # Consumers see up to the high watermark (the last stable offset, with no transactions).
             offset, found_ts = partition.high_watermark, -1
-        elif ts == EARLIEST:
+        elif ts == EARLIEST or (ts == EARLIEST_LOCAL and ctx.api_version >= 8):
             offset, found_ts = log.log_start_offset, -1
+        elif ts == MAX_TIMESTAMP and ctx.api_version >= 7:
+            found = log.max_timestamp_and_offset()
+            if found is None or found[0] >= partition.high_watermark:
+                offset, found_ts = -1, -1
+            else:
+                offset, found_ts = found
         elif ts < 0:
             raise KafkaError(ErrorCode.UNSUPPORTED_VERSION,
                              f"timestamp spec {ts} needs a newer ListOffsets version")
@@ -49,7 +57,7 @@ def _lookup(ctx, topic: str, req) -> m.ListOffsetsPartitionResponse:
     return resp
 
 
-@api(2, 0, 6)
+@api(2, 0, 8)
 def handle(ctx, request) -> m.ListOffsetsResponse:
     topics = []
     seen: set[tuple[str, int]] = set()

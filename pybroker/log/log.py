@@ -462,6 +462,57 @@ class Log:
                         return record.offset, record.timestamp
         return None
 
+    def max_timestamp_and_offset(self) -> tuple[int, int] | None:
+        """``(offset, timestamp)`` of the record with the largest timestamp (ListOffsets
+        MAX_TIMESTAMP, KIP-734): the first such record if several share it. None when empty."""
+        start = self.log_start_offset
+        live = [s for s in self.segments if s.next_offset > start and s.max_timestamp >= 0]
+        if not live:
+            return None
+        best = max(s.max_timestamp for s in live)
+        for segment in live:
+            if segment.max_timestamp != best:
+                continue
+            for position, header in segment.headers_from(0):
+                if header.max_timestamp != best or header.next_offset <= start:
+                    continue
+                if header.is_log_append_time:
+                    return max(header.base_offset, start), best
+                _, records = decode_batch(segment.read_at(position, header.size), verify_crc=False)
+                for record in records:
+                    if record.offset >= start and record.timestamp == best:
+                        return record.offset, best
+        return None
+
+    # -- log start offset ----------------------------------------------------------------------
+
+    def delete_records_before(self, offset: int, now_ms: int) -> int:
+        """Move the log start offset up to ``offset`` (DeleteRecords) and drop the segments
+        wholly below it; returns the new log start offset. The caller bounds ``offset`` by the
+        high watermark, as Kafka does."""
+        if offset <= self.log_start_offset:
+            return self.log_start_offset
+        if offset > self.log_end_offset:
+            raise KafkaError(
+                ErrorCode.OFFSET_OUT_OF_RANGE,
+                f"Cannot increment the log start offset to {offset} of partition {self._name} "
+                f"since it is larger than the log end offset {self.log_end_offset}",
+            )
+        self.log_start_offset = offset
+        doomed = 0
+        for segment in self.segments[:-1]:
+            if segment.next_offset > offset:
+                break
+            doomed += 1
+        for segment in self.segments[:doomed]:
+            logger.info("%s: deleting segment %s below the new log start offset %d",
+                        self._name, segment.log_path.name, offset)
+            segment.mark_deleted()
+            self._pending_deletes.append((now_ms + self.config.file_delete_delay_ms, segment))
+        del self.segments[:doomed]
+        del self._bases[:doomed]
+        return self.log_start_offset
+
     # -- durability ------------------------------------------------------------------------
 
     @property
