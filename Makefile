@@ -50,8 +50,9 @@ gen-check: $(STAMP) ## fail if the committed generated code differs from the gen
 lint: $(STAMP) ## ruff
 	$(VENV)/bin/ruff check protocol pybroker tests scripts
 
-bench: setup ## produce/consume benchmark with confluent-kafka; writes bench-results/*.json and .png
+bench: setup ## throughput (confluent-kafka) and start-up/memory benchmarks; JSON and PNG in bench-results/
 	$(PY) scripts/bench.py --out bench-results
+	$(PY) scripts/bench_startup.py --out bench-results
 
 clean: ## remove the virtualenv and local data
 	rm -rf $(VENV) data bench-results

@@ -15,6 +15,7 @@ from pybroker.config import BrokerConfig
 from pybroker.controller.local import LocalController
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
+from pybroker.log.cleaner import LogCleaner
 from pybroker.log.config import LogConfig
 from pybroker.log.manager import LogManager
 from pybroker.metadata.local import LocalMetadataStore
@@ -76,6 +77,8 @@ class Broker:
     async def start(self) -> None:
         started = time.monotonic()
         for d in self.log_dirs:
+            if d.exists() and not d.is_dir():
+                raise ConfigError(f"log dir {d} is not a directory")
             try:
                 d.mkdir(parents=True, exist_ok=True)
             except OSError as e:
@@ -127,6 +130,9 @@ class Broker:
         self._schedule("log-retention", get("log.retention.check.interval.ms"), logs.cleanup)
         self._schedule("offsets-expiration", get("offsets.retention.check.interval.ms"),
                        self.groups.expire_offsets)
+        if self.config.get_bool("log.cleaner.enable"):
+            cleaner = LogCleaner(logs, backoff_ms=get("log.cleaner.backoff.ms"))
+            self._tasks.append(asyncio.create_task(cleaner.run(now_ms), name="log-cleaner"))
         self._schedule(
             "producer-expiration", get("producer.id.expiration.check.interval.ms"),
             lambda now: [log_.remove_expired_producers(now) for log_ in logs.all_logs().values()],

@@ -36,11 +36,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     from pybroker.broker import Broker, ConfigError
+    from pybroker.log.manager import LogDirError
 
     try:
         broker = Broker(config)
         asyncio.run(broker.run_until_signal())
-    except ConfigError as e:
+    except (ConfigError, LogDirError) as e:
         log.error("%s", e)
         return 2
     except OSError as e:

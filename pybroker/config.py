@@ -34,6 +34,8 @@ DEFAULTS: dict[str, str] = {
     "broker.rack": "",
     "log.flush.offset.checkpoint.interval.ms": "60000",
     "log.retention.check.interval.ms": "300000",
+    "log.cleaner.enable": "true",
+    "log.cleaner.backoff.ms": "15000",
     "producer.id.expiration.check.interval.ms": "600000",
     "log.flush.scheduler.interval.ms": "9223372036854775807",
     "replica.fetch.wait.max.ms": "500",

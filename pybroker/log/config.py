@@ -57,6 +57,21 @@ def _choice(options: tuple[str, ...]) -> Callable[[str, str], str]:
     return parse
 
 
+def _ratio(name: str, raw: str) -> float:
+    try:
+        value = float(str(raw).strip())
+    except ValueError:
+        raise KafkaError(
+            ErrorCode.INVALID_CONFIG, f"Invalid value {raw} for configuration {name}: not a number"
+        ) from None
+    if not 0.0 <= value <= 1.0:
+        raise KafkaError(
+            ErrorCode.INVALID_CONFIG,
+            f"Invalid value {value} for configuration {name}: value must be in [0.0, 1.0]",
+        )
+    return value
+
+
 def _cleanup_policy(name: str, raw: str) -> str:
     parts = [p.strip() for p in str(raw).split(",") if p.strip()]
     if not parts or any(p not in CLEANUP_POLICIES for p in parts):
@@ -87,6 +102,10 @@ _TOPIC_CONFIGS: dict[str, tuple[str, Callable[[str, str], Any]]] = {
     "min.insync.replicas": ("min_insync_replicas", _int(1, INT_MAX)),
     "compression.type": ("compression_type", _choice(COMPRESSION_TYPES)),
     "file.delete.delay.ms": ("file_delete_delay_ms", _int(0, LONG_MAX)),
+    "delete.retention.ms": ("delete_retention_ms", _int(0, LONG_MAX)),
+    "min.cleanable.dirty.ratio": ("min_cleanable_dirty_ratio", _ratio),
+    "min.compaction.lag.ms": ("min_compaction_lag_ms", _int(0, LONG_MAX)),
+    "max.compaction.lag.ms": ("max_compaction_lag_ms", _int(1, LONG_MAX)),
 }
 
 TOPIC_CONFIG_NAMES: tuple[str, ...] = tuple(_TOPIC_CONFIGS)
@@ -94,16 +113,12 @@ TOPIC_CONFIG_NAMES: tuple[str, ...] = tuple(_TOPIC_CONFIGS)
 # Kafka topic configs that are accepted and reported back but have no effect here.
 IGNORED_TOPIC_CONFIGS = frozenset(
     {
-        "delete.retention.ms",
         "follower.replication.throttled.replicas",
         "leader.replication.throttled.replicas",
         "local.retention.bytes",
         "local.retention.ms",
-        "max.compaction.lag.ms",
         "message.downconversion.enable",
         "message.format.version",
-        "min.cleanable.dirty.ratio",
-        "min.compaction.lag.ms",
         "preallocate",
         "remote.storage.enable",
         "unclean.leader.election.enable",
@@ -138,6 +153,10 @@ BROKER_SYNONYMS: dict[str, tuple[tuple[str, int], ...]] = {
     "min.insync.replicas": (("min.insync.replicas", 1),),
     "compression.type": (("compression.type", 1),),
     "file.delete.delay.ms": (("log.segment.delete.delay.ms", 1),),
+    "delete.retention.ms": (("log.cleaner.delete.retention.ms", 1),),
+    "min.cleanable.dirty.ratio": (("log.cleaner.min.cleanable.ratio", 1),),
+    "min.compaction.lag.ms": (("log.cleaner.min.compaction.lag.ms", 1),),
+    "max.compaction.lag.ms": (("log.cleaner.max.compaction.lag.ms", 1),),
 }
 
 
@@ -163,6 +182,10 @@ class LogConfig:
     min_insync_replicas: int = 1
     compression_type: str = "producer"
     file_delete_delay_ms: int = 60000
+    delete_retention_ms: int = 86400000
+    min_cleanable_dirty_ratio: float = 0.5
+    min_compaction_lag_ms: int = 0
+    max_compaction_lag_ms: int = LONG_MAX
     # Accepted-but-inert Kafka topic configs, kept so they can be described back.
     extra: tuple[tuple[str, str], ...] = ()
 

@@ -27,6 +27,8 @@ from itertools import islice
 from operator import le, lt
 from pathlib import Path
 
+from .file_slice import SEGMENT_FILES, OpenFiles
+
 _OFFSET_ENTRY = struct.Struct(">ii")
 _TIME_ENTRY = struct.Struct(">qi")
 
@@ -36,32 +38,36 @@ class IndexCorrupt(Exception):
 
 
 class _IndexFile:
-    """The append-only file behind an index, opened lazily on the first write."""
+    """The append-only file behind an index, created on the first write.
+
+    The descriptor comes from an :class:`OpenFiles` cache on each write, so the index of a
+    segment nobody writes to costs no descriptor.
+    """
 
     entry_size: int
 
-    def __init__(self, path: Path, base_offset: int, max_index_bytes: int) -> None:
+    def __init__(
+        self, path: Path, base_offset: int, max_index_bytes: int, files: OpenFiles | None = None
+    ) -> None:
         self.path = path
         self.base_offset = base_offset
         self.max_entries = max(1, max_index_bytes // self.entry_size)
-        self._fd: int | None = None
-
-    def _open(self) -> int:
-        if self._fd is None:
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        return self._fd
+        self._files = files if files is not None else SEGMENT_FILES
+        self._dirty = False  # written since the last fsync
 
     def _write(self, data: bytes) -> None:
-        fd = self._open()
+        fd = self._files.get(self, self.path, create=True).fileno()
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
+        self._dirty = True
 
     def _truncate_file(self, entries: int) -> None:
         try:
             os.truncate(self.path, entries * self.entry_size)
         except FileNotFoundError:
-            pass
+            return
+        self._dirty = True
 
     def _read_file(self) -> bytes:
         try:
@@ -69,17 +75,37 @@ class _IndexFile:
         except FileNotFoundError:
             return b""
 
+    def _replace_file(self, data: bytes) -> int | None:
+        """Write the whole index to a temporary file and rename it over the old one.
+
+        Returns the old file's size when it held entries that ``data`` does not (anything but
+        a prefix of it: garbage, entries the log does not support), None otherwise. A file
+        that already has exactly these bytes is left alone.
+        """
+        old = self._read_file()
+        if old == data and self.path.exists():
+            return None
+        self.close()
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, self.path)
+        self._dirty = bool(data)  # a lost empty index is an empty index: no fsync needed
+        return None if data.startswith(old) else len(old)
+
     def set_max_index_bytes(self, max_index_bytes: int) -> None:
         self.max_entries = max(1, max_index_bytes // self.entry_size)
 
     def flush(self) -> None:
-        if self._fd is not None:
-            os.fsync(self._fd)
+        if not self._dirty:
+            return
+        try:
+            os.fsync(self._files.get(self, self.path).fileno())
+        except FileNotFoundError:
+            pass
+        self._dirty = False
 
     def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        self._files.forget(self)
 
     def delete(self) -> None:
         self.close()
@@ -110,8 +136,10 @@ class OffsetIndex(_IndexFile):
 
     entry_size = 8
 
-    def __init__(self, path: Path, base_offset: int, max_index_bytes: int) -> None:
-        super().__init__(path, base_offset, max_index_bytes)
+    def __init__(
+        self, path: Path, base_offset: int, max_index_bytes: int, files: OpenFiles | None = None
+    ) -> None:
+        super().__init__(path, base_offset, max_index_bytes, files)
         self._offsets = array("i")  # relative last offsets, strictly increasing
         self._positions = array("i")  # batch start positions, strictly increasing
         self._raw: bytes | None = None  # file content not parsed yet
@@ -195,16 +223,13 @@ class OffsetIndex(_IndexFile):
             del self._positions[keep:]
             self._truncate_file(keep)
 
-    def replace_entries(self, entries: list[tuple[int, int]]) -> None:
-        """Rewrite the whole index (after a rebuild)."""
-        self.close()
+    def replace_entries(self, entries: list[tuple[int, int]]) -> int | None:
+        """Rewrite the whole index (after a rebuild); returns the old file's size when it held
+        entries that were dropped (see ``_replace_file``)."""
         self._raw = None
         self._offsets = array("i", (o - self.base_offset for o, _ in entries))
         self._positions = array("i", (p for _, p in entries))
-        data = b"".join(_OFFSET_ENTRY.pack(o - self.base_offset, p) for o, p in entries)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, self.path)
+        return self._replace_file(b"".join(_OFFSET_ENTRY.pack(o - self.base_offset, p) for o, p in entries))
 
 
 class TimeIndex(_IndexFile):
@@ -212,8 +237,10 @@ class TimeIndex(_IndexFile):
 
     entry_size = 12
 
-    def __init__(self, path: Path, base_offset: int, max_index_bytes: int) -> None:
-        super().__init__(path, base_offset, max_index_bytes)
+    def __init__(
+        self, path: Path, base_offset: int, max_index_bytes: int, files: OpenFiles | None = None
+    ) -> None:
+        super().__init__(path, base_offset, max_index_bytes, files)
         self._timestamps = array("q")  # strictly increasing
         self._offsets = array("i")  # relative offsets, non-decreasing
         self._raw: bytes | None = None
@@ -296,12 +323,8 @@ class TimeIndex(_IndexFile):
             del self._offsets[keep:]
             self._truncate_file(keep)
 
-    def replace_entries(self, entries: list[tuple[int, int]]) -> None:
-        self.close()
+    def replace_entries(self, entries: list[tuple[int, int]]) -> int | None:
         self._raw = None
         self._timestamps = array("q", (ts for ts, _ in entries))
         self._offsets = array("i", (o - self.base_offset for _, o in entries))
-        data = b"".join(_TIME_ENTRY.pack(ts, o - self.base_offset) for ts, o in entries)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, self.path)
+        return self._replace_file(b"".join(_TIME_ENTRY.pack(ts, o - self.base_offset) for ts, o in entries))

@@ -12,12 +12,14 @@ import logging
 import os
 import re
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.records.batch import (
     COMPRESSION_MASK,
+    HEADER_SIZE,
     BatchHeader,
     compute_crc,
     set_base_offset,
@@ -26,6 +28,7 @@ from protocol.records.batch import (
 )
 from protocol.records.record import decode_batch
 
+from .checkpoints import fsync_dir
 from .config import LONG_MAX, LogConfig
 from .file_slice import FileSlice
 from .producer_state import ProducerStateManager
@@ -176,6 +179,7 @@ class Log:
 
     def _scan_dir(self) -> list[int]:
         """Segment base offsets in the directory; removes leftovers of interrupted operations."""
+        self._complete_interrupted_swaps()
         logs: set[int] = set()
         indexes: list[tuple[int, Path]] = []
         for path in self.dir.iterdir():
@@ -631,6 +635,114 @@ class Log:
     def files(self) -> list[str]:
         """File names in the partition directory (for diagnostics and tests)."""
         return sorted(os.listdir(self.dir))
+
+    # -- compaction ------------------------------------------------------------------------
+    #
+    # The cleaner writes a group's survivors to ``<base>.log.cleaned`` (+ ``.index.cleaned``,
+    # ``.timeindex.cleaned``), ``base`` being the group's first segment, then calls
+    # :meth:`replace_segments`. The swap is Kafka's: renaming the log to ``.log.swap`` is the
+    # commit point; after it the old segments go ``.deleted`` and the new files take their
+    # final names. A crash before the commit leaves ``.cleaned`` files that start-up deletes;
+    # a crash after it leaves a ``.log.swap`` that start-up completes.
+
+    CLEANED_SUFFIX = ".cleaned"
+    SWAP_SUFFIX = ".swap"
+
+    def is_cleanable_run(self, segments: Sequence[LogSegment]) -> bool:
+        """Whether ``segments`` are still consecutive inactive segments of this open log
+        (retention, truncation or a close since the cleaner looked make them stale)."""
+        if self._closed or not segments:
+            return False
+        try:
+            i = next(i for i, s in enumerate(self.segments) if s is segments[0])
+        except StopIteration:
+            return False
+        run = self.segments[i : i + len(segments)]
+        return i + len(segments) < len(self.segments) and all(a is b for a, b in zip(run, segments, strict=True))
+
+    def replace_segments(self, old: Sequence[LogSegment], now_ms: int) -> LogSegment | None:
+        """Swap the cleaned files of ``old[0].base_offset`` in for the segments ``old``.
+
+        Returns the new segment, or None (nothing touched) when ``old`` is no longer a run of
+        inactive segments of this log. The old files are renamed ``*.deleted`` and removed
+        ``file.delete.delay.ms`` later, so fetches holding slices of them still finish.
+        """
+        if not self.is_cleanable_run(old):
+            return None
+        base = old[0].base_offset
+        cleaned = {suffix: self.dir / (file_name(base, suffix) + self.CLEANED_SUFFIX)
+                   for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX)}
+        swap = self.dir / (file_name(base, LOG_SUFFIX) + self.SWAP_SUFFIX)
+        os.replace(cleaned[LOG_SUFFIX], swap)
+        fsync_dir(self.dir)  # committed: from here on start-up completes the swap
+        for segment in old:
+            segment.mark_deleted()
+            self._pending_deletes.append((now_ms + self.config.file_delete_delay_ms, segment))
+        for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+            if cleaned[suffix].exists():
+                os.replace(cleaned[suffix], self.dir / file_name(base, suffix))
+        os.replace(swap, self.dir / file_name(base, LOG_SUFFIX))
+        fsync_dir(self.dir)
+
+        segment = LogSegment(self.dir, base, self.config, now_ms)
+        problem = segment.load(verify_indexes=True)
+        if problem is not None:
+            logger.warning("%s: cleaned segment: %s; rebuilding its indexes", self._name, problem)
+            self._recover_segment(segment)
+        i = next(i for i, s in enumerate(self.segments) if s is old[0])
+        self.segments[i : i + len(old)] = [segment]
+        self._bases[i : i + len(old)] = [base]
+        return segment
+
+    def _complete_interrupted_swaps(self) -> None:
+        """Finish swaps whose ``.log.swap`` was committed before a crash.
+
+        As in Kafka, the swap replaces every segment whose base offset lies in
+        ``[swap base, swap next offset)``; its indexes are rebuilt from the log. Segments
+        past that range are kept: they only hold records the cleaner had dropped.
+        """
+        tail = LOG_SUFFIX + self.SWAP_SUFFIX
+        swaps = sorted(self.dir.glob("*" + tail))
+        for swap in swaps:
+            stem = swap.name[: -len(tail)]
+            if not (stem.isdigit() and len(stem) == 20):
+                continue
+            base = int(stem)
+            end = max(self._next_offset_of(swap, base), base + 1)
+            for path in self.dir.iterdir():
+                name, dot, suffix = path.name.partition(".")
+                if (dot and name.isdigit() and len(name) == 20 and base <= int(name) < end
+                        and "." + suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX)):
+                    path.unlink()
+            os.replace(swap, self.dir / file_name(base, LOG_SUFFIX))
+            logger.info("%s: completed the interrupted swap of cleaned segment %s", self._name, stem)
+            segment = LogSegment(self.dir, base, self.config, 0)
+            try:
+                segment.recover()
+                segment.flush()
+            finally:
+                segment.close()
+        if swaps:
+            fsync_dir(self.dir)
+
+    @staticmethod
+    def _next_offset_of(path: Path, base: int) -> int:
+        """The offset after the last whole batch of the log file ``path``."""
+        next_offset = base
+        with open(path, "rb") as f:
+            fd = f.fileno()
+            size = os.fstat(fd).st_size
+            pos = 0
+            while size - pos >= HEADER_SIZE:
+                try:
+                    header = BatchHeader.parse(os.pread(fd, HEADER_SIZE, pos))
+                except KafkaError:
+                    break
+                if header.size < HEADER_SIZE or pos + header.size > size:
+                    break
+                next_offset = header.next_offset
+                pos += header.size
+        return next_offset
 
 
 __all__ = [

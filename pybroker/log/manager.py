@@ -38,6 +38,16 @@ _LEGAL_TOPIC = re.compile(r"[A-Za-z0-9._-]{1,249}")
 TopicPartition = tuple[str, int]
 
 
+class LogDirError(OSError):
+    """A log dir that cannot be used (not a directory, unreadable, a partition that cannot be
+    opened). Start-up stops with this one-line message instead of a traceback."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"log dir {path} cannot be used: {reason}")
+        self.path = path
+        self.reason = reason
+
+
 class LogManager:
     """Loads, creates, flushes, checkpoints and deletes partition logs."""
 
@@ -57,7 +67,24 @@ class LogManager:
         """Load every partition directory; recover those not covered by a clean shutdown.
 
         ``config_for(topic)`` supplies per-topic configs; the default config otherwise.
+        Raises :class:`LogDirError` naming the log dir when one cannot be read or written.
         """
+        try:
+            self._load_logs(now_ms, config_for)
+        except OSError as e:
+            raise self._log_dir_error(e) from e
+
+    def _log_dir_error(self, e: OSError) -> LogDirError:
+        """Which log dir an I/O error during start-up belongs to, and a one-line reason."""
+        where = Path(e.filename) if e.filename else None
+        log_dir = next(
+            (d for d in self.log_dirs if where is not None and (where == d or d in where.parents)),
+            self.log_dirs[0],
+        )
+        reason = f"{e.strerror}: {e.filename}" if e.strerror and e.filename else e.strerror or str(e)
+        return LogDirError(log_dir, reason)
+
+    def _load_logs(self, now_ms: int, config_for: Callable[[str], LogConfig] | None) -> None:
         for log_dir in self.log_dirs:
             log_dir.mkdir(parents=True, exist_ok=True)
             marker = log_dir / CLEAN_SHUTDOWN_MARKER

@@ -2,18 +2,23 @@
 
 Batches are appended byte for byte as they arrive (offsets already assigned). Reads and
 recovery walk batch headers with ``os.pread``; nothing here decodes individual records.
+
+A segment holds no descriptor of its own: it asks an :class:`OpenFiles` cache for one on each
+disk access, so only recently used segments have open files and a broker with thousands of
+partitions stays within ``ulimit -n``. A brand-new segment's file is created at once (a log
+directory always shows its active segment), an existing one is only ``stat``-ed until used.
 """
 
 from __future__ import annotations
 
 import bisect
-import io
 import logging
 import os
 import random
 import struct
 from array import array
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
@@ -21,6 +26,7 @@ from protocol.errors import KafkaError
 from protocol.records.batch import HEADER_SIZE, LOG_OVERHEAD, MAGIC, BatchHeader, compute_crc
 
 from .config import INT_MAX, LogConfig
+from .file_slice import SEGMENT_FILES, LazyFile, OpenFiles, SharedFile
 from .index import IndexCorrupt, OffsetIndex, TimeIndex
 
 logger = logging.getLogger(__name__)
@@ -112,19 +118,34 @@ class _RecentBatches:
 class LogSegment:
     """A ``.log`` file and its two sparse indexes; not thread-safe (one event loop owns it)."""
 
-    def __init__(self, dir: Path, base_offset: int, config: LogConfig, now_ms: int) -> None:
+    def __init__(
+        self,
+        dir: Path,
+        base_offset: int,
+        config: LogConfig,
+        now_ms: int,
+        *,
+        files: OpenFiles | None = None,
+    ) -> None:
         self.dir = dir
         self.base_offset = base_offset
         self.config = config
         self.log_path = dir / file_name(base_offset, LOG_SUFFIX)
-        # "a+" is O_RDWR | O_APPEND | O_CREAT: writes always land at the end, reads use pread.
-        self._file = io.FileIO(self.log_path, "a+")
-        self.size = os.fstat(self._file.fileno()).st_size
+        self._files = files if files is not None else SEGMENT_FILES
+        self._lazy = LazyFile(self.shared_file)
+        self._closed = False
+        self._dirty = False  # appended or truncated since the last fsync
+        try:
+            self.size = os.stat(self.log_path).st_size
+        except FileNotFoundError:
+            self._files.get(self, self.log_path, create=True)
+            self.size = 0
+            self._dirty = True  # the new directory entry is not durable yet
         self.offset_index = OffsetIndex(
-            dir / file_name(base_offset, INDEX_SUFFIX), base_offset, config.segment_index_bytes
+            dir / file_name(base_offset, INDEX_SUFFIX), base_offset, config.segment_index_bytes, self._files
         )
         self.time_index = TimeIndex(
-            dir / file_name(base_offset, TIME_INDEX_SUFFIX), base_offset, config.segment_index_bytes
+            dir / file_name(base_offset, TIME_INDEX_SUFFIX), base_offset, config.segment_index_bytes, self._files
         )
         self.next_offset = base_offset
         self.max_timestamp = -1
@@ -142,11 +163,34 @@ class LogSegment:
     # -- lifecycle -------------------------------------------------------------------------
 
     @property
-    def file(self) -> io.FileIO:
-        return self._file
+    def file(self) -> LazyFile:
+        """The ``.log`` file for :class:`FileSlice`: opened only when a slice is read or sent."""
+        return self._lazy
+
+    def shared_file(self) -> SharedFile:
+        """The open ``.log`` file, opened now if the cache had closed it."""
+        if self._closed:
+            raise ValueError(f"{self.log_path.name}: segment is closed")
+        return self._files.get(self, self.log_path)
 
     def fileno(self) -> int:
-        return self._file.fileno()
+        """A descriptor valid until the next access to another file (use it at once)."""
+        return self.shared_file().fileno()
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the ``.log`` file currently holds a descriptor in the cache."""
+        return self._files.peek(self) is not None
+
+    @contextmanager
+    def _pinned(self) -> Iterator[int]:
+        """A descriptor that stays valid for the whole ``with`` block (long scans)."""
+        shared = self.shared_file()
+        shared.retain()
+        try:
+            yield shared.fileno()
+        finally:
+            shared.release()
 
     def load(self, *, verify_indexes: bool = False) -> str | None:
         """Open an existing segment trusting its content; returns why it needs recovery, if it does.
@@ -232,7 +276,10 @@ class LogSegment:
         Stops at the first batch that is torn, too short, not magic 2, fails its CRC or has
         offsets going backwards, and cuts the file there. Returns ``(bytes dropped, reason)``.
         """
-        fd = self._file.fileno()
+        with self._pinned() as fd:
+            return self._recover(fd)
+
+    def _recover(self, fd: int) -> tuple[int, str | None]:
         file_size = os.fstat(fd).st_size
         reader = _ChunkReader(fd)
         interval = self.config.index_interval_bytes
@@ -280,6 +327,7 @@ class LogSegment:
         dropped = file_size - pos
         if dropped:
             os.ftruncate(fd, pos)
+            self._dirty = True
         else:
             reason = None
         self.size = pos
@@ -288,8 +336,17 @@ class LogSegment:
         self._bytes_since_index = since_index
         self._recent.clear()
         self._indexes_verified = True
-        self.offset_index.replace_entries(offset_entries)
-        self.time_index.replace_entries(time_entries)
+        if max_ts >= 0 and (not time_entries or max_ts > time_entries[-1][0]):
+            time_entries.append((max_ts, offset_of_max))  # what close() would have added
+        # A lost tail of index entries is normal after a crash; anything else is worth a word.
+        # (A time index may also differ by the final entry of an earlier clean shutdown.)
+        for index, entries in ((self.offset_index, offset_entries), (self.time_index, time_entries)):
+            old_size = index.replace_entries(entries)
+            if old_size is not None and (index is self.offset_index or old_size % index.entry_size):
+                logger.warning(
+                    "%s: %s: rebuilt %s from the log: dropped its %d bytes (now %d entries)",
+                    self.dir.name, self.log_path.name, index.path.name, old_size, len(entries),
+                )
         self.rolling_base_ms = self._first_batch_timestamp()
         return dropped, reason
 
@@ -299,8 +356,10 @@ class LogSegment:
         self.time_index.set_max_index_bytes(config.segment_index_bytes)
 
     def flush(self) -> None:
-        """fsync the log and both indexes."""
-        os.fsync(self._file.fileno())
+        """fsync the log and both indexes (a segment not written since is left alone)."""
+        if self._dirty and not self._closed:
+            os.fsync(self.fileno())
+            self._dirty = False
         self.offset_index.flush()
         self.time_index.flush()
 
@@ -316,24 +375,29 @@ class LogSegment:
 
     def close(self, *, final_time_entry: bool = True) -> None:
         """Close the files; ``final_time_entry=False`` when they are about to be deleted."""
-        if self._file.closed:
+        if self._closed:
             return
         if final_time_entry and self._indexes_verified:
             self._final_time_entry()
         self.offset_index.close()
         self.time_index.close()
-        self._file.close()
+        self._files.forget(self)
+        self._closed = True
 
     def largest_timestamp(self) -> int:
         """The max record timestamp, or the file's mtime when no batch carries one (as Kafka)."""
         if self.max_timestamp >= 0:
             return self.max_timestamp
-        return int(os.fstat(self._file.fileno()).st_mtime * 1000)
+        try:
+            return int(os.stat(self.log_path).st_mtime * 1000)
+        except FileNotFoundError:
+            return -1
 
     def mark_deleted(self) -> None:
         """Rename the files ``*.deleted`` (Kafka's convention) ahead of the actual deletion.
 
-        The open log file stays readable, so fetches already holding a slice of it finish.
+        Slices already handed out open it under the new name, and a send in progress keeps
+        its descriptor, so fetches holding them finish until the file is finally deleted.
         """
         suffix = ".deleted"
         self.offset_index.rename(self.offset_index.path.with_name(self.offset_index.path.name + suffix))
@@ -345,8 +409,8 @@ class LogSegment:
     def delete(self) -> None:
         self.offset_index.delete()
         self.time_index.delete()
-        if not self._file.closed:
-            self._file.close()
+        self._files.forget(self)
+        self._closed = True
         self.log_path.unlink(missing_ok=True)
 
     # -- append ----------------------------------------------------------------------------
@@ -378,11 +442,13 @@ class LogSegment:
         """Write one batch whose offsets are assigned; returns its file position."""
         position = self.size
         n = len(batch)
-        written = self._file.write(batch)
+        fd = self.fileno()
+        written = os.write(fd, batch)
         if written != n:  # a short write (e.g. a signal); finish it
-            view = memoryview(batch)[written or 0 :]
+            view = memoryview(batch)[written:]
             while view:
-                view = view[self._file.write(view) or 0 :]
+                view = view[os.write(fd, view) :]
+        self._dirty = True
         if self.rolling_base_ms is None:
             self.rolling_base_ms = now_ms
         if max_timestamp > self.max_timestamp:
@@ -402,7 +468,7 @@ class LogSegment:
 
     def peek(self, position: int) -> Peek | None:
         """Offsets and size of the batch at ``position`` from a short header read."""
-        data = os.pread(self._file.fileno(), _PEEK.size, position)
+        data = os.pread(self.fileno(), _PEEK.size, position)
         if len(data) < _PEEK.size:
             return None
         base, length, _, _, _, _, last_delta = _PEEK.unpack(data)
@@ -411,7 +477,7 @@ class LogSegment:
         return Peek(base, length + LOG_OVERHEAD, base + last_delta)
 
     def header_at(self, position: int) -> BatchHeader | None:
-        data = os.pread(self._file.fileno(), HEADER_SIZE, position)
+        data = os.pread(self.fileno(), HEADER_SIZE, position)
         if len(data) < HEADER_SIZE:
             return None
         try:
@@ -430,7 +496,7 @@ class LogSegment:
             position += header.size
 
     def read_at(self, position: int, size: int) -> bytes:
-        return os.pread(self._file.fileno(), size, position)
+        return os.pread(self.fileno(), size, position)
 
     def translate_offset(self, offset: int) -> tuple[int, Peek] | None:
         """Position and peek of the first batch whose last offset is >= ``offset``."""
@@ -492,7 +558,8 @@ class LogSegment:
         pos, peek = found
         removed = self.size - pos
         self._recent.clear()
-        os.ftruncate(self._file.fileno(), pos)
+        os.ftruncate(self.fileno(), pos)
+        self._dirty = True
         self.size = pos
         self.offset_index.truncate_to_position(pos)
         self.time_index.truncate_to_offset(peek.base_offset)

@@ -1,0 +1,658 @@
+"""Log compaction for topics whose ``cleanup.policy`` includes ``compact`` (Kafka's LogCleaner).
+
+One pass, as in Kafka's ``Cleaner.doClean``:
+
+1. **Pick a log.** Per log, the *dirty* section runs from the checkpointed first dirty offset
+   (``cleaner-offset-checkpoint`` in each log dir) up to the first uncleanable offset: the
+   active segment, or an earlier segment holding a record newer than
+   ``min.compaction.lag.ms``. The log is cleanable when dirty bytes / (clean + dirty bytes)
+   exceeds ``min.cleanable.dirty.ratio`` (strictly, as Kafka compares), or when a dirty
+   segment's first batch is older than ``max.compaction.lag.ms``. The filthiest log goes first.
+2. **Offset map.** Key -> latest offset over the dirty section. Keys are stored as MD5
+   digests, as Kafka's ``SkimpyOffsetMap`` does, so memory per key is fixed. When the map is
+   full the pass covers only the batches mapped so far and the next pass continues.
+3. **Rewrite.** Every segment from the log start to the end of the mapped section is
+   rewritten, consecutive segments grouped so a group still fits ``segment.bytes``, the index
+   limit and 32-bit relative offsets (``groupSegmentsBySize``). A record survives when it is
+   the latest for its key or lies past the mapped section. Offsets never change: a batch that
+   loses records is rebuilt with its original base offset, last offset delta, producer id,
+   epoch, base sequence, leader epoch, codec and timestamp type.
+4. **Swap.** Each group is written to ``<base>.log.cleaned`` with its indexes and swapped in
+   by :meth:`Log.replace_segments` (``.swap`` as the commit point, old files ``.deleted``
+   and removed after ``file.delete.delay.ms``, so fetches holding slices of them finish).
+
+Rules worth knowing:
+
+* **Tombstones** (a key with a null value) follow KIP-534: the pass that first keeps a
+  tombstone stamps its batch with a *delete horizon* of ``now + delete.retention.ms``
+  (attribute bit 6; the base timestamp holds the horizon and record timestamps are deltas from
+  it, so every client still reads the original timestamps). A later pass at or after the
+  horizon drops the tombstone. So a tombstone outlives its cleaning by at least
+  ``delete.retention.ms``, whatever the segment's age, which is the guarantee Kafka documents
+  for consumers reading from the start. Like Kafka, no pass is scheduled just to expire
+  tombstones; one happens when the log is cleanable again.
+* **Records without a key** are dropped by the cleaner, as Kafka's cleaner does with such
+  ("invalid") records. Kafka refuses them on produce to a compacted topic; this broker stores
+  batches without decoding them, so they can exist until the first pass over them.
+* **Producer state.** A batch that loses all its records is kept as an empty batch (header
+  only) when it is the last batch of a producer the log still tracks, so its last sequence
+  survives a rebuild of the producer state from the log; otherwise it goes.
+* **Transactions are not supported**: control batches and transactional batches are copied
+  verbatim and their records are not entered in the offset map (so an aborted write can
+  never shadow a committed one).
+
+Responsiveness: the cleaner runs on the event loop in bounded steps. Each step reads at most
+``step_bytes`` of batches (building the map, or filtering into a cleaned file) and the async
+drivers yield to the loop between steps; the swap of a group is one short step. Between steps
+the log may change under the cleaner (retention, DeleteRecords, truncation, deletion); each
+step first checks that the segments it works on are still current and otherwise abandons the
+pass, deleting its ``.cleaned`` files. Work is CPU-bound Python (decoding and re-encoding
+records), so a worker thread would not run in parallel with the loop anyway.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import hashlib
+import logging
+import os
+from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from protocol.errors import ErrorCode, KafkaError
+from protocol.records.batch import (
+    COMPRESSION_MASK,
+    HEADER_SIZE,
+    LOG_OVERHEAD,
+    BatchHeader,
+    peek_offset_and_length,
+    write_crc,
+)
+from protocol.records.compression import CompressionType, compress
+from protocol.records.record import Record, _encode_record, decode_batch, iter_batches
+
+from .checkpoints import CheckpointError, read_offset_checkpoint, write_offset_checkpoint
+from .config import INT_MAX, LogConfig
+from .index import OffsetIndex, TimeIndex
+from .log import Log
+from .manager import LogManager, TopicPartition
+from .segment import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, LogSegment, file_name
+
+logger = logging.getLogger(__name__)
+
+CLEANER_CHECKPOINT = "cleaner-offset-checkpoint"
+DELETE_HORIZON_MASK = 0x40  # batch attribute bit 6 (KIP-534)
+DEFAULT_MAX_MAP_ENTRIES = 1_000_000
+DEFAULT_STEP_BYTES = 1 << 20
+DEFAULT_BACKOFF_MS = 15_000  # log.cleaner.backoff.ms
+
+
+class _CleaningAborted(Exception):
+    """The log changed under the cleaner; the pass is abandoned without touching it."""
+
+
+# -- what to clean ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LogToClean:
+    """A log's clean and dirty sections as the cleaner measured them (Kafka's ``LogToClean``)."""
+
+    topic: str
+    partition: int
+    log: Log
+    first_dirty_offset: int
+    first_uncleanable_offset: int
+    clean_bytes: int
+    cleanable_bytes: int
+    need_compaction_now: bool  # a dirty record is older than max.compaction.lag.ms
+
+    @property
+    def total_bytes(self) -> int:
+        return self.clean_bytes + self.cleanable_bytes
+
+    @property
+    def cleanable_ratio(self) -> float:
+        return self.cleanable_bytes / self.total_bytes if self.total_bytes else 0.0
+
+    @property
+    def is_cleanable(self) -> bool:
+        if self.need_compaction_now and self.cleanable_bytes > 0:
+            return True
+        return self.cleanable_ratio > self.log.config.min_cleanable_dirty_ratio
+
+
+@dataclass(slots=True)
+class CleanerStats:
+    """The outcome of one pass over one log."""
+
+    topic: str
+    partition: int
+    first_dirty_offset: int
+    end_offset: int = -1  # the new first dirty offset
+    segments_before: int = 0
+    segments_after: int = 0
+    bytes_read: int = 0
+    bytes_written: int = 0
+    records_read: int = 0
+    records_removed: int = 0
+    aborted: bool = False
+
+    @property
+    def progressed(self) -> bool:
+        return not self.aborted and self.end_offset > self.first_dirty_offset
+
+
+def _segments_from(segments: Sequence[LogSegment], start: int, end: int) -> list[LogSegment]:
+    """The segments of a log (all of them, in order) holding offsets in ``[start, end)``
+    (Kafka's ``logSegments(from, to)``)."""
+    i = max(0, bisect.bisect_right([s.base_offset for s in segments], start) - 1)
+    return [s for s in segments[i:] if s.base_offset < end]
+
+
+def _first_batch_timestamp(segment: LogSegment) -> int:
+    header = segment.header_at(0) if segment.size else None
+    return header.max_timestamp if header is not None else -1
+
+
+def measure(
+    topic: str, partition: int, log: Log, checkpoint: int | None, now_ms: int
+) -> LogToClean:
+    """Kafka's ``cleanableOffsets`` + ``calculateCleanableBytes`` + ``maxCompactionDelay``."""
+    cfg = log.config
+    segments = list(log.segments)
+    active = segments[-1]
+    start = log.log_start_offset
+    if checkpoint is None or checkpoint < start or checkpoint > log.log_end_offset:
+        first_dirty = start
+    else:
+        first_dirty = checkpoint
+    dirty = _segments_from(segments, first_dirty, active.base_offset)  # never the active one
+
+    uncleanable = active.base_offset
+    if cfg.min_compaction_lag_ms > 0:
+        too_new = next(
+            (s for s in dirty if s.largest_timestamp() > now_ms - cfg.min_compaction_lag_ms), None
+        )
+        if too_new is not None:
+            uncleanable = too_new.base_offset
+    # Snap to the start of the segment holding it: only whole segments are cleaned.
+    uncleanable = max(first_dirty, uncleanable)
+    after = _segments_from(segments, uncleanable, active.base_offset)
+    uncleanable = after[0].base_offset if after else active.base_offset
+
+    cleanable_bytes = sum(s.size for s in _segments_from(segments, min(first_dirty, uncleanable), uncleanable))
+    clean_bytes = sum(s.size for s in segments if s.base_offset < first_dirty)
+
+    need_now = False
+    clean_until = now_ms - cfg.max_compaction_lag_ms
+    if clean_until > 0:
+        stamps = [ts for ts in map(_first_batch_timestamp, dirty) if ts > 0]
+        need_now = bool(stamps) and min(stamps) < clean_until
+    return LogToClean(topic, partition, log, first_dirty, uncleanable, clean_bytes, cleanable_bytes, need_now)
+
+
+def group_segments_by_size(
+    segments: Sequence[LogSegment], max_size: int, max_index_bytes: int
+) -> list[list[LogSegment]]:
+    """Consecutive segments merged while the group stays within ``segment.bytes``, both index
+    limits and 32-bit offsets relative to its first segment (Kafka's ``groupSegmentsBySize``)."""
+    groups: list[list[LogSegment]] = []
+    i = 0
+    while i < len(segments):
+        group = [segments[i]]
+        size = segments[i].size
+        index_bytes = len(segments[i].offset_index) * OffsetIndex.entry_size
+        time_bytes = len(segments[i].time_index) * TimeIndex.entry_size
+        i += 1
+        while i < len(segments):
+            s = segments[i]
+            s_index = len(s.offset_index) * OffsetIndex.entry_size
+            s_time = len(s.time_index) * TimeIndex.entry_size
+            if (
+                size + s.size > max_size
+                or index_bytes + s_index > max_index_bytes
+                or time_bytes + s_time > max_index_bytes
+                or (s.size and s.next_offset - 1 - group[0].base_offset > INT_MAX)
+            ):
+                break
+            group.append(s)
+            size, index_bytes, time_bytes = size + s.size, index_bytes + s_index, time_bytes + s_time
+            i += 1
+        groups.append(group)
+    return groups
+
+
+# -- the offset map and the record filter ----------------------------------------------------
+
+
+class OffsetMap:
+    """Key -> latest offset in the dirty section, keyed by the key's MD5 digest."""
+
+    def __init__(self, max_entries: int) -> None:
+        self.max_entries = max_entries
+        self.latest_offset = -1  # last offset of the last batch mapped
+        self._offsets: dict[bytes, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    @staticmethod
+    def _digest(key: bytes) -> bytes:
+        return hashlib.md5(key, usedforsecurity=False).digest()
+
+    def put(self, key: bytes, offset: int) -> None:
+        self._offsets[self._digest(key)] = offset
+
+    def get(self, key: bytes) -> int:
+        """The latest offset of ``key``, or -1 when the dirty section does not have it."""
+        return self._offsets.get(self._digest(key), -1)
+
+
+def encode_batch(header: BatchHeader, records: Sequence[Record], delete_horizon: int | None) -> bytearray:
+    """``records`` as a batch that keeps ``header``'s offset range, producer fields, leader
+    epoch, codec and timestamp type (the last offset delta is kept so the producer's last
+    sequence stays intact, as Kafka does).
+
+    With a ``delete_horizon`` the base timestamp carries it (KIP-534) and the record
+    timestamps are encoded relative to it. An empty batch is a bare header.
+    """
+    # build_batch always bases timestamps on the first record, hence the record encoder here.
+    if delete_horizon is not None:
+        base_timestamp = delete_horizon
+    elif records:
+        base_timestamp = records[0].timestamp
+    else:
+        base_timestamp = header.max_timestamp
+    body = bytearray()
+    for r in records:
+        _encode_record(
+            body, r.offset - header.base_offset, r.timestamp - base_timestamp, r.key, r.value, r.headers, r.attributes
+        )
+    if header.is_log_append_time or not records:
+        max_timestamp = header.max_timestamp
+    else:
+        max_timestamp = max(r.timestamp for r in records)
+    codec = header.compression if records else CompressionType.NONE
+    payload = compress(codec, body) if codec != CompressionType.NONE else body
+    attributes = header.attributes & ~(COMPRESSION_MASK | DELETE_HORIZON_MASK) | codec
+    if delete_horizon is not None:
+        attributes |= DELETE_HORIZON_MASK
+    out = bytearray(HEADER_SIZE)
+    out += payload
+    header._replace(
+        batch_length=len(out) - LOG_OVERHEAD,
+        crc=0,
+        attributes=attributes,
+        base_timestamp=base_timestamp,
+        max_timestamp=max_timestamp,
+        records_count=len(records),
+    ).pack_into(out)
+    write_crc(out)
+    return out
+
+
+def delete_horizon_of(header: BatchHeader) -> int | None:
+    return header.base_timestamp if header.attributes & DELETE_HORIZON_MASK else None
+
+
+@dataclass(slots=True)
+class _Filter:
+    """Decides, batch by batch, what a pass keeps (Kafka's ``shouldRetainRecord`` and
+    ``checkBatchRetention``)."""
+
+    offset_map: OffsetMap
+    now_ms: int
+    delete_retention_ms: int
+    last_batch_of_producer: dict[int, int]  # producer id -> last offset of its last batch
+    stats: CleanerStats
+
+    def batch(self, header: BatchHeader, data: memoryview) -> bytes | memoryview | bytearray | None:
+        """The batch to write for ``data`` (itself when untouched), or None to drop it."""
+        if header.is_control or header.is_transactional:
+            return data
+        _, records = decode_batch(data)
+        horizon = delete_horizon_of(header)
+        latest = self.offset_map.latest_offset
+        kept: list[Record] = []
+        tombstones = False
+        for r in records:
+            if r.offset > latest:
+                keep = True
+            elif r.key is None:
+                keep = False
+            else:
+                keep = r.offset >= self.offset_map.get(r.key) and (
+                    r.value is not None or horizon is None or self.now_ms < horizon
+                )
+            if keep:
+                kept.append(r)
+                tombstones = tombstones or r.value is None
+        self.stats.records_read += len(records)
+        self.stats.records_removed += len(records) - len(kept)
+        if kept:
+            stamp = tombstones and horizon is None
+            if len(kept) == len(records) and not stamp:
+                return data
+            return encode_batch(header, kept, self.now_ms + self.delete_retention_ms if stamp else horizon)
+        if header.producer_id >= 0 and self.last_batch_of_producer.get(header.producer_id) == header.last_offset:
+            return data if not records else encode_batch(header, (), None)
+        return None
+
+
+# -- writing a cleaned segment ---------------------------------------------------------------
+
+
+class _CleanedSegment:
+    """``<base>.log.cleaned`` and its two indexes, built as batches are appended.
+
+    Index entries follow the segment's own rule (one per ``index.interval.bytes``), so the
+    swap only has to rename files and load them.
+    """
+
+    def __init__(self, dir: Path, base_offset: int, config: LogConfig) -> None:
+        self.base_offset = base_offset
+        self.config = config
+        self.paths = {
+            suffix: dir / (file_name(base_offset, suffix) + Log.CLEANED_SUFFIX)
+            for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX)
+        }
+        self._fd = os.open(self.paths[LOG_SUFFIX], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        self.size = 0
+        self._offset_entries: list[tuple[int, int]] = []
+        self._time_entries: list[tuple[int, int]] = []
+        self._since_index = 0
+        self._max_timestamp = -1
+        self._offset_of_max = base_offset
+
+    def append(self, batch: bytes | bytearray | memoryview) -> None:
+        header = BatchHeader.parse(batch)
+        if header.max_timestamp > self._max_timestamp:
+            self._max_timestamp, self._offset_of_max = header.max_timestamp, header.last_offset
+        if self._since_index > self.config.index_interval_bytes:
+            self._offset_entries.append((header.last_offset, self.size))
+            self._add_time_entry()
+            self._since_index = 0
+        view = memoryview(batch)
+        while view:
+            view = view[os.write(self._fd, view) :]
+        self._since_index += len(batch)
+        self.size += len(batch)
+
+    def _add_time_entry(self) -> None:
+        if self._max_timestamp >= 0 and (not self._time_entries or self._max_timestamp > self._time_entries[-1][0]):
+            self._time_entries.append((self._max_timestamp, self._offset_of_max))
+
+    def finish(self, mtime_ns: int) -> None:
+        """Write the indexes, make everything durable and give the log the sources' mtime."""
+        self._add_time_entry()  # the final entry an inactive segment gets on roll
+        size = self.config.segment_index_bytes
+        OffsetIndex(self.paths[INDEX_SUFFIX], self.base_offset, size).replace_entries(self._offset_entries)
+        TimeIndex(self.paths[TIME_INDEX_SUFFIX], self.base_offset, size).replace_entries(self._time_entries)
+        os.fsync(self._fd)
+        os.close(self._fd)
+        self._fd = -1
+        for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+            fd = os.open(self.paths[suffix], os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        os.utime(self.paths[LOG_SUFFIX], ns=(mtime_ns, mtime_ns))
+
+    def discard(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        for path in self.paths.values():
+            path.unlink(missing_ok=True)
+            path.with_name(path.name + ".tmp").unlink(missing_ok=True)
+
+
+def _read_batches(segment: LogSegment, position: int, chunk: int) -> Iterator[list[tuple[BatchHeader, memoryview]]]:
+    """The segment's batches from ``position``, a list per ``chunk`` bytes read."""
+    end = segment.size
+    while position < end:
+        data = segment.read_at(position, min(chunk, end - position))
+        batches = [(h, memoryview(data)[p : p + h.size]) for p, h in iter_batches(data)]
+        if not batches:  # a batch larger than the chunk
+            if len(data) < LOG_OVERHEAD:
+                raise KafkaError(ErrorCode.CORRUPT_MESSAGE, f"{segment.log_path.name}: torn batch at {position}")
+            _, length = peek_offset_and_length(data)
+            data = segment.read_at(position, length + LOG_OVERHEAD)
+            batches = [(h, memoryview(data)) for _, h in iter_batches(data)]
+            if not batches:
+                raise KafkaError(ErrorCode.CORRUPT_MESSAGE, f"{segment.log_path.name}: torn batch at {position}")
+        yield batches
+        position += sum(h.size for h, _ in batches)
+
+
+# -- the cleaner -----------------------------------------------------------------------------
+
+
+class LogCleaner:
+    """Compacts the logs of a :class:`LogManager`, one log per pass.
+
+    ``clean_once(now_ms)`` runs a whole pass synchronously (tests, tools);
+    ``await clean(now_ms)`` runs the same pass yielding to the event loop between steps;
+    ``run(clock)`` is Kafka's cleaner thread as a task: clean the filthiest log, go again at
+    once when a pass made progress, otherwise sleep ``backoff_ms``.
+    """
+
+    def __init__(
+        self,
+        log_manager: LogManager,
+        *,
+        max_map_entries: int = DEFAULT_MAX_MAP_ENTRIES,
+        step_bytes: int = DEFAULT_STEP_BYTES,
+        backoff_ms: int = DEFAULT_BACKOFF_MS,
+    ) -> None:
+        if max_map_entries < 1 or step_bytes < 1:
+            raise ValueError("max_map_entries and step_bytes must be positive")
+        self.log_manager = log_manager
+        self.max_map_entries = max_map_entries
+        self.step_bytes = step_bytes
+        self.backoff_ms = backoff_ms
+        self.uncleanable: set[TopicPartition] = set()  # failed with an error; skipped until restart
+        self._first_dirty: dict[TopicPartition, tuple[Log, int]] | None = None
+
+    # -- checkpoints -------------------------------------------------------------------------
+
+    def _checkpoints(self) -> dict[TopicPartition, tuple[Log, int]]:
+        """First dirty offsets, read from the log dirs on first use and bound to the log
+        objects then open (a partition deleted and created again starts dirty)."""
+        if self._first_dirty is None:
+            self._first_dirty = {}
+            manager = self.log_manager
+            for log_dir in manager.log_dirs:
+                try:
+                    entries = read_offset_checkpoint(log_dir / CLEANER_CHECKPOINT)
+                except CheckpointError as e:
+                    logger.warning("Ignoring unreadable cleaner checkpoint (logs will be cleaned again): %s", e)
+                    continue
+                for tp, offset in entries.items():
+                    log = manager.get_log(*tp)
+                    if log is not None and manager.log_dir_of(*tp) == log_dir:
+                        self._first_dirty[tp] = (log, offset)
+        return self._first_dirty
+
+    def checkpoint_of(self, topic: str, partition: int) -> int | None:
+        """The first dirty offset recorded for a partition's current log, if any."""
+        entry = self._checkpoints().get((topic, partition))
+        log = self.log_manager.get_log(topic, partition)
+        return entry[1] if entry is not None and entry[0] is log else None
+
+    def _update_checkpoint(self, topic: str, partition: int, log: Log, offset: int) -> None:
+        checkpoints = self._checkpoints()
+        checkpoints[(topic, partition)] = (log, offset)
+        manager = self.log_manager
+        log_dir = manager.log_dir_of(topic, partition)
+        if log_dir is None:
+            return
+        current = {
+            tp: offset
+            for tp, (entry_log, offset) in checkpoints.items()
+            if manager.get_log(*tp) is entry_log and manager.log_dir_of(*tp) == log_dir
+        }
+        write_offset_checkpoint(log_dir / CLEANER_CHECKPOINT, current)
+
+    # -- choosing a log ----------------------------------------------------------------------
+
+    def grab_filthiest_log(self, now_ms: int) -> LogToClean | None:
+        """The cleanable compacted log with the highest dirty ratio, if any."""
+        best: LogToClean | None = None
+        for (topic, partition), log in self.log_manager.all_logs().items():
+            if "compact" not in log.config.cleanup_policy.split(",") or (topic, partition) in self.uncleanable:
+                continue
+            ltc = measure(topic, partition, log, self.checkpoint_of(topic, partition), now_ms)
+            if ltc.total_bytes == 0 or not ltc.is_cleanable:
+                continue
+            if best is None or ltc.cleanable_ratio > best.cleanable_ratio:
+                best = ltc
+        return best
+
+    # -- drivers -----------------------------------------------------------------------------
+
+    def clean_once(self, now_ms: int) -> CleanerStats | None:
+        """Clean the filthiest log in one go; None when no log needs cleaning."""
+        steps = self._pass(now_ms)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                return done.value
+
+    async def clean(self, now_ms: int) -> CleanerStats | None:
+        """:meth:`clean_once`, yielding to the event loop after every step."""
+        steps = self._pass(now_ms)
+        try:
+            while True:
+                try:
+                    next(steps)
+                except StopIteration as done:
+                    return done.value
+                await asyncio.sleep(0)
+        finally:
+            steps.close()  # cancelled mid-pass: the generator discards its .cleaned files
+
+    async def run(self, clock: Callable[[], int]) -> None:
+        """Clean forever (until cancelled), ``clock()`` giving the time in ms for each pass."""
+        while True:
+            try:
+                stats = await self.clean(clock())
+            except Exception:
+                logger.exception("Log cleaner pass failed")
+                stats = None
+            await asyncio.sleep(0 if stats is not None and stats.progressed else self.backoff_ms / 1000)
+
+    # -- one pass ----------------------------------------------------------------------------
+
+    def _pass(self, now_ms: int) -> Generator[None, None, CleanerStats | None]:
+        ltc = self.grab_filthiest_log(now_ms)
+        if ltc is None:
+            return None
+        tp = (ltc.topic, ltc.partition)
+        stats = CleanerStats(ltc.topic, ltc.partition, ltc.first_dirty_offset)
+        try:
+            yield from self._clean(ltc, now_ms, stats)
+        except _CleaningAborted as e:
+            logger.info("Cleaning of %s-%d abandoned: %s", *tp, e)
+            stats.aborted = True
+        except (KafkaError, OSError, ValueError):  # corrupt data, I/O, a segment closed under us
+            logger.exception("Cleaning of %s-%d failed; the partition is marked uncleanable", *tp)
+            self.uncleanable.add(tp)
+            stats.aborted = True
+        return stats
+
+    def _check(self, ltc: LogToClean, segments: Sequence[LogSegment]) -> None:
+        if self.log_manager.get_log(ltc.topic, ltc.partition) is not ltc.log or not ltc.log.is_cleanable_run(segments):
+            raise _CleaningAborted("the log changed during the pass")
+
+    def _clean(self, ltc: LogToClean, now_ms: int, stats: CleanerStats) -> Generator[None, None, None]:
+        log = ltc.log
+        cfg = log.config
+        offset_map = OffsetMap(self.max_map_entries)
+        end_offset = yield from self._build_offset_map(ltc, offset_map)
+
+        segments = [s for s in log.segments[:-1] if s.base_offset < end_offset]
+        stats.segments_before = len(segments)
+        producers = {
+            pid: entry.batches[-1].last_offset for pid, entry in log.producer_state.producers.items() if entry.batches
+        }
+        record_filter = _Filter(offset_map, now_ms, cfg.delete_retention_ms, producers, stats)
+        for group in group_segments_by_size(segments, cfg.segment_bytes, cfg.segment_index_bytes):
+            yield from self._clean_group(ltc, group, record_filter, now_ms)
+            stats.segments_after += 1
+
+        stats.end_offset = end_offset
+        self._update_checkpoint(ltc.topic, ltc.partition, log, end_offset)
+        logger.info(
+            "Cleaned %s-%d up to offset %d: %d segments -> %d, %d -> %d bytes, %d of %d records removed",
+            ltc.topic, ltc.partition, end_offset, stats.segments_before, stats.segments_after,
+            stats.bytes_read, stats.bytes_written, stats.records_removed, stats.records_read,
+        )
+
+    def _build_offset_map(self, ltc: LogToClean, offset_map: OffsetMap) -> Generator[None, None, int]:
+        """Map the dirty section; returns where the pass ends (exclusive)."""
+        start, end = ltc.first_dirty_offset, ltc.first_uncleanable_offset
+        dirty = _segments_from(ltc.log.segments, start, end)
+        offset_map.latest_offset = start - 1
+        for segment in dirty:
+            found = segment.translate_offset(start)
+            if found is None:
+                continue
+            for batches in _read_batches(segment, found[0], self.step_bytes):
+                for header, data in batches:
+                    if header.last_offset < start:
+                        continue
+                    if not (header.is_control or header.is_transactional):
+                        full = len(offset_map) + header.records_count > offset_map.max_entries
+                        if full and offset_map.latest_offset >= start:
+                            return offset_map.latest_offset + 1
+                        for r in decode_batch(data)[1]:
+                            if r.key is not None and r.offset >= start:
+                                offset_map.put(r.key, r.offset)
+                    offset_map.latest_offset = header.last_offset
+                yield
+                self._check(ltc, dirty)
+        return end
+
+    def _clean_group(
+        self, ltc: LogToClean, group: list[LogSegment], record_filter: _Filter, now_ms: int
+    ) -> Generator[None, None, None]:
+        log = ltc.log
+        stats = record_filter.stats
+        out = _CleanedSegment(log.dir, group[0].base_offset, log.config)
+        swapped = False
+        try:
+            for segment in group:
+                for batches in _read_batches(segment, 0, self.step_bytes):
+                    for header, data in batches:
+                        stats.bytes_read += header.size
+                        kept = record_filter.batch(header, data)
+                        if kept is not None:
+                            out.append(kept)
+                    yield
+                    self._check(ltc, group)
+            out.finish(max(os.stat(s.log_path).st_mtime_ns for s in group))
+            if log.replace_segments(group, now_ms) is None:
+                raise _CleaningAborted("the segments were replaced or removed")
+            swapped = True
+            stats.bytes_written += out.size
+        finally:
+            if not swapped:
+                out.discard()
+
+
+__all__ = [
+    "CLEANER_CHECKPOINT",
+    "CleanerStats",
+    "LogCleaner",
+    "LogToClean",
+    "OffsetMap",
+    "encode_batch",
+    "group_segments_by_size",
+    "measure",
+]
