@@ -8,10 +8,10 @@ DATA_DIR ?= data/kafka-logs
 STAMP := $(VENV)/.setup-stamp
 
 .DEFAULT_GOAL := help
-.PHONY: help setup system-deps java-deps run test test-unit test-compat gen gen-check lint bench clean
+.PHONY: help setup system-deps java-deps kafka-tools-deps run test test-unit test-compat gen gen-check lint bench clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,13 +19,16 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
-setup: $(STAMP) system-deps java-deps ## create .venv with pybroker (editable) and test deps; Debian tools; Java clients
+setup: $(STAMP) system-deps java-deps kafka-tools-deps ## create .venv with pybroker (editable) and test deps; Debian tools; Java clients
 
 system-deps: ## install the Debian packages the compatibility tests drive (kcat, JDK, Maven)
 	@bash scripts/install-system-deps.sh
 
 java-deps: ## fetch the Java Kafka clients (Maven) and compile their test driver into .cache/java
 	@bash scripts/java-deps.sh
+
+kafka-tools-deps: ## fetch Apache Kafka 3.9's CLI tool jars (Maven) into .cache/kafka-tools
+	@bash scripts/kafka-tools-deps.sh
 
 run: $(STAMP) ## serve on PLAINTEXT://127.0.0.1:9092 with data in ./data/kafka-logs
 	$(VENV)/bin/pybroker serve --config config/server.properties --override log.dirs=$(DATA_DIR)

@@ -10,6 +10,7 @@ LATEST = -1
 EARLIEST = -2
 MAX_TIMESTAMP = -3  # v7+ (KIP-734)
 EARLIEST_LOCAL = -4  # v8+ (KIP-405): no tiered storage here, so the log start offset
+LATEST_TIERED = -5  # v9+ (KIP-1005): nothing is tiered, so no offset, as Kafka answers then
 READ_COMMITTED = 1
 
 
@@ -28,6 +29,8 @@ def _lookup(ctx, topic: str, req) -> m.ListOffsetsPartitionResponse:
             offset, found_ts = partition.high_watermark, -1
         elif ts == EARLIEST or (ts == EARLIEST_LOCAL and ctx.api_version >= 8):
             offset, found_ts = log.log_start_offset, -1
+        elif ts == LATEST_TIERED and ctx.api_version >= 9:
+            offset, found_ts = -1, -1
         elif ts == MAX_TIMESTAMP and ctx.api_version >= 7:
             found = log.max_timestamp_and_offset()
             if found is None or found[0] >= partition.high_watermark:
@@ -57,7 +60,7 @@ def _lookup(ctx, topic: str, req) -> m.ListOffsetsPartitionResponse:
     return resp
 
 
-@api(2, 0, 8)
+@api(2, 0, 9)
 def handle(ctx, request) -> m.ListOffsetsResponse:
     topics = []
     seen: set[tuple[str, int]] = set()

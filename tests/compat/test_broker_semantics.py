@@ -191,3 +191,7 @@ def test_list_offsets_earliest_latest_and_by_time(module_broker: BrokerProcess, 
         assert (hit.offset, hit.timestamp) == (1, 2000)
         assert lookup(3001).offset == -1
         assert lookup(-1, version=0).old_style_offsets == [3]
+        max_ts = lookup(-3, version=7)  # KIP-734: the record with the largest timestamp
+        assert (max_ts.offset, max_ts.timestamp) == (2, 3000)
+        assert lookup(-4, version=8).offset == 0  # earliest local: nothing is tiered
+        assert lookup(-5, version=9).offset == -1  # latest tiered: nothing is tiered
