@@ -133,10 +133,11 @@ def test_long_poll_fetch_is_woken_by_an_append(module_broker: BrokerProcess, top
             produce(p, topic, batch(4))
 
     t = threading.Thread(target=append_later)
-    with WireClient(module_broker.bootstrap, timeout=60) as c:
+    # The fetch may wait 120 s but the socket gives up after 20 s: only an append waking the
+    # parked fetch can answer it in time (its expiry would return the same data, too late).
+    with WireClient(module_broker.bootstrap, timeout=20) as c:
         t.start()
-        # Without the wake-up this would return empty after 30 s.
-        part = fetch(c, topic, 0, max_wait_ms=30_000, min_bytes=1)
+        part = fetch(c, topic, 0, max_wait_ms=120_000, min_bytes=1)
     t.join()
     assert part.error_code == ErrorCode.NONE
     assert part.high_watermark == 4
