@@ -8,7 +8,7 @@ DATA_DIR ?= data/kafka-logs
 STAMP := $(VENV)/.setup-stamp
 
 .DEFAULT_GOAL := help
-.PHONY: help setup system-deps java-deps kafka-tools-deps run test test-unit test-compat gen gen-check lint bench clean
+.PHONY: help setup system-deps java-deps kafka-tools-deps run reference-kafka test test-unit test-compat gen gen-check compat-doc lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -33,6 +33,9 @@ kafka-tools-deps: ## fetch Apache Kafka 3.9's CLI tool jars (Maven) into .cache/
 run: $(STAMP) ## serve on PLAINTEXT://127.0.0.1:9092 with data in ./data/kafka-logs
 	$(VENV)/bin/pybroker serve --config config/server.properties --override log.dirs=$(DATA_DIR)
 
+reference-kafka: $(STAMP) kafka-tools-deps ## run Apache Kafka 3.9 (ZooKeeper mode) on 127.0.0.1:19092 for side-by-side checks
+	$(PY) scripts/reference-kafka.py
+
 test: setup gen-check lint ## set everything up, check generated code and lint, run every test
 	$(PY) -m pytest -ra tests
 
@@ -49,6 +52,9 @@ gen: $(STAMP) ## regenerate protocol/messages from the Kafka 3.9 JSON specs
 gen-check: $(STAMP) ## fail if the committed generated code differs from the generator's output
 	$(PY) -m protocol.codegen $(SPECS) protocol/messages --check
 	$(PY) -m pybroker.tools.apis_doc | diff -u docs/apis.md - >/dev/null || { echo "docs/apis.md is stale: run make gen"; exit 1; }
+
+compat-doc: $(STAMP) ## rewrite the table of documented differences from Apache Kafka in docs/compatibility.md
+	$(PY) -m tests.compat.differential.report --write
 
 lint: $(STAMP) ## ruff
 	$(VENV)/bin/ruff check protocol pybroker tests scripts

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,6 +18,12 @@ import pytest
 
 from tests.compat.broker_process import BrokerProcess, ProxiedBroker, free_port
 from tests.compat.frame_proxy import FrameProxy
+from tests.compat.reference_kafka import (
+    DEPS_SCRIPT as KAFKA_TOOLS_DEPS_SCRIPT,
+    KAFKA_VERSION,
+    LIB as KAFKA_TOOLS_LIB,
+    ReferenceKafka,
+)
 
 BrokerFactory = Callable[..., BrokerProcess]
 
@@ -91,6 +98,51 @@ def kcat_bin() -> str:
     return path
 
 
+@pytest.fixture(scope="session")
+def kafka_tools_lib() -> Path:
+    """The directory holding Apache Kafka 3.9's jars (tools, broker, ZooKeeper), fetched once."""
+    missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(
+            f"SKIPPED: tests with Apache Kafka's own jars need {', '.join(missing)} on PATH "
+            "(a JDK 17+ and Maven): install them, then run make setup"
+        )
+    proc = subprocess.run(
+        ["bash", str(KAFKA_TOOLS_DEPS_SCRIPT), KAFKA_VERSION],
+        capture_output=True, text=True, timeout=900,
+    )
+    if proc.returncode != 0:
+        pytest.fail(
+            f"scripts/kafka-tools-deps.sh failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+        )
+    if not (KAFKA_TOOLS_LIB / f"kafka-tools-{KAFKA_VERSION}.jar").exists():
+        pytest.fail(f"no kafka-tools jar in {KAFKA_TOOLS_LIB}: run scripts/kafka-tools-deps.sh")
+    return KAFKA_TOOLS_LIB
+
+
+#: settings both pybroker and the reference Kafka get in the differential tests, so that they
+#: are configured alike (the rest are each broker's defaults, which are Kafka's)
+REFERENCE_OVERRIDES: dict[str, object] = {
+    "num.partitions": 1,
+    "group.initial.rebalance.delay.ms": 0,
+}
+
+
+@pytest.fixture(scope="session")
+def reference_kafka(
+    kafka_tools_lib: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ReferenceKafka]:
+    """Apache Kafka 3.9 with its ZooKeeper, from the same Maven jars, shared by the session."""
+    ref = ReferenceKafka(
+        tmp_path_factory.mktemp("reference-kafka"), overrides=REFERENCE_OVERRIDES,
+        lib=kafka_tools_lib,
+    )
+    try:
+        yield ref.start()
+    finally:
+        ref.stop()
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     outcome = yield
@@ -110,3 +162,4 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     BrokerProcess.stop_all()
+    ReferenceKafka.stop_all()

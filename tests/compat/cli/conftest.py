@@ -16,13 +16,10 @@ from pathlib import Path
 import pytest
 
 from tests.compat.broker_process import REPO_ROOT, BrokerProcess
+from tests.compat.reference_kafka import LIB
 
 CLI_DIR = Path(__file__).resolve().parent
-KAFKA_VERSION = "3.9.1"
-LIB = REPO_ROOT / ".cache" / "kafka-tools" / KAFKA_VERSION / "lib"
-DEPS_SCRIPT = REPO_ROOT / "scripts" / "kafka-tools-deps.sh"
 LOG4J_CONFIG = CLI_DIR / "tools-log4j.properties"
-REQUIRED = ("java", "mvn")
 
 #: the script name a user types -> the class it starts in Kafka 3.9
 MAIN_CLASSES = {
@@ -122,31 +119,6 @@ def _text(output: str | bytes | None) -> str:
     if isinstance(output, bytes):
         return output.decode(errors="replace")
     return output or ""
-
-
-def _missing_tools() -> list[str]:
-    return [tool for tool in REQUIRED if shutil.which(tool) is None]
-
-
-@pytest.fixture(scope="session")
-def kafka_tools_lib() -> Path:
-    """The directory holding the Kafka 3.9 tools' jars, fetched once."""
-    missing = _missing_tools()
-    if missing:
-        pytest.skip(
-            f"Kafka CLI tool tests need {', '.join(missing)} on PATH (a JDK 17+ and Maven): "
-            "install them, then run make setup"
-        )
-    proc = subprocess.run(
-        ["bash", str(DEPS_SCRIPT), KAFKA_VERSION], capture_output=True, text=True, timeout=900
-    )
-    if proc.returncode != 0:
-        pytest.fail(
-            f"scripts/kafka-tools-deps.sh failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
-        )
-    if not (LIB / f"kafka-tools-{KAFKA_VERSION}.jar").exists():
-        pytest.fail(f"no kafka-tools jar in {LIB}: run scripts/kafka-tools-deps.sh")
-    return LIB
 
 
 @pytest.fixture(scope="module")

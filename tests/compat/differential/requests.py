@@ -1,0 +1,83 @@
+"""Request builders shared by the differential scenarios (generated codecs, Kafka's defaults)."""
+
+from __future__ import annotations
+
+from protocol.messages import (
+    create_topics_request as ct,
+    fetch_request as fr,
+    list_offsets_request as lo,
+    metadata_request as md,
+    produce_request as pr,
+)
+from protocol.records.compression import CompressionType
+from protocol.records.record import build_batch
+
+PRODUCE, FETCH, LIST_OFFSETS, METADATA = 0, 1, 2, 3
+OFFSET_COMMIT, OFFSET_FETCH, FIND_COORDINATOR = 8, 9, 10
+JOIN_GROUP, HEARTBEAT, LEAVE_GROUP, SYNC_GROUP = 11, 12, 13, 14
+DESCRIBE_GROUPS, LIST_GROUPS, API_VERSIONS = 15, 16, 18
+CREATE_TOPICS, DELETE_TOPICS, DELETE_RECORDS, INIT_PRODUCER_ID = 19, 20, 21, 22
+DESCRIBE_CONFIGS, ALTER_CONFIGS, CREATE_PARTITIONS = 32, 33, 37
+DELETE_GROUPS, INCREMENTAL_ALTER_CONFIGS, OFFSET_DELETE, DESCRIBE_CLUSTER = 42, 44, 47, 60
+
+#: a fixed clock for record timestamps, so both brokers store identical batches
+T0 = 1_700_000_000_000
+
+
+def create_topics(*topics: ct.CreatableTopic, validate_only: bool = False,
+                  timeout_ms: int = 30_000) -> ct.CreateTopicsRequest:
+    return ct.CreateTopicsRequest(topics=list(topics), timeout_ms=timeout_ms,
+                                  validate_only=validate_only)
+
+
+def topic(name: str, partitions: int = 1, replication_factor: int = 1,
+          configs: dict[str, str | None] | None = None) -> ct.CreatableTopic:
+    return ct.CreatableTopic(
+        name=name, num_partitions=partitions, replication_factor=replication_factor,
+        configs=[ct.CreatableTopicConfig(name=k, value=v) for k, v in (configs or {}).items()],
+    )
+
+
+def metadata(*topics: str, auto_create: bool = False, all_topics: bool = False) -> md.MetadataRequest:
+    return md.MetadataRequest(
+        topics=None if all_topics else [md.MetadataRequestTopic(name=t) for t in topics],
+        allow_auto_topic_creation=auto_create,
+    )
+
+
+def batch(n: int, *, start: int = 0, codec: int = CompressionType.NONE, ts: int = T0,
+          **kw) -> bytes:
+    """``n`` records with keys, values, a header and timestamps ``ts + i``."""
+    return bytes(build_batch(
+        [(b"k%d" % (start + i), b"v%d" % (start + i) * 3, [("h", b"x%d" % i)], ts + i)
+         for i in range(n)],
+        codec=codec, **kw,
+    ))
+
+
+def produce(name: str, records: bytes, *, partition: int = 0, acks: int = -1,
+            timeout_ms: int = 30_000) -> pr.ProduceRequest:
+    return pr.ProduceRequest(
+        acks=acks, timeout_ms=timeout_ms,
+        topic_data=[pr.TopicProduceData(name=name, partition_data=[
+            pr.PartitionProduceData(index=partition, records=records)])],
+    )
+
+
+def fetch(name: str, offset: int, *, partition: int = 0, max_wait_ms: int = 0,
+          min_bytes: int = 1, partition_max_bytes: int = 1 << 20,
+          session_epoch: int = -1) -> fr.FetchRequest:
+    return fr.FetchRequest(
+        replica_id=-1, max_wait_ms=max_wait_ms, min_bytes=min_bytes, max_bytes=50 << 20,
+        session_id=0, session_epoch=session_epoch,
+        topics=[fr.FetchTopic(topic=name, partitions=[fr.FetchPartition(
+            partition=partition, fetch_offset=offset, partition_max_bytes=partition_max_bytes)])],
+    )
+
+
+def list_offsets(name: str, *queries: tuple[int, int],
+                 isolation_level: int = 0) -> lo.ListOffsetsRequest:
+    """``queries`` are ``(partition, timestamp)``; -1 latest, -2 earliest, -3 max timestamp."""
+    parts = [lo.ListOffsetsPartition(partition_index=p, timestamp=t) for p, t in queries]
+    return lo.ListOffsetsRequest(replica_id=-1, isolation_level=isolation_level,
+                                 topics=[lo.ListOffsetsTopic(name=name, partitions=parts)])
