@@ -45,10 +45,11 @@ def handle(ctx, request) -> m.CreateTopicsResponse:
             result.error_message = e.message
             result.num_partitions = -1
             result.replication_factor = -1
-            result.configs = None if ctx.api_version >= 5 else []
+            result.configs = []
             results.append(result)
             continue
         result.error_code = ErrorCode.NONE
+        result.error_message = None
         result.topic_id = record.topic_id
         result.num_partitions = len(record.partitions)
         result.replication_factor = len(next(iter(record.partitions.values())).replicas)

@@ -10,8 +10,6 @@ import asyncio
 
 from protocol.errors import ErrorCode
 from protocol.messages import fetch_response as m
-from protocol.records.compression import CompressionType
-from protocol.records.record import iter_batches
 from pybroker.api.registry import api
 from pybroker.cluster.replica_manager import FetchRequestPartition, FetchResult
 from pybroker.purgatory import then
@@ -19,42 +17,57 @@ from pybroker.purgatory import then
 NO_SESSION = 0
 FINAL_EPOCH = -1
 ZSTD_MIN_VERSION = 10
+READ_COMMITTED = 1
+UNKNOWN_OFFSET = -1
+REFUSED_BEFORE_READING = frozenset({ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                                    ErrorCode.UNSUPPORTED_COMPRESSION_TYPE})
 
 
-def _has_zstd(records) -> bool:
-    data = records if isinstance(records, (bytes, bytearray, memoryview)) else records.read_bytes()
-    return any(h.compression == CompressionType.ZSTD for _, h in iter_batches(data))
-
-
-def _hide_zstd(results: list[FetchResult]) -> list[FetchResult]:
-    """Fetch below v10 cannot carry zstd batches: Kafka answers UNSUPPORTED_COMPRESSION_TYPE.
-    Only old clients get here, so reading the headers back is an acceptable cost."""
-    for r in results:
-        if r.error == ErrorCode.NONE and len(r.records) and _has_zstd(r.records):
-            r.error = ErrorCode.UNSUPPORTED_COMPRESSION_TYPE
-            r.records = b""
-    return results
+def _refuse_zstd_topics(ctx, request, results: list[FetchResult]) -> None:
+    """Fetch below v10 cannot carry zstd. Like Kafka, the refusal goes by the topic's
+    ``compression.type``: a zstd topic answers UNSUPPORTED_COMPRESSION_TYPE to old fetchers,
+    while zstd batches a producer chose in a ``producer`` topic are served as they are."""
+    it = iter(results)
+    for topic in request.topics:
+        served = [r for r in (next(it) for _ in topic.partitions) if r.error == ErrorCode.NONE]
+        if served and ctx.broker.log_config_for(topic.topic).compression_type == "zstd":
+            for r in served:
+                r.error = ErrorCode.UNSUPPORTED_COMPRESSION_TYPE
 
 
 def _response(request, results: list[FetchResult], version: int) -> m.FetchResponse:
-    if version < ZSTD_MIN_VERSION:
-        results = _hide_zstd(results)
+    read_committed = request.isolation_level == READ_COMMITTED
     by_topic: list[m.FetchableTopicResponse] = []
     it = iter(results)
     for topic in request.topics:
         partitions = []
         for p in topic.partitions:
             r = next(it)
-            partitions.append(m.PartitionData(
-                partition_index=p.partition,
-                error_code=r.error,
-                high_watermark=r.high_watermark,
-                last_stable_offset=r.last_stable_offset,
-                log_start_offset=r.log_start_offset,
-                aborted_transactions=[] if r.error == ErrorCode.NONE else None,
-                preferred_read_replica=-1,
-                records=r.records if r.error == ErrorCode.NONE else b"",
-            ))
+            if r.error == ErrorCode.NONE:
+                partitions.append(m.PartitionData(
+                    partition_index=p.partition,
+                    error_code=r.error,
+                    high_watermark=r.high_watermark,
+                    last_stable_offset=r.last_stable_offset,
+                    log_start_offset=r.log_start_offset,
+                    # no transactions are written here, so there is never one to report
+                    aborted_transactions=[] if read_committed else None,
+                    preferred_read_replica=-1,
+                    records=r.records,
+                ))
+            else:
+                # As Kafka: an erroneous partition reports no offsets. Refusals made before the
+                # log is read (unknown partition, zstd to an old fetcher) carry an empty list of
+                # aborted transactions, failed reads none; the zstd refusal has null records.
+                refused_early = r.error in REFUSED_BEFORE_READING
+                partitions.append(m.PartitionData(
+                    partition_index=p.partition, error_code=r.error,
+                    high_watermark=UNKNOWN_OFFSET, last_stable_offset=UNKNOWN_OFFSET,
+                    log_start_offset=UNKNOWN_OFFSET,
+                    aborted_transactions=[] if refused_early else None,
+                    preferred_read_replica=-1,
+                    records=None if r.error == ErrorCode.UNSUPPORTED_COMPRESSION_TYPE else b"",
+                ))
         by_topic.append(m.FetchableTopicResponse(topic=topic.topic, partitions=partitions))
     return m.FetchResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, session_id=NO_SESSION,
                            responses=by_topic)
@@ -76,6 +89,13 @@ def handle(ctx, request):
         wanted, max_bytes=max_bytes, min_bytes=request.min_bytes,
         max_wait_ms=request.max_wait_ms,
     )
+    version = ctx.api_version
+
+    def respond(results: list[FetchResult]) -> m.FetchResponse:
+        if version < ZSTD_MIN_VERSION:
+            _refuse_zstd_topics(ctx, request, results)
+        return _response(request, results, version)
+
     if isinstance(outcome, asyncio.Future):
-        return then(outcome, lambda results: _response(request, results, ctx.api_version))
-    return _response(request, outcome, ctx.api_version)
+        return then(outcome, respond)
+    return respond(outcome)

@@ -54,7 +54,8 @@ def _lookup(ctx, topic: str, req) -> m.ListOffsetsPartitionResponse:
     resp.error_code = ErrorCode.NONE
     resp.offset = offset
     resp.timestamp = found_ts
-    resp.leader_epoch = partition.leader_epoch
+    # (no offset found: no epoch either, as Kafka answers)
+    resp.leader_epoch = partition.leader_epoch if offset >= 0 else -1
     if ctx.api_version == 0:
         resp.old_style_offsets = [offset] if offset >= 0 else []
     return resp

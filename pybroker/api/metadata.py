@@ -8,6 +8,7 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import metadata_response as m
 from pybroker.api.registry import api
 from pybroker.cluster.metadata_cache import TopicInfo
+from pybroker.controller.local import validate_topic_name
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC
 
 ZERO_UUID = uuid.UUID(int=0)
@@ -75,6 +76,11 @@ def handle(ctx, request) -> m.MetadataResponse:
                     continue
                 info = cache.topic(name)
             if info is None:
+                try:
+                    validate_topic_name(name)
+                except KafkaError as e:
+                    topics.append(_error_topic(name, e.code))
+                    continue
                 topics.append(_error_topic(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
             else:
                 topics.append(_topic(info))

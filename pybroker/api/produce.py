@@ -15,6 +15,9 @@ from pybroker.api.registry import api
 from pybroker.cluster.metadata_cache import INTERNAL_TOPICS
 
 MIN_SERVED_VERSION = 3
+#: Kafka sends an error message only for record-level validation failures (its
+#: RecordValidationException); batch-level refusals carry the code alone
+ERRORS_WITH_MESSAGE = frozenset({ErrorCode.INVALID_TIMESTAMP})
 ZSTD_MIN_VERSION = 7
 
 
@@ -58,12 +61,15 @@ def handle(ctx, request) -> m.ProduceResponse | None:
                     f"Cannot append to internal topic {topic.name}"
             elif acks not in (0, 1, -1):
                 error, message = ErrorCode.INVALID_REQUIRED_ACKS, None
+            elif replica_manager.get_partition(topic.name, pdata.index) is None:
+                error, message = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None
             else:
                 error, message = ErrorCode.NONE, None
                 try:
                     validate_records(pdata.records, version)
                 except KafkaError as e:
                     error, message = e.code, e.message
+            record_errors = []
             if error != ErrorCode.NONE:
                 result_error, base_offset, append_time, start = error, -1, -1, -1
             else:
@@ -72,6 +78,8 @@ def handle(ctx, request) -> m.ProduceResponse | None:
                     required_acks=acks, now_ms=ctx.now_ms,
                 )
                 result_error, message = result.error, result.error_message
+                record_errors = [m.BatchIndexAndErrorMessage(batch_index=i, batch_index_error_message=text)
+                                 for i, text in result.record_errors]
                 base_offset, append_time, start = (result.base_offset, result.log_append_time,
                                                    result.log_start_offset)
             failed |= result_error != ErrorCode.NONE
@@ -81,7 +89,8 @@ def handle(ctx, request) -> m.ProduceResponse | None:
                 base_offset=base_offset,
                 log_append_time_ms=append_time,
                 log_start_offset=start,
-                error_message=message if result_error != ErrorCode.NONE else None,
+                error_message=message if result_error in ERRORS_WITH_MESSAGE else None,
+                record_errors=record_errors,
             ))
         responses.append(m.TopicProduceResponse(name=topic.name,
                                                 partition_responses=partition_responses))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ErrorCode, KafkaError
@@ -27,6 +27,9 @@ log = logging.getLogger(__name__)
 
 TopicPartition = tuple[str, int]
 
+#: refusals of Kafka's LogValidator, answered with the partition's log start offset
+RECORD_VALIDATION_ERRORS = frozenset({ErrorCode.INVALID_RECORD, ErrorCode.INVALID_TIMESTAMP})
+
 
 @dataclass(slots=True)
 class ProduceResult:
@@ -35,6 +38,8 @@ class ProduceResult:
     log_append_time: int = -1
     log_start_offset: int = -1
     error_message: str | None = None
+    #: ``(index in batch, message)`` of the records a refusal names
+    record_errors: list[tuple[int, str]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -127,6 +132,7 @@ class ReplicaManager:
     # -- produce ---------------------------------------------------------------------------
     def append_records(self, topic: str, partition: int, batch: bytearray, *, required_acks: int,
                        now_ms: int) -> ProduceResult:
+        p: Partition | None = None
         try:
             p = self._leader_partition(topic, partition)
             assert p.log is not None
@@ -137,7 +143,12 @@ class ReplicaManager:
                 now_ms=now_ms,
             )
         except KafkaError as e:
-            return ProduceResult(error=e.code, error_message=e.message)
+            result = ProduceResult(error=e.code, error_message=e.message,
+                                   record_errors=getattr(e, "record_errors", []))
+            if e.code in RECORD_VALIDATION_ERRORS and p is not None and p.log is not None:
+                # as Kafka: a refusal by record validation reports the log start offset
+                result.log_start_offset = p.log.log_start_offset
+            return result
         if not info.duplicate:
             self.fetch_purgatory.check_and_complete((topic, partition))
         return ProduceResult(

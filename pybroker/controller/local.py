@@ -30,20 +30,21 @@ _LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
 
 
 def validate_topic_name(name: str | None) -> None:
-    """Kafka's topic-name rules (``org.apache.kafka.common.internals.Topic.validate``)."""
+    """Kafka's topic-name rules (``Topic.validate``), with the messages Kafka 3.9 sends."""
     if not name:
-        raise KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, "Topic name is illegal, it can't be empty")
+        raise KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, "Topic name is invalid: the empty string is not allowed")
     if name in (".", ".."):
-        raise KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, "Topic name cannot be \".\" or \"..\"")
+        raise KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, f"Topic name is invalid: '{name}' is not allowed")
     if len(name) > MAX_TOPIC_NAME_LENGTH:
         raise KafkaError(
             ErrorCode.INVALID_TOPIC_EXCEPTION,
-            f"Topic name is illegal, it can't be longer than {MAX_TOPIC_NAME_LENGTH} characters",
+            f"Topic name is invalid: the length of '{name}' is longer than the max allowed length "
+            f"{MAX_TOPIC_NAME_LENGTH}",
         )
     if not _LEGAL_TOPIC.fullmatch(name):
         raise KafkaError(
             ErrorCode.INVALID_TOPIC_EXCEPTION,
-            f"Topic name \"{name}\" is illegal, it contains a character other than ASCII "
+            f"Topic name is invalid: '{name}' contains one or more characters other than ASCII "
             "alphanumerics, '.', '_' and '-'",
         )
 

@@ -36,6 +36,18 @@ from .segment import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, LogSegment, fi
 
 logger = logging.getLogger(__name__)
 
+
+class InvalidRecords(KafkaError):
+    """A refusal that names the records at fault: ``(index in batch, message)`` pairs."""
+
+    def __init__(self, code: ErrorCode, message: str, record_errors: list[tuple[int, str]]):
+        super().__init__(code, message)
+        self.record_errors = record_errors
+
+
+def _java_long(value: int) -> int:
+    return (value + (1 << 63)) % (1 << 64) - (1 << 63)
+
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)$")
 _MAX_CODEC = 4  # zstd
 _TEMP_SUFFIXES = (".tmp", ".deleted", ".cleaned", ".swap")
@@ -309,6 +321,8 @@ class Log:
         if compute_crc(batch, 0, size) != header.crc:
             raise KafkaError(ErrorCode.CORRUPT_MESSAGE, f"Record batch for {self._name} failed its CRC check")
         self._validate_header(header, now_ms)
+        if self._timestamp_bounds is not None:
+            self._validate_timestamps(batch, header, now_ms)
 
         duplicate = self.producer_state.check(header) if header.producer_id >= 0 else None
         if duplicate is not None:
@@ -353,7 +367,11 @@ class Log:
         )
 
     def _validate_header(self, h: BatchHeader, now_ms: int) -> None:
-        """Kafka's batch-level checks (``LogValidator.validateBatch``) plus timestamp bounds."""
+        """Kafka's batch-level checks (``LogValidator.validateBatch``)."""
+        if h.base_offset != 0:
+            # clients' batches start at 0: offsets are the broker's to assign
+            raise KafkaError(ErrorCode.INVALID_RECORD,
+                             f"The base offset of a produced batch must be 0, not {h.base_offset}")
         if h.records_count <= 0 or h.last_offset_delta < 0:
             raise KafkaError(
                 ErrorCode.INVALID_RECORD,
@@ -377,17 +395,26 @@ class Log:
             raise KafkaError(
                 ErrorCode.CORRUPT_MESSAGE, f"Unknown compression codec id {h.attributes & COMPRESSION_MASK}"
             )
-        if self._timestamp_bounds is None:
-            return
+
+    def _validate_timestamps(self, batch: bytearray, h: BatchHeader, now_ms: int) -> None:
+        """message.timestamp.before/after.max.ms: the batch's first and largest timestamps are
+        checked; only when one is out of range are the records decoded to name each offender,
+        as Kafka's record errors do."""
         before, after = self._timestamp_bounds
-        # Batch granularity: the first record's and the largest timestamp bound the batch.
-        for ts in (h.base_timestamp, h.max_timestamp):
-            if ts < now_ms - before or ts > now_ms + after:
-                raise KafkaError(
-                    ErrorCode.INVALID_TIMESTAMP,
-                    f"Timestamp {ts} of a record batch for {self._name} is out of range: "
-                    f"must be within [{now_ms - before}, {now_ms + after}]",
-                )
+        if all(now_ms - before <= ts <= now_ms + after for ts in (h.base_timestamp, h.max_timestamp)):
+            return
+        # Kafka prints the bounds as Java longs, so an unlimited upper bound wraps around
+        low, high = _java_long(now_ms - before), _java_long(now_ms + after)
+        _, records = decode_batch(batch)
+        errors = [
+            (i, f"Timestamp {r.timestamp} of message with offset {r.offset - h.base_offset} is out "
+                f"of range. The timestamp should be within [{low}, {high}]")
+            for i, r in enumerate(records)
+            if not now_ms - before <= r.timestamp <= now_ms + after
+        ]
+        raise InvalidRecords(ErrorCode.INVALID_TIMESTAMP,
+                             "One or more records have been rejected due to invalid timestamp",
+                             errors)
 
     def roll(self, now_ms: int) -> LogSegment:
         """Start a new segment at the log end offset (no-op when the active one is empty)."""

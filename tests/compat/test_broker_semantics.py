@@ -63,17 +63,30 @@ def batch(n: int, *, codec: int = CompressionType.NONE, size: int = 10, **kw) ->
                              codec=codec, **kw))
 
 
-def test_fetch_below_v10_refuses_zstd_batches(module_broker: BrokerProcess, topic: str) -> None:
-    """Kafka: Fetch < v10 cannot carry zstd; the partition gets UNSUPPORTED_COMPRESSION_TYPE."""
+def test_fetch_below_v10_and_zstd(module_broker: BrokerProcess, topic: str) -> None:
+    """As Apache Kafka 3.9 does (checked by the differential tests): Fetch < v10 is refused with
+    UNSUPPORTED_COMPRESSION_TYPE for topics whose ``compression.type`` is zstd, while zstd batches
+    a producer chose in a ``producer`` topic are served to old fetchers unchanged."""
     with WireClient(module_broker.bootstrap) as c:
         create(c, topic)
         assert produce(c, topic, batch(3, codec=CompressionType.ZSTD)).error_code == ErrorCode.NONE
-        old = fetch(c, topic, 0, version=9)
+        for version in (9, 10):
+            served = fetch(c, topic, 0, version=version)
+            assert served.error_code == ErrorCode.NONE
+            _, records = decode_batch(bytes(served.records))
+            assert [r.key for r in records] == [b"k0", b"k1", b"k2"]
+
+        zstd_topic = topic + "-zstd"
+        resp = c.call(CREATE_TOPICS, 5, ct.CreateTopicsRequest(
+            topics=[ct.CreatableTopic(name=zstd_topic, num_partitions=1, replication_factor=1,
+                                      configs=[ct.CreatableTopicConfig("compression.type", "zstd")])],
+            timeout_ms=10_000))
+        assert resp.topics[0].error_code == ErrorCode.NONE
+        assert produce(c, zstd_topic, batch(2, codec=CompressionType.ZSTD)).error_code == 0
+        old = fetch(c, zstd_topic, 0, version=9)
         assert old.error_code == ErrorCode.UNSUPPORTED_COMPRESSION_TYPE
-        new = fetch(c, topic, 0, version=10)
-        assert new.error_code == ErrorCode.NONE
-        _, records = decode_batch(bytes(new.records))
-        assert [r.key for r in records] == [b"k0", b"k1", b"k2"]
+        assert (old.high_watermark, old.records) == (-1, None)
+        assert fetch(c, zstd_topic, 0, version=10).error_code == ErrorCode.NONE
 
 
 def test_produce_rules_on_the_request(module_broker: BrokerProcess, topic: str) -> None:
@@ -168,10 +181,10 @@ def test_fetch_returns_whole_batches_and_at_least_one(module_broker: BrokerProce
         part = fetch(c, topic, 7)
         batches = [h.base_offset for _, h in iter_batches(bytes(part.records))]
         assert batches == [5, 10]
-        # Past the end: OFFSET_OUT_OF_RANGE with the high watermark.
+        # Past the end: OFFSET_OUT_OF_RANGE, and (as Kafka) no offsets reported with it.
         part = fetch(c, topic, 99)
         assert part.error_code == ErrorCode.OFFSET_OUT_OF_RANGE
-        assert part.high_watermark == 15
+        assert (part.high_watermark, part.log_start_offset) == (-1, -1)
 
 
 def test_list_offsets_earliest_latest_and_by_time(module_broker: BrokerProcess, topic: str) -> None:
