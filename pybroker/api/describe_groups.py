@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from protocol.errors import ErrorCode
 from protocol.messages import describe_groups_response as m
 from pybroker.api.registry import api
+
+#: with no authorizer every operation Kafka defines for a group is allowed: READ (3),
+#: DELETE (6) and DESCRIBE (8), as a bit field
+GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
+#: "not asked for" (Kafka's default)
+NO_OPERATIONS = -(2**31)
 
 
 @api(15, 0, 5)
 def handle(ctx, request) -> m.DescribeGroupsResponse:
     coordinator = ctx.broker.groups.coordinator
+    with_operations = ctx.api_version >= 3 and request.include_authorized_operations
     out = []
     for group_id in request.groups:
         r = coordinator.handle_describe_group(group_id)
@@ -20,5 +28,7 @@ def handle(ctx, request) -> m.DescribeGroupsResponse:
                 member_id=x.member_id, group_instance_id=x.group_instance_id,
                 client_id=x.client_id, client_host=x.client_host,
                 member_metadata=x.metadata, member_assignment=x.assignment)
-                for x in s.members]))
+                for x in s.members],
+            authorized_operations=GROUP_OPERATIONS
+            if with_operations and r.error_code == ErrorCode.NONE else NO_OPERATIONS))
     return m.DescribeGroupsResponse(throttle_time_ms=0, groups=out)

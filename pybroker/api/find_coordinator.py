@@ -1,8 +1,13 @@
 """FindCoordinator (10): where a group's coordinator is (batched keys from v4).
 
 A group's coordinator is the leader of its ``__consumer_offsets`` partition, computed as Kafka
-does; like Kafka, the first FindCoordinator creates ``__consumer_offsets``.
+does; like Kafka, the first FindCoordinator creates ``__consumer_offsets``. Any group id is
+looked up, the empty one included (it maps to a partition like any other).
 Transaction coordinators are not run: key type 1 is answered with COORDINATOR_NOT_AVAILABLE.
+
+Error messages are Kafka's: before v4 the response carries the error's default message (the
+error's name for NONE); from v4 a coordinator entry carries none, except when the whole
+request failed (an unknown key type), where every key gets the error's default message.
 """
 
 from __future__ import annotations
@@ -14,36 +19,60 @@ from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
 
 GROUP = 0
 TRANSACTION = 1
+SHARE = 2
+
+#: Kafka's default messages (``Errors.message()``) for the errors answered here
+MESSAGES = {
+    ErrorCode.NONE: "NONE",
+    ErrorCode.COORDINATOR_NOT_AVAILABLE: "The coordinator is not available.",
+    ErrorCode.INVALID_REQUEST: (
+        "This most likely occurs because of a request being malformed by the client library "
+        "or the message was sent to an incompatible broker. See the broker logs for more "
+        "details."),
+}
+
+NO_NODE = (-1, "", -1)
 
 
-def _lookup(ctx, key: str, key_type: int) -> tuple[ErrorCode, str | None, int, str, int]:
+def _lookup(ctx, key: str, key_type: int) -> tuple[ErrorCode, tuple[int, str, int]]:
     broker = ctx.broker
     if key_type != GROUP:
-        if key_type == TRANSACTION:
-            return ErrorCode.COORDINATOR_NOT_AVAILABLE, "transactions are not supported", -1, "", -1
-        return ErrorCode.INVALID_REQUEST, f"unknown key type {key_type}", -1, "", -1
-    if not key:
-        return ErrorCode.INVALID_REQUEST, "empty group id", -1, "", -1
+        # Share groups are not served before v6 (Kafka: INVALID_REQUEST), transactions not at all.
+        if key_type == SHARE:
+            return ErrorCode.INVALID_REQUEST, NO_NODE
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
     if broker.groups.ensure_offsets_topic(ctx.now_ms):
-        return ErrorCode.COORDINATOR_NOT_AVAILABLE, None, -1, "", -1
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
     cache = broker.metadata_cache
     topic = cache.topic(OFFSETS_TOPIC)
     leader = topic.partitions[partition_for(key, len(topic.partitions))].leader
     node = cache.brokers.get(leader)
     if node is None:
-        return ErrorCode.COORDINATOR_NOT_AVAILABLE, None, -1, "", -1
-    return ErrorCode.NONE, None, node.node_id, node.host, node.port
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
+    return ErrorCode.NONE, (node.node_id, node.host, node.port)
 
 
 @api(10, 0, 4)
 def handle(ctx, request) -> m.FindCoordinatorResponse:
-    if ctx.api_version >= 4:
+    v4 = ctx.api_version >= 4
+    if request.key_type not in (GROUP, TRANSACTION, SHARE):
+        # Kafka fails the whole request (InvalidRequestException) with the default message.
+        error, message = ErrorCode.INVALID_REQUEST, MESSAGES[ErrorCode.INVALID_REQUEST]
+        if v4:
+            return m.FindCoordinatorResponse(throttle_time_ms=0, coordinators=[
+                m.Coordinator(key=key, node_id=-1, host="", port=-1, error_code=error,
+                              error_message=message)
+                for key in request.coordinator_keys])
+        return m.FindCoordinatorResponse(throttle_time_ms=0, error_code=error,
+                                         error_message=message, node_id=-1, host="", port=-1)
+    if v4:
         coordinators = []
         for key in request.coordinator_keys:
-            error, message, node_id, host, port = _lookup(ctx, key, request.key_type)
+            error, (node_id, host, port) = _lookup(ctx, key, request.key_type)
             coordinators.append(m.Coordinator(key=key, node_id=node_id, host=host, port=port,
-                                              error_code=error, error_message=message))
+                                              error_code=error, error_message=""))
         return m.FindCoordinatorResponse(throttle_time_ms=0, coordinators=coordinators)
-    error, message, node_id, host, port = _lookup(ctx, request.key, request.key_type)
-    return m.FindCoordinatorResponse(throttle_time_ms=0, error_code=error, error_message=message,
-                                     node_id=node_id, host=host, port=port)
+    error, (node_id, host, port) = _lookup(ctx, request.key, request.key_type)
+    return m.FindCoordinatorResponse(throttle_time_ms=0, error_code=error,
+                                     error_message=MESSAGES[error], node_id=node_id, host=host,
+                                     port=port)

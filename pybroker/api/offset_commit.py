@@ -14,29 +14,34 @@ def handle(ctx, request) -> m.OffsetCommitResponse:
     v = ctx.api_version
     groups = ctx.broker.groups
     cache = ctx.broker.metadata_cache
+    errors: dict[tuple[str, int], ErrorCode] = {}
+    known = []
+    for topic in request.topics:
+        for p in topic.partitions:
+            if cache.partition(topic.name, p.partition_index) is None:
+                errors[(topic.name, p.partition_index)] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            else:
+                known.append((topic.name, p))
+    # As in Kafka, unknown partitions are answered before the group is looked at: a request
+    # naming none that exists reaches no group (and creates none).
     error = groups.coordinator.handle_commit_offsets(
         request.group_id,
         request.member_id if v >= 1 else "",
         request.group_instance_id if v >= 7 else None,
         request.generation_id_or_member_epoch if v >= 1 else -1,
         ctx.now_ms,
-    )
-    errors: dict[tuple[str, int], ErrorCode] = {}
+    ) if known else ErrorCode.NONE
     wanted = []
-    for topic in request.topics:
-        for p in topic.partitions:
-            key = (topic.name, p.partition_index)
-            if error:
-                errors[key] = error
-            elif cache.partition(topic.name, p.partition_index) is None:
-                errors[key] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-            else:
-                wanted.append(OffsetToCommit(
-                    topic.name, p.partition_index, p.committed_offset,
-                    p.committed_leader_epoch if v >= 6 else -1,
-                    p.committed_metadata,
-                    p.commit_timestamp if v == 1 else -1,
-                ))
+    for name, p in known:
+        if error:
+            errors[(name, p.partition_index)] = error
+        else:
+            wanted.append(OffsetToCommit(
+                name, p.partition_index, p.committed_offset,
+                p.committed_leader_epoch if v >= 6 else -1,
+                p.committed_metadata,
+                p.commit_timestamp if v == 1 else -1,
+            ))
     if wanted:
         retention = request.retention_time_ms if 2 <= v <= 4 else -1
         errors.update(groups.offsets.commit(request.group_id, wanted, ctx.now_ms, retention))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from protocol.errors import ErrorCode
 from protocol.messages import sync_group_response as m
 from pybroker.api.registry import api
 from pybroker.coordinator.group_service import responder
@@ -11,6 +12,10 @@ from pybroker.purgatory import then
 @api(14, 0, 5)
 def handle(ctx, request):
     version = ctx.api_version
+    if version >= 5 and (request.protocol_type is None or request.protocol_name is None):
+        # From v5 both are mandatory: Kafka refuses the request before the coordinator sees it.
+        return m.SyncGroupResponse(throttle_time_ms=0,
+                                   error_code=ErrorCode.INCONSISTENT_GROUP_PROTOCOL)
     fut, respond = responder()
     ctx.broker.groups.coordinator.handle_sync_group(
         request.group_id, request.generation_id, request.member_id,

@@ -4,6 +4,8 @@ A *scenario* is a function ``scenario(rec: Recorder, names: Names)`` that talks 
 through ``rec`` and may use what that broker answered (member ids, offsets) to build its next
 request. The test runs it once against each broker, which gives two *transcripts*: one plain,
 JSON-like answer per step label. :func:`compare` walks both transcripts field by field.
+Requests that wait on each other (a JoinGroup held until the other members join) go through
+more connections (:meth:`Recorder.other`) and are collected later (:meth:`Recorder.start`).
 
 What differs by nature between two brokers is masked: fields named in :data:`MASKED_FIELDS`
 (ids, hosts and ports, timings) and anything a step masks itself (a path pattern such as
@@ -117,7 +119,12 @@ def plain(obj: Any, name: str = "") -> Any:
 
 #: keys that identify an element of a list whose order carries no meaning (configs, topics,
 #: partitions, groups); such lists are compared sorted by them
-ORDER_KEYS = ("name", "partition_index", "group_id", "resource_name")
+ORDER_KEYS = ("name", "partition_index", "index", "group_id", "resource_name")
+
+
+def matches(path: str, pattern: str) -> bool:
+    """fnmatch with ``[`` taken literally, so ``topics[*].name`` means what it says."""
+    return fnmatch.fnmatchcase(path, pattern.replace("[", "[[]"))
 
 
 def _order(item: Any) -> Any:
@@ -129,18 +136,22 @@ def _order(item: Any) -> Any:
     return None
 
 
-def _mask(value: Any, patterns: tuple[str, ...], path: str = "") -> Any:
+def _mask(value: Any, patterns: tuple[str, ...], path: str = "",
+          unordered: tuple[str, ...] = ()) -> Any:
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
             sub = f"{path}.{key}" if path else key
-            if key in MASKED_FIELDS or any(fnmatch.fnmatchcase(sub, p) for p in patterns):
+            if key in MASKED_FIELDS or any(matches(sub, p) for p in patterns):
                 out[key] = MASK if item is not None else None
             else:
-                out[key] = _mask(item, patterns, sub)
+                out[key] = _mask(item, patterns, sub, unordered)
         return out
     if isinstance(value, list):
-        return [_mask(item, patterns, f"{path}[*]") for item in value]
+        items = [_mask(item, patterns, f"{path}[*]", unordered) for item in value]
+        if any(matches(path, p) for p in unordered):
+            items.sort(key=repr)
+        return items
     return value
 
 
@@ -162,6 +173,7 @@ class Recorder:
     bootstrap: str
     steps: list[Step] = field(default_factory=list)
     _client: WireClient | None = None
+    _others: list[Recorder] = field(default_factory=list)
 
     @property
     def client(self) -> WireClient:
@@ -169,27 +181,57 @@ class Recorder:
             self._client = WireClient(self.bootstrap, timeout=30)
         return self._client
 
-    def call(self, label: str, api_key: int, version: int, body: Any, *, mask: Iterable[str] = ()):
+    def call(self, label: str, api_key: int, version: int, body: Any, *, mask: Iterable[str] = (),
+             unordered: Iterable[str] = ()):
         """Send ``body``, record the answer under ``label`` and return it undecorated."""
         response = self.client.call(api_key, version, body)
-        self.record(label, api_key, version, response, mask=mask)
+        self.record(label, api_key, version, response, mask=mask, unordered=unordered)
         return response
 
+    def start(self, label: str, api_key: int, version: int, body: Any, *,
+              mask: Iterable[str] = (), unordered: Iterable[str] = ()) -> Callable[[], Any]:
+        """Send ``body`` without waiting for the answer, for a request the broker holds until
+        something else happens (a JoinGroup waits for the other members, which join through
+        :meth:`other` connections). The returned function waits for the answer, records it
+        under ``label`` and returns it; send nothing else on this connection before calling it."""
+        client = self.client
+        correlation_id = client.send(api_key, version, body)
+
+        def finish() -> Any:
+            response = client.receive(api_key, version, correlation_id)
+            self.record(label, api_key, version, response, mask=mask, unordered=unordered)
+            return response
+
+        return finish
+
     def record(self, label: str, api_key: int, version: int, response: Any, *,
-               mask: Iterable[str] = ()) -> None:
+               mask: Iterable[str] = (), unordered: Iterable[str] = ()) -> None:
+        """``unordered``: paths of lists whose order carries no meaning although their elements
+        have no identifying key (JoinGroup's and DescribeGroups' members, which Kafka keeps in
+        a hash map); they are compared sorted by their masked content."""
         if any(s.label == label for s in self.steps):
             raise ValueError(f"step label {label!r} used twice")
-        answer = _mask(plain(response), tuple(mask))
+        answer = _mask(plain(response), tuple(mask), unordered=tuple(unordered))
         self.steps.append(Step(label, api_key, version, answer))
 
     def quietly(self, api_key: int, version: int, body: Any):
         """Send without recording (set-up and polling that is not under comparison)."""
         return self.client.call(api_key, version, body)
 
+    def other(self) -> Recorder:
+        """Another connection to the same broker, recording into the same transcript (so its
+        labels must differ too); closed with this one."""
+        rec = Recorder(self.bootstrap, self.steps)
+        self._others.append(rec)
+        return rec
+
     def new_connection(self) -> None:
         self.close()
 
     def close(self) -> None:
+        for rec in self._others:
+            rec.close()
+        self._others.clear()
         if self._client is not None:
             self._client.close()
             self._client = None
@@ -220,7 +262,7 @@ class Known:
     reason: str
 
     def covers(self, d: Difference) -> bool:
-        return fnmatch.fnmatchcase(d.label, self.label) and fnmatch.fnmatchcase(d.path, self.path)
+        return fnmatch.fnmatchcase(d.label, self.label) and matches(d.path, self.path)
 
 
 def _walk(ours: Any, theirs: Any, path: str) -> Iterator[tuple[str, Any, Any]]:
