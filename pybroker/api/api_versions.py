@@ -19,12 +19,17 @@ def advertised_api_keys() -> list[m.ApiVersion]:
     ]
 
 
+#: no finalized features here; Kafka answers epoch 0 when it has none to report
+FINALIZED_FEATURES_EPOCH = 0
+
+
 @api(18, 0, 4)
 def handle(ctx, request) -> m.ApiVersionsResponse:
     if ctx.api_version >= 3 and not (
         _SOFTWARE.fullmatch(request.client_software_name or "")
         and _SOFTWARE.fullmatch(request.client_software_version or "")
     ):
-        return m.ApiVersionsResponse(error_code=ErrorCode.INVALID_REQUEST,
-                                     api_keys=advertised_api_keys())
-    return m.ApiVersionsResponse(error_code=ErrorCode.NONE, api_keys=advertised_api_keys())
+        # as Kafka: the error alone, no versions (those come only with UNSUPPORTED_VERSION)
+        return m.ApiVersionsResponse(error_code=ErrorCode.INVALID_REQUEST, api_keys=[])
+    return m.ApiVersionsResponse(error_code=ErrorCode.NONE, api_keys=advertised_api_keys(),
+                                 finalized_features_epoch=FINALIZED_FEATURES_EPOCH)

@@ -28,12 +28,11 @@ def handle(ctx, request) -> m.CreateTopicsResponse:
                     and not t.assignments:
                 raise KafkaError(ErrorCode.INVALID_REQUEST,
                                  "numPartitions and replicationFactor are required before v4")
-            configs = {}
-            for c in t.configs:
-                if c.value is None:
-                    raise KafkaError(ErrorCode.INVALID_CONFIG,
-                                     f"Null value not supported for topic configs: {c.name}")
-                configs[c.name] = c.value
+            nulls = [c.name for c in t.configs if c.value is None]
+            if nulls:
+                raise KafkaError(ErrorCode.INVALID_CONFIG,
+                                 f"Null value not supported for topic configs: {','.join(nulls)}")
+            configs = {c.name: c.value for c in t.configs}
             assignments = {a.partition_index: list(a.broker_ids) for a in t.assignments}
             record = broker.controller.create_topic(
                 t.name, t.num_partitions, t.replication_factor, assignments=assignments or None,

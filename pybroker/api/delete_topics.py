@@ -20,20 +20,27 @@ def handle(ctx, request) -> m.DeleteTopicsResponse:
         wanted = [(name, ZERO_UUID) for name in request.topic_names]
     results = []
     for name, topic_id in wanted:
-        result = m.DeletableTopicResult(name=name, topic_id=topic_id, error_code=ErrorCode.NONE)
-        try:
+        result = m.DeletableTopicResult(name=name, topic_id=topic_id, error_code=ErrorCode.NONE,
+                                        error_message=None)
+        results.append(result)
+        # as Kafka: no message with these errors
+        if not broker.config.get_bool("delete.topic.enable"):
+            result.error_code = (ErrorCode.INVALID_REQUEST if ctx.api_version < 3
+                                 else ErrorCode.TOPIC_DELETION_DISABLED)
+            continue
+        if name is None and topic_id != ZERO_UUID:
+            name = broker.metadata_cache.topic_name(topic_id)
             if name is None:
-                name = broker.metadata_cache.topic_name(topic_id)
-                if name is None:
-                    raise KafkaError(ErrorCode.UNKNOWN_TOPIC_ID)
-                result.name = name
-            if not broker.config.get_bool("delete.topic.enable"):
-                raise KafkaError(ErrorCode.TOPIC_DELETION_DISABLED,
-                                 "Topic deletion is disabled.")
+                result.error_code = ErrorCode.UNKNOWN_TOPIC_ID
+                continue
+            result.name = name
+        if name is None or broker.metadata_cache.topic(name) is None:
+            result.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            continue
+        try:
             record = broker.controller.delete_topic(name)
             result.topic_id = record.topic_id
         except KafkaError as e:
             result.error_code = e.code
             result.error_message = e.message
-        results.append(result)
     return m.DeleteTopicsResponse(throttle_time_ms=0, responses=results)

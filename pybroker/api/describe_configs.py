@@ -1,4 +1,17 @@
-"""DescribeConfigs (32): topic and broker configs with their source, type and synonyms."""
+"""DescribeConfigs (32): topic and broker configs with their source, type and synonyms.
+
+Answers as a Kafka 3.9 broker does (``ConfigHelper``): every topic config Kafka defines, printed
+the way Kafka prints it, with the synonyms Kafka lists - the topic override, then the broker
+properties behind the topic config's highest-priority broker name (``log.retention.ms`` for
+``retention.ms``: ``log.retention.ms``, ``log.retention.minutes``, ``log.retention.hours``), each
+as set in server.properties and then as defaulted, keeping only those from that highest-priority
+name on. An empty or null key list means every config. No documentation is returned (the field
+is nullable): this broker does not carry Kafka's config documentation text.
+
+Broker configs are those this broker reads (plus the broker names behind topic configs). They
+are static - read from server.properties at start-up, never changed by AlterConfigs - so all of
+them are read-only, and the cluster-wide dynamic default resource (the empty name) has none.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +20,20 @@ from dataclasses import dataclass, field
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import describe_configs_response as m
 from pybroker.api.registry import api
-from pybroker.log.config import BROKER_SYNONYMS
+from pybroker.controller.local import validate_topic_name
+from pybroker.log.config import (
+    BOOLEAN,
+    CONFIG_TYPE_IDS,
+    DOUBLE,
+    INT,
+    LIST,
+    LONG,
+    LONG_MAX,
+    SHORT,
+    STRING,
+    TOPIC_CONFIGS,
+    to_config_string,
+)
 
 TOPIC = 2
 BROKER = 4
@@ -18,29 +44,97 @@ DYNAMIC_TOPIC_CONFIG = 1
 STATIC_BROKER_CONFIG = 4
 DEFAULT_CONFIG = 5
 
-# ConfigType, as Kafka numbers it.
-BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST = 1, 2, 3, 4, 5, 6, 7
+# ConfigType, as Kafka numbers it (topic configs take theirs from pybroker.log.config).
+UNKNOWN_TYPE = 0
+STRING_TYPE = CONFIG_TYPE_IDS[STRING]
 
-TOPIC_CONFIG_TYPES = {
-    "segment.bytes": INT,
-    "segment.ms": LONG,
-    "segment.jitter.ms": LONG,
-    "segment.index.bytes": INT,
-    "index.interval.bytes": INT,
-    "flush.messages": LONG,
-    "flush.ms": LONG,
-    "max.message.bytes": INT,
-    "message.timestamp.type": STRING,
-    "message.timestamp.difference.max.ms": LONG,
-    "message.timestamp.before.max.ms": LONG,
-    "message.timestamp.after.max.ms": LONG,
-    "retention.ms": LONG,
-    "retention.bytes": LONG,
-    "cleanup.policy": LIST,
-    "min.insync.replicas": INT,
-    "compression.type": STRING,
-    "file.delete.delay.ms": LONG,
+#: the broker properties described for resource BROKER: Kafka's type and default (None where
+#: Kafka has no default). Internal ones (producer.id.expiration.check.interval.ms) are not shown,
+#: as in Kafka.
+BROKER_CONFIGS: dict[str, tuple[str, str | None]] = {
+    "broker.id": (INT, "0"),  # Kafka's -1 asks for a generated id; a single node is 0
+    "listeners": (STRING, "PLAINTEXT://:9092"),
+    "advertised.listeners": (STRING, None),
+    "log.dirs": (STRING, None),
+    "log.dir": (STRING, "/tmp/kafka-logs"),
+    "zookeeper.connect": (STRING, None),
+    "broker.rack": (STRING, None),
+    "num.partitions": (INT, "1"),
+    "default.replication.factor": (INT, "1"),
+    "min.insync.replicas": (INT, "1"),
+    "auto.create.topics.enable": (BOOLEAN, "true"),
+    "delete.topic.enable": (BOOLEAN, "true"),
+    "socket.request.max.bytes": (INT, "104857600"),
+    "connections.max.idle.ms": (LONG, "600000"),
+    "message.max.bytes": (INT, "1048588"),
+    "offsets.topic.num.partitions": (INT, "50"),
+    "offsets.topic.replication.factor": (SHORT, "3"),
+    "offsets.topic.segment.bytes": (INT, "104857600"),
+    "offsets.retention.minutes": (INT, "10080"),
+    "offsets.retention.check.interval.ms": (LONG, "600000"),
+    "offset.metadata.max.bytes": (INT, "4096"),
+    "group.initial.rebalance.delay.ms": (INT, "3000"),
+    "group.min.session.timeout.ms": (INT, "6000"),
+    "group.max.session.timeout.ms": (INT, "1800000"),
+    "group.max.size": (INT, "2147483647"),
+    "replica.fetch.wait.max.ms": (INT, "500"),
+    "log.flush.offset.checkpoint.interval.ms": (INT, "60000"),
+    "log.retention.check.interval.ms": (LONG, "300000"),
+    "log.cleaner.enable": (BOOLEAN, "true"),
+    "log.cleaner.backoff.ms": (LONG, "15000"),
+    # the broker names behind topic configs (ServerTopicConfigSynonyms)
+    "log.segment.bytes": (INT, "1073741824"),
+    "log.roll.ms": (LONG, None),
+    "log.roll.hours": (INT, "168"),
+    "log.roll.jitter.ms": (LONG, None),
+    "log.roll.jitter.hours": (INT, "0"),
+    "log.index.size.max.bytes": (INT, "10485760"),
+    "log.index.interval.bytes": (INT, "4096"),
+    "log.flush.interval.messages": (LONG, str(LONG_MAX)),
+    "log.flush.interval.ms": (LONG, None),
+    "log.flush.scheduler.interval.ms": (LONG, str(LONG_MAX)),
+    "log.retention.bytes": (LONG, "-1"),
+    "log.retention.ms": (LONG, None),
+    "log.retention.minutes": (INT, None),
+    "log.retention.hours": (INT, "168"),
+    "log.cleanup.policy": (LIST, "delete"),
+    "log.segment.delete.delay.ms": (LONG, "60000"),
+    "log.cleaner.delete.retention.ms": (LONG, "86400000"),
+    "log.cleaner.min.cleanable.ratio": (DOUBLE, "0.5"),
+    "log.cleaner.min.compaction.lag.ms": (LONG, "0"),
+    "log.cleaner.max.compaction.lag.ms": (LONG, str(LONG_MAX)),
+    "log.message.timestamp.type": (STRING, "CreateTime"),
+    "log.message.timestamp.difference.max.ms": (LONG, str(LONG_MAX)),
+    "log.message.timestamp.before.max.ms": (LONG, str(LONG_MAX)),
+    "log.message.timestamp.after.max.ms": (LONG, str(LONG_MAX)),
+    "log.message.format.version": (STRING, "3.0-IV1"),
+    "log.message.downconversion.enable": (BOOLEAN, "true"),
+    "log.preallocate": (BOOLEAN, "false"),
+    "log.local.retention.ms": (LONG, "-2"),
+    "log.local.retention.bytes": (LONG, "-2"),
+    "unclean.leader.election.enable": (BOOLEAN, "false"),
+    "compression.type": (STRING, "producer"),
+    "compression.gzip.level": (INT, "-1"),
+    "compression.lz4.level": (INT, "9"),
+    "compression.zstd.level": (INT, "3"),
 }
+
+#: broker properties that stand for one setting in different units, highest priority first
+#: (Kafka's DynamicBrokerConfig.brokerConfigSynonyms)
+_BROKER_SYNONYM_GROUPS = (
+    ("log.roll.ms", "log.roll.hours"),
+    ("log.roll.jitter.ms", "log.roll.jitter.hours"),
+    ("log.flush.interval.ms", "log.flush.scheduler.interval.ms"),
+    ("log.retention.ms", "log.retention.minutes", "log.retention.hours"),
+)
+
+
+def broker_config_synonyms(name: str) -> tuple[str, ...]:
+    for group in _BROKER_SYNONYM_GROUPS:
+        # log.flush.scheduler.interval.ms only backs log.flush.interval.ms, not the reverse
+        if name in group and (name == group[0] or name != "log.flush.scheduler.interval.ms"):
+            return group
+    return (name,)
 
 
 @dataclass(slots=True)
@@ -50,29 +144,35 @@ class ConfigEntry:
     source: int
     read_only: bool = False
     is_sensitive: bool = False
-    config_type: int = STRING
+    config_type: int = STRING_TYPE
     synonyms: list[tuple[str, str | None, int]] = field(default_factory=list)
+
+
+def _broker_synonyms(broker, name: str) -> list[tuple[str, str | None, int]]:
+    """Where broker property ``name`` gets its value: server.properties, then the default, over
+    the names that stand for it, from ``name`` on (as Kafka's ConfigHelper lists them)."""
+    explicit, names = broker.config.explicit, broker_config_synonyms(name)
+    found = [(n, broker.config.get(n), STATIC_BROKER_CONFIG) for n in names if n in explicit]
+    found += [(n, BROKER_CONFIGS[n][1], DEFAULT_CONFIG) for n in names
+              if n in BROKER_CONFIGS and BROKER_CONFIGS[n][1] is not None]
+    while found and found[0][0] != name:
+        found.pop(0)
+    return found
 
 
 def topic_config_entries(broker, overrides: dict[str, str]) -> list[ConfigEntry]:
     """Every topic config with its effective value, where it comes from and its synonyms."""
-    effective = broker.topic_log_config(overrides).to_properties()
-    defaults = broker.default_log_config.to_properties()
-    explicit = broker.config.explicit
+    effective = broker.topic_log_config(overrides)
     entries = []
-    for name, value in sorted(effective.items()):
+    for name, key in TOPIC_CONFIGS.items():
+        value = to_config_string(effective.value(name), key.type)
         synonyms: list[tuple[str, str | None, int]] = []
         if name in overrides:
-            synonyms.append((name, overrides[name], DYNAMIC_TOPIC_CONFIG))
-        broker_names = [b for b, _ in BROKER_SYNONYMS.get(name, ())]
-        for b in broker_names:
-            if b in explicit:
-                synonyms.append((b, broker.config.get(b), STATIC_BROKER_CONFIG))
-        if broker_names:
-            synonyms.append((broker_names[0], defaults.get(name), DEFAULT_CONFIG))
+            synonyms.append((name, value, DYNAMIC_TOPIC_CONFIG))
+        if key.synonyms:
+            synonyms += _broker_synonyms(broker, key.synonyms[0][0])
         source = synonyms[0][2] if synonyms else DEFAULT_CONFIG
-        entries.append(ConfigEntry(name, value, source,
-                                   config_type=TOPIC_CONFIG_TYPES.get(name, STRING),
+        entries.append(ConfigEntry(name, value, source, config_type=CONFIG_TYPE_IDS[key.type],
                                    synonyms=synonyms))
     return entries
 
@@ -80,42 +180,63 @@ def topic_config_entries(broker, overrides: dict[str, str]) -> list[ConfigEntry]
 def broker_config_entries(broker) -> list[ConfigEntry]:
     config = broker.config
     entries = []
-    for name, value in sorted(config.props.items()):
-        source = STATIC_BROKER_CONFIG if name in config.explicit else DEFAULT_CONFIG
+    for name, (config_type, default) in BROKER_CONFIGS.items():
+        value = config.get(name) if name in config.explicit else default
+        synonyms = _broker_synonyms(broker, name)
+        source = synonyms[0][2] if synonyms else DEFAULT_CONFIG
         entries.append(ConfigEntry(name, value, source, read_only=True,
-                                   synonyms=[(name, value, source)]))
+                                   config_type=CONFIG_TYPE_IDS[config_type], synonyms=synonyms))
     return entries
 
 
+def _broker_id(name: str) -> int:
+    """The resource name as Java's ``Integer.parseInt`` reads it, or INVALID_REQUEST."""
+    digits = name[1:] if name[:1] in "+-" else name
+    if not digits.isascii() or not digits.isdigit():
+        raise KafkaError(ErrorCode.INVALID_REQUEST,
+                         f"Broker id must be an integer, but it is: {name}")
+    return int(name)
+
+
+def _entries(broker, resource) -> list[ConfigEntry]:
+    name = resource.resource_name
+    if resource.resource_type == TOPIC:
+        validate_topic_name(name)
+        if broker.metadata_cache.topic(name) is None:
+            raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "")
+        return topic_config_entries(broker, broker.controller.topic_overrides(name))
+    if resource.resource_type == BROKER:
+        if not name:
+            return []  # the cluster-wide dynamic defaults: this broker has none
+        if _broker_id(name) != broker.broker_id:
+            raise KafkaError(ErrorCode.INVALID_REQUEST,
+                             f"Unexpected broker id, expected {broker.broker_id} or empty "
+                             f"string, but received {name}")
+        return broker_config_entries(broker)
+    if resource.resource_type == BROKER_LOGGER:
+        if not name:
+            raise KafkaError(ErrorCode.INVALID_REQUEST, "Broker id must not be empty")
+        if _broker_id(name) != broker.broker_id:
+            raise KafkaError(ErrorCode.INVALID_REQUEST,
+                             f"Unexpected broker id, expected {broker.broker_id} but received "
+                             f"{name}")
+        return []
+    raise KafkaError(ErrorCode.INVALID_REQUEST,
+                     f"Unsupported resource type: {resource.resource_type}")
+
+
 def _result(ctx, resource, include_synonyms: bool) -> m.DescribeConfigsResult:
-    broker = ctx.broker
     result = m.DescribeConfigsResult(resource_type=resource.resource_type,
                                      resource_name=resource.resource_name,
-                                     error_code=ErrorCode.NONE)
+                                     error_code=ErrorCode.NONE, error_message="")
     try:
-        if resource.resource_type == TOPIC:
-            if broker.metadata_cache.topic(resource.resource_name) is None:
-                raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-                                 f"Topic {resource.resource_name} does not exist")
-            entries = topic_config_entries(broker, broker.controller.topic_overrides(
-                resource.resource_name))
-        elif resource.resource_type == BROKER:
-            if resource.resource_name not in ("", str(broker.broker_id)):
-                raise KafkaError(ErrorCode.INVALID_REQUEST,
-                                 f"Unexpected broker id, expected {broker.broker_id} but received "
-                                 f"{resource.resource_name}")
-            entries = broker_config_entries(broker)
-        elif resource.resource_type == BROKER_LOGGER:
-            entries = []
-        else:
-            raise KafkaError(ErrorCode.INVALID_REQUEST,
-                             f"Unsupported resource type {resource.resource_type}")
+        entries = _entries(ctx.broker, resource)
     except KafkaError as e:
         result.error_code = e.code
         result.error_message = e.message
         return result
     keys = resource.configuration_keys
-    if keys is not None:
+    if keys:  # null or empty: every config
         wanted = set(keys)
         entries = [e for e in entries if e.name in wanted]
     v = ctx.api_version
@@ -124,12 +245,12 @@ def _result(ctx, resource, include_synonyms: bool) -> m.DescribeConfigsResult:
             name=e.name,
             value=e.value,
             read_only=e.read_only,
-            is_default=e.source == DEFAULT_CONFIG,
+            is_default=False,  # (v0) Kafka leaves it false; config_source (v1+) says it
             config_source=e.source,
             is_sensitive=e.is_sensitive,
             synonyms=[m.DescribeConfigsSynonym(name=n, value=val, source=s)
                       for n, val, s in e.synonyms] if include_synonyms else [],
-            config_type=e.config_type if v >= 3 else 0,
+            config_type=e.config_type if v >= 3 else UNKNOWN_TYPE,
             documentation=None,
         )
         for e in entries

@@ -11,9 +11,16 @@ from protocol.errors import ErrorCode
 from protocol.messages import init_producer_id_response as m
 from pybroker.api.registry import api
 
+NO_PRODUCER_ID, NO_PRODUCER_EPOCH = -1, -1
+
 
 @api(22, 0, 5)
 def handle(ctx, request) -> m.InitProducerIdResponse:
+    if (request.producer_id == NO_PRODUCER_ID) != (request.producer_epoch == NO_PRODUCER_EPOCH):
+        # an epoch bump (KIP-360) names both the producer id and its epoch, or neither
+        return m.InitProducerIdResponse(error_code=ErrorCode.INVALID_REQUEST,
+                                        producer_id=NO_PRODUCER_ID,
+                                        producer_epoch=NO_PRODUCER_EPOCH)
     if request.transactional_id is not None:
         return m.InitProducerIdResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
                                         producer_id=-1, producer_epoch=-1)

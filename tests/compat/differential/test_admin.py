@@ -1,0 +1,499 @@
+"""Differential tests of the admin APIs: configs, partitions, deletions, cluster and versions.
+
+Each scenario runs against pybroker and against Apache Kafka 3.9 (see differ.py); the answers
+must agree field by field except where KNOWN (below) says why not.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+from protocol import messages
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    alter_configs_request as ac,
+    api_versions_request as av,
+    create_partitions_request as cp,
+    delete_records_request as dr,
+    delete_topics_request as dt,
+    describe_cluster_request as dc,
+    describe_configs_request as dcf,
+    incremental_alter_configs_request as iac,
+    init_producer_id_request as ipi,
+)
+from pybroker.api.registry import load_handlers
+from tests.compat.differential import requests as rq
+from tests.compat.differential.differ import Known, Recorder
+
+TOPIC, BROKER = 2, 4
+UNKNOWN_TOPIC_ID = uuid.UUID("5b6c1f3e-0000-4000-8000-00000000d1ff")
+SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
+
+#: APIs Apache Kafka 3.9 (ZooKeeper mode) lists in ApiVersions that pybroker does not serve
+NOT_SERVED: dict[str, str] = {
+    **dict.fromkeys(
+        ("AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn", "TxnOffsetCommit", "WriteTxnMarkers",
+         "DescribeTransactions", "ListTransactions"),
+        "Transactions: pybroker runs no transaction coordinator (idempotent producers only; "
+        "InitProducerId with a transactional id is COORDINATOR_NOT_AVAILABLE)."),
+    **dict.fromkeys(
+        ("SaslHandshake", "SaslAuthenticate"),
+        "PLAINTEXT listeners only: there is no SASL authentication."),
+    **dict.fromkeys(
+        ("DescribeAcls", "CreateAcls", "DeleteAcls"),
+        "No authorizer: every client may do everything, so there are no ACLs to manage."),
+    **dict.fromkeys(
+        ("CreateDelegationToken", "RenewDelegationToken", "ExpireDelegationToken",
+         "DescribeDelegationToken"),
+        "Delegation tokens authenticate over SASL, which pybroker does not offer."),
+    **dict.fromkeys(
+        ("DescribeUserScramCredentials", "AlterUserScramCredentials"),
+        "SCRAM credentials are for SASL/SCRAM, which pybroker does not offer."),
+    **dict.fromkeys(
+        ("DescribeClientQuotas", "AlterClientQuotas"),
+        "No client quotas: requests are never throttled (throttle_time_ms is always 0)."),
+    **dict.fromkeys(
+        ("LeaderAndIsr", "StopReplica", "UpdateMetadata", "ControlledShutdown"),
+        "ZooKeeper-mode controller/broker APIs: pybroker's controller is embedded in its only "
+        "broker and tells it about leadership in-process."),
+    **dict.fromkeys(
+        ("AlterPartition", "AllocateProducerIds", "Envelope"),
+        "Broker-to-controller APIs (ISR changes, producer-id blocks, request forwarding): "
+        "pybroker's embedded controller is called in-process."),
+    "UpdateFeatures": "No feature flags: ApiVersions finalizes none, so there is nothing to update.",
+    **dict.fromkeys(
+        ("ConsumerGroupHeartbeat", "ConsumerGroupDescribe"),
+        "The KIP-848 consumer group protocol (early access in Kafka 3.9): pybroker serves the "
+        "classic protocol (JoinGroup/SyncGroup/Heartbeat)."),
+    "OffsetForLeaderEpoch": (
+        "Not served: with one replica per partition a log is never truncated to another "
+        "replica's, so there is nothing for a consumer to validate; clients skip the check when "
+        "the broker does not list the API."),
+    "AlterReplicaLogDirs": "Moving replicas between log directories is not supported.",
+}
+
+#: APIs pybroker serves over fewer versions than Kafka 3.9: Kafka's range, and why
+NARROWER: dict[str, tuple[int, int, str]] = {
+    "Fetch": (0, 17, "v0-3 need the v0/v1 message formats (pybroker stores v2 record batches "
+                     "and does not down-convert); v13-17 name topics by id (KIP-516) and add "
+                     "tiered-storage, replica-state and leader-hint fields, not implemented."),
+    "FindCoordinator": (0, 6, "v5 only adds TRANSACTION_ABORTABLE (KIP-890, transactions) and v6 "
+                              "share groups (KIP-932); pybroker has neither."),
+}
+
+
+def _api_versions_known() -> list[Known]:
+    """Computed from the handlers this build registers, so that an API that becomes served (or
+    a range that widens) drops its entry; run make compat-doc afterwards."""
+    served = {h.name: (h.min_version, h.max_version) for h in load_handlers().values()}
+    known = [Known("api_versions", "api versions v*", f"api_keys{{{name}}}", reason)
+             for name, reason in NOT_SERVED.items() if name not in served]
+    known += [Known("api_versions", "api versions v*", f"api_keys{{{name}}}.*_version",
+                    f"Kafka serves v{lo}-{hi}: {reason}")
+              for name, (lo, hi, reason) in NARROWER.items()
+              if name in served and served[name] != (lo, hi)]
+    return known
+
+
+#: the differences from Apache Kafka these scenarios show, each with its reason
+KNOWN: list[Known] = [
+    Known("describe_configs", "documentation v*", "results{T}.configs{*}.documentation",
+          "pybroker does not carry Kafka's configuration documentation text: the field is null "
+          "(the protocol allows it), so tools show no description."),
+    Known("describe_configs", "broker 0 v*", "results{0}.configs{*}.read_only",
+          "Broker configs are static in pybroker (read from server.properties at start-up; "
+          "AlterConfigs on a broker is refused), so all of them are read-only; Kafka marks the "
+          "ones it can change at run time (KIP-226 dynamic configs) writable."),
+    Known("describe_configs", "broker 0 v*", "results{0}.configs{broker.id}.synonyms[*].value",
+          "The default broker.id is 0 in pybroker (a single node) and -1 in Kafka (generate an "
+          "id); both brokers here set it to 0."),
+    Known("incremental_alter_configs", "invalid operation", "responses{T}.error_*",
+          "An unknown operation (not SET, DELETE, APPEND, SUBTRACT) is INVALID_REQUEST with a "
+          "message; Kafka 3.9 fails on it internally (UNKNOWN_SERVER_ERROR, no message)."),
+    Known("incremental_alter_configs", "append to an unknown config", "responses{T}.error_*",
+          "APPEND to a name that is not a topic config is INVALID_CONFIG \"Unknown topic config "
+          "name\", as SET is; Kafka 3.9 fails on it internally (UNKNOWN_SERVER_ERROR, no "
+          "message)."),
+    *_api_versions_known(),
+]
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def wait_for_leaders(rec: Recorder, *topics: str, timeout: float = 30.0) -> None:
+    """Poll Metadata (unrecorded) until every partition of ``topics`` has a leader."""
+    deadline = time.monotonic() + timeout
+    while True:
+        resp = rec.quietly(rq.METADATA, 12, rq.metadata(*topics))
+        if all(t.error_code == 0 and t.partitions and all(p.leader_id >= 0 for p in t.partitions)
+               for t in resp.topics):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no leaders for {topics} at {rec.bootstrap}: {resp}")
+        time.sleep(0.1)
+
+
+def create(rec: Recorder, name: str, partitions: int = 1,
+           configs: dict[str, str] | None = None) -> None:
+    resp = rec.quietly(rq.CREATE_TOPICS, 7,
+                       rq.create_topics(rq.topic(name, partitions, configs=configs)))
+    assert all(t.error_code == ErrorCode.NONE for t in resp.topics), resp
+    wait_for_leaders(rec, name)
+
+
+def describe(*resources: tuple[int, str, list[str] | None], synonyms: bool = False,
+             documentation: bool = False) -> dcf.DescribeConfigsRequest:
+    return dcf.DescribeConfigsRequest(
+        resources=[dcf.DescribeConfigsResource(resource_type=t, resource_name=n,
+                                               configuration_keys=keys)
+                   for t, n, keys in resources],
+        include_synonyms=synonyms, include_documentation=documentation)
+
+
+def alter(name: str, configs: dict[str, str | None], *, resource_type: int = TOPIC,
+          validate_only: bool = False) -> ac.AlterConfigsRequest:
+    return ac.AlterConfigsRequest(
+        resources=[ac.AlterConfigsResource(
+            resource_type=resource_type, resource_name=name,
+            configs=[ac.AlterableConfig(name=k, value=v) for k, v in configs.items()])],
+        validate_only=validate_only)
+
+
+def incremental(name: str, *ops: tuple[str, int, str | None], resource_type: int = TOPIC,
+                validate_only: bool = False) -> iac.IncrementalAlterConfigsRequest:
+    return iac.IncrementalAlterConfigsRequest(
+        resources=[iac.AlterConfigsResource(
+            resource_type=resource_type, resource_name=name,
+            configs=[iac.AlterableConfig(name=k, config_operation=op, value=v)
+                     for k, op, v in ops])],
+        validate_only=validate_only)
+
+
+def create_partitions(name: str, count: int, assignments: list[list[int]] | None = None, *,
+                      validate_only: bool = False) -> cp.CreatePartitionsRequest:
+    return cp.CreatePartitionsRequest(
+        topics=[cp.CreatePartitionsTopic(
+            name=name, count=count,
+            assignments=None if assignments is None else
+            [cp.CreatePartitionsAssignment(broker_ids=a) for a in assignments])],
+        timeout_ms=30_000, validate_only=validate_only)
+
+
+def delete_records(name: str, *offsets: tuple[int, int]) -> dr.DeleteRecordsRequest:
+    return dr.DeleteRecordsRequest(
+        topics=[dr.DeleteRecordsTopic(name=name, partitions=[
+            dr.DeleteRecordsPartition(partition_index=p, offset=o) for p, o in offsets])],
+        timeout_ms=30_000)
+
+
+#: the topic configs a step checks after a change (the whole set is compared elsewhere)
+WATCHED = ["cleanup.policy", "retention.ms", "segment.bytes", "min.cleanable.dirty.ratio"]
+
+
+# -- scenarios ---------------------------------------------------------------------------------
+
+
+def describe_configs(rec: Recorder, names) -> None:
+    """DescribeConfigs of topics (all, named keys, synonyms, documentation) and of the broker."""
+    t, plain_topic = names.topic, names("plain")
+    create(rec, t, configs={"retention.ms": "3600000", "cleanup.policy": "compact",
+                            "preallocate": "true"})
+    create(rec, plain_topic)
+    for version in range(5):
+        rec.call(f"all configs v{version}", rq.DESCRIBE_CONFIGS, version,
+                 describe((TOPIC, t, None), synonyms=version >= 1))
+    rec.call("no overrides", rq.DESCRIBE_CONFIGS, 4,
+             describe((TOPIC, plain_topic, None), synonyms=True))
+    rec.call("named keys", rq.DESCRIBE_CONFIGS, 4,
+             describe((TOPIC, t, [*WATCHED, "no.such.config"]), synonyms=True))
+    rec.call("empty key list", rq.DESCRIBE_CONFIGS, 4, describe((TOPIC, plain_topic, [])))
+    rec.call("without synonyms", rq.DESCRIBE_CONFIGS, 4, describe((TOPIC, t, WATCHED)))
+    for version in (3, 4):
+        rec.call(f"documentation v{version}", rq.DESCRIBE_CONFIGS, version,
+                 describe((TOPIC, t, ["retention.ms", "cleanup.policy"]), documentation=True))
+    rec.call("unknown topic", rq.DESCRIBE_CONFIGS, 4, describe((TOPIC, names("missing"), None)))
+    rec.call("invalid topic name", rq.DESCRIBE_CONFIGS, 4, describe((TOPIC, "bad/name", None)))
+    rec.call("two resources", rq.DESCRIBE_CONFIGS, 4,
+             describe((TOPIC, t, ["retention.ms"]), (TOPIC, plain_topic, ["retention.ms"])))
+    broker_keys = ["broker.id", "num.partitions", "auto.create.topics.enable",
+                   "default.replication.factor", "message.max.bytes", "log.retention.hours",
+                   "log.retention.ms", "log.roll.hours", "log.segment.bytes",
+                   "log.cleanup.policy", "log.cleaner.min.cleanable.ratio",
+                   "min.insync.replicas", "delete.topic.enable", "broker.rack"]
+    for version in (1, 4):
+        rec.call(f"broker 0 v{version}", rq.DESCRIBE_CONFIGS, version,
+                 describe((BROKER, "0", broker_keys), synonyms=True))
+    rec.call("broker default resource", rq.DESCRIBE_CONFIGS, 4, describe((BROKER, "", None)))
+    rec.call("other broker id", rq.DESCRIBE_CONFIGS, 4, describe((BROKER, "1", None)))
+    rec.call("broker id not a number", rq.DESCRIBE_CONFIGS, 4, describe((BROKER, "zero", None)))
+
+
+def alter_configs(rec: Recorder, names) -> None:
+    """AlterConfigs: replace the overrides, refusals, validate_only, unknown topic."""
+    t = names.topic
+    create(rec, t, configs={"retention.ms": "3600000"})
+    check = describe((TOPIC, t, WATCHED), synonyms=True)
+    for version in range(3):
+        rec.call(f"alter v{version}", rq.ALTER_CONFIGS, version,
+                 alter(t, {"retention.ms": str(1000 + version), "cleanup.policy": "compact"}))
+        rec.call(f"after alter v{version}", rq.DESCRIBE_CONFIGS, 4, check)
+    rec.call("replace drops the others", rq.ALTER_CONFIGS, 2, alter(t, {"segment.bytes": "1048576"}))
+    rec.call("after replace", rq.DESCRIBE_CONFIGS, 4, check)
+    rec.call("invalid value", rq.ALTER_CONFIGS, 2, alter(t, {"retention.ms": "soon"}))
+    rec.call("below the minimum", rq.ALTER_CONFIGS, 2, alter(t, {"segment.bytes": "10"}))
+    rec.call("invalid list item", rq.ALTER_CONFIGS, 2,
+             alter(t, {"cleanup.policy": "compact,sometimes"}))
+    rec.call("invalid boolean", rq.ALTER_CONFIGS, 2, alter(t, {"preallocate": "yes"}))
+    rec.call("invalid double", rq.ALTER_CONFIGS, 2,
+             alter(t, {"min.cleanable.dirty.ratio": "1.5"}))
+    rec.call("unknown config", rq.ALTER_CONFIGS, 2, alter(t, {"no.such.config": "1"}))
+    rec.call("null value", rq.ALTER_CONFIGS, 2, alter(t, {"retention.ms": None}))
+    rec.call("validate only", rq.ALTER_CONFIGS, 2,
+             alter(t, {"retention.ms": "5000"}, validate_only=True))
+    rec.call("after validate only", rq.DESCRIBE_CONFIGS, 4, check)
+    rec.call("unknown topic", rq.ALTER_CONFIGS, 2, alter(names("missing"), {"retention.ms": "1"}))
+    rec.call("default topic resource", rq.ALTER_CONFIGS, 2, alter("", {"retention.ms": "1"}))
+    rec.call("lags in conflict", rq.ALTER_CONFIGS, 2,
+             alter(t, {"min.compaction.lag.ms": "10", "max.compaction.lag.ms": "5"}))
+    rec.call("remote storage", rq.ALTER_CONFIGS, 2, alter(t, {"remote.storage.enable": "true"}))
+    rec.call("bad message format version", rq.ALTER_CONFIGS, 2,
+             alter(t, {"message.format.version": "0.7"}))
+    rec.call("bad throttled replicas", rq.ALTER_CONFIGS, 2,
+             alter(t, {"follower.replication.throttled.replicas": "0:0,x"}))
+    rec.call("bad gzip level", rq.ALTER_CONFIGS, 2, alter(t, {"compression.gzip.level": "0"}))
+    rec.call("two invalid values", rq.ALTER_CONFIGS, 2,
+             alter(t, {"segment.ms": "0", "segment.bytes": "1"}))
+    # (a resource named twice is not compared: Kafka 3.9 never answers such a request; pybroker
+    # refuses both with INVALID_REQUEST, as Kafka's ConfigAdminManager means to)
+    rec.call("config named twice", rq.ALTER_CONFIGS, 2, ac.AlterConfigsRequest(resources=[
+        ac.AlterConfigsResource(resource_type=TOPIC, resource_name=t, configs=[
+            ac.AlterableConfig(name="retention.ms", value="1"),
+            ac.AlterableConfig(name="retention.ms", value="2")])]))
+    rec.call("after the refusals", rq.DESCRIBE_CONFIGS, 4, check)
+    rec.call("accepted without effect", rq.ALTER_CONFIGS, 2,
+             alter(t, {"preallocate": "true", "message.downconversion.enable": "false",
+                       "leader.replication.throttled.replicas": "0:0",
+                       "unclean.leader.election.enable": "true"}))
+    rec.call("after accepted without effect", rq.DESCRIBE_CONFIGS, 4,
+             describe((TOPIC, t, ["preallocate", "message.downconversion.enable",
+                                  "leader.replication.throttled.replicas",
+                                  "unclean.leader.election.enable"]), synonyms=True))
+    rec.call("values as written", rq.ALTER_CONFIGS, 2,
+             alter(t, {"min.cleanable.dirty.ratio": "1", "cleanup.policy": " compact , delete ",
+                       "segment.ms": "+3600000", "preallocate": "TRUE",
+                       "message.format.version": "2.8.1"}))
+    rec.call("values as printed", rq.DESCRIBE_CONFIGS, 4, describe(
+        (TOPIC, t, [*WATCHED, "segment.ms", "preallocate", "message.format.version"]),
+        synonyms=True))
+
+
+def incremental_alter_configs(rec: Recorder, names) -> None:
+    """IncrementalAlterConfigs: SET, DELETE, APPEND, SUBTRACT and their refusals."""
+    t = names.topic
+    create(rec, t)
+    check = describe((TOPIC, t, WATCHED), synonyms=True)
+    for version in range(2):
+        rec.call(f"set v{version}", rq.INCREMENTAL_ALTER_CONFIGS, version,
+                 incremental(t, ("retention.ms", SET, str(2000 + version))))
+        rec.call(f"after set v{version}", rq.DESCRIBE_CONFIGS, 4, check)
+    rec.call("append", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(t, ("cleanup.policy", APPEND, "compact")))
+    rec.call("after append", rq.DESCRIBE_CONFIGS, 4, check)
+    rec.call("append again", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(t, ("cleanup.policy", APPEND, "compact")))
+    rec.call("subtract", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(t, ("cleanup.policy", SUBTRACT, "delete")))
+    rec.call("after subtract", rq.DESCRIBE_CONFIGS, 4, check)
+    rec.call("delete", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(t, ("retention.ms", DELETE, None), ("cleanup.policy", DELETE, None)))
+    rec.call("after delete", rq.DESCRIBE_CONFIGS, 4, check)
+    rec.call("delete absent", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(t, ("segment.bytes", DELETE, None)))
+    rec.call("set and append together", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(t, ("segment.bytes", SET, "1048576"),
+                         ("cleanup.policy", APPEND, "compact")))
+    rec.call("after set and append", rq.DESCRIBE_CONFIGS, 4, check)
+    rec.call("invalid operation", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(t, ("retention.ms", 7, "1")))
+    rec.call("invalid value", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(t, ("retention.ms", SET, "soon")))
+    rec.call("append to a non-list", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(t, ("retention.ms", APPEND, "5")))
+    rec.call("subtract from a non-list", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(t, ("retention.ms", SUBTRACT, "5")))
+    rec.call("append an invalid item", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(t, ("cleanup.policy", APPEND, "sometimes")))
+    rec.call("unknown config", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(t, ("no.such.config", SET, "1")))
+    rec.call("append to an unknown config", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(t, ("no.such.config", APPEND, "1")))
+    rec.call("delete an unknown config", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(t, ("no.such.config", DELETE, None)))
+    rec.call("null value with set", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(t, ("retention.ms", SET, None)))
+    rec.call("duplicate keys", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(t, ("retention.ms", SET, "1"), ("retention.ms", SET, "2")))
+    rec.call("validate only", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(t, ("retention.ms", SET, "5000"), validate_only=True))
+    rec.call("after the refusals", rq.DESCRIBE_CONFIGS, 4, check)
+    rec.call("unknown topic", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental(names("missing"), ("retention.ms", SET, "1")))
+
+
+def create_partitions_rules(rec: Recorder, names) -> None:
+    """CreatePartitions: grow, refusals, validate_only, explicit assignments."""
+    t = names.topic
+    create(rec, t, 1)
+    for version in range(4):
+        rec.call(f"grow v{version}", rq.CREATE_PARTITIONS, version,
+                 create_partitions(t, 2 + version))
+    rec.call("same count", rq.CREATE_PARTITIONS, 3, create_partitions(t, 5))
+    rec.call("fewer", rq.CREATE_PARTITIONS, 3, create_partitions(t, 2))
+    rec.call("unknown topic", rq.CREATE_PARTITIONS, 3, create_partitions(names("missing"), 2))
+    rec.call("validate only", rq.CREATE_PARTITIONS, 3, create_partitions(t, 9, validate_only=True))
+    rec.call("with assignments", rq.CREATE_PARTITIONS, 3, create_partitions(t, 7, [[0], [0]]))
+    rec.call("too few assignments", rq.CREATE_PARTITIONS, 3, create_partitions(t, 9, [[0]]))
+    rec.call("unknown broker", rq.CREATE_PARTITIONS, 3, create_partitions(t, 8, [[5]]))
+    rec.call("empty replica list", rq.CREATE_PARTITIONS, 3, create_partitions(t, 8, [[]]))
+    rec.call("duplicate replicas", rq.CREATE_PARTITIONS, 3, create_partitions(t, 8, [[0, 0]]))
+    rec.call("duplicate topic", rq.CREATE_PARTITIONS, 3, cp.CreatePartitionsRequest(
+        topics=[cp.CreatePartitionsTopic(name=t, count=9, assignments=None)] * 2,
+        timeout_ms=30_000))
+    wait_for_leaders(rec, t)
+    rec.call("metadata after", rq.METADATA, 12, rq.metadata(t))
+
+
+def delete_topics_rules(rec: Recorder, names) -> None:
+    """DeleteTopics at each version, unknown names, and by topic id."""
+    for version in range(7):
+        create(rec, names(f"v{version}"))
+    for version in range(6):
+        rec.call(f"delete v{version}", rq.DELETE_TOPICS, version, dt.DeleteTopicsRequest(
+            topic_names=[names(f"v{version}")], timeout_ms=30_000))
+    rec.call("unknown v5", rq.DELETE_TOPICS, 5, dt.DeleteTopicsRequest(
+        topic_names=[names("missing")], timeout_ms=30_000))
+    topic_id = rec.quietly(rq.METADATA, 12, rq.metadata(names("v6"))).topics[0].topic_id
+    rec.call("by id v6", rq.DELETE_TOPICS, 6, dt.DeleteTopicsRequest(
+        topics=[dt.DeleteTopicState(name=None, topic_id=topic_id)], timeout_ms=30_000))
+    rec.call("unknown id v6", rq.DELETE_TOPICS, 6, dt.DeleteTopicsRequest(
+        topics=[dt.DeleteTopicState(name=None, topic_id=UNKNOWN_TOPIC_ID)], timeout_ms=30_000))
+    rec.call("unknown name v6", rq.DELETE_TOPICS, 6, dt.DeleteTopicsRequest(
+        topics=[dt.DeleteTopicState(name=names("missing"))], timeout_ms=30_000))
+
+
+def delete_records_rules(rec: Recorder, names) -> None:
+    """DeleteRecords: forward the log start, -1 for the high watermark, refusals."""
+    t, compacted = names.topic, names("compacted")
+    create(rec, t, 2)
+    create(rec, compacted, configs={"cleanup.policy": "compact"})
+    rec.quietly(rq.PRODUCE, 9, rq.produce(t, rq.batch(10)))
+    rec.quietly(rq.PRODUCE, 9, rq.produce(compacted, rq.batch(3)))
+    rec.call("delete v0", rq.DELETE_RECORDS, 0, delete_records(t, (0, 3)))
+    rec.call("delete v1", rq.DELETE_RECORDS, 1, delete_records(t, (0, 5)))
+    rec.call("below the log start", rq.DELETE_RECORDS, 2, delete_records(t, (0, 2)))
+    rec.call("beyond the high watermark", rq.DELETE_RECORDS, 2, delete_records(t, (0, 11)))
+    rec.call("negative", rq.DELETE_RECORDS, 2, delete_records(t, (0, -5)))
+    rec.call("high watermark v2", rq.DELETE_RECORDS, 2, delete_records(t, (0, -1), (1, -1)))
+    rec.call("unknown partition", rq.DELETE_RECORDS, 2, delete_records(t, (9, 0)))
+    rec.call("unknown topic", rq.DELETE_RECORDS, 2, delete_records(names("missing"), (0, 0)))
+    rec.call("compacted topic", rq.DELETE_RECORDS, 2, delete_records(compacted, (0, 1)))
+    rec.call("log start after", rq.LIST_OFFSETS, 7, rq.list_offsets(t, (0, -2), (1, -2)))
+
+
+def describe_cluster(rec: Recorder, names) -> None:
+    """DescribeCluster: brokers and controller; the CONTROLLER endpoint type is refused."""
+    for version in range(2):
+        rec.call(f"describe v{version}", rq.DESCRIBE_CLUSTER, version, dc.DescribeClusterRequest())
+    rec.call("authorized operations", rq.DESCRIBE_CLUSTER, 1,
+             dc.DescribeClusterRequest(include_cluster_authorized_operations=True))
+    rec.call("controller endpoint", rq.DESCRIBE_CLUSTER, 1,
+             dc.DescribeClusterRequest(endpoint_type=2))
+    rec.call("unknown endpoint type", rq.DESCRIBE_CLUSTER, 1,
+             dc.DescribeClusterRequest(endpoint_type=9))
+
+
+def api_versions(rec: Recorder, names) -> None:
+    """ApiVersions at each version; the ranges are compared per API, by name."""
+    for version in range(4):
+        body = av.ApiVersionsRequest(client_software_name="pybroker-differential",
+                                     client_software_version="1.0")
+        resp = rec.quietly(rq.API_VERSIONS, version, body)
+        resp.api_keys = [
+            {"name": messages.API_NAMES.get(k.api_key, str(k.api_key)),
+             "min_version": k.min_version, "max_version": k.max_version}
+            for k in resp.api_keys
+        ]
+        rec.record(f"api versions v{version}", rq.API_VERSIONS, version, resp)
+    rec.call("bad software name v3", rq.API_VERSIONS, 3,
+             av.ApiVersionsRequest(client_software_name="-bad-", client_software_version="1.0"))
+
+
+def init_producer_id(rec: Recorder, names) -> None:
+    """InitProducerId for idempotent producers (no transactional id) at each version."""
+    # a fresh Kafka answers COORDINATOR_LOAD_IN_PROGRESS until it holds a block of producer
+    # ids from its controller; clients retry, and so does this (unrecorded)
+    deadline = time.monotonic() + 60
+    while rec.quietly(rq.INIT_PRODUCER_ID, 4, ipi.InitProducerIdRequest(
+            transactional_id=None, transaction_timeout_ms=60_000)).error_code \
+            == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
+        assert time.monotonic() < deadline, f"no producer ids from {rec.bootstrap}"
+        time.sleep(0.2)
+    for version in range(6):
+        rec.call(f"idempotent v{version}", rq.INIT_PRODUCER_ID, version,
+                 ipi.InitProducerIdRequest(transactional_id=None, transaction_timeout_ms=60_000),
+                 mask=("producer_id",))
+    first = rec.quietly(rq.INIT_PRODUCER_ID, 4,
+                        ipi.InitProducerIdRequest(transactional_id=None,
+                                                  transaction_timeout_ms=60_000))
+    rec.call("epoch bump", rq.INIT_PRODUCER_ID, 4, ipi.InitProducerIdRequest(
+        transactional_id=None, transaction_timeout_ms=60_000,
+        producer_id=first.producer_id, producer_epoch=first.producer_epoch),
+        mask=("producer_id",))
+    rec.call("epoch without a producer id", rq.INIT_PRODUCER_ID, 4, ipi.InitProducerIdRequest(
+        transactional_id=None, transaction_timeout_ms=60_000, producer_id=-1, producer_epoch=3),
+        mask=("producer_id",))
+    rec.call("producer id without an epoch", rq.INIT_PRODUCER_ID, 4, ipi.InitProducerIdRequest(
+        transactional_id=None, transaction_timeout_ms=60_000, producer_id=first.producer_id,
+        producer_epoch=-1), mask=("producer_id",))
+
+
+# -- tests -------------------------------------------------------------------------------------
+
+
+def test_describe_configs(pair, names) -> None:
+    pair.check(describe_configs, names, KNOWN)
+
+
+def test_alter_configs(pair, names) -> None:
+    pair.check(alter_configs, names, KNOWN)
+
+
+def test_incremental_alter_configs(pair, names) -> None:
+    pair.check(incremental_alter_configs, names, KNOWN)
+
+
+def test_create_partitions(pair, names) -> None:
+    pair.check(create_partitions_rules, names, KNOWN)
+
+
+def test_delete_topics(pair, names) -> None:
+    pair.check(delete_topics_rules, names, KNOWN)
+
+
+def test_delete_records(pair, names) -> None:
+    pair.check(delete_records_rules, names, KNOWN)
+
+
+def test_describe_cluster(pair, names) -> None:
+    pair.check(describe_cluster, names, KNOWN)
+
+
+def test_api_versions(pair, names) -> None:
+    pair.check(api_versions, names, KNOWN)
+
+
+def test_init_producer_id(pair, names) -> None:
+    pair.check(init_producer_id, names, KNOWN)
+

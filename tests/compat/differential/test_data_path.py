@@ -1,0 +1,232 @@
+"""Differential tests of the data path: topics, Metadata, Produce, Fetch, ListOffsets.
+
+Each scenario runs against pybroker and against Apache Kafka 3.9 (see differ.py); the answers
+must agree field by field except where KNOWN (below) says why not.
+"""
+
+from __future__ import annotations
+
+import time
+
+from protocol.errors import ErrorCode
+from protocol.messages import delete_records_request as dr
+from protocol.records.batch import write_crc
+from protocol.records.compression import CompressionType
+from tests.compat.differential import requests as rq
+from tests.compat.differential.differ import Known, Recorder
+
+#: the differences from Apache Kafka these scenarios show, each with its reason
+KNOWN: list[Known] = [
+    Known("fetch_errors", "session epoch 0 asks for a session", "session_id",
+          "Fetch sessions (KIP-227) are declined: pybroker answers every fetch in full with "
+          "session id 0, which clients accept and which makes them send full fetches; Kafka "
+          "opens a session."),
+    Known("metadata_answers", "auto-create", "topics{T-auto}.*",
+          "pybroker creates an auto-created topic before it answers, so the first Metadata "
+          "already names the leader; Kafka (ZooKeeper mode) answers LEADER_NOT_AVAILABLE until "
+          "its controller has elected one. Clients retry on that error either way."),
+]
+
+
+def wait_for_leaders(rec: Recorder, *topics: str, timeout: float = 30.0) -> None:
+    """Poll Metadata (unrecorded) until every partition of ``topics`` has a leader."""
+    deadline = time.monotonic() + timeout
+    while True:
+        resp = rec.quietly(rq.METADATA, 12, rq.metadata(*topics))
+        if all(t.error_code == 0 and t.partitions and all(p.leader_id >= 0 for p in t.partitions)
+               for t in resp.topics):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no leaders for {topics} at {rec.bootstrap}: {resp}")
+        time.sleep(0.1)
+
+
+def ensure_offsets_topic(rec: Recorder, timeout: float = 30.0) -> None:
+    """FindCoordinator (unrecorded) until __consumer_offsets exists and has a leader."""
+    from protocol.messages import find_coordinator_request as fc
+
+    deadline = time.monotonic() + timeout
+    while rec.quietly(rq.FIND_COORDINATOR, 1, fc.FindCoordinatorRequest(key="g")).error_code:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no group coordinator at {rec.bootstrap}")
+        time.sleep(0.1)
+
+
+def create(rec: Recorder, *topics, label: str | None = None) -> None:
+    req = rq.create_topics(*topics)
+    if label:
+        rec.call(label, rq.CREATE_TOPICS, 7, req)
+    else:
+        resp = rec.quietly(rq.CREATE_TOPICS, 7, req)
+        assert all(t.error_code == ErrorCode.NONE for t in resp.topics), resp
+    wait_for_leaders(rec, *(t.name for t in topics))
+
+
+# -- scenarios -------------------------------------------------------------------------------
+
+
+def create_topics_rules(rec: Recorder, names) -> None:
+    """CreateTopics: success, duplicates, bad names, counts and configs, validate_only."""
+    t = names.topic
+    for version in (0, 2, 4, 5, 7):
+        rec.call(f"create v{version}", rq.CREATE_TOPICS, version,
+                 rq.create_topics(rq.topic(names(f"v{version}"), 3)))
+    rec.call("duplicate", rq.CREATE_TOPICS, 7, rq.create_topics(rq.topic(names("v7"), 3)))
+    rec.call("validate only", rq.CREATE_TOPICS, 7,
+             rq.create_topics(rq.topic(t, 2, configs={"cleanup.policy": "compact"}),
+                              validate_only=True))
+    rec.call("invalid name", rq.CREATE_TOPICS, 7, rq.create_topics(rq.topic(t + "/bad")))
+    rec.call("dot name", rq.CREATE_TOPICS, 7, rq.create_topics(rq.topic("..")))
+    rec.call("too long", rq.CREATE_TOPICS, 7, rq.create_topics(rq.topic("x" * 250)))
+    rec.call("zero partitions", rq.CREATE_TOPICS, 7, rq.create_topics(rq.topic(names("p0"), 0)))
+    rec.call("rf 3 on one broker", rq.CREATE_TOPICS, 7,
+             rq.create_topics(rq.topic(names("rf3"), 1, 3)))
+    rec.call("rf 0", rq.CREATE_TOPICS, 7, rq.create_topics(rq.topic(names("rf0"), 1, 0)))
+    rec.call("defaults (-1, -1)", rq.CREATE_TOPICS, 7,
+             rq.create_topics(rq.topic(names("defaults"), -1, -1)))
+    rec.call("unknown config", rq.CREATE_TOPICS, 7,
+             rq.create_topics(rq.topic(names("cfg1"), configs={"no.such.config": "1"})))
+    rec.call("bad config value", rq.CREATE_TOPICS, 7,
+             rq.create_topics(rq.topic(names("cfg2"), configs={"retention.ms": "soon"})))
+    rec.call("bad cleanup policy", rq.CREATE_TOPICS, 7,
+             rq.create_topics(rq.topic(names("cfg3"), configs={"cleanup.policy": "sometimes"})))
+    rec.call("configs at v5", rq.CREATE_TOPICS, 5, rq.create_topics(
+        rq.topic(names("cfg4"), 2, configs={"retention.ms": "3600000",
+                                             "cleanup.policy": "compact"})))
+
+
+def metadata_answers(rec: Recorder, names) -> None:
+    """Metadata of existing and unknown topics at several versions, without auto-creation."""
+    create(rec, rq.topic(names.topic, 3))
+    for version in (0, 1, 4, 7, 9, 10, 12):
+        req = rq.metadata(names.topic, names("missing"))
+        if version < 4:
+            req.allow_auto_topic_creation = True  # (cannot be switched off before v4)
+            req.topics = req.topics[:1]
+        rec.call(f"metadata v{version}", rq.METADATA, version, req)
+    rec.call("invalid name", rq.METADATA, 12, rq.metadata("bad/name"))
+    rec.call("auto-create", rq.METADATA, 12, rq.metadata(names("auto"), auto_create=True))
+    wait_for_leaders(rec, names("auto"))
+    rec.call("after auto-create", rq.METADATA, 12, rq.metadata(names("auto")))
+    rec.call("auto-create of an invalid name", rq.METADATA, 12,
+             rq.metadata("bad/name", auto_create=True))
+
+
+def produce_and_fetch(rec: Recorder, names) -> None:
+    """Produce at several versions (each codec), then Fetch it all back."""
+    t = names.topic
+    create(rec, rq.topic(t, 2))
+    codecs = [CompressionType.NONE, CompressionType.GZIP, CompressionType.SNAPPY,
+              CompressionType.LZ4, CompressionType.ZSTD]
+    start = 0
+    for version, codec in zip((3, 5, 7, 8, 9), codecs, strict=True):
+        rec.call(f"produce v{version} codec {codec}", rq.PRODUCE, version,
+                 rq.produce(t, rq.batch(4, start=start, codec=codec, ts=rq.T0 + start)))
+        start += 4
+    rec.call("produce acks=1", rq.PRODUCE, 9, rq.produce(t, rq.batch(2, start=start), acks=1))
+    for version in (4, 7, 10, 11, 12):
+        rec.call(f"fetch v{version} from 0", rq.FETCH, version, rq.fetch(t, 0))
+    rec.call("fetch from the middle of a batch", rq.FETCH, 12, rq.fetch(t, 5))
+    rec.call("fetch at the end", rq.FETCH, 12, rq.fetch(t, start + 2))
+    rec.call("fetch small partition_max_bytes", rq.FETCH, 12,
+             rq.fetch(t, 0, partition_max_bytes=10))
+    rec.call("fetch partition 1 (empty)", rq.FETCH, 12, rq.fetch(t, 0, partition=1))
+
+
+def produce_errors(rec: Recorder, names) -> None:
+    """Produce refusals: unknown partition and topic, acks, CRC, v2 required, empty batch."""
+    t = names.topic
+    create(rec, rq.topic(t, 1))
+    rec.call("unknown partition", rq.PRODUCE, 9, rq.produce(t, rq.batch(1), partition=7))
+    rec.call("unknown topic (auto-create off in Produce)", rq.PRODUCE, 9,
+             rq.produce(names("missing"), rq.batch(1)))
+    rec.call("acks=2", rq.PRODUCE, 9, rq.produce(t, rq.batch(1), acks=2))
+    bad = bytearray(rq.batch(2))
+    bad[-1] ^= 0xFF  # a value byte: the CRC no longer matches
+    rec.call("bad crc", rq.PRODUCE, 9, rq.produce(t, bytes(bad)))
+    wrong_base = bytearray(rq.batch(2))
+    wrong_base[0:8] = (5).to_bytes(8, "big")  # clients send base offset 0; brokers overwrite it
+    write_crc(wrong_base)
+    rec.call("non-zero base offset", rq.PRODUCE, 9, rq.produce(t, bytes(wrong_base)))
+    rec.call("after the errors", rq.FETCH, 12, rq.fetch(t, 0))
+    ensure_offsets_topic(rec)
+    rec.call("internal topic", rq.PRODUCE, 9, rq.produce("__consumer_offsets", rq.batch(1)))
+    strict = names("strict")
+    create(rec, rq.topic(strict, 1, configs={"message.timestamp.before.max.ms": "3600000"}))
+    # (the messages name the bounds, which come from each broker's clock)
+    rec.call("timestamp too old", rq.PRODUCE, 9, rq.produce(strict, rq.batch(2)),
+             mask=("responses[*].partition_responses[*].record_errors[*].batch_index_error_message",))
+    rec.call("zstd at v5", rq.PRODUCE, 5, rq.produce(t, rq.batch(1, codec=CompressionType.ZSTD)))
+
+
+def fetch_errors(rec: Recorder, names) -> None:
+    """Fetch: offsets out of range either side, unknown partitions and topics."""
+    t = names.topic
+    create(rec, rq.topic(t, 1))
+    rec.quietly(rq.PRODUCE, 9, rq.produce(t, rq.batch(3)))
+    rec.call("offset past the end", rq.FETCH, 12, rq.fetch(t, 100))
+    rec.call("negative offset", rq.FETCH, 12, rq.fetch(t, -5))
+    rec.call("unknown partition", rq.FETCH, 12, rq.fetch(t, 0, partition=3))
+    rec.call("unknown topic v12", rq.FETCH, 12, rq.fetch(names("missing"), 0))
+    rec.call("unknown topic v4", rq.FETCH, 4, rq.fetch(names("missing"), 0))
+    rec.call("long poll times out", rq.FETCH, 12,
+             rq.fetch(t, 3, max_wait_ms=200, min_bytes=1))
+    read_committed = rq.fetch(t, 0)
+    read_committed.isolation_level = 1
+    rec.call("read committed", rq.FETCH, 12, read_committed)
+    rec.call("session epoch 0 asks for a session", rq.FETCH, 12, rq.fetch(t, 0, session_epoch=0))
+    zstd = names("zstd")
+    create(rec, rq.topic(zstd, 1, configs={"compression.type": "zstd"}))
+    rec.quietly(rq.PRODUCE, 9, rq.produce(zstd, rq.batch(2, codec=CompressionType.ZSTD)))
+    rec.call("zstd topic at v9", rq.FETCH, 9, rq.fetch(zstd, 0))
+    rec.call("zstd topic at v10", rq.FETCH, 10, rq.fetch(zstd, 0))
+    rec.quietly(rq.DELETE_RECORDS, 2, dr.DeleteRecordsRequest(
+        topics=[dr.DeleteRecordsTopic(name=t, partitions=[
+            dr.DeleteRecordsPartition(partition_index=0, offset=2)])], timeout_ms=30_000))
+    rec.call("below the log start", rq.FETCH, 12, rq.fetch(t, 0))
+    rec.call("at the log start", rq.FETCH, 12, rq.fetch(t, 2))
+
+
+def list_offsets_answers(rec: Recorder, names) -> None:
+    """ListOffsets: earliest, latest, by timestamp, max timestamp, errors."""
+    t = names.topic
+    create(rec, rq.topic(t, 2))
+    rec.quietly(rq.PRODUCE, 9, rq.produce(t, rq.batch(5, ts=rq.T0)))
+    rec.quietly(rq.PRODUCE, 9, rq.produce(t, rq.batch(5, start=5, ts=rq.T0 + 100)))
+    for version in (0, 1, 2, 4, 5, 7, 8, 9):
+        queries = [(0, -2), (1, -1)] if version else [(0, -1), (1, -2)]
+        rec.call(f"earliest/latest v{version}", rq.LIST_OFFSETS, version,
+                 rq.list_offsets(t, *queries))
+    for ts in (rq.T0 - 1, rq.T0 + 3, rq.T0 + 100, rq.T0 + 102, rq.T0 + 1000):
+        rec.call(f"timestamp {ts - rq.T0:+d}", rq.LIST_OFFSETS, 7, rq.list_offsets(t, (0, ts)))
+    rec.call("max timestamp", rq.LIST_OFFSETS, 7, rq.list_offsets(t, (0, -3), (1, -3)))
+    rec.call("unknown partition", rq.LIST_OFFSETS, 7, rq.list_offsets(t, (5, -1)))
+    rec.call("unknown topic", rq.LIST_OFFSETS, 7, rq.list_offsets(names("missing"), (0, -1)))
+    rec.call("read committed", rq.LIST_OFFSETS, 7, rq.list_offsets(t, (0, -1), isolation_level=1))
+
+
+# -- tests -------------------------------------------------------------------------------------
+
+
+def test_create_topics(pair, names) -> None:
+    pair.check(create_topics_rules, names, KNOWN)
+
+
+def test_metadata(pair, names) -> None:
+    pair.check(metadata_answers, names, KNOWN)
+
+
+def test_produce_and_fetch(pair, names) -> None:
+    pair.check(produce_and_fetch, names, KNOWN)
+
+
+def test_produce_errors(pair, names) -> None:
+    pair.check(produce_errors, names, KNOWN)
+
+
+def test_fetch_errors(pair, names) -> None:
+    pair.check(fetch_errors, names, KNOWN)
+
+
+def test_list_offsets(pair, names) -> None:
+    pair.check(list_offsets_answers, names, KNOWN)
