@@ -8,6 +8,7 @@ import signal
 import time
 from pathlib import Path
 
+from protocol.errors import KafkaError
 from pybroker.api.registry import load_handlers
 from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
 from pybroker.cluster.replica_manager import ReplicaManager
@@ -68,7 +69,21 @@ class Broker:
 
     def log_config_for(self, topic: str) -> LogConfig:
         overrides = self.controller.topic_overrides(topic) if self.controller else {}
-        return self.topic_log_config(overrides)
+        try:
+            return self.topic_log_config(overrides)
+        except KafkaError:
+            # A stored override this version refuses (written by an older one, or by hand)
+            # must not keep the topic's log from loading: drop it, loudly.
+            usable: dict[str, str] = {}
+            for name, value in overrides.items():
+                try:
+                    self.topic_log_config({**usable, name: value})
+                except KafkaError as e:
+                    log.warning("topic %s: ignoring its stored config %s=%r: %s",
+                                topic, name, value, e.message)
+                else:
+                    usable[name] = value
+            return self.topic_log_config(usable)
 
     def disable_sendfile(self) -> None:
         self.socket_server.use_sendfile = False

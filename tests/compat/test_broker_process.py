@@ -4,6 +4,7 @@ failures on stderr with a non-zero exit code."""
 
 from __future__ import annotations
 
+import json
 import signal
 import socket
 from pathlib import Path
@@ -48,6 +49,26 @@ def test_restart_keeps_port_and_data(broker: BrokerProcess, topic: str, hard: bo
         b"after-%d" % i for i in range(10)
     ]
     assert [m.offset() for m in got] == list(range(20))
+
+
+def test_a_stored_config_this_version_refuses_is_dropped_loudly(
+    broker: BrokerProcess, topic: str
+) -> None:
+    """A topic override written by an older version (or by hand) that no longer validates must
+    not keep the topic's log from loading: the broker drops it with a warning and serves."""
+    produce(broker.bootstrap, topic, [b"before"])
+    broker.stop()
+    store = broker.data_dir / "__pybroker_metadata.json"
+    doc = json.loads(store.read_text())
+    doc["topics"][topic]["configs"] = {"preallocate": "yes", "retention.ms": "3600000"}
+    store.write_text(json.dumps(doc))
+    broker.start()
+    produce(broker.bootstrap, topic, [b"after"])
+    got = read_back(broker.bootstrap, topic, [0])[0]
+    assert [m.value() for m in got] == [b"before", b"after"]
+    log = broker.stderr_tail(200)
+    assert "ignoring its stored config preallocate='yes'" in log, log
+    assert "retention.ms" not in log.split("ignoring its stored config", 1)[1].splitlines()[0]
 
 
 def test_answers_api_versions_right_after_start(broker: BrokerProcess) -> None:
