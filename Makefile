@@ -59,7 +59,7 @@ compat-doc: $(STAMP) ## rewrite the table of documented differences from Apache 
 lint: $(STAMP) ## ruff
 	$(VENV)/bin/ruff check protocol pybroker tests scripts
 
-bench: setup ## throughput (confluent-kafka) and start-up/memory benchmarks; JSON and PNG in bench-results/
+bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka; ratios), start-up/memory; JSON and PNG in bench-results/
 	$(PY) scripts/bench.py --out bench-results
 	$(PY) scripts/bench_startup.py --out bench-results
 

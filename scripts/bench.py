@@ -1,10 +1,18 @@
 #!/usr/bin/env python3
-"""Produce/consume throughput of pybroker, measured with confluent-kafka (librdkafka).
+"""Produce/consume throughput of pybroker next to Apache Kafka, measured with confluent-kafka.
 
-Starts its own broker on 127.0.0.1 with a temporary data directory (or uses ``--bootstrap``),
-then for every (record size, partition count) case produces records until all are delivered and
-reads them all back with an assign()-consumer from the beginning. Results go to
-``<out>/bench-<timestamp>.json`` and ``.png``; a table is printed. See docs/benchmarks.md.
+By default the same workloads run against pybroker and against a reference Apache Kafka 3.9
+broker (tests/compat/reference_kafka.py: ZooKeeper mode, started from the Maven jars), one broker
+at a time: start pybroker, warm it up (one unmeasured case per record size), run every case,
+stop it; then the same for Kafka. Every broker gets a fresh temporary data directory. For every
+(record size, partition count) case a producer sends records until all are delivered and an
+assign()-consumer reads them all back. Each figure is reported for both brokers and as the
+ratio pybroker/Kafka.
+
+``--brokers pybroker`` or ``--brokers kafka`` runs one of them; Kafka is skipped, loudly, when
+java or its jars are missing (the ratios are then n/a). ``--bootstrap`` benchmarks a broker
+that is already running instead. Results go to ``<out>/bench-<timestamp>.json`` and ``.png``;
+a table is printed. See docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -13,6 +21,9 @@ import argparse
 import json
 import os
 import platform
+import shutil
+import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,8 +41,21 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 from tests.compat.broker_process import BrokerProcess  # noqa: E402
+from tests.compat.reference_kafka import (  # noqa: E402
+    KAFKA_VERSION,
+    ReferenceKafka,
+    missing_requirements,
+)
 
 MB = 1_000_000  # throughput is payload (value) bytes per second, in decimal megabytes
+BROKERS = ("pybroker", "kafka")
+EXTERNAL = "external"
+RATIO = "pybroker/kafka"
+METRICS = (("produce", "mb_per_s"), ("produce", "msgs_per_s"), ("consume", "mb_per_s"), ("consume", "msgs_per_s"))
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+# -- measurements ---------------------------------------------------------------------------
 
 
 @dataclass
@@ -40,6 +64,7 @@ class Phase:
     payload_bytes: int = 0
     seconds: float = 0.0
     errors: int = 0
+    broker_cpu_s: float | None = None  # CPU time the broker process(es) used during the phase
 
     @property
     def mb_per_s(self) -> float:
@@ -49,8 +74,18 @@ class Phase:
     def msgs_per_s(self) -> float:
         return self.records / self.seconds if self.seconds else 0.0
 
+    @property
+    def broker_cpu_pct(self) -> float | None:
+        if self.broker_cpu_s is None or not self.seconds:
+            return None
+        return 100 * self.broker_cpu_s / self.seconds
+
     def to_json(self) -> dict:
-        return {**asdict(self), "mb_per_s": round(self.mb_per_s, 3), "msgs_per_s": round(self.msgs_per_s, 1)}
+        out = {**asdict(self), "mb_per_s": round(self.mb_per_s, 3), "msgs_per_s": round(self.msgs_per_s, 1)}
+        if self.broker_cpu_s is not None:
+            out["broker_cpu_s"] = round(self.broker_cpu_s, 2)
+            out["broker_cpu_pct"] = round(self.broker_cpu_pct or 0.0, 1)
+        return out
 
 
 @dataclass
@@ -62,9 +97,172 @@ class Case:
     consume: Phase = field(default_factory=Phase)
 
     @property
+    def key(self) -> tuple[int, int]:
+        return self.record_size, self.partitions
+
+    @property
     def label(self) -> str:
-        size = f"{self.record_size // 1024} KiB" if self.record_size % 1024 == 0 else f"{self.record_size} B"
-        return f"{size} x {self.partitions}p"
+        return case_label(self.record_size, self.partitions)
+
+    def to_json(self) -> dict:
+        return {"label": self.label, "record_size": self.record_size, "partitions": self.partitions,
+                "produce": self.produce.to_json(), "consume": self.consume.to_json()}
+
+
+def case_label(record_size: int, partitions: int) -> str:
+    size = f"{record_size // 1024} KiB" if record_size % 1024 == 0 else f"{record_size} B"
+    return f"{size} x {partitions}p"
+
+
+@dataclass
+class BrokerRun:
+    """One broker started, warmed up, measured over every case and stopped."""
+
+    broker: str
+    round: int
+    bootstrap: str = ""
+    start_s: float | None = None  # launch -> ready, as the harness sees it
+    warmup: list[Case] = field(default_factory=list)  # unmeasured
+    cases: list[Case] = field(default_factory=list)
+    peak_rss_mib: dict[str, float] = field(default_factory=dict)  # per process: VmHWM
+    error: str | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "broker": self.broker, "round": self.round, "bootstrap": self.bootstrap,
+            "start_s": self.start_s, "error": self.error, "peak_rss_mib": self.peak_rss_mib,
+            "warmup": [c.to_json() for c in self.warmup],
+            "cases": [c.to_json() for c in self.cases],
+        }
+
+
+def cpu_seconds(pids: list[int]) -> float | None:
+    """utime + stime of the processes, from /proc; None when any of them cannot be read."""
+    if not pids:
+        return None
+    total = 0
+    try:
+        for pid in pids:
+            # the command name in field 2 may contain spaces: split after its closing bracket
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # fields 14 and 15 of proc(5)
+    except (OSError, IndexError, ValueError):
+        return None
+    return total / CLK_TCK
+
+
+def peak_rss_mib(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+# -- the brokers ----------------------------------------------------------------------------
+
+
+class Target:
+    """A broker under test: ``start()`` returns its bootstrap address, ``stop()`` always works."""
+
+    name = ""
+
+    def start(self) -> str:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        pass
+
+    def pids(self) -> dict[str, int]:
+        """The processes whose CPU time counts as the broker's, by role."""
+        return {}
+
+    def describe(self) -> str:
+        return ""
+
+
+class OwnPybroker(Target):
+    name = "pybroker"
+
+    def __init__(self) -> None:
+        self.tmp: Path | None = None
+        self.proc: BrokerProcess | None = None
+
+    def start(self) -> str:
+        self.tmp = Path(tempfile.mkdtemp(prefix="bench-pybroker-"))
+        self.proc = BrokerProcess(self.tmp / "kafka-logs", log_path=self.tmp / "broker.log")
+        self.proc.start()
+        return self.proc.bootstrap
+
+    def stop(self) -> None:
+        try:
+            if self.proc is not None:
+                self.proc.stop()
+        finally:
+            if self.tmp is not None:
+                shutil.rmtree(self.tmp, ignore_errors=True)
+            self.proc = self.tmp = None
+
+    def pids(self) -> dict[str, int]:
+        return {"pybroker": self.proc.pid} if self.proc is not None and self.proc.pid else {}
+
+    def describe(self) -> str:
+        return self.proc.describe(lines=40) if self.proc is not None else ""
+
+
+class OwnKafka(Target):
+    name = "kafka"
+
+    def __init__(self) -> None:
+        self.tmp: Path | None = None
+        self.ref: ReferenceKafka | None = None
+
+    def start(self) -> str:
+        self.tmp = Path(tempfile.mkdtemp(prefix="bench-kafka-"))
+        self.ref = ReferenceKafka(self.tmp)
+        self.ref.start()
+        return self.ref.bootstrap
+
+    def stop(self) -> None:
+        try:
+            if self.ref is not None:
+                self.ref.stop()
+        finally:
+            if self.tmp is not None:
+                shutil.rmtree(self.tmp, ignore_errors=True)
+            self.ref = self.tmp = None
+
+    def pids(self) -> dict[str, int]:
+        if self.ref is None:
+            return {}
+        procs = {"kafka": self.ref.kafka.proc, "zookeeper": self.ref.zookeeper.proc}
+        return {role: p.pid for role, p in procs.items() if p is not None}
+
+    def describe(self) -> str:
+        return self.ref.describe(lines=40) if self.ref is not None else ""
+
+
+class External(Target):
+    name = EXTERNAL
+
+    def __init__(self, bootstrap: str) -> None:
+        self.bootstrap = bootstrap
+
+    def start(self) -> str:
+        return self.bootstrap
+
+
+def make_target(name: str, args: argparse.Namespace) -> Target:
+    if name == "pybroker":
+        return OwnPybroker()
+    if name == "kafka":
+        return OwnKafka()
+    return External(args.bootstrap)
+
+
+# -- the workload ---------------------------------------------------------------------------
 
 
 def create_topic(bootstrap: str, topic: str, partitions: int) -> None:
@@ -73,7 +271,8 @@ def create_topic(bootstrap: str, topic: str, partitions: int) -> None:
     deadline = time.monotonic() + 30
     while True:
         t = admin.list_topics(topic, timeout=10).topics.get(topic)
-        if t is not None and t.error is None and len(t.partitions) == partitions:
+        if (t is not None and t.error is None and len(t.partitions) == partitions
+                and all(p.leader >= 0 and p.error is None for p in t.partitions.values())):
             return
         if time.monotonic() > deadline:
             raise RuntimeError(f"topic {topic} has no usable metadata")
@@ -89,9 +288,9 @@ def delete_topic(bootstrap: str, topic: str) -> None:
         print(f"  (could not delete {topic}: {e})", file=sys.stderr)
 
 
-def run_produce(bootstrap: str, case: Case, args: argparse.Namespace) -> None:
-    """Enqueue up to ``args.records`` records (or for ``args.seconds``), then wait for every
-    delivery report. The clock runs from the first produce() to the last report."""
+def run_produce(bootstrap: str, case: Case, args: argparse.Namespace, records: int, seconds: float) -> None:
+    """Enqueue up to ``records`` records (or for ``seconds``), then wait for every delivery
+    report. The clock runs from the first produce() to the last report."""
     phase = case.produce
     payloads = [os.urandom(case.record_size) for _ in range(16)]
     delivered = 0
@@ -119,9 +318,9 @@ def run_produce(bootstrap: str, case: Case, args: argparse.Namespace) -> None:
     produce = producer.produce
     topic = case.topic
     start = time.perf_counter()
-    stop_enqueue = start + args.seconds
+    stop_enqueue = start + seconds
     sent = 0
-    while sent < args.records:
+    while sent < records:
         try:
             produce(topic, payloads[sent & 15], on_delivery=on_delivery)
         except BufferError:
@@ -139,13 +338,13 @@ def run_produce(bootstrap: str, case: Case, args: argparse.Namespace) -> None:
     phase.payload_bytes = delivered * case.record_size
 
 
-def run_consume(bootstrap: str, case: Case, args: argparse.Namespace) -> None:
+def run_consume(bootstrap: str, case: Case, seconds: float) -> None:
     """Read every delivered record from the beginning of each partition."""
     phase = case.consume
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
-            "group.id": "bench",
+            "group.id": "bench",  # required by librdkafka; assign() never joins it
             "enable.auto.commit": False,
             "enable.partition.eof": False,
             "fetch.wait.max.ms": 100,
@@ -156,7 +355,7 @@ def run_consume(bootstrap: str, case: Case, args: argparse.Namespace) -> None:
     nbytes = 0
     consumer.assign([TopicPartition(case.topic, p, OFFSET_BEGINNING) for p in range(case.partitions)])
     start = time.perf_counter()
-    deadline = start + max(60.0, 4 * args.seconds)
+    deadline = start + max(60.0, 4 * seconds)
     try:
         while got < want and time.perf_counter() < deadline:
             for m in consumer.consume(num_messages=10_000, timeout=0.5):
@@ -174,6 +373,220 @@ def run_consume(bootstrap: str, case: Case, args: argparse.Namespace) -> None:
         phase.errors += want - got
 
 
+def settle() -> None:
+    """Write back what the previous case (or broker) left dirty in the page cache, so that no
+    run pays for another's writeback."""
+    os.sync()
+    time.sleep(0.5)
+
+
+def run_case(bootstrap: str, case: Case, args: argparse.Namespace, pids: list[int],
+             records: int, seconds: float, tag: str) -> None:
+    case.topic = f"bench-{tag}-{case.record_size}b-{case.partitions}p"
+    create_topic(bootstrap, case.topic, case.partitions)
+    settle()
+    cpu0 = cpu_seconds(pids)
+    run_produce(bootstrap, case, args, records, seconds)
+    cpu1 = cpu_seconds(pids)
+    run_consume(bootstrap, case, seconds)
+    cpu2 = cpu_seconds(pids)
+    if None not in (cpu0, cpu1, cpu2):
+        case.produce.broker_cpu_s = cpu1 - cpu0
+        case.consume.broker_cpu_s = cpu2 - cpu1
+    if not args.keep_topics:
+        delete_topic(bootstrap, case.topic)
+
+
+def run_broker(name: str, rnd: int, args: argparse.Namespace, stamp: str) -> BrokerRun:
+    """Start one broker, warm it up, run every case, stop it (whatever happens)."""
+    run = BrokerRun(name, rnd)
+    target = make_target(name, args)
+    banner = f"== {name}" + (f" (round {rnd + 1} of {args.rounds})" if args.rounds > 1 else "")
+    print(f"\n{banner} ==", flush=True)
+    try:
+        settle()
+        t0 = time.perf_counter()
+        run.bootstrap = target.start()
+        run.start_s = round(time.perf_counter() - t0, 2)
+        pids = list(target.pids().values())
+        print(f"{name}: {run.bootstrap}, ready in {run.start_s:.1f}s" if target.pids()
+              else f"{name}: {run.bootstrap} (not started here)", flush=True)
+        tag = f"{stamp}-{name}-r{rnd}"
+        if args.warmup_records > 0:
+            for i, size in enumerate(dict.fromkeys(args.sizes)):
+                warm = Case(size, max(args.partitions))
+                print(f"{name}: warm-up (unmeasured): {args.warmup_records:,} records, {warm.label} ...", flush=True)
+                run_case(run.bootstrap, warm, args, pids, args.warmup_records, args.warmup_seconds, f"{tag}-w{i}")
+                run.warmup.append(warm)
+                print(f"{name}: warm-up {warm.label}: {warm.produce.seconds + warm.consume.seconds:.1f}s "
+                      f"({warm.produce.msgs_per_s:,.0f} msg/s in, {warm.consume.msgs_per_s:,.0f} msg/s out)",
+                      flush=True)
+        for i, (size, parts) in enumerate(case_specs(args)):
+            case = Case(size, parts)
+            print(f"{name}: {case.label}: producing ...", flush=True)
+            run_case(run.bootstrap, case, args, pids, args.records, args.seconds, f"{tag}-c{i}")
+            print(f"{name}: {case.label}: {case.produce.mb_per_s:.1f} MB/s in, {case.consume.mb_per_s:.1f} MB/s out "
+                  f"({case.produce.records:,} records, {case.produce.errors + case.consume.errors} errors)", flush=True)
+            run.cases.append(case)
+        for role, pid in target.pids().items():
+            rss = peak_rss_mib(pid)
+            if rss is not None:
+                run.peak_rss_mib[role] = rss
+    except Exception as e:  # noqa: BLE001 - report it and go on with the other broker
+        if _interrupted:  # a signal that the client library turned into another exception
+            raise KeyboardInterrupt(_interrupted[-1]) from e
+        run.error = f"{type(e).__name__}: {e}"
+        print(f"\n!!! {name} FAILED: {run.error}", file=sys.stderr)
+        detail = target.describe()
+        if detail:
+            print(detail, file=sys.stderr)
+    finally:
+        target.stop()
+    return run
+
+
+def case_specs(args: argparse.Namespace) -> list[tuple[int, int]]:
+    return list(dict.fromkeys((size, parts) for size in args.sizes for parts in args.partitions))
+
+
+# -- summary --------------------------------------------------------------------------------
+
+
+def summarize(runs: list[BrokerRun], names: list[str], args: argparse.Namespace) -> list[dict]:
+    """Per case and metric: each broker's figure (the median over rounds) and the ratio."""
+    with_ratio = set(BROKERS) <= set(names)
+    out = []
+    for size, parts in case_specs(args):
+        entry: dict[str, object] = {"label": case_label(size, parts), "record_size": size, "partitions": parts}
+        measured = {name: [c for r in runs if r.broker == name for c in r.cases if c.key == (size, parts)]
+                    for name in names}
+        for direction in ("produce", "consume"):
+            block: dict[str, object] = {}
+            for metric in ("mb_per_s", "msgs_per_s", "broker_cpu_pct"):
+                values: dict[str, float | None] = {}
+                for name in names:
+                    got = [getattr(getattr(c, direction), metric) for c in measured[name]]
+                    got = [v for v in got if v is not None]
+                    values[name] = round(statistics.median(got), 3 if metric == "mb_per_s" else 1) if got else None
+                if with_ratio and metric != "broker_cpu_pct":
+                    py, kafka = values["pybroker"], values["kafka"]
+                    values["ratio"] = round(py / kafka, 3) if py is not None and kafka else None
+                block[metric] = values
+            block["errors"] = {name: sum(getattr(c, direction).errors for c in measured[name]) for name in names}
+            entry[direction] = block
+        out.append(entry)
+    return out
+
+
+def fmt(value: float | None, metric: str) -> str:
+    if value is None:
+        return "n/a"
+    if metric == "ratio":
+        return f"{value:.2f}"
+    if metric == "broker_cpu_pct":
+        return f"{value:.0f}%"
+    return f"{value:,.1f}" if metric == "mb_per_s" else f"{value:,.0f}"
+
+
+ROW_NAMES = {("produce", "mb_per_s"): "produce MB/s", ("produce", "msgs_per_s"): "produce msg/s",
+             ("consume", "mb_per_s"): "consume MB/s", ("consume", "msgs_per_s"): "consume msg/s"}
+
+
+def print_table(summary: list[dict], names: list[str]) -> None:
+    with_ratio = set(BROKERS) <= set(names)
+    cols = [*names, RATIO] if with_ratio else list(names)
+    header = f"{'case':<12} {'':<15}" + "".join(f" {c:>14}" for c in cols)
+    print(header)
+    print("-" * len(header))
+    for entry in summary:
+        label = entry["label"]
+        for direction, metric in METRICS:
+            values = entry[direction][metric]
+            cells = [fmt(values.get(n), metric) for n in names]
+            if with_ratio:
+                cells.append(fmt(values.get("ratio"), "ratio"))
+            print(f"{label:<12} {ROW_NAMES[direction, metric]:<15}" + "".join(f" {c:>14}" for c in cells))
+            label = ""
+        cpu = [f"{fmt(entry['produce']['broker_cpu_pct'][n], 'broker_cpu_pct')} / "
+               f"{fmt(entry['consume']['broker_cpu_pct'][n], 'broker_cpu_pct')}" for n in names]
+        print(f"{'':<12} {'CPU prod/cons':<15}" + "".join(f" {c:>14}" for c in cpu))
+        errors = [entry["produce"]["errors"][n] + entry["consume"]["errors"][n] for n in names]
+        if any(errors):
+            print(f"{'':<12} {'errors':<15}" + "".join(f" {e:>14}" for e in errors))
+
+
+def markdown_table(summary: list[dict], names: list[str]) -> str:
+    with_ratio = set(BROKERS) <= set(names)
+    head, rule = ["case"], ["---"]
+    for direction, metric in METRICS:
+        for n in names:
+            head.append(f"{ROW_NAMES[direction, metric]} {n}")
+            rule.append("---:")
+        if with_ratio:
+            head.append("ratio")
+            rule.append("---:")
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(rule) + "|"]
+    for entry in summary:
+        cells = [entry["label"]]
+        for direction, metric in METRICS:
+            values = entry[direction][metric]
+            cells += [fmt(values.get(n), metric) for n in names]
+            if with_ratio:
+                cells.append(fmt(values.get("ratio"), "ratio"))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def plot(summary: list[dict], names: list[str], path: Path, title: str, ratio_note: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [e["label"] for e in summary]
+    xs = list(range(len(summary)))
+    fig = plt.figure(figsize=(15, 7.5))
+    grid = fig.add_gridspec(2, 3, width_ratios=[1, 1, 0.8])
+    width = 0.8 / len(names)
+    colors = {"pybroker": "tab:blue", "kafka": "tab:orange", EXTERNAL: "tab:green"}
+    for row, (metric, unit) in enumerate((("mb_per_s", "MB/s (payload)"), ("msgs_per_s", "records/s"))):
+        for col, direction in enumerate(("produce", "consume")):
+            ax = fig.add_subplot(grid[row, col])
+            for i, name in enumerate(names):
+                values = [e[direction][metric][name] for e in summary]
+                shift = (i - (len(names) - 1) / 2) * width
+                bars = ax.bar([x + shift for x in xs], [v or 0 for v in values], width, label=name,
+                              color=colors.get(name))
+                ax.bar_label(bars, labels=[fmt(v, metric) for v in values], fontsize=7, padding=2)
+            ax.set_xticks(xs, labels, fontsize=8)
+            ax.set_ylabel(unit)
+            ax.set_title(f"{direction} {unit.split()[0]}", fontsize=9)
+            ax.set_ylim(top=ax.get_ylim()[1] * 1.12)
+            ax.grid(axis="y", alpha=0.3)
+            ax.legend(fontsize=8)
+    ax = fig.add_subplot(grid[:, 2])
+    ax.set_title(f"ratio {RATIO} (same for MB/s and records/s)", fontsize=9)
+    if set(BROKERS) <= set(names):
+        width = 0.38
+        for shift, direction, color in ((-width / 2, "produce", "tab:green"), (width / 2, "consume", "tab:purple")):
+            values = [e[direction]["mb_per_s"].get("ratio") for e in summary]
+            bars = ax.bar([x + shift for x in xs], [v or 0 for v in values], width, label=direction, color=color)
+            ax.bar_label(bars, labels=[fmt(v, "ratio") for v in values], fontsize=8, padding=2)
+        ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+        ax.legend(fontsize=8)
+    if ratio_note:
+        ax.text(0.5, 0.5, ratio_note, transform=ax.transAxes, ha="center", va="center", fontsize=9, wrap=True)
+    ax.set_xticks(xs, labels, fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# -- the run --------------------------------------------------------------------------------
+
+
 def machine_info() -> dict:
     info: dict[str, object] = {
         "platform": platform.platform(),
@@ -181,6 +594,7 @@ def machine_info() -> dict:
         "cpu_count": os.cpu_count(),
         "confluent_kafka": confluent_kafka.__version__,
         "librdkafka": confluent_kafka.libversion()[0],
+        "kafka_reference": KAFKA_VERSION,
     }
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -193,132 +607,172 @@ def machine_info() -> dict:
                 break
     except OSError:
         pass
-    try:
-        info["pybroker_commit"] = subprocess.run(
-            ["git", "-C", str(REPO_ROOT), "describe", "--always", "--dirty"],
-            capture_output=True, text=True, check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        pass
+    for key, cmd in (("pybroker_commit", ["git", "-C", str(REPO_ROOT), "describe", "--always", "--dirty"]),
+                     ("java", ["java", "-version"])):
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=30)
+            info[key] = (done.stdout or done.stderr).strip().splitlines()[0]
+        except (OSError, subprocess.SubprocessError, IndexError):
+            pass
     return info
 
 
-def print_table(cases: list[Case]) -> None:
-    header = f"{'case':<14} {'produce MB/s':>13} {'produce msg/s':>14} {'consume MB/s':>13} {'consume msg/s':>14} {'records':>9} {'errors':>7}"
-    print(header)
-    print("-" * len(header))
-    for c in cases:
-        print(
-            f"{c.label:<14} {c.produce.mb_per_s:>13.1f} {c.produce.msgs_per_s:>14,.0f} "
-            f"{c.consume.mb_per_s:>13.1f} {c.consume.msgs_per_s:>14,.0f} {c.produce.records:>9,} "
-            f"{c.produce.errors + c.consume.errors:>7}"
-        )
+def load_average() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
 
 
-def plot(cases: list[Case], path: Path, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    labels = [c.label for c in cases]
-    xs = range(len(cases))
-    width = 0.38
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    for ax, metric, unit in ((axes[0], "mb_per_s", "MB/s (payload)"), (axes[1], "msgs_per_s", "records/s")):
-        prod = [getattr(c.produce, metric) for c in cases]
-        cons = [getattr(c.consume, metric) for c in cases]
-        bars1 = ax.bar([x - width / 2 for x in xs], prod, width, label="produce")
-        bars2 = ax.bar([x + width / 2 for x in xs], cons, width, label="consume")
-        for bars in (bars1, bars2):
-            ax.bar_label(bars, fmt="{:,.0f}", fontsize=7, padding=2)
-        ax.set_xticks(list(xs), labels)
-        ax.set_ylabel(unit)
-        ax.grid(axis="y", alpha=0.3)
-        ax.legend()
-    fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+def loud(lines: list[str]) -> None:
+    bar = "!" * 78
+    print("\n".join(["", bar, *(f"!!! {line}" for line in lines), bar, ""]), file=sys.stderr, flush=True)
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=Path("bench-results"), help="output directory")
+    p.add_argument("--brokers", default=None,
+                   help="comma-separated, run in this order: pybroker, kafka (default: pybroker,kafka)")
+    p.add_argument("--bootstrap", help="benchmark a broker that is already running instead (no ratio)")
     p.add_argument("--sizes", type=int, nargs="+", default=[1024, 100], help="record value sizes in bytes")
     p.add_argument("--partitions", type=int, nargs="+", default=[1, 6], help="partition counts")
     p.add_argument("--records", type=int, default=500_000, help="records per case at most")
     p.add_argument("--seconds", type=float, default=10.0, help="stop enqueuing after this long per case")
+    p.add_argument("--warmup-records", type=int, default=500_000,
+                   help="before measuring, each broker gets an unmeasured warm-up case per record size "
+                        "(at the largest partition count) of this many records (0: no warm-up)")
+    p.add_argument("--warmup-seconds", type=float, default=60.0, help="safety cap on the warm-up's enqueuing")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="run every broker this many times, alternating the order; figures are medians")
     p.add_argument("--acks", default="all", choices=["0", "1", "all"])
     p.add_argument("--linger-ms", type=int, default=5)
     p.add_argument("--batch-size", type=int, default=1_000_000, help="librdkafka batch.size")
-    p.add_argument("--bootstrap", help="benchmark a broker that is already running instead")
     p.add_argument("--keep-topics", action="store_true", help="do not delete each case's topic")
+    p.add_argument("--markdown", action="store_true", help="also print the results as a Markdown table")
     args = p.parse_args(argv)
+    if args.bootstrap and args.brokers:
+        p.error("--bootstrap benchmarks one external broker; it cannot be combined with --brokers")
+    if args.bootstrap:
+        args.names = [EXTERNAL]
+    else:
+        args.names = [n.strip() for n in (args.brokers or ",".join(BROKERS)).split(",") if n.strip()]
+        unknown = sorted(set(args.names) - set(BROKERS))
+        if unknown or not args.names or len(set(args.names)) != len(args.names):
+            p.error(f"--brokers takes a comma-separated list of {', '.join(BROKERS)} (got {args.brokers!r})")
+    if args.rounds < 1:
+        p.error("--rounds must be at least 1")
+    return args
 
+
+_interrupted: list[str] = []
+
+
+def _interrupt(signum: int, _frame: object) -> None:
+    """Ctrl-C or SIGTERM: unwind through the finally blocks that stop the brokers. librdkafka's
+    poll() can turn the exception into a SystemError, so the signal is also remembered. A second
+    signal while the brokers are being stopped is ignored (every stop has its own timeout)."""
+    first = not _interrupted
+    _interrupted.append(signal.Signals(signum).name)
+    if first:
+        raise KeyboardInterrupt(_interrupted[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    signal.signal(signal.SIGTERM, _interrupt)
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, _interrupt)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     args.out.mkdir(parents=True, exist_ok=True)
-    tmp = None
-    broker = None
+
+    names: list[str] = args.names
+    status: dict[str, dict] = {name: {"status": "pending"} for name in names}
+    ratio_note = ""
+    if "kafka" in names:
+        missing = missing_requirements()
+        if missing:
+            reason = "; ".join(missing)
+            status["kafka"] = {"status": "skipped", "reason": reason}
+            ratio_note = f"Kafka not run:\n{reason}"
+            loud([f"Apache Kafka {KAFKA_VERSION} is SKIPPED: cannot start it without {reason}.",
+                  "The pybroker/kafka ratios will be n/a. `make setup` installs a JDK (make system-deps)",
+                  "and the Kafka jars (make kafka-tools-deps)."])
     if args.bootstrap:
-        bootstrap = args.bootstrap
-    else:
-        tmp = tempfile.TemporaryDirectory(prefix="pybroker-bench-")
-        broker = BrokerProcess(Path(tmp.name) / "kafka-logs", log_path=Path(tmp.name) / "broker.log")
-        broker.start()
-        bootstrap = broker.bootstrap
-    print(f"benchmarking {bootstrap} ({'own broker, data in ' + tmp.name if tmp else 'external broker'})")
+        ratio_note = "external broker: no ratio"
+    elif "kafka" not in names or "pybroker" not in names:
+        ratio_note = ratio_note or "only one broker run: no ratio"
+    to_run = [n for n in names if status[n]["status"] == "pending"]
+    if not to_run:
+        print("nothing to benchmark", file=sys.stderr)
+        return 1
 
-    cases = [Case(size, parts) for size in args.sizes for parts in args.partitions]
+    load_before = load_average()
+    print(f"load average before: {' '.join(map(str, load_before))} ({os.cpu_count()} CPUs)")
+    if load_before[0] > 0.5 * (os.cpu_count() or 1):
+        loud([f"the machine looks busy (load average {load_before[0]} on {os.cpu_count()} CPUs):",
+              "other work competes with the brokers and the client; the figures will be noisy."])
+
+    runs: list[BrokerRun] = []
     try:
-        for case in cases:
-            case.topic = f"bench-{case.record_size}b-{case.partitions}p-{stamp}"
-            create_topic(bootstrap, case.topic, case.partitions)
-            print(f"{case.label}: producing ...", flush=True)
-            run_produce(bootstrap, case, args)
-            print(f"{case.label}: consuming {case.produce.records:,} records ...", flush=True)
-            run_consume(bootstrap, case, args)
-            if not args.keep_topics:
-                delete_topic(bootstrap, case.topic)
-    except BaseException:
-        if broker is not None:
-            print(broker.describe(lines=40), file=sys.stderr)
-        raise
-    finally:
-        if broker is not None:
-            broker.stop()
-        if tmp is not None:
-            tmp.cleanup()
+        for rnd in range(args.rounds):
+            order = to_run if rnd % 2 == 0 else to_run[::-1]
+            for name in order:
+                runs.append(run_broker(name, rnd, args, stamp))
+    except KeyboardInterrupt as e:
+        print(f"\ninterrupted ({e or 'Ctrl-C'}); the brokers are stopped and their data removed, "
+              "nothing was written", file=sys.stderr)
+        return 130
+    finally:  # run_broker stops its own broker; this catches anything left behind
+        BrokerProcess.stop_all()
+        ReferenceKafka.stop_all()
+    load_after = load_average()
 
+    for name in to_run:
+        errors = [r.error for r in runs if r.broker == name and r.error]
+        status[name] = {"status": "failed", "errors": errors} if errors else {"status": "ran"}
+        if errors and not ratio_note:
+            ratio_note = f"{name} failed:\n{errors[0][:200]}"
+
+    summary = summarize(runs, names, args)
     config = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
+    machine = machine_info()
+    machine["load_average_before"] = load_before
+    machine["load_average_after"] = load_after
     result = {
         "timestamp": stamp,
-        "machine": machine_info(),
+        "machine": machine,
         "config": config,
-        "cases": [
-            {
-                "label": c.label,
-                "record_size": c.record_size,
-                "partitions": c.partitions,
-                "produce": c.produce.to_json(),
-                "consume": c.consume.to_json(),
-            }
-            for c in cases
-        ],
+        "brokers": status,
+        "ratio": RATIO,
+        "cases": summary,
+        "runs": [r.to_json() for r in runs],
     }
     json_path = args.out / f"bench-{stamp}.json"
     json_path.write_text(json.dumps(result, indent=2) + "\n")
     png_path = args.out / f"bench-{stamp}.png"
-    m = result["machine"]
-    plot(cases, png_path, f"pybroker {m.get('pybroker_commit', '')} - {m.get('cpu_count')} CPU, "
-                          f"librdkafka {m['librdkafka']}, acks={args.acks}")
+    plot(summary, names, png_path,
+         f"pybroker {machine.get('pybroker_commit', '')} vs Apache Kafka {KAFKA_VERSION} - "
+         f"{machine.get('cpu_count')} CPU, librdkafka {machine['librdkafka']}, acks={args.acks}"
+         + (f", median of {args.rounds} rounds" if args.rounds > 1 else ""), ratio_note)
     print()
-    print_table(cases)
-    print(f"\nwrote {json_path} and {png_path}")
-    failed = sum(c.produce.errors + c.consume.errors for c in cases)
+    print_table(summary, names)
+    if args.markdown:
+        print()
+        print(markdown_table(summary, names))
+    rss = "; ".join(f"{r.broker}: " + ", ".join(f"{k} {v:.0f} MiB" for k, v in r.peak_rss_mib.items())
+                    for r in runs if r.peak_rss_mib)
+    if rss:
+        print(f"\npeak RSS: {rss}")
+    print(f"load average before {' '.join(map(str, load_before))}, after {' '.join(map(str, load_after))}")
+    print(f"wrote {json_path} and {png_path}")
+    for name, st in status.items():
+        if st["status"] == "skipped":
+            loud([f"{name} was SKIPPED (missing: {st['reason']}); ratios are n/a"])
+        elif st["status"] == "failed":
+            loud([f"{name} FAILED: {st['errors'][0][:300]}"])
+    failed = sum(c[d]["errors"][n] for c in summary for d in ("produce", "consume") for n in names
+                 if c[d]["errors"].get(n))
     if failed:
         print(f"warning: {failed} records failed to deliver or were not read back", file=sys.stderr)
-    return 0
+    return 1 if any(st["status"] == "failed" for st in status.values()) else 0
 
 
 if __name__ == "__main__":
