@@ -9,6 +9,7 @@ broker's metadata, ``meta.properties``) is left alone.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import shutil
 import uuid
@@ -164,6 +165,15 @@ class LogManager:
 
     def log_dir_of(self, topic: str, partition: int) -> Path | None:
         return self._dir_of.get((topic, partition))
+
+    def is_log_dir_online(self, log_dir: Path) -> bool:
+        """Whether ``log_dir`` can still be used: it is a directory the broker may list and
+        write into. Kafka takes a dir offline after an I/O error in it; here the dir is checked
+        when asked, which also catches a dir removed or replaced behind the broker's back."""
+        try:
+            return log_dir.is_dir() and os.access(log_dir, os.R_OK | os.W_OK | os.X_OK)
+        except OSError:
+            return False
 
     def get_or_create_log(self, topic: str, partition: int, config: LogConfig, now_ms: int) -> Log:
         tp = (topic, partition)

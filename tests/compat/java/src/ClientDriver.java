@@ -8,10 +8,12 @@ import java.util.Base64;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -24,11 +26,16 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.CreateTopicsResult;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
+import org.apache.kafka.clients.admin.DescribeProducersResult;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.ListPartitionReassignmentsResult;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.clients.admin.LogDirDescription;
+import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.admin.TopicListing;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -41,6 +48,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
@@ -337,6 +345,11 @@ public final class ClientDriver {
                 case "describe-cluster" -> describeCluster(admin);
                 case "list-offsets" -> listOffsets(admin, a);
                 case "describe-configs" -> describeConfigs(admin, a);
+                case "describe-log-dirs" -> describeLogDirs(admin, a);
+                case "list-partition-reassignments" -> listPartitionReassignments(admin, a);
+                case "alter-partition-reassignments" -> alterPartitionReassignments(admin, a);
+                case "elect-leaders" -> electLeaders(admin, a);
+                case "describe-producers" -> describeProducers(admin, a);
                 default -> throw new IllegalArgumentException("unknown admin operation " + op);
             };
         } catch (IllegalArgumentException e) {
@@ -458,6 +471,101 @@ public final class ClientDriver {
             }
             return entries;
         });
+    }
+
+    /** [--broker ID[,ID2]] (default: every broker): per broker, each log dir with its error,
+     * volume sizes and replicas ("topic-partition" -> size, offset lag, future flag). */
+    private static Object describeLogDirs(Admin admin, Args a) throws Exception {
+        List<Integer> brokers = a.opt("broker").isPresent()
+                ? a.list("broker").stream().map(Integer::valueOf).toList()
+                : admin.describeCluster().nodes().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS).stream()
+                        .map(Node::id).toList();
+        Map<Integer, Map<String, LogDirDescription>> all =
+                admin.describeLogDirs(brokers).allDescriptions().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
+        Map<String, Object> out = new TreeMap<>();
+        all.forEach((broker, dirs) -> {
+            Map<String, Object> byDir = new TreeMap<>();
+            dirs.forEach((dir, d) -> {
+                Map<String, Object> replicas = new TreeMap<>();
+                d.replicaInfos().forEach((tp, r) -> replicas.put(tp.toString(),
+                        obj("size", r.size(), "offsetLag", r.offsetLag(), "isFuture", r.isFuture())));
+                byDir.put(dir, obj("error", d.error() == null ? null : error(d.error()),
+                        "totalBytes", d.totalBytes().isPresent() ? d.totalBytes().getAsLong() : null,
+                        "usableBytes", d.usableBytes().isPresent() ? d.usableBytes().getAsLong() : null,
+                        "replicas", replicas));
+            });
+            out.put(String.valueOf(broker), byDir);
+        });
+        return out;
+    }
+
+    /** [--topic T --partitions 0,1] (default: all): "topic-partition" -> replicas, adding, removing. */
+    private static Object listPartitionReassignments(Admin admin, Args a) throws Exception {
+        Set<TopicPartition> partitions = topicPartitions(a);
+        ListPartitionReassignmentsResult r = partitions == null
+                ? admin.listPartitionReassignments() : admin.listPartitionReassignments(partitions);
+        Map<String, Object> out = new TreeMap<>();
+        r.reassignments().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS).forEach((tp, p) -> out.put(tp.toString(),
+                obj("replicas", p.replicas(), "adding", p.addingReplicas(), "removing", p.removingReplicas())));
+        return out;
+    }
+
+    /** --topic T --partitions 0,1 (--replicas 0[,1] | --cancel): the outcome per partition. */
+    private static Object alterPartitionReassignments(Admin admin, Args a) throws InterruptedException {
+        Set<TopicPartition> partitions = requiredTopicPartitions(a);
+        Optional<NewPartitionReassignment> target = a.flag("cancel") ? Optional.empty()
+                : Optional.of(new NewPartitionReassignment(
+                        a.list("replicas").stream().map(Integer::valueOf).toList()));
+        Map<TopicPartition, Optional<NewPartitionReassignment>> request = new LinkedHashMap<>();
+        partitions.forEach(tp -> request.put(tp, target));
+        Map<String, KafkaFuture<?>> futures = new LinkedHashMap<>();
+        admin.alterPartitionReassignments(request).values().forEach((tp, f) -> futures.put(tp.toString(), f));
+        return perKey(futures, (tp, v) -> obj());
+    }
+
+    /** --type preferred|unclean [--topic T --partitions 0,1] (default: all partitions):
+     * "topic-partition" -> {} when elected, {"error": ...} otherwise. */
+    private static Object electLeaders(Admin admin, Args a) throws Exception {
+        ElectionType type = ElectionType.valueOf(a.required("type").toUpperCase());
+        Map<TopicPartition, Optional<Throwable>> results = admin.electLeaders(type, topicPartitions(a))
+                .partitions().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
+        Map<String, Object> out = new TreeMap<>();
+        results.forEach((tp, e) -> out.put(tp.toString(), e.isPresent() ? obj("error", error(e.get())) : obj()));
+        return out;
+    }
+
+    /** --topic T --partitions 0,1: "topic-partition" -> the active producers of its leader. */
+    private static Object describeProducers(Admin admin, Args a) throws InterruptedException {
+        Set<TopicPartition> partitions = requiredTopicPartitions(a);
+        DescribeProducersResult r = admin.describeProducers(partitions);
+        Map<String, KafkaFuture<?>> futures = new LinkedHashMap<>();
+        partitions.forEach(tp -> futures.put(tp.toString(), r.partitionResult(tp)));
+        return perKey(futures, (tp, v) -> {
+            List<Object> producers = new ArrayList<>();
+            for (ProducerState s : ((DescribeProducersResult.PartitionProducerState) v).activeProducers()) {
+                producers.add(obj("producerId", s.producerId(), "producerEpoch", s.producerEpoch(),
+                        "lastSequence", s.lastSequence(), "lastTimestamp", s.lastTimestamp(),
+                        "coordinatorEpoch", s.coordinatorEpoch().isPresent() ? s.coordinatorEpoch().getAsInt() : null,
+                        "currentTransactionStartOffset", s.currentTransactionStartOffset().isPresent()
+                                ? s.currentTransactionStartOffset().getAsLong() : null));
+            }
+            return producers;
+        });
+    }
+
+    /** --topic T --partitions 0,1 as partitions; null without --topic. */
+    private static Set<TopicPartition> topicPartitions(Args a) {
+        if (a.opt("topic").isEmpty()) {
+            return null;
+        }
+        return requiredTopicPartitions(a);
+    }
+
+    private static Set<TopicPartition> requiredTopicPartitions(Args a) {
+        String topic = a.required("topic");
+        Set<TopicPartition> out = new LinkedHashSet<>();
+        a.list("partitions").forEach(p -> out.add(new TopicPartition(topic, Integer.parseInt(p))));
+        return out;
     }
 
     /** Waits for each future and maps its key to {@code render(key, value)} or to {"error": ...}. */

@@ -1,0 +1,77 @@
+"""DescribeProducers (61): the idempotent producers a partition's log keeps state for.
+
+As Kafka's ``KafkaApis.handleDescribeProducersRequest``: a topic name that is not legal answers
+INVALID_TOPIC_EXCEPTION and one that does not exist UNKNOWN_TOPIC_OR_PARTITION, for each of its
+partitions; otherwise each partition answers from its local log, or with
+UNKNOWN_TOPIC_OR_PARTITION / NOT_LEADER_OR_FOLLOWER when there is none and KAFKA_STORAGE_ERROR
+when its log dir is offline. There are no
+transactions, so the coordinator epoch and the transaction start offset are always -1.
+"""
+
+from __future__ import annotations
+
+from protocol.errors import ErrorCode, KafkaError
+from protocol.messages import describe_producers_response as m
+from pybroker.api.registry import api
+from pybroker.controller.local import validate_topic_name
+
+NO_COORDINATOR_EPOCH = -1
+NO_TXN_OFFSET = -1
+
+
+def _topic_error(ctx, name: str) -> KafkaError | None:
+    try:
+        validate_topic_name(name)
+    except KafkaError as e:
+        return e
+    if ctx.broker.metadata_cache.topic(name) is None:
+        return KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                          "This server does not host this topic-partition.")
+    return None
+
+
+def _active_producers(ctx, topic: str, partition_index: int) -> m.PartitionResponse:
+    out = m.PartitionResponse(partition_index=partition_index, error_code=ErrorCode.NONE)
+    partition = ctx.broker.replica_manager.get_partition(topic, partition_index)
+    if partition is None:
+        known = ctx.broker.metadata_cache.partition(topic, partition_index) is not None
+        out.error_code = (ErrorCode.NOT_LEADER_OR_FOLLOWER if known
+                          else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        return out
+    if partition.log is None:
+        out.error_code = ErrorCode.NOT_LEADER_OR_FOLLOWER
+        return out
+    logs = ctx.broker.log_manager
+    log_dir = logs.log_dir_of(topic, partition_index)
+    if log_dir is not None and not logs.is_log_dir_online(log_dir):
+        out.error_code = ErrorCode.KAFKA_STORAGE_ERROR  # a replica in an offline log dir
+        return out
+    producers = partition.log.producer_state.producers
+    out.active_producers = [
+        m.ProducerState(
+            producer_id=pid,
+            producer_epoch=entry.epoch,
+            last_sequence=entry.last_seq,
+            # the timestamp of the producer's last batch, which Kafka reports
+            last_timestamp=entry.batches[-1].timestamp if entry.batches else entry.last_timestamp,
+            coordinator_epoch=NO_COORDINATOR_EPOCH,
+            current_txn_start_offset=NO_TXN_OFFSET,
+        )
+        for pid, entry in sorted(producers.items())
+    ]
+    return out
+
+
+@api(61, 0, 0)
+def handle(ctx, request) -> m.DescribeProducersResponse:
+    topics = []
+    for t in request.topics:
+        error = _topic_error(ctx, t.name)
+        if error is not None:
+            partitions = [m.PartitionResponse(partition_index=p, error_code=error.code,
+                                              error_message=error.message)
+                          for p in t.partition_indexes]
+        else:
+            partitions = [_active_producers(ctx, t.name, p) for p in t.partition_indexes]
+        topics.append(m.TopicResponse(name=t.name, partitions=partitions))
+    return m.DescribeProducersResponse(throttle_time_ms=0, topics=topics)

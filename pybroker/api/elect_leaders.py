@@ -1,0 +1,49 @@
+"""ElectLeaders (43): preferred (v0+) or unclean (v1+) leader elections.
+
+Decided by :func:`pybroker.controller.replicas.elect_leaders` as Kafka's controller decides:
+a partition led by its preferred replica (PREFERRED), or by a live broker (UNCLEAN), answers
+ELECTION_NOT_NEEDED; one that does not exist, UNKNOWN_TOPIC_OR_PARTITION. With
+``topic_partitions`` null every partition is considered and, as in Kafka, only those for which
+an election was held or failed are reported.
+"""
+
+from __future__ import annotations
+
+from protocol.errors import ErrorCode
+from protocol.messages import elect_leaders_response as m
+from pybroker.api.registry import api
+from pybroker.controller.replicas import PREFERRED, UNCLEAN, elect_leaders
+
+
+def _group(results) -> list[m.ReplicaElectionResult]:
+    by_topic: dict[str, list[m.PartitionResult]] = {}
+    for (topic, partition), (code, message) in results:
+        by_topic.setdefault(topic, []).append(
+            m.PartitionResult(partition_id=partition, error_code=code, error_message=message))
+    return [m.ReplicaElectionResult(topic=t, partition_result=ps) for t, ps in by_topic.items()]
+
+
+@api(43, 0, 2)
+def handle(ctx, request) -> m.ElectLeadersResponse:
+    election_type = PREFERRED if ctx.api_version == 0 else request.election_type
+    requested = request.topic_partitions
+    if election_type not in (PREFERRED, UNCLEAN):
+        # Kafka fails the whole request (its ElectionType lookup throws): every partition named
+        # gets UNKNOWN_SERVER_ERROR without a message, and so does the request.
+        failed = [((t.topic, p), (ErrorCode.UNKNOWN_SERVER_ERROR, None))
+                  for t in requested or () for p in t.partitions]
+        return m.ElectLeadersResponse(throttle_time_ms=0, error_code=ErrorCode.UNKNOWN_SERVER_ERROR,
+                                      replica_election_results=_group(failed))
+    if requested is None:
+        topics = ctx.broker.metadata_cache.topics
+        partitions = [(t, p) for t in sorted(topics) for p in sorted(topics[t].partitions)]
+    else:
+        partitions = list(dict.fromkeys((t.topic, p) for t in requested for p in t.partitions))
+    outcomes = elect_leaders(ctx.broker.controller, partitions, election_type)
+    results = [
+        (tp, (ErrorCode.NONE, None) if e is None else (e.code, e.message))
+        for tp, e in outcomes.items()
+        if requested is not None or e is None or e.code != ErrorCode.ELECTION_NOT_NEEDED
+    ]
+    return m.ElectLeadersResponse(throttle_time_ms=0, error_code=ErrorCode.NONE,
+                                  replica_election_results=_group(results))

@@ -1,0 +1,32 @@
+"""ListPartitionReassignments (46): the reassignments in progress, of some partitions or of all.
+
+Reassignments on this one-broker cluster complete as they are accepted, so the answer is always
+an empty list; partitions named that do not exist are left out without an error, as Kafka's
+controller leaves them out.
+"""
+
+from __future__ import annotations
+
+from protocol.errors import ErrorCode
+from protocol.messages import list_partition_reassignments_response as m
+from pybroker.api.registry import api
+from pybroker.controller.replicas import ongoing_reassignments
+
+
+@api(46, 0, 0)
+def handle(ctx, request) -> m.ListPartitionReassignmentsResponse:
+    partitions = None if request.topics is None else [
+        (t.name, p) for t in request.topics for p in t.partition_indexes
+    ]
+    by_topic: dict[str, list[m.OngoingPartitionReassignment]] = {}
+    ongoing = ongoing_reassignments(ctx.broker.controller, partitions)
+    for (topic, partition), (replicas, adding, removing) in sorted(ongoing.items()):
+        by_topic.setdefault(topic, []).append(m.OngoingPartitionReassignment(
+            partition_index=partition, replicas=replicas, adding_replicas=adding,
+            removing_replicas=removing))
+    return m.ListPartitionReassignmentsResponse(
+        throttle_time_ms=0,
+        error_code=ErrorCode.NONE,
+        error_message="",  # Kafka leaves the field at its default, the empty string
+        topics=[m.OngoingTopicReassignment(name=t, partitions=ps) for t, ps in by_topic.items()],
+    )
