@@ -11,11 +11,17 @@ from __future__ import annotations
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import incremental_alter_configs_response as m_incr
 from pybroker.api.alter_configs import _apply, _check_request
-from pybroker.api.describe_configs import TOPIC
+from pybroker.api.describe_configs import BROKER, TOPIC
 from pybroker.api.registry import api
 from pybroker.log.config import LIST, TOPIC_CONFIGS, to_config_string
 
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
+#: Kafka's dynamic broker configs for replication throttling
+DYNAMIC_THROTTLES = frozenset({
+    "leader.replication.throttled.rate",
+    "follower.replication.throttled.rate",
+    "replica.alter.log.dirs.io.max.bytes.per.second",
+})
 _OP_NAMES = {APPEND: "append", SUBTRACT: "subtract"}
 
 
@@ -62,6 +68,21 @@ def _incremental(current: dict[str, str], entries) -> dict[str, str]:
     return new
 
 
+def _deletes_unset_broker_throttles(ctx, resource) -> bool:
+    """Deleting the dynamic replication throttles of this broker (or the cluster default).
+
+    Broker configs are static here, so these are never set and deleting them changes nothing;
+    Kafka accepts the same request. ``kafka-reassign-partitions --verify`` and ``--cancel``
+    send it after every reassignment to remove the throttles they may have set."""
+    return (
+        resource.resource_type == BROKER
+        and resource.resource_name in ("", str(ctx.broker.broker_id))
+        and bool(resource.configs)
+        and all(c.config_operation == DELETE and c.name in DYNAMIC_THROTTLES
+                for c in resource.configs)
+    )
+
+
 @api(44, 0, 1)
 def handle_incremental(ctx, request) -> m_incr.IncrementalAlterConfigsResponse:
     refused = _check_request(request.resources,
@@ -74,6 +95,9 @@ def handle_incremental(ctx, request) -> m_incr.IncrementalAlterConfigsResponse:
         try:
             if id(r) in refused:
                 raise refused[id(r)]
+            if _deletes_unset_broker_throttles(ctx, r):
+                responses.append(out)
+                continue
             overrides = {}
             if r.resource_type == TOPIC and r.resource_name:
                 current = ctx.broker.controller.topic_overrides(r.resource_name)

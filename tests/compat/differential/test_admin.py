@@ -340,6 +340,14 @@ def incremental_alter_configs(rec: Recorder, names) -> None:
     rec.call("after the refusals", rq.DESCRIBE_CONFIGS, 4, check)
     rec.call("unknown topic", rq.INCREMENTAL_ALTER_CONFIGS, 1,
              incremental(names("missing"), ("retention.ms", SET, "1")))
+    # what kafka-reassign-partitions --verify/--cancel send to clear replication throttles
+    throttles = [(name, DELETE, None) for name in (
+        "leader.replication.throttled.rate", "follower.replication.throttled.rate",
+        "replica.alter.log.dirs.io.max.bytes.per.second")]
+    rec.call("delete broker throttles", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental("0", *throttles, resource_type=BROKER))
+    rec.call("delete default broker throttles", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+             incremental("", *throttles, resource_type=BROKER))
 
 
 def create_partitions_rules(rec: Recorder, names) -> None:
