@@ -75,7 +75,10 @@ class Partition:
     def append_as_leader(self, batch: bytearray, *, required_acks: int, min_insync_replicas: int,
                          now_ms: int) -> AppendInfo:
         log = self.leader_log()
-        if required_acks == -1 and len(self.isr) < min_insync_replicas:
+        # as in Kafka 3.7+ (KIP-966), a min.insync.replicas above the replication factor counts
+        # as the replication factor: acks=all to a topic with one replica is accepted
+        effective_min_isr = min(min_insync_replicas, max(len(self.replicas), 1))
+        if required_acks == -1 and len(self.isr) < effective_min_isr:
             raise KafkaError(
                 ErrorCode.NOT_ENOUGH_REPLICAS,
                 f"the ISR of {self.topic}-{self.partition} has {len(self.isr)} replicas, "

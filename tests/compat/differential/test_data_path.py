@@ -157,6 +157,11 @@ def produce_errors(rec: Recorder, names) -> None:
     rec.call("timestamp too old", rq.PRODUCE, 9, rq.produce(strict, rq.batch(2)),
              mask=("responses[*].partition_responses[*].record_errors[*].batch_index_error_message",))
     rec.call("zstd at v5", rq.PRODUCE, 5, rq.produce(t, rq.batch(1, codec=CompressionType.ZSTD)))
+    # min.insync.replicas above the replication factor counts as the replication factor
+    isr2 = names("isr2")
+    create(rec, rq.topic(isr2, 1, configs={"min.insync.replicas": "2"}))
+    rec.call("acks=all, min.insync.replicas 2, one replica", rq.PRODUCE, 9,
+             rq.produce(isr2, rq.batch(1)))
 
 
 def fetch_errors(rec: Recorder, names) -> None:
