@@ -25,6 +25,7 @@ from protocol.messages import (
 from pybroker.api.registry import load_handlers
 from tests.compat.differential import requests as rq
 from tests.compat.differential.differ import Known, Recorder
+from tests.compat.differential.steps import create_topic as create, wait_for_leaders
 
 TOPIC, BROKER = 2, 4
 UNKNOWN_TOPIC_ID = uuid.UUID("5b6c1f3e-0000-4000-8000-00000000d1ff")
@@ -120,27 +121,6 @@ KNOWN: list[Known] = [
 
 
 # -- helpers -----------------------------------------------------------------------------------
-
-
-def wait_for_leaders(rec: Recorder, *topics: str, timeout: float = 30.0) -> None:
-    """Poll Metadata (unrecorded) until every partition of ``topics`` has a leader."""
-    deadline = time.monotonic() + timeout
-    while True:
-        resp = rec.quietly(rq.METADATA, 12, rq.metadata(*topics))
-        if all(t.error_code == 0 and t.partitions and all(p.leader_id >= 0 for p in t.partitions)
-               for t in resp.topics):
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no leaders for {topics} at {rec.bootstrap}: {resp}")
-        time.sleep(0.1)
-
-
-def create(rec: Recorder, name: str, partitions: int = 1,
-           configs: dict[str, str] | None = None) -> None:
-    resp = rec.quietly(rq.CREATE_TOPICS, 7,
-                       rq.create_topics(rq.topic(name, partitions, configs=configs)))
-    assert all(t.error_code == ErrorCode.NONE for t in resp.topics), resp
-    wait_for_leaders(rec, name)
 
 
 def describe(*resources: tuple[int, str, list[str] | None], synonyms: bool = False,

@@ -6,13 +6,10 @@ must agree field by field except where KNOWN (below) says why not.
 
 from __future__ import annotations
 
-import time
-
-from protocol.errors import ErrorCode
 from protocol.messages import delete_records_request as dr
 from protocol.records.batch import write_crc
 from protocol.records.compression import CompressionType
-from tests.compat.differential import requests as rq
+from tests.compat.differential import requests as rq, steps
 from tests.compat.differential.differ import Known, Recorder
 
 #: the differences from Apache Kafka these scenarios show, each with its reason
@@ -28,38 +25,13 @@ KNOWN: list[Known] = [
 ]
 
 
-def wait_for_leaders(rec: Recorder, *topics: str, timeout: float = 30.0) -> None:
-    """Poll Metadata (unrecorded) until every partition of ``topics`` has a leader."""
-    deadline = time.monotonic() + timeout
-    while True:
-        resp = rec.quietly(rq.METADATA, 12, rq.metadata(*topics))
-        if all(t.error_code == 0 and t.partitions and all(p.leader_id >= 0 for p in t.partitions)
-               for t in resp.topics):
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no leaders for {topics} at {rec.bootstrap}: {resp}")
-        time.sleep(0.1)
-
-
-def ensure_offsets_topic(rec: Recorder, timeout: float = 30.0) -> None:
-    """FindCoordinator (unrecorded) until __consumer_offsets exists and has a leader."""
-    from protocol.messages import find_coordinator_request as fc
-
-    deadline = time.monotonic() + timeout
-    while rec.quietly(rq.FIND_COORDINATOR, 1, fc.FindCoordinatorRequest(key="g")).error_code:
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no group coordinator at {rec.bootstrap}")
-        time.sleep(0.1)
-
-
 def create(rec: Recorder, *topics, label: str | None = None) -> None:
-    req = rq.create_topics(*topics)
-    if label:
-        rec.call(label, rq.CREATE_TOPICS, 7, req)
-    else:
-        resp = rec.quietly(rq.CREATE_TOPICS, 7, req)
-        assert all(t.error_code == ErrorCode.NONE for t in resp.topics), resp
-    wait_for_leaders(rec, *(t.name for t in topics))
+    """Create ``topics``: recorded under ``label`` when given, else as unrecorded set-up."""
+    if label is None:
+        steps.create_topics(rec, *topics)
+        return
+    rec.call(label, rq.CREATE_TOPICS, 7, rq.create_topics(*topics))
+    steps.wait_for_leaders(rec, *(t.name for t in topics))
 
 
 # -- scenarios -------------------------------------------------------------------------------
@@ -106,7 +78,7 @@ def metadata_answers(rec: Recorder, names) -> None:
         rec.call(f"metadata v{version}", rq.METADATA, version, req)
     rec.call("invalid name", rq.METADATA, 12, rq.metadata("bad/name"))
     rec.call("auto-create", rq.METADATA, 12, rq.metadata(names("auto"), auto_create=True))
-    wait_for_leaders(rec, names("auto"))
+    steps.wait_for_leaders(rec, names("auto"))
     rec.call("after auto-create", rq.METADATA, 12, rq.metadata(names("auto")))
     rec.call("auto-create of an invalid name", rq.METADATA, 12,
              rq.metadata("bad/name", auto_create=True))
@@ -149,7 +121,7 @@ def produce_errors(rec: Recorder, names) -> None:
     write_crc(wrong_base)
     rec.call("non-zero base offset", rq.PRODUCE, 9, rq.produce(t, bytes(wrong_base)))
     rec.call("after the errors", rq.FETCH, 12, rq.fetch(t, 0))
-    ensure_offsets_topic(rec)
+    steps.ensure_offsets_topic(rec)
     rec.call("internal topic", rq.PRODUCE, 9, rq.produce("__consumer_offsets", rq.batch(1)))
     strict = names("strict")
     create(rec, rq.topic(strict, 1, configs={"message.timestamp.before.max.ms": "3600000"}))

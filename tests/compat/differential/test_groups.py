@@ -12,11 +12,9 @@ completes at once.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from protocol.errors import ErrorCode
 from protocol.messages import (
     api_versions_request as av,
     consumer_protocol_assignment as cpa,
@@ -35,6 +33,7 @@ from protocol.messages import (
 )
 from tests.compat.differential import requests as rq
 from tests.compat.differential.differ import Known, Recorder
+from tests.compat.differential.steps import create_topic, wait_until
 
 #: the differences from Apache Kafka these scenarios show, each with its reason
 KNOWN: list[Known] = [
@@ -73,26 +72,6 @@ MEMBERS = ("members", "groups[*].members")
 
 
 # -- set-up ------------------------------------------------------------------------------------
-
-
-def wait_until(what: str, done: Callable[[], bool], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not done():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)
-
-
-def create_topic(rec: Recorder, name: str, partitions: int = 1) -> None:
-    resp = rec.quietly(rq.CREATE_TOPICS, 7, rq.create_topics(rq.topic(name, partitions)))
-    assert all(t.error_code == ErrorCode.NONE for t in resp.topics), resp
-
-    def led() -> bool:
-        md = rec.quietly(rq.METADATA, 12, rq.metadata(name))
-        return all(t.error_code == 0 and len(t.partitions) == partitions
-                   and all(p.leader_id >= 0 for p in t.partitions) for t in md.topics)
-
-    wait_until(f"leaders of {name}", led)
 
 
 def coordinator_ready(rec: Recorder, *groups: str) -> None:
