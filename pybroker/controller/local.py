@@ -169,28 +169,61 @@ class LocalController:
         log.info("deleted topic %s", name)
         return record
 
-    def create_partitions(self, name: str, count: int, assignments: list[list[int]] | None, *,
-                          validate_only: bool, now_ms: int) -> None:
-        record = self.topics.get(name)
+    def _check_new_partitions(self, name: str, record: TopicRecord | None, count: int,
+                              assignments: list[list[int]] | None) -> int:
+        """Kafka 3.9's checks, in its order and with its messages: the topic, the count, then
+        the explicit assignments (unknown brokers, how many, each one's replicas, the
+        replication factor). Returns the current partition count."""
         if record is None:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
                              f"The topic '{name}' does not exist.")
         current = len(record.partitions)
         if count < current:
             raise KafkaError(ErrorCode.INVALID_PARTITIONS,
-                             f"Topic currently has {current} partitions, which is higher than the "
-                             f"requested {count}.")
+                             f"Topic currently has {current} partitions, which is higher than "
+                             f"the requested {count}.")
         if count == current:
             raise KafkaError(ErrorCode.INVALID_PARTITIONS,
                              f"Topic already has {current} partitions.")
-        rf = len(next(iter(record.partitions.values())).replicas)
-        if assignments is not None:
-            if len(assignments) != count - current:
+        if assignments is None:
+            return current
+        unknown = sorted({b for replicas in assignments for b in replicas} - set(self.live_brokers))
+        if unknown:
+            raise KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+                             f"Unknown broker(s) in replica assignment: "
+                             f"{', '.join(map(str, unknown))}.")
+        if len(assignments) != count - current:
+            raise KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+                             f"Increasing the number of partitions by {count - current} but "
+                             f"{len(assignments)} assignments provided.")
+        for i, replicas in enumerate(assignments):
+            if not replicas:
                 raise KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-                                 f"Increasing the number of partitions by {count - current} but "
-                                 f"{len(assignments)} assignments provided.")
+                                 f"Cannot have replication factor of 0 for partition id "
+                                 f"{current + i}.")
+            if len(set(replicas)) != len(replicas):
+                raise KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+                                 f"Duplicate brokers not allowed in replica assignment: "
+                                 f"{', '.join(map(str, replicas))} for partition id "
+                                 f"{current + i}.")
+        rf = len(next(iter(record.partitions.values())).replicas)
+        bad = [(current + i, len(r)) for i, r in enumerate(assignments) if len(r) != rf]
+        if bad:
+            raise KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+                             f"Inconsistent replication factor between partitions, partition 0 "
+                             f"has {rf} while partitions [{', '.join(str(p) for p, _ in bad)}] "
+                             f"have replication factors [{', '.join(str(n) for _, n in bad)}], "
+                             f"respectively.")
+        return current
+
+    def create_partitions(self, name: str, count: int, assignments: list[list[int]] | None, *,
+                          validate_only: bool, now_ms: int) -> None:
+        record = self.topics.get(name)
+        current = self._check_new_partitions(name, record, count, assignments)
+        if assignments is not None:
             new = self._manual_assignment(assignments, current)
         else:
+            rf = len(next(iter(record.partitions.values())).replicas)
             new = self._assignment(count - current, rf, start=current)
         if validate_only:
             return
