@@ -8,7 +8,7 @@ DATA_DIR ?= data/kafka-logs
 STAMP := $(VENV)/.setup-stamp
 
 .DEFAULT_GOAL := help
-.PHONY: help setup system-deps java-deps kafka-tools-deps run reference-kafka test test-unit test-compat gen gen-check compat-doc lint bench clean
+.PHONY: help setup system-deps java-deps kafka-tools-deps spark-deps run pipeline reference-kafka test test-unit test-compat gen gen-check compat-doc lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
-setup: $(STAMP) system-deps java-deps kafka-tools-deps ## create .venv with pybroker (editable) and test deps; Debian tools; Java clients
+setup: $(STAMP) system-deps java-deps kafka-tools-deps spark-deps ## create .venv with pybroker (editable), test deps and PySpark; Debian tools; Maven jars
 
 system-deps: ## install the Debian packages the compatibility tests drive (kcat, JDK, Maven)
 	@bash scripts/install-system-deps.sh
@@ -30,8 +30,14 @@ java-deps: ## fetch the Java Kafka clients (Maven) and compile their test driver
 kafka-tools-deps: ## fetch Apache Kafka 3.9's CLI tool jars (Maven) into .cache/kafka-tools
 	@bash scripts/kafka-tools-deps.sh
 
+spark-deps: $(STAMP) ## fetch Spark's Kafka connector for the installed PySpark (Maven) into .cache/spark
+	@bash scripts/spark-deps.sh $(PY)
+
 run: $(STAMP) ## serve on PLAINTEXT://127.0.0.1:9092 with data in ./data/kafka-logs
 	$(VENV)/bin/pybroker serve --config config/server.properties --override log.dirs=$(DATA_DIR)
+
+pipeline: $(STAMP) spark-deps ## the activity-stream example: embedded broker, page-view generator, Spark job, top pages
+	$(PY) -m examples.activity_stream.run
 
 reference-kafka: $(STAMP) kafka-tools-deps ## run Apache Kafka 3.9 (ZooKeeper mode) on 127.0.0.1:19092 for side-by-side checks
 	$(PY) scripts/reference-kafka.py
@@ -57,7 +63,7 @@ compat-doc: $(STAMP) ## rewrite the table of documented differences from Apache 
 	$(PY) -m tests.compat.differential.report --write
 
 lint: $(STAMP) ## ruff
-	$(VENV)/bin/ruff check protocol pybroker tests scripts
+	$(VENV)/bin/ruff check protocol pybroker tests scripts examples
 
 bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka; ratios), start-up/memory; JSON and PNG in bench-results/
 	$(PY) scripts/bench.py --out bench-results

@@ -1,0 +1,1 @@
+"""Examples that run against pybroker; each is meant to be copied."""
