@@ -1,0 +1,201 @@
+"""Fixtures that run Spark Structured Streaming (PySpark, ``format("kafka")``) against pybroker.
+
+One local SparkSession serves the whole test session: its JVM takes 10-15 s to start. The Kafka
+connector jars come from ``scripts/spark-deps.sh`` (run by ``make setup`` and again here, which
+does nothing when the cache is current). Some scenarios also run against Apache Kafka 3.9 (the
+session's ``reference_kafka``), so that the test states what Spark does with a real Kafka and
+checks that pybroker gets the same.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import pytest
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import (
+    AdminClient,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    NewTopic,
+)
+
+from examples.spark_connector import ConnectorMissing, connector_jars, local_session
+from tests.compat.broker_process import REPO_ROOT, BrokerProcess
+
+DEPS_SCRIPT = REPO_ROOT / "scripts" / "spark-deps.sh"
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """A ``local[2]`` SparkSession with the Kafka connector, stopped at the end of the session."""
+    missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(
+            f"SKIPPED: the Spark tests need {', '.join(missing)} on PATH (a JDK 17+ for Spark, "
+            "Maven for its Kafka connector): install them, then run make setup"
+        )
+    proc = subprocess.run(
+        ["bash", str(DEPS_SCRIPT), sys.executable], capture_output=True, text=True, timeout=900
+    )
+    if proc.returncode != 0:
+        pytest.fail(f"scripts/spark-deps.sh failed ({proc.returncode}):\n{proc.stderr}")
+    try:
+        connector_jars()
+    except ConnectorMissing as exc:
+        pytest.fail(str(exc))
+    session = local_session("pybroker-compat")
+    session.sparkContext.setLogLevel("ERROR")
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+@dataclass
+class Kafka:
+    """Topic set-up and plain-client reads for one broker (pybroker or the reference Kafka)."""
+
+    bootstrap: str
+    created: list[str] = field(default_factory=list)
+    _admin: AdminClient | None = None
+
+    def admin(self) -> AdminClient:
+        # one client for the fixture's life: a dropped client cancels its pending futures
+        if self._admin is None:
+            self._admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        return self._admin
+
+    def create_topic(
+        self, prefix: str, partitions: int = 3, config: dict[str, str] | None = None
+    ) -> str:
+        name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+        futures = self.admin().create_topics(
+            [NewTopic(name, partitions, 1, config=config or {})], operation_timeout=10
+        )
+        futures[name].result(timeout=30)
+        self.created.append(name)
+        return name
+
+    def produce(self, topic: str, records: Iterable[Record]) -> None:
+        """Produce and wait for every acknowledgement; any refused record fails the test."""
+        errors: list[str] = []
+
+        def delivered(err, msg) -> None:
+            if err is not None:
+                errors.append(f"{msg.topic()}[{msg.partition()}]: {err}")
+
+        producer = Producer({"bootstrap.servers": self.bootstrap, "linger.ms": 5})
+        for r in records:
+            kwargs = {} if r.timestamp is None else {"timestamp": r.timestamp}
+            producer.produce(
+                topic, key=r.key, value=r.value, partition=r.partition,
+                headers=list(r.headers) or None, on_delivery=delivered, **kwargs,
+            )
+        assert producer.flush(30) == 0, "records left unsent"
+        assert not errors, errors
+
+    def log_start(self, topic: str, partition: int = 0) -> int:
+        consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": "log-start"})
+        try:
+            return consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)[0]
+        finally:
+            consumer.close()
+
+    def alter_topic(self, topic: str, configs: dict[str, str]) -> None:
+        resource = ConfigResource(
+            ConfigResource.Type.TOPIC, topic,
+            incremental_configs=[
+                ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET)
+                for k, v in configs.items()
+            ],
+        )
+        for f in self.admin().incremental_alter_configs([resource]).values():
+            f.result(timeout=30)
+
+    def delete_records(self, topic: str, before: dict[int, int]) -> None:
+        futures = self.admin().delete_records(
+            [TopicPartition(topic, p, o) for p, o in before.items()], request_timeout=10
+        )
+        for f in futures.values():
+            f.result(timeout=30)
+
+    def read_all(self, topic: str, expected: int, timeout: float = 30.0) -> list:
+        """Every record of ``topic`` read by librdkafka, waiting until ``expected`` arrived."""
+        consumer = Consumer({
+            "bootstrap.servers": self.bootstrap, "group.id": f"read-{uuid.uuid4().hex[:6]}",
+            "auto.offset.reset": "earliest", "enable.auto.commit": False,
+        })
+        consumer.subscribe([topic])
+        out: list = []
+        deadline = time.monotonic() + timeout
+        try:
+            while len(out) < expected and time.monotonic() < deadline:
+                msg = consumer.poll(0.5)
+                if msg is not None and msg.error() is None:
+                    out.append(msg)
+        finally:
+            consumer.close()
+        return out
+
+
+@dataclass(frozen=True)
+class Record:
+    value: bytes
+    key: bytes | None = None
+    partition: int = 0
+    timestamp: int | None = None
+    headers: Sequence[tuple[str, bytes]] = ()
+
+
+@pytest.fixture(scope="module")
+def pybroker(module_broker: BrokerProcess) -> Kafka:
+    return Kafka(module_broker.bootstrap)
+
+
+@pytest.fixture
+def kafka_of(request: pytest.FixtureRequest) -> Callable[[str], Kafka]:
+    """``kafka_of("pybroker")`` or ``kafka_of("kafka")``: the broker a parametrised test runs on."""
+
+    def get(which: str) -> Kafka:
+        if which == "pybroker":
+            return request.getfixturevalue("pybroker")
+        return Kafka(request.getfixturevalue("reference_kafka").bootstrap)
+
+    return get
+
+
+def records_by_partition(
+    topic_values: dict[int, Sequence[str]], *, key_prefix: str = "k"
+) -> list[Record]:
+    """Records with values ``v`` placed on the partitions that key them."""
+    return [
+        Record(value=v.encode(), key=f"{key_prefix}{p}".encode(), partition=p)
+        for p, values in topic_values.items()
+        for v in values
+    ]
+
+
+@pytest.fixture
+def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Callable[[], str]:
+    """A fresh checkpoint directory per call."""
+
+    def make() -> str:
+        return str(tmp_path_factory.mktemp("checkpoint"))
+
+    return make
+
+
+@pytest.fixture
+def stop_queries(spark) -> Iterator[None]:
+    """Stop whatever streaming query a test leaves running, even when it fails."""
+    yield
+    for query in spark.streams.active:
+        query.stop()
