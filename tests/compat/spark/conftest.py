@@ -29,6 +29,7 @@ from confluent_kafka.admin import (
 
 from examples.spark_connector import ConnectorMissing, connector_jars, local_session
 from tests.compat.broker_process import REPO_ROOT, BrokerProcess
+from tests.compat.reference_kafka import ReferenceKafka
 
 DEPS_SCRIPT = REPO_ROOT / "scripts" / "spark-deps.sh"
 
@@ -170,6 +171,31 @@ def kafka_of(request: pytest.FixtureRequest) -> Callable[[str], Kafka]:
         return Kafka(request.getfixturevalue("reference_kafka").bootstrap)
 
     return get
+
+
+@pytest.fixture
+def fresh_kafka_of(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Callable[..., Kafka]]:
+    """``fresh_kafka_of("pybroker" | "kafka", **overrides)``: a broker of the test's own, with
+    broker settings the shared ones do not have; stopped at teardown."""
+    references: list[ReferenceKafka] = []
+
+    def start(which: str, **overrides: object) -> Kafka:
+        if which == "pybroker":
+            return Kafka(request.getfixturevalue("broker_factory")(**overrides).bootstrap)
+        ref = ReferenceKafka(
+            tmp_path_factory.mktemp("reference-kafka"), overrides=overrides,
+            lib=request.getfixturevalue("kafka_tools_lib"),
+        )
+        references.append(ref)
+        return Kafka(ref.start().bootstrap)
+
+    try:
+        yield start
+    finally:
+        for ref in references:
+            ref.stop()
 
 
 def records_by_partition(

@@ -370,9 +370,10 @@ def test_fail_on_data_loss_after_delete_records(spark, kafka_of, broker, checkpo
     assert numbers(rows) == list(range(15, 20))
 
 
-def test_fail_on_data_loss_after_retention(spark, broker_factory, checkpoint, tmp_path):
+@pytest.mark.parametrize("broker", BROKERS)
+def test_fail_on_data_loss_after_retention(spark, fresh_kafka_of, broker, checkpoint, tmp_path):
     """Time-based retention deletes the segments holding offsets 10-14 before Spark reads them."""
-    kafka = Kafka(broker_factory(**{"log.retention.check.interval.ms": 200}).bootstrap)
+    kafka = fresh_kafka_of(broker, **{"log.retention.check.interval.ms": 200})
     # one record per batch and one batch per segment (two would not fit); retention is
     # switched on once Spark has read the first ten
     topic = kafka.create_topic("retained", partitions=1, config={"segment.bytes": "1000"})
