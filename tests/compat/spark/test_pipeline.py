@@ -3,12 +3,14 @@
 The expected counts are computed here from the generated page views alone, without Spark: a
 view counts in the one-minute window holding its event time, and only windows the final
 watermark (newest event time minus 30 s) has passed are written. The generator keeps every view
-within the watermark's delay, so Spark must drop none of them.
+within the watermark's delay, so Spark must drop none of them. The same pipeline also runs
+against Apache Kafka 3.9.1, with the same expectations.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
@@ -33,8 +35,16 @@ def expected_counts(seed: int, events: int) -> run.Counts:
     return dict(counts)
 
 
-def test_pipeline_counts_page_views_exactly(spark, tmp_path):
-    with run.embedded_broker(tmp_path / "kafka-logs") as bootstrap:
+@pytest.mark.parametrize("broker", ["pybroker", "kafka"])
+def test_pipeline_counts_page_views_exactly(spark, fresh_kafka_of, broker, tmp_path):
+    @contextmanager
+    def reference_kafka():
+        yield fresh_kafka_of("kafka").bootstrap
+
+    # pybroker as make pipeline starts it: embedded, single node
+    brokers = {"pybroker": lambda: run.embedded_broker(tmp_path / "kafka-logs"),
+               "kafka": reference_kafka}
+    with brokers[broker]() as bootstrap:
         result = run.run_pipeline(bootstrap, tmp_path, seed=SEED, events=EVENTS, spark=spark)
 
     expected = expected_counts(SEED, EVENTS)

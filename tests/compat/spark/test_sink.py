@@ -7,6 +7,7 @@ is not Spark: keys, values, headers, the topic each row named, and the partition
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from pyspark.sql import Row
@@ -19,6 +20,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
+from examples.spark_connector import CACHE
 from tests.compat.spark.conftest import Kafka, Record
 
 pytestmark = [pytest.mark.compat, pytest.mark.usefixtures("stop_queries")]
@@ -79,6 +81,23 @@ def test_batch_write_topic_option_and_null_keys(spark, pybroker: Kafka):
     assert [m.key() for m in messages if m.value() == b"no key"] == [None]
 
 
+@pytest.mark.parametrize("codec", ["gzip", "snappy", "lz4", "zstd"])
+def test_batch_write_compressed(spark, pybroker: Kafka, codec: str):
+    """The Java producer's codecs, stored as sent and read back by Spark and librdkafka."""
+    topic = pybroker.create_topic(f"sink-{codec}", partitions=1)
+    df = spark.range(200).selectExpr(
+        "CAST(id AS STRING) AS key", "repeat(CAST(id AS STRING), 20) AS value"
+    )
+    df.write.format("kafka").option("kafka.bootstrap.servers", pybroker.bootstrap) \
+        .option("kafka.compression.type", codec).option("kafka.linger.ms", "50") \
+        .option("topic", topic).save()
+    expected = {str(i).encode(): str(i).encode() * 20 for i in range(200)}
+    assert {k: v for k, (v, _, _) in received(pybroker, topic, 200).items()} == expected
+    back = spark.read.format("kafka").option("kafka.bootstrap.servers", pybroker.bootstrap) \
+        .option("subscribe", topic).load().selectExpr("CAST(key AS STRING) k", "value").collect()
+    assert {r["k"].encode(): bytes(r["value"]) for r in back} == expected
+
+
 def test_write_stream_routes_rows_by_topic_column(spark, pybroker: Kafka, checkpoint):
     """A streaming query from one pybroker topic into two others, chosen per row."""
     source = pybroker.create_topic("stream-in", partitions=3)
@@ -117,3 +136,11 @@ def test_write_stream_routes_rows_by_topic_column(spark, pybroker: Kafka, checkp
     assert {k for k in received(pybroker, evens, 20)} == {
         f"user-{n}".encode() for n in range(0, 40, 2)
     }
+
+
+def test_the_session_takes_the_connector_from_the_local_cache(spark):
+    """Spark got the connector as local jars fetched by make setup, with nothing to download."""
+    jars = spark.conf.get("spark.jars").split(",")
+    assert any("spark-sql-kafka-0-10_2.13-" in j for j in jars)
+    assert all(Path(j).is_file() and Path(j).is_relative_to(CACHE) for j in jars), jars
+    assert spark.conf.get("spark.jars.packages", None) is None

@@ -105,6 +105,24 @@ def test_batch_read_sees_every_record_with_its_metadata(spark, pybroker: Kafka):
     }
 
 
+def test_min_partitions_and_read_committed_read_the_same_records(spark, pybroker: Kafka):
+    """Several tasks reading slices of one partition at once, and a read_committed consumer
+    (no transactions here: the last stable offset is the high watermark)."""
+    topic = pybroker.create_topic("split", partitions=2)
+    pybroker.produce(topic, records_by_partition({0: [f"a{i}" for i in range(50)], 1: ["b0"]}))
+    plain = as_strings(reader(spark, pybroker, stream=False, subscribe=topic)).collect()
+    split = reader(spark, pybroker, stream=False, subscribe=topic, minPartitions="8")
+    assert split.rdd.getNumPartitions() >= 8
+    committed = reader(
+        spark, pybroker, stream=False, subscribe=topic, minPartitions="4",
+        **{"kafka.isolation.level": "read_committed"},
+    )
+    expected = sorted((r["partition"], r["offset"], r["value"]) for r in plain)
+    assert len(expected) == 51
+    for df in (split, committed):
+        assert sorted((r["partition"], r["offset"], r["value"]) for r in as_strings(df).collect()) == expected
+
+
 def test_subscribe_pattern_reads_matching_topics_and_finds_new_ones(spark, pybroker: Kafka):
     tag = f"pat{time.monotonic_ns() % 10**8}"
     first = pybroker.create_topic(f"{tag}-a", partitions=2)
