@@ -16,17 +16,9 @@ POM="$JAVA_DIR/pom.xml"
 DRIVER="$JAVA_DIR/src/ClientDriver.java"
 CACHE="$ROOT/.cache/java"
 
-missing=()
-for tool in java javac mvn; do
-    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "########################################################################" >&2
-    echo "# java-deps: ${missing[*]} not found: the Java client tests will be skipped." >&2
-    echo "# Install a JDK (17+) and Maven, e.g. apt-get install openjdk-17-jdk-headless maven" >&2
-    echo "########################################################################" >&2
-    exit 0
-fi
+# shellcheck source=lib/require-tools.sh
+source "$ROOT/scripts/lib/require-tools.sh"
+require_tools java-deps "the Java client tests" java javac mvn
 
 if [ $# -gt 0 ]; then
     versions=("$@")

@@ -16,17 +16,9 @@ VERSION="${1:-3.9.1}"
 CACHE="$ROOT/.cache/kafka-tools"
 DIR="$CACHE/$VERSION"
 
-missing=()
-for tool in java mvn; do
-    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "########################################################################" >&2
-    echo "# kafka-tools-deps: ${missing[*]} not found: the Kafka CLI tool tests will be skipped." >&2
-    echo "# Install a JDK (17+) and Maven, e.g. apt-get install openjdk-17-jdk-headless maven" >&2
-    echo "########################################################################" >&2
-    exit 0
-fi
+# shellcheck source=lib/require-tools.sh
+source "$ROOT/scripts/lib/require-tools.sh"
+require_tools kafka-tools-deps "the Kafka CLI tool tests" java mvn
 
 mkdir -p "$DIR"
 # One run at a time: parallel test sessions may all ask for the same cache.

@@ -18,17 +18,9 @@ SETTINGS="$ROOT/scripts/spark/settings.xml"
 PY="${1:-$ROOT/.venv/bin/python}"
 CACHE="$ROOT/.cache/spark"
 
-missing=()
-for tool in java mvn; do
-    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "########################################################################" >&2
-    echo "# spark-deps: ${missing[*]} not found: the Spark tests will be skipped." >&2
-    echo "# Install a JDK (17+) and Maven, e.g. apt-get install openjdk-17-jdk-headless maven" >&2
-    echo "########################################################################" >&2
-    exit 0
-fi
+# shellcheck source=lib/require-tools.sh
+source "$ROOT/scripts/lib/require-tools.sh"
+require_tools spark-deps "the Spark tests" java mvn
 
 read -r VERSION SPARK_JARS < <("$PY" -c '
 import os, pyspark

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 
 from tests.compat.broker_process import BrokerProcess, ProxiedBroker, free_port
 from tests.compat.frame_proxy import FrameProxy
+from tests.compat.maven_jars import fetch_or_skip
 from tests.compat.reference_kafka import (
     DEPS_SCRIPT as KAFKA_TOOLS_DEPS_SCRIPT,
     KAFKA_VERSION,
@@ -101,20 +101,10 @@ def kcat_bin() -> str:
 @pytest.fixture(scope="session")
 def kafka_tools_lib() -> Path:
     """The directory holding Apache Kafka 3.9's jars (tools, broker, ZooKeeper), fetched once."""
-    missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(
-            f"SKIPPED: tests with Apache Kafka's own jars need {', '.join(missing)} on PATH "
-            "(a JDK 17+ and Maven): install them, then run make setup"
-        )
-    proc = subprocess.run(
-        ["bash", str(KAFKA_TOOLS_DEPS_SCRIPT), KAFKA_VERSION],
-        capture_output=True, text=True, timeout=900,
+    fetch_or_skip(
+        KAFKA_TOOLS_DEPS_SCRIPT, KAFKA_VERSION, tools=("java", "mvn"),
+        needed_for="tests with Apache Kafka's own jars",
     )
-    if proc.returncode != 0:
-        pytest.fail(
-            f"scripts/kafka-tools-deps.sh failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
-        )
     if not (KAFKA_TOOLS_LIB / f"kafka-tools-{KAFKA_VERSION}.jar").exists():
         pytest.fail(f"no kafka-tools jar in {KAFKA_TOOLS_LIB}: run scripts/kafka-tools-deps.sh")
     return KAFKA_TOOLS_LIB

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.compat.broker_process import REPO_ROOT
+from tests.compat.maven_jars import fetch_or_skip
 
 JAVA_DIR = Path(__file__).resolve().parent
 CACHE = REPO_ROOT / ".cache" / "java"
@@ -152,24 +153,10 @@ class JavaClient:
         return result.lines
 
 
-def _missing_tools() -> list[str]:
-    return [tool for tool in TOOLS if shutil.which(tool) is None]
-
-
 @pytest.fixture(scope="session")
 def java_clients() -> Callable[[str], JavaClient]:
     """``java_clients(version)``: the Java clients of that release, fetched and compiled once."""
-    missing = _missing_tools()
-    if missing:
-        pytest.skip(
-            f"Java client tests need {', '.join(missing)} on PATH (a JDK 17+ and Maven): "
-            "install them, then run make setup"
-        )
-    proc = subprocess.run(
-        ["bash", str(DEPS_SCRIPT), *CLIENT_VERSIONS], capture_output=True, text=True, timeout=900
-    )
-    if proc.returncode != 0:
-        pytest.fail(f"scripts/java-deps.sh failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    fetch_or_skip(DEPS_SCRIPT, *CLIENT_VERSIONS, tools=TOOLS, needed_for="Java client tests")
 
     def for_version(version: str) -> JavaClient:
         home = CACHE / version

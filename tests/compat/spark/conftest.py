@@ -9,8 +9,6 @@ checks that pybroker gets the same.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 import time
 import uuid
@@ -29,6 +27,7 @@ from confluent_kafka.admin import (
 
 from examples.spark_connector import ConnectorMissing, connector_jars, local_session
 from tests.compat.broker_process import REPO_ROOT, BrokerProcess
+from tests.compat.maven_jars import fetch_or_skip
 from tests.compat.reference_kafka import ReferenceKafka
 
 DEPS_SCRIPT = REPO_ROOT / "scripts" / "spark-deps.sh"
@@ -37,17 +36,10 @@ DEPS_SCRIPT = REPO_ROOT / "scripts" / "spark-deps.sh"
 @pytest.fixture(scope="session")
 def spark():
     """A ``local[2]`` SparkSession with the Kafka connector, stopped at the end of the session."""
-    missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(
-            f"SKIPPED: the Spark tests need {', '.join(missing)} on PATH (a JDK 17+ for Spark, "
-            "Maven for its Kafka connector): install them, then run make setup"
-        )
-    proc = subprocess.run(
-        ["bash", str(DEPS_SCRIPT), sys.executable], capture_output=True, text=True, timeout=900
+    fetch_or_skip(
+        DEPS_SCRIPT, sys.executable, tools=("java", "mvn"),
+        needed_for="the Spark tests",
     )
-    if proc.returncode != 0:
-        pytest.fail(f"scripts/spark-deps.sh failed ({proc.returncode}):\n{proc.stderr}")
     try:
         connector_jars()
     except ConnectorMissing as exc:
