@@ -24,7 +24,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -154,20 +153,9 @@ def run_pipeline(
     output_dir, checkpoints = work_dir / "page-view-counts", work_dir / "checkpoints"
     queries = job.start(spark, bootstrap, output_dir, checkpoints)
     try:
+        # the queries run in Spark's JVM meanwhile, reading each round as it lands
         views = generate(seed, events)
-        failure: list[BaseException] = []
-
-        def produce() -> None:
-            try:
-                generator.produce(bootstrap, views, pause=0.02)
-            except BaseException as exc:  # noqa: BLE001 - reported by the caller
-                failure.append(exc)
-
-        producing = threading.Thread(target=produce, name="page-view-generator")
-        producing.start()
-        producing.join()
-        if failure:
-            raise failure[0]
+        generator.produce(bootstrap, views, pause=0.02)
         queries.process_all_available()
     finally:
         queries.stop()

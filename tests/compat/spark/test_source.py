@@ -41,17 +41,18 @@ def values(rows) -> set[str]:
     return {r["value"] for r in rows}
 
 
-def run_to_memory(df, name: str, *, checkpoint: str | None = None, **trigger):
-    """Run a query into the memory table ``name`` (AvailableNow unless told) and return its rows."""
-    writer = as_strings(df).writeStream.format("memory").queryName(name)
-    if checkpoint:
-        writer = writer.option("checkpointLocation", checkpoint)
-    query = writer.trigger(**(trigger or {"availableNow": True})).start()
+def run_to_memory(df, name: str):
+    """Run an AvailableNow query into the memory table ``name``; return the query and its rows.
+
+    (A memory sink cannot resume from a checkpoint: restarts use :func:`run_to_files`.)
+    """
+    query = as_strings(df).writeStream.format("memory").queryName(name) \
+        .trigger(availableNow=True).start()
     assert query.awaitTermination(120), f"query {name} did not finish"
     return query, df.sparkSession.table(name).collect()
 
 
-def run_to_files(df, path: str, checkpoint: str, **options: str):
+def run_to_files(df, path: str, checkpoint: str):
     """Run an AvailableNow query into a JSON file sink (exactly once across restarts)."""
     writer = as_strings(df).writeStream.format("json").option("path", path)
     writer = writer.option("checkpointLocation", checkpoint)
