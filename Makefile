@@ -65,8 +65,9 @@ compat-doc: $(STAMP) ## rewrite the table of documented differences from Apache 
 lint: $(STAMP) ## ruff
 	$(VENV)/bin/ruff check protocol pybroker tests scripts examples
 
-bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka; ratios), start-up/memory; JSON and PNG in bench-results/
+bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka and Spark; ratios), start-up/memory; JSON and PNG in bench-results/
 	$(PY) scripts/bench.py --out bench-results
+	$(PY) scripts/bench_spark.py --out bench-results
 	$(PY) scripts/bench_startup.py --out bench-results
 
 clean: ## remove the virtualenv and local data
