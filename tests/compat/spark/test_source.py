@@ -347,6 +347,33 @@ def test_restart_from_checkpoint_continues_exactly(spark, pybroker: Kafka, check
     assert len({(r["partition"], r["offset"]) for r in rows}) == total
 
 
+@pytest.mark.parametrize("hard", [False, True], ids=["sigterm", "sigkill"])
+def test_running_query_rides_out_a_broker_restart(spark, broker_factory, hard, checkpoint, tmp_path):
+    """The broker restarts (cleanly, or killed) under a running query: Spark's clients reconnect
+    and the query goes on; every acknowledged record reaches the sink exactly once."""
+    broker = broker_factory(**{"num.partitions": 3})
+    kafka = Kafka(broker.bootstrap)
+    topic = kafka.create_topic("bounce", partitions=3)
+    out = str(tmp_path / "out")
+
+    def batch(start: int) -> list[Record]:
+        return [Record(f"v{i}".encode(), partition=i % 3) for i in range(start, start + 50)]
+
+    kafka.produce(topic, batch(0))
+    df = reader(spark, kafka, subscribe=topic, startingOffsets="earliest")
+    query = (
+        as_strings(df).writeStream.format("json").option("path", out)
+        .option("checkpointLocation", checkpoint()).trigger(processingTime="200 milliseconds").start()
+    )
+    query.processAllAvailable()
+    broker.restart(hard=hard)
+    kafka.produce(topic, batch(50))
+    query.processAllAvailable()
+    assert query.isActive and query.exception() is None
+    query.stop()
+    assert numbers(file_rows(spark, out)) == list(range(100))
+
+
 def lose_records_under_a_query(spark, kafka: Kafka, topic: str, checkpoint, tmp_path, move_log_start):
     """Spark reads the ten records ``topic`` holds; ``move_log_start(topic)`` adds ten more and
     moves the log start to 15; then the query resumes from two copies of its checkpoint, once
