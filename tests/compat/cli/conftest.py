@@ -38,10 +38,13 @@ MAIN_CLASSES = {
 }
 
 #: each JVM lives for one command: skip the optimising compiler and the parallel collector;
-#: log4j (reload4j) gets a config that sends warnings to stderr and keeps stdout for the tool
+#: no hsperfdata file (when one with the same pid is held by another JVM, the JVM warns on
+#: stderr, which the side-by-side comparison would see); log4j (reload4j) gets a config that
+#: sends warnings to stderr and keeps stdout for the tool
 JVM_FLAGS = (
     "-XX:TieredStopAtLevel=1",
     "-XX:+UseSerialGC",
+    "-XX:-UsePerfData",
     "-Djava.awt.headless=true",
     f"-Dlog4j.configuration={LOG4J_CONFIG.as_uri()}",
 )

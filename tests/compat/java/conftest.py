@@ -27,8 +27,9 @@ JAVA_DIR = Path(__file__).resolve().parent
 CACHE = REPO_ROOT / ".cache" / "java"
 DEPS_SCRIPT = REPO_ROOT / "scripts" / "java-deps.sh"
 TOOLS = ("java", "javac", "mvn")
-#: the JVM lives for one command: skip the optimising compiler and the parallel collector
-JVM_FLAGS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
+#: the JVM lives for one command: skip the optimising compiler and the parallel collector, and
+#: write no hsperfdata file (a stale one for the same pid makes the JVM warn on stderr)
+JVM_FLAGS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData")
 
 
 def client_versions() -> list[str]:
