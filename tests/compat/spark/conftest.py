@@ -3,8 +3,8 @@
 One local SparkSession serves the whole test session: its JVM takes 10-15 s to start. The Kafka
 connector jars come from ``scripts/spark-deps.sh`` (run by ``make setup`` and again here, which
 does nothing when the cache is current). Some scenarios also run against Apache Kafka 3.9 (the
-session's ``reference_kafka``), so that the test states what Spark does with a real Kafka and
-checks that pybroker gets the same.
+session's ``reference_kafka``, or one of the test's own when it needs other broker settings), so
+that the test states what Spark does with a real Kafka and checks that pybroker gets the same.
 """
 
 from __future__ import annotations
