@@ -89,8 +89,13 @@ class Broker:
         self.socket_server.use_sendfile = False
 
     # -- life cycle ------------------------------------------------------------------------
-    async def start(self) -> None:
-        started = time.monotonic()
+    def start_storage(self, now: int) -> int:
+        """Open the log dirs, the metadata store, every log and the controller; no sockets.
+
+        The controller restores the stored topics before any log opens, so that each log opens
+        with its topic's overrides (max.message.bytes, retention, cleanup policy, ...) rather
+        than the broker defaults. Returns the number of topics.
+        """
         for d in self.log_dirs:
             if d.exists() and not d.is_dir():
                 raise ConfigError(f"log dir {d} is not a directory")
@@ -100,10 +105,22 @@ class Broker:
                 raise ConfigError(f"log dir {d} cannot be created: {e.strerror}") from e
         image = self.store.load()
         self.metadata_cache = MetadataCache(image.cluster_id, controller_id=self.broker_id)
-        self.log_manager.startup(now_ms())
         self.controller = LocalController(self.broker_id, self.store, self.metadata_cache,
                                           self.replica_manager, self.topic_log_config)
-        self.controller.load(image.topics, now_ms())
+        self.controller.restore(image.topics)
+        self.log_manager.startup(now, config_for=self.log_config_for)
+        self.controller.lead_all(now)
+        return len(image.topics)
+
+    def stop_storage(self) -> None:
+        """Close what :meth:`start_storage` opened (the logs checkpoint and mark a clean shutdown)."""
+        self.replica_manager.shutdown()
+        self.log_manager.shutdown()
+        self.store.close()
+
+    async def start(self) -> None:
+        started = time.monotonic()
+        topics = self.start_storage(now_ms())
         self.groups = GroupCoordinatorService(self.config, self.replica_manager, self.controller)
         self.groups.startup(now_ms())
         await self.socket_server.start(self.config.listeners)
@@ -111,7 +128,7 @@ class Broker:
         self._start_scheduled_tasks()
         self.started = True
         log.info("broker %d started in %.2fs (cluster %s, %d topic(s))", self.broker_id,
-                 time.monotonic() - started, image.cluster_id, len(image.topics))
+                 time.monotonic() - started, self.metadata_cache.cluster_id, topics)
 
     def _advertised_endpoint(self) -> BrokerEndpoint:
         advertised = self.config.advertised_listeners[0]
@@ -161,9 +178,7 @@ class Broker:
         await self.socket_server.stop()
         if self.groups is not None:
             self.groups.shutdown(now_ms())
-        self.replica_manager.shutdown()
-        self.log_manager.shutdown()
-        self.store.close()
+        self.stop_storage()
         self._stopped.set()
         log.info("broker %d shut down cleanly", self.broker_id)
 

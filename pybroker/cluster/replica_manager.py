@@ -96,8 +96,10 @@ class ReplicaManager:
         partition = self.partitions.get(key)
         if partition is None:
             partition = self.partitions[key] = Partition(topic, record.partition, self.broker_id)
-        config = self.log_config_for(topic)
-        plog = self.log_manager.get_or_create_log(topic, record.partition, config, now_ms)
+        plog = self.log_manager.get_log(topic, record.partition)
+        if plog is None:
+            config = self.log_config_for(topic)
+            plog = self.log_manager.get_or_create_log(topic, record.partition, config, now_ms)
         partition.make_leader(record, plog)
         self.fetch_purgatory.check_and_complete(key)
         return partition

@@ -68,11 +68,15 @@ class LocalController:
     def live_brokers(self) -> list[int]:
         return [self.broker_id]
 
-    def load(self, topics: dict[str, TopicRecord], now_ms: int) -> None:
-        """Take leadership of every stored partition (start-up)."""
+    def restore(self, topics: dict[str, TopicRecord]) -> None:
+        """Know the stored topics and their configs (start-up, before any log is opened)."""
         for name, record in sorted(topics.items()):
             self.topics[name] = record
             self.cache.put_topic(record)
+
+    def lead_all(self, now_ms: int) -> None:
+        """Take leadership of every known partition (start-up, once the logs are loaded)."""
+        for name, record in sorted(self.topics.items()):
             for p in sorted(record.partitions.values(), key=lambda r: r.partition):
                 self.replica_manager.become_leader(name, p, now_ms)
 

@@ -86,6 +86,7 @@ class LogManager:
         return LogDirError(log_dir, reason)
 
     def _load_logs(self, now_ms: int, config_for: Callable[[str], LogConfig] | None) -> None:
+        configs: dict[str, LogConfig] = {}
         for log_dir in self.log_dirs:
             log_dir.mkdir(parents=True, exist_ok=True)
             marker = log_dir / CLEAN_SHUTDOWN_MARKER
@@ -107,7 +108,9 @@ class LogManager:
                     raise RuntimeError(
                         f"Duplicate log directories for {entry.name}: {self._dir_of[tp]} and {log_dir}"
                     )
-                config = config_for(tp[0]) if config_for else self.default_config
+                if tp[0] not in configs:  # once per topic, not per partition
+                    configs[tp[0]] = config_for(tp[0]) if config_for else self.default_config
+                config = configs[tp[0]]
                 self._logs[tp] = Log.open(
                     entry,
                     config,

@@ -15,7 +15,6 @@ import pytest
 
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.broker import Broker
-from pybroker.cluster.metadata_cache import MetadataCache
 from pybroker.config import BrokerConfig
 from pybroker.controller.local import LocalController
 from pybroker.controller.replicas import (
@@ -31,25 +30,16 @@ TOPIC = "orders"
 
 
 class Node:
-    """A broker's storage and controller, started and stopped as ``Broker.start/stop`` do."""
+    """A broker's storage and controller, without sockets (``Broker.start_storage``)."""
 
     def __init__(self, data: Path, broker_id: int) -> None:
         config = BrokerConfig.from_dict({"log.dirs": str(data), "broker.id": str(broker_id)})
-        self.broker = b = Broker(config)
-        b.log_dirs[0].mkdir(parents=True, exist_ok=True)
-        image = b.store.load()
-        b.metadata_cache = MetadataCache(image.cluster_id, controller_id=b.broker_id)
-        b.log_manager.startup(T0, config_for=b.log_config_for)
-        b.controller = LocalController(b.broker_id, b.store, b.metadata_cache, b.replica_manager,
-                                       b.topic_log_config)
-        b.controller.load(image.topics, T0)
-        self.controller = b.controller
+        self.broker = Broker(config)
+        self.broker.start_storage(T0)
+        self.controller = self.broker.controller
 
     def close(self) -> None:
-        b = self.broker
-        b.replica_manager.shutdown()
-        b.log_manager.shutdown()
-        b.store.close()
+        self.broker.stop_storage()
 
 
 @pytest.fixture

@@ -19,9 +19,7 @@ from protocol.messages.offset_commit_key import OffsetCommitKey
 from protocol.records.batch import BatchHeader, set_base_offset
 from protocol.records.record import build_batch, decode_batch, iter_batches
 from pybroker.broker import Broker
-from pybroker.cluster.metadata_cache import MetadataCache
 from pybroker.config import BrokerConfig
-from pybroker.controller.local import LocalController
 from pybroker.coordinator.group.coordinator import GroupStore
 from pybroker.coordinator.group.group import ClassicGroup
 from pybroker.coordinator.group.offsets import (
@@ -183,18 +181,12 @@ def test_offsets_config_reads_broker_properties_with_defaults() -> None:
 
 
 class Node:
-    """The broker's storage and controller, started and stopped as ``Broker.start/stop`` do."""
+    """The broker's storage and controller, without sockets (``Broker.start_storage``)."""
 
     def __init__(self, data: Path, **props: str) -> None:
         config = BrokerConfig.from_dict({"log.dirs": str(data), **props})
         self.broker = b = Broker(config)
-        b.log_dirs[0].mkdir(parents=True, exist_ok=True)
-        image = b.store.load()
-        b.metadata_cache = MetadataCache(image.cluster_id, controller_id=b.broker_id)
-        b.log_manager.startup(T0, config_for=b.log_config_for)
-        b.controller = LocalController(b.broker_id, b.store, b.metadata_cache, b.replica_manager,
-                                       b.topic_log_config)
-        b.controller.load(image.topics, T0)
+        b.start_storage(T0)
         self.topic = OffsetsTopic(b.replica_manager, b.controller,
                                   OffsetsConfig.from_props(config.props))
         self.offsets = OffsetManager(self.topic)
@@ -219,10 +211,7 @@ class Node:
         if self.closed:
             return
         self.closed = True
-        b = self.broker
-        b.replica_manager.shutdown()
-        b.log_manager.shutdown()
-        b.store.close()
+        self.broker.stop_storage()
 
 
 @pytest.fixture

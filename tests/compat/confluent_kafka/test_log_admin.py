@@ -144,3 +144,24 @@ def test_topic_config_changes_survive_a_restart(broker: BrokerProcess, topic: st
     entry = topic_config(broker.bootstrap, topic)["retention.bytes"]
     assert entry.value == "123456789"
     assert entry.source == 1  # DYNAMIC_TOPIC_CONFIG
+
+
+@pytest.mark.parametrize("hard", [False, True], ids=["sigterm", "sigkill"])
+def test_topic_overrides_still_apply_after_a_restart(
+    broker: BrokerProcess, topic: str, hard: bool
+) -> None:
+    """The logs reopen with their topic's overrides, not the broker defaults: a record over the
+    topic's max.message.bytes is refused before and after the restart alike."""
+    create(broker.bootstrap, topic, config={"max.message.bytes": "200"})
+
+    def refusal() -> str | None:
+        errors: list[str] = []
+        p = Producer({"bootstrap.servers": broker.bootstrap, "message.max.bytes": 100_000})
+        p.produce(topic, value=b"x" * 500, partition=0,
+                  on_delivery=lambda err, _msg: errors.append(err.name() if err else "ok"))
+        p.flush(30)
+        return errors[0] if errors else None
+
+    assert refusal() == "MSG_SIZE_TOO_LARGE"
+    broker.restart(hard=hard)
+    assert refusal() == "MSG_SIZE_TOO_LARGE"
