@@ -40,8 +40,8 @@ import confluent_kafka  # noqa: E402
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
-from tests.compat.broker_process import BrokerProcess  # noqa: E402
-from tests.compat.reference_kafka import (  # noqa: E402
+from pybroker.testing.broker_process import BrokerProcess  # noqa: E402
+from pybroker.testing.reference_kafka import (  # noqa: E402
     KAFKA_VERSION,
     ReferenceKafka,
     missing_requirements,

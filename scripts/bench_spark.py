@@ -36,6 +36,8 @@ if str(REPO_ROOT) not in sys.path:
 from confluent_kafka import Producer  # noqa: E402
 
 from examples.spark_connector import local_session, spark_version  # noqa: E402
+from pybroker.testing.broker_process import BrokerProcess  # noqa: E402
+from pybroker.testing.reference_kafka import ReferenceKafka  # noqa: E402
 from scripts.bench import (  # noqa: E402
     KAFKA_VERSION,
     OwnKafka,
@@ -48,8 +50,6 @@ from scripts.bench import (  # noqa: E402
     missing_requirements,
     settle,
 )
-from tests.compat.broker_process import BrokerProcess  # noqa: E402
-from tests.compat.reference_kafka import ReferenceKafka  # noqa: E402
 
 JOBS = ("batch read", "stream read", "batch write")
 BROKERS = ("pybroker", "kafka")

@@ -51,8 +51,8 @@ from protocol.messages import (  # noqa: E402
 )
 from protocol.primitives import Writer  # noqa: E402
 from protocol.records.record import build_batch  # noqa: E402
-from tests.compat.broker_process import BrokerProcess  # noqa: E402
-from tests.compat.wire_client import WireClient  # noqa: E402
+from pybroker.testing.broker_process import BrokerProcess  # noqa: E402
+from pybroker.testing.wire_client import WireClient  # noqa: E402
 
 GB = 1_000_000_000
 MB = 1_000_000

@@ -37,8 +37,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from tests.compat.broker_process import BrokerProcess, free_port  # noqa: E402
-from tests.compat.frame_proxy import (  # noqa: E402
+from pybroker.testing.broker_process import BrokerProcess, free_port  # noqa: E402
+from pybroker.testing.frame_proxy import (  # noqa: E402
     API_PRODUCE,
     FrameProxy,
     produce_codec,

@@ -22,7 +22,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from tests.compat.reference_kafka import (  # noqa: E402
+from pybroker.testing.reference_kafka import (  # noqa: E402
     KAFKA_VERSION,
     ReferenceKafka,
     ReferenceKafkaError,

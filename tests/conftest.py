@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.compat.broker_process import BrokerProcess, ProxiedBroker, free_port
-from tests.compat.frame_proxy import FrameProxy
-from tests.compat.maven_jars import fetch_or_skip
-from tests.compat.reference_kafka import (
+from pybroker.testing.broker_process import BrokerProcess, ProxiedBroker, free_port
+from pybroker.testing.frame_proxy import FrameProxy
+from pybroker.testing.reference_kafka import (
     DEPS_SCRIPT as KAFKA_TOOLS_DEPS_SCRIPT,
     KAFKA_VERSION,
     LIB as KAFKA_TOOLS_LIB,
     ReferenceKafka,
 )
+from tests.compat.maven_jars import fetch_or_skip
 
 BrokerFactory = Callable[..., BrokerProcess]
 

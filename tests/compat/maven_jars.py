@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.compat.broker_process import REPO_ROOT
+from pybroker.testing.broker_process import REPO_ROOT
 
 
 def fetch_or_skip(script: Path, *args: str, tools: Sequence[str], needed_for: str) -> None:

@@ -28,9 +28,8 @@ from protocol.messages import (
     produce_request as pr,
 )
 from protocol.records.record import build_batch
-
-from .broker_process import BrokerProcess
-from .wire_client import WireClient
+from pybroker.testing.broker_process import BrokerProcess
+from pybroker.testing.wire_client import WireClient
 
 pytestmark = pytest.mark.compat
 

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 from confluent_kafka import Producer
 
+from pybroker.testing.broker_process import BrokerProcess
 from tests.compat import kafka_wire as wire
-from tests.compat.broker_process import BrokerProcess
 from tests.compat.confluent_kafka.helpers import create_topic, read_back
 
 pytestmark = pytest.mark.compat

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from confluent_kafka import Producer
 
+from pybroker.testing.broker_process import BrokerProcess, BrokerStartError
 from tests.compat import kafka_wire as wire
-from tests.compat.broker_process import BrokerProcess, BrokerStartError
 from tests.compat.confluent_kafka.helpers import read_back
 
 pytestmark = pytest.mark.compat

@@ -1,7 +1,7 @@
 """Broker behaviour that stock clients rarely show, checked over a raw socket.
 
 Each test names the Kafka rule it checks. Requests are built with the generated codecs
-(:mod:`tests.compat.wire_client`) so that old versions and malformed-but-decodable requests
+(:mod:`pybroker.testing.wire_client`) so that old versions and malformed-but-decodable requests
 can be sent on purpose.
 """
 
@@ -22,9 +22,8 @@ from protocol.messages import (
 )
 from protocol.records.compression import CompressionType
 from protocol.records.record import build_batch, decode_batch, iter_batches
-
-from .broker_process import BrokerProcess
-from .wire_client import WireClient
+from pybroker.testing.broker_process import BrokerProcess
+from pybroker.testing.wire_client import WireClient
 
 pytestmark = pytest.mark.compat
 

@@ -35,10 +35,10 @@ from protocol.messages import (
 )
 from protocol.records.batch import crc_is_valid
 from protocol.records.record import build_batch, decode_batch, iter_batches
+from pybroker.testing.broker_process import REPO_ROOT, BrokerProcess, broker_command, free_port
+from pybroker.testing.wire_client import WireClient
 
-from .broker_process import REPO_ROOT, BrokerProcess, broker_command, free_port
 from .confluent_kafka.helpers import create_topic, read_back
-from .wire_client import WireClient
 
 pytestmark = [pytest.mark.compat, pytest.mark.timeout(360)]
 

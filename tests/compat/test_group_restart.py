@@ -19,7 +19,7 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition a
 from kafka import KafkaConsumer, TopicPartition as KPTopicPartition
 from kafka.structs import OffsetAndMetadata
 
-from tests.compat.broker_process import BrokerProcess
+from pybroker.testing.broker_process import BrokerProcess
 from tests.compat.confluent_kafka.helpers import create_topic
 from tests.compat.group_helpers import FAST_GROUPS
 

@@ -18,9 +18,8 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from protocol.errors import ErrorCode
 from protocol.messages import fetch_request as fr
-
-from .broker_process import BrokerProcess
-from .wire_client import WireClient
+from pybroker.testing.broker_process import BrokerProcess
+from pybroker.testing.wire_client import WireClient
 
 pytestmark = pytest.mark.compat
 

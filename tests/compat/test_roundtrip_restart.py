@@ -19,7 +19,7 @@ from collections import Counter
 import pytest
 from confluent_kafka import Producer
 
-from tests.compat.broker_process import BrokerProcess
+from pybroker.testing.broker_process import BrokerProcess
 from tests.compat.confluent_kafka.helpers import Msg, as_tuple, create_topic, read_back
 
 pytestmark = [pytest.mark.compat, pytest.mark.timeout(280)]

@@ -18,7 +18,8 @@ import pytest
 from confluent_kafka import OFFSET_BEGINNING, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from .broker_process import BrokerProcess
+from pybroker.testing.broker_process import BrokerProcess
+
 from .confluent_kafka.helpers import consumer
 
 pytestmark = [pytest.mark.compat, pytest.mark.timeout(600)]

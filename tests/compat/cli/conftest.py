@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.compat.broker_process import REPO_ROOT, BrokerProcess
-from tests.compat.reference_kafka import LIB
+from pybroker.testing.broker_process import REPO_ROOT, BrokerProcess
+from pybroker.testing.reference_kafka import LIB
 
 CLI_DIR = Path(__file__).resolve().parent
 LOG4J_CONFIG = CLI_DIR / "tools-log4j.properties"

@@ -16,7 +16,7 @@ import pytest
 
 from protocol.records.batch import BatchHeader
 from protocol.records.record import iter_batches
-from tests.compat.broker_process import BrokerProcess
+from pybroker.testing.broker_process import BrokerProcess
 from tests.compat.cli.conftest import KafkaCli
 
 pytestmark = pytest.mark.compat

@@ -1,8 +1,8 @@
 """Apache Kafka 3.9's command-line tools, side by side: pybroker against Apache Kafka itself.
 
 Every command runs twice, once against a pybroker and once against the reference Kafka
-(tests/compat/reference_kafka.py: Kafka 3.9.1 with ZooKeeper, from the same Maven jars as the
-tools), with the same topic and group names, and what the two runs printed must be the same:
+(pybroker/testing/reference_kafka.py: Kafka 3.9.1 with ZooKeeper, from the same Maven jars as
+the tools), with the same topic and group names, and what the two runs printed must be the same:
 the exit code, stdout, and the tool's own messages on stderr (lines it prints itself, and log
 records of the tool's own classes; the client library's log records are timing-dependent and not
 compared, nor are stack frames).
@@ -38,9 +38,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.compat.broker_process import REPO_ROOT, BrokerProcess
+from pybroker.testing.broker_process import REPO_ROOT, BrokerProcess
+from pybroker.testing.reference_kafka import ReferenceKafka
 from tests.compat.cli.conftest import JVM_FLAGS, MAIN_CLASSES, KafkaCli, ToolRun
-from tests.compat.reference_kafka import ReferenceKafka
 from tests.conftest import REFERENCE_OVERRIDES
 
 pytestmark = pytest.mark.compat

@@ -8,7 +8,7 @@ import pytest
 from confluent_kafka import KafkaError, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
-from tests.compat.broker_process import BrokerProcess
+from pybroker.testing.broker_process import BrokerProcess
 from tests.compat.confluent_kafka.helpers import (
     consumer,
     create_topic,

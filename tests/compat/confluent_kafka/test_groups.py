@@ -23,7 +23,7 @@ from confluent_kafka import (
 )
 from confluent_kafka.admin import AdminClient
 
-from tests.compat.broker_process import BrokerProcess
+from pybroker.testing.broker_process import BrokerProcess
 from tests.compat.confluent_kafka.helpers import create_topic
 from tests.compat.group_helpers import FAST_GROUPS, GroupMember, describe_all, wait_balanced
 

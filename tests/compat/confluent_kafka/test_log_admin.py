@@ -21,7 +21,7 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 
-from tests.compat.broker_process import BrokerProcess
+from pybroker.testing.broker_process import BrokerProcess
 
 pytestmark = [
     pytest.mark.compat,

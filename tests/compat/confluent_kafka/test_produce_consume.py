@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from confluent_kafka import OFFSET_END, Producer, TopicPartition
 
-from tests.compat.broker_process import BrokerProcess, ProxiedBroker
+from pybroker.testing.broker_process import BrokerProcess, ProxiedBroker
 from tests.compat.confluent_kafka.helpers import (
     Msg,
     as_tuple,

@@ -1,6 +1,6 @@
 """Fixtures for the differential tests: a pybroker and a reference Apache Kafka, configured alike.
 
-The reference Kafka (tests/compat/reference_kafka.py, started once per session by the
+The reference Kafka (pybroker/testing/reference_kafka.py, started once per session by the
 ``reference_kafka`` fixture in tests/conftest.py) runs from the same Maven jars as the CLI tools;
 without java or Maven these tests skip and say so.
 """
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.compat.broker_process import BrokerProcess
+from pybroker.testing.broker_process import BrokerProcess
+from pybroker.testing.reference_kafka import ReferenceKafka
 from tests.compat.differential.differ import Difference, Known, Recorder, compare, triage
-from tests.compat.reference_kafka import ReferenceKafka
 from tests.conftest import REFERENCE_OVERRIDES
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from protocol.errors import ErrorCode
 from protocol.records.record import decode_batch, iter_batches
-from tests.compat.wire_client import WireClient
+from pybroker.testing.wire_client import WireClient
 
 #: field names whose values are each broker's own by nature (compared only for presence)
 MASKED_FIELDS = frozenset({

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.compat.broker_process import REPO_ROOT
+from pybroker.testing.broker_process import REPO_ROOT
 from tests.compat.maven_jars import fetch_or_skip
 
 JAVA_DIR = Path(__file__).resolve().parent

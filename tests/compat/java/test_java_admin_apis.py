@@ -14,7 +14,7 @@ import pytest
 
 from protocol.records.batch import BatchHeader
 from protocol.records.record import iter_batches
-from tests.compat.broker_process import BrokerProcess
+from pybroker.testing.broker_process import BrokerProcess
 from tests.compat.java.conftest import JavaClient, ProduceRecord
 
 pytestmark = pytest.mark.compat

@@ -13,9 +13,9 @@ import pytest
 from protocol.headers import decode_request
 from protocol.messages.produce_request import ProduceRequest
 from protocol.records.batch import BatchHeader
-from tests.compat.broker_process import BrokerProcess, ProxiedBroker
+from pybroker.testing.broker_process import BrokerProcess, ProxiedBroker
+from pybroker.testing.frame_proxy import API_PRODUCE, FrameLog, request_key
 from tests.compat.confluent_kafka.helpers import as_tuple, create_topic, read_back
-from tests.compat.frame_proxy import API_PRODUCE, FrameLog, request_key
 from tests.compat.java.conftest import JavaClient, ProduceRecord, unb64
 
 pytestmark = pytest.mark.compat

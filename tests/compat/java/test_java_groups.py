@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.compat.broker_process import BrokerProcess
+from pybroker.testing.broker_process import BrokerProcess
 from tests.compat.confluent_kafka.helpers import create_topic
 from tests.compat.java.conftest import JavaClient, ProduceRecord, unb64
 

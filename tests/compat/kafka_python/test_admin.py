@@ -9,7 +9,7 @@ import pytest
 from kafka import KafkaAdminClient, KafkaProducer
 from kafka.admin import ConfigResource, ConfigResourceType
 
-from tests.compat.broker_process import BrokerProcess
+from pybroker.testing.broker_process import BrokerProcess
 
 pytestmark = pytest.mark.compat
 

@@ -15,7 +15,7 @@ from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.errors import GroupIdNotFoundError, NonEmptyGroupError, UnknownMemberIdError
 from kafka.structs import OffsetAndMetadata
 
-from tests.compat.broker_process import BrokerProcess
+from pybroker.testing.broker_process import BrokerProcess
 from tests.compat.group_helpers import FAST_GROUPS, GroupMember, describe_all, wait_balanced
 
 pytestmark = [pytest.mark.compat, pytest.mark.timeout(180)]

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from tests.compat.broker_process import BrokerProcess, ProxiedBroker
+from pybroker.testing.broker_process import BrokerProcess, ProxiedBroker
 from tests.compat.confluent_kafka.helpers import create_topic
 
 pytestmark = pytest.mark.compat

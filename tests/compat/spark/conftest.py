@@ -26,9 +26,9 @@ from confluent_kafka.admin import (
 )
 
 from examples.spark_connector import ConnectorMissing, connector_jars, local_session
-from tests.compat.broker_process import REPO_ROOT, BrokerProcess
+from pybroker.testing.broker_process import REPO_ROOT, BrokerProcess
+from pybroker.testing.reference_kafka import ReferenceKafka
 from tests.compat.maven_jars import fetch_or_skip
-from tests.compat.reference_kafka import ReferenceKafka
 
 DEPS_SCRIPT = REPO_ROOT / "scripts" / "spark-deps.sh"
 

@@ -22,7 +22,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from tests.compat.broker_process import REPO_ROOT, free_port, port_accepts
+from pybroker.testing.broker_process import REPO_ROOT, free_port, port_accepts
 
 KAFKA_VERSION = "3.9.1"
 LIB = REPO_ROOT / ".cache" / "kafka-tools" / KAFKA_VERSION / "lib"
@@ -235,7 +235,7 @@ class ReferenceKafka:
     def _ready(self) -> bool:
         if not port_accepts(self.port, timeout=0.2):
             return False
-        from tests.compat.wire_client import WireClient  # the codecs load only when needed
+        from pybroker.testing.wire_client import WireClient  # the codecs load only when needed
 
         try:
             with WireClient(self.bootstrap, timeout=5) as client:

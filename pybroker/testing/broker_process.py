@@ -19,8 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.compat.frame_proxy import FrameLog, FrameProxy
+from pybroker.testing.frame_proxy import FrameLog, FrameProxy
 
+#: the repository checkout this package runs from (pybroker/testing/ is two levels below it)
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CONFIG = REPO_ROOT / "config" / "server.properties"
 

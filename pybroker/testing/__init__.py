@@ -1,0 +1,25 @@
+"""Tooling for running pybroker and Apache Kafka side by side, outside the broker itself.
+
+Shared by the test suite (``tests/``), the scripts (``scripts/``: benchmarks, frame capture, a
+reference Kafka by hand) and anything else that needs a real broker process to talk to:
+
+- :mod:`~pybroker.testing.broker_process` — a pybroker server as a child process, started as a
+  user starts it (``pybroker serve``), on a free port of 127.0.0.1 with its own data directory;
+  ``ProxiedBroker`` puts a frame proxy in front of it.
+- :mod:`~pybroker.testing.reference_kafka` — a reference Apache Kafka 3.9 broker with its
+  ZooKeeper, started from the Maven jars of ``scripts/kafka-tools-deps.sh``.
+- :mod:`~pybroker.testing.frame_proxy` — a TCP proxy that shows each request frame a client
+  sends to an observer.
+- :mod:`~pybroker.testing.wire_client` — a minimal blocking Kafka client over a raw socket, on
+  the generated codecs.
+
+Importing the package imports none of them; import the module you need. The broker runtime
+never imports this package.
+
+The modules are meant to be used from a checkout of the repository, which is what the editable
+install of ``make setup`` gives: they find the checkout as the directory above ``pybroker/``
+(``broker_process.REPO_ROOT``) and take from it ``config/server.properties`` (the brokers'
+default configuration, left out when the file is absent), ``scripts/kafka-tools-deps.sh`` and
+``.cache/kafka-tools/`` (the reference Kafka's jars; without them ``ReferenceKafka`` says what is
+missing instead of starting).
+"""
