@@ -2,11 +2,11 @@
 """Produce/consume throughput of pybroker next to Apache Kafka, measured with confluent-kafka.
 
 By default the same workloads run against pybroker and against a reference Apache Kafka 3.9
-broker (tests/compat/reference_kafka.py: ZooKeeper mode, started from the Maven jars), one broker
-at a time: start pybroker, warm it up (one unmeasured case per record size), run every case,
-stop it; then the same for Kafka. Every broker gets a fresh temporary data directory. For every
-(record size, partition count) case a producer sends records until all are delivered and an
-assign()-consumer reads them all back. Each figure is reported for both brokers and as the
+broker (pybroker/testing/reference_kafka.py: ZooKeeper mode, started from the Maven jars), one
+broker at a time: start pybroker, warm it up (one unmeasured case per record size), run every
+case, stop it; then the same for Kafka. Every broker gets a fresh temporary data directory. For
+every (record size, partition count) case a producer sends records until all are delivered and
+an assign()-consumer reads them all back. Each figure is reported for both brokers and as the
 ratio pybroker/Kafka.
 
 ``--brokers pybroker`` or ``--brokers kafka`` runs one of them; Kafka is skipped, loudly, when
@@ -32,21 +32,18 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+import confluent_kafka
+from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
 
-import confluent_kafka  # noqa: E402
-from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition  # noqa: E402
-from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
-
-from pybroker.testing.broker_process import BrokerProcess  # noqa: E402
-from pybroker.testing.reference_kafka import (  # noqa: E402
+from pybroker.testing.broker_process import BrokerProcess
+from pybroker.testing.reference_kafka import (
     KAFKA_VERSION,
     ReferenceKafka,
     missing_requirements,
 )
 
+REPO_ROOT = Path(__file__).resolve().parents[1]
 MB = 1_000_000  # throughput is payload (value) bytes per second, in decimal megabytes
 BROKERS = ("pybroker", "kafka")
 EXTERNAL = "external"

@@ -29,6 +29,8 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
+# examples/ and scripts/ are not installed packages: the Spark session of the examples and
+# bench.py's brokers and helpers are imported from this checkout
 REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))

@@ -36,24 +36,21 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
 
-from confluent_kafka import Producer  # noqa: E402
-from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
-
-from protocol import messages  # noqa: E402
-from protocol.headers import request_header_version  # noqa: E402
-from protocol.messages import (  # noqa: E402
+from protocol import messages
+from protocol.headers import request_header_version
+from protocol.messages import (
     metadata_request as md,
     produce_request as pr,
 )
-from protocol.primitives import Writer  # noqa: E402
-from protocol.records.record import build_batch  # noqa: E402
-from pybroker.testing.broker_process import BrokerProcess  # noqa: E402
-from pybroker.testing.wire_client import WireClient  # noqa: E402
+from protocol.primitives import Writer
+from protocol.records.record import build_batch
+from pybroker.testing.broker_process import BrokerProcess
+from pybroker.testing.wire_client import WireClient
 
+REPO_ROOT = Path(__file__).resolve().parents[1]
 GB = 1_000_000_000
 MB = 1_000_000
 PRODUCE, METADATA = 0, 3

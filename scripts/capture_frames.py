@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Record the request frames real Kafka clients send, for the protocol layer's fixture tests.
 
-A small asyncio TCP proxy on 127.0.0.1 (tests/compat/frame_proxy.py) sits between a client and
-the broker and writes each request frame it forwards (the payload after the 4-byte size prefix:
+A small asyncio TCP proxy on 127.0.0.1 (pybroker/testing/frame_proxy.py) sits between a client
+and the broker and writes each request frame it forwards (the payload after the 4-byte size prefix:
 request header and body) to ``tests/fixtures/frames/<client>/<nnn>-<apikey>-v<version>.bin``. Only the first frame of each
 (api key, version) is kept per client - plus one Produce frame per compression codec - so the
 fixtures stay small; ``nnn`` numbers them in the order the client first sent them.
@@ -33,18 +33,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
-
-from pybroker.testing.broker_process import BrokerProcess, free_port  # noqa: E402
-from pybroker.testing.frame_proxy import (  # noqa: E402
+from pybroker.testing.broker_process import BrokerProcess, free_port
+from pybroker.testing.frame_proxy import (
     API_PRODUCE,
     FrameProxy,
     produce_codec,
     request_key,
 )
 
+REPO_ROOT = Path(__file__).resolve().parents[1]
 FRAMES_DIR = REPO_ROOT / "tests" / "fixtures" / "frames"
 MAX_SAVED_FRAME = 64 * 1024  # larger frames are forwarded but not kept
 

@@ -6,7 +6,7 @@
 
 Runs from the jars ``make kafka-tools-deps`` put in .cache/kafka-tools (no Kafka distribution),
 on 127.0.0.1, until Ctrl-C; then stops the broker and ZooKeeper. The differential tests and
-``make bench`` start the same broker through tests/compat/reference_kafka.py.
+``make bench`` start the same broker through pybroker/testing/reference_kafka.py.
 """
 
 from __future__ import annotations
@@ -18,11 +18,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
-
-from pybroker.testing.reference_kafka import (  # noqa: E402
+from pybroker.testing.reference_kafka import (
     KAFKA_VERSION,
     ReferenceKafka,
     ReferenceKafkaError,
