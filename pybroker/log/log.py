@@ -17,39 +17,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.records.batch import (
-    COMPRESSION_MASK,
-    HEADER_SIZE,
-    BatchHeader,
-    compute_crc,
-    set_base_offset,
-    set_log_append_time,
-    set_partition_leader_epoch,
-)
+from protocol.records.batch import HEADER_SIZE, BatchHeader
 from protocol.records.record import decode_batch
 
 from .checkpoints import fsync_dir
-from .config import LONG_MAX, LogConfig
+from .config import LogConfig
 from .file_slice import FileSlice
 from .producer_state import ProducerStateManager
 from .segment import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, LogSegment, file_name
+from .validator import LogValidator
 
 logger = logging.getLogger(__name__)
 
 
-class InvalidRecords(KafkaError):
-    """A refusal that names the records at fault: ``(index in batch, message)`` pairs."""
-
-    def __init__(self, code: ErrorCode, message: str, record_errors: list[tuple[int, str]]):
-        super().__init__(code, message)
-        self.record_errors = record_errors
-
-
-def _java_long(value: int) -> int:
-    return (value + (1 << 63)) % (1 << 64) - (1 << 63)
-
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)$")
-_MAX_CODEC = 4  # zstd
 _TEMP_SUFFIXES = (".tmp", ".deleted", ".cleaned", ".swap")
 
 
@@ -94,17 +75,6 @@ class FetchDataInfo:
 _EMPTY = b""
 
 
-def _timestamp_bounds(config: LogConfig) -> tuple[int, int] | None:
-    """How far (before, after) a CreateTime timestamp may be from now; None when unbounded."""
-    if config.log_append_time:
-        return None
-    before = min(config.message_timestamp_before_max_ms, config.message_timestamp_difference_max_ms)
-    after = min(config.message_timestamp_after_max_ms, config.message_timestamp_difference_max_ms)
-    if before == LONG_MAX and after == LONG_MAX:
-        return None
-    return before, after
-
-
 class Log:
     """Segments, offsets and producer state of one partition. Use :meth:`open`."""
 
@@ -122,7 +92,7 @@ class Log:
         self.producer_state = ProducerStateManager(dir)
         self._closed = False
         self._pending_deletes: list[tuple[int, LogSegment]] = []  # (due ms, segment)
-        self._timestamp_bounds = _timestamp_bounds(config)
+        self.validator = LogValidator(config, f"{topic}-{partition}")
 
     def __repr__(self) -> str:
         return (
@@ -289,7 +259,7 @@ class Log:
 
     def update_config(self, config: LogConfig) -> None:
         self.config = config
-        self._timestamp_bounds = _timestamp_bounds(config)
+        self.validator = LogValidator(config, self._name)
         for segment in self.segments:
             segment.update_config(config)
 
@@ -298,32 +268,12 @@ class Log:
     def append_as_leader(
         self, batch: bytearray | memoryview, *, leader_epoch: int, now_ms: int
     ) -> AppendInfo:
-        """Validate one v2 batch by its header, assign offsets in place and append it."""
-        cfg = self.config
-        header = BatchHeader.parse(batch)
-        size = len(batch)
-        if header.size != size:
-            raise KafkaError(
-                ErrorCode.CORRUPT_MESSAGE,
-                f"batch length field says {header.size} bytes but {size} were sent",
-            )
-        if size > cfg.max_message_bytes:
-            raise KafkaError(
-                ErrorCode.MESSAGE_TOO_LARGE,
-                f"The record batch size in the append to {self._name} is {size} bytes which "
-                f"exceeds the maximum configured value of {cfg.max_message_bytes}.",
-            )
-        if size > cfg.segment_bytes:
-            raise KafkaError(
-                ErrorCode.RECORD_LIST_TOO_LARGE,
-                f"The record batch size {size} exceeds the segment size {cfg.segment_bytes}",
-            )
-        if compute_crc(batch, 0, size) != header.crc:
-            raise KafkaError(ErrorCode.CORRUPT_MESSAGE, f"Record batch for {self._name} failed its CRC check")
-        self._validate_header(header, now_ms)
-        if self._timestamp_bounds is not None:
-            self._validate_timestamps(batch, header, now_ms)
+        """Validate one produced v2 batch, assign its offsets in place and append it.
 
+        A batch the idempotent producer already wrote (one of its last five) is not appended
+        again: the answer carries the original offsets."""
+        validated = self.validator.validate(batch, now_ms)
+        header = validated.header
         duplicate = self.producer_state.check(header) if header.producer_id >= 0 else None
         if duplicate is not None:
             return AppendInfo(
@@ -335,27 +285,11 @@ class Log:
                 duplicate=True,
                 record_count=header.records_count,
             )
-
         first = self.log_end_offset
         last = first + header.last_offset_delta
-        set_base_offset(batch, first)
-        set_partition_leader_epoch(batch, leader_epoch)
-        if cfg.log_append_time:
-            set_log_append_time(batch, now_ms)
-            max_timestamp, append_time = now_ms, now_ms
-        else:
-            max_timestamp, append_time = header.max_timestamp, -1
-
-        segment = self.active_segment
-        if segment.should_roll(size, last, now_ms):
-            segment = self._roll(now_ms)
-        segment.append(batch, first, last, max_timestamp, now_ms)
-        self.log_end_offset = last + 1
-        if header.producer_id >= 0:
-            self.producer_state.update(header, first, last, max_timestamp)
-
-        if self.log_end_offset - self.recovery_point >= cfg.flush_messages:
-            self.flush(now_ms=now_ms)
+        max_timestamp, append_time = self.validator.assign(batch, header, first, leader_epoch,
+                                                           now_ms)
+        self._append_batch(batch, header, first, last, max_timestamp, now_ms)
         return AppendInfo(
             first_offset=first,
             last_offset=last,
@@ -366,55 +300,42 @@ class Log:
             record_count=header.records_count,
         )
 
-    def _validate_header(self, h: BatchHeader, now_ms: int) -> None:
-        """Kafka's batch-level checks (``LogValidator.validateBatch``)."""
-        if h.base_offset != 0:
-            # clients' batches start at 0: offsets are the broker's to assign
-            raise KafkaError(ErrorCode.INVALID_RECORD,
-                             f"The base offset of a produced batch must be 0, not {h.base_offset}")
-        if h.records_count <= 0 or h.last_offset_delta < 0:
-            raise KafkaError(
-                ErrorCode.INVALID_RECORD,
-                f"Invalid reported count for record batch: {h.records_count} "
-                f"(last offset delta {h.last_offset_delta})",
-            )
-        if h.records_count != h.last_offset_delta + 1:
-            raise KafkaError(
-                ErrorCode.INVALID_RECORD,
-                f"Inconsistent batch offset range [0, {h.last_offset_delta}] "
-                f"and count of records {h.records_count}",
-            )
-        if h.is_control:
-            raise KafkaError(ErrorCode.INVALID_RECORD, "Clients are not allowed to write control records")
-        if h.has_producer_id and h.base_sequence < 0:
-            raise KafkaError(
-                ErrorCode.INVALID_RECORD,
-                f"Invalid sequence number {h.base_sequence} in record batch with producerId {h.producer_id}",
-            )
-        if h.attributes & COMPRESSION_MASK > _MAX_CODEC:
-            raise KafkaError(
-                ErrorCode.CORRUPT_MESSAGE, f"Unknown compression codec id {h.attributes & COMPRESSION_MASK}"
-            )
+    def append_as_follower(self, records: bytes | bytearray | memoryview, now_ms: int) -> int:
+        """Append batches as the leader wrote them (offsets, epochs and timestamps assigned,
+        validated there): each must start at the log end offset. Idempotent producer state
+        is rebuilt from the batch headers, so deduplication survives a change of leader.
+        Returns the number of batches appended; a partial batch at the end is left out (a
+        fetch response may cut its last batch short)."""
+        buf = memoryview(records)
+        pos, appended = 0, 0
+        while len(buf) - pos >= HEADER_SIZE:
+            header = BatchHeader.parse(buf, pos)
+            end = pos + header.size
+            if end > len(buf):
+                break
+            if header.base_offset != self.log_end_offset:
+                raise KafkaError(
+                    ErrorCode.UNKNOWN_SERVER_ERROR,
+                    f"{self._name}: a replicated batch starts at offset {header.base_offset}, "
+                    f"not at the log end offset {self.log_end_offset}",
+                )
+            batch = buf[pos:end]
+            self._append_batch(batch, header, header.base_offset, header.last_offset,
+                               header.max_timestamp, now_ms)
+            pos, appended = end, appended + 1
+        return appended
 
-    def _validate_timestamps(self, batch: bytearray, h: BatchHeader, now_ms: int) -> None:
-        """message.timestamp.before/after.max.ms: the batch's first and largest timestamps are
-        checked; only when one is out of range are the records decoded to name each offender,
-        as Kafka's record errors do."""
-        before, after = self._timestamp_bounds
-        if all(now_ms - before <= ts <= now_ms + after for ts in (h.base_timestamp, h.max_timestamp)):
-            return
-        # Kafka prints the bounds as Java longs, so an unlimited upper bound wraps around
-        low, high = _java_long(now_ms - before), _java_long(now_ms + after)
-        _, records = decode_batch(batch)
-        errors = [
-            (i, f"Timestamp {r.timestamp} of message with offset {r.offset - h.base_offset} is out "
-                f"of range. The timestamp should be within [{low}, {high}]")
-            for i, r in enumerate(records)
-            if not now_ms - before <= r.timestamp <= now_ms + after
-        ]
-        raise InvalidRecords(ErrorCode.INVALID_TIMESTAMP,
-                             "One or more records have been rejected due to invalid timestamp",
-                             errors)
+    def _append_batch(self, batch: bytearray | memoryview, header: BatchHeader, first: int,
+                      last: int, max_timestamp: int, now_ms: int) -> None:
+        segment = self.active_segment
+        if segment.should_roll(len(batch), last, now_ms):
+            segment = self._roll(now_ms)
+        segment.append(batch, first, last, max_timestamp, now_ms)
+        self.log_end_offset = last + 1
+        if header.producer_id >= 0 and not header.is_control:
+            self.producer_state.update(header, first, last, max_timestamp)
+        if self.log_end_offset - self.recovery_point >= self.config.flush_messages:
+            self.flush(now_ms=now_ms)
 
     def roll(self, now_ms: int) -> LogSegment:
         """Start a new segment at the log end offset (no-op when the active one is empty)."""

@@ -1,0 +1,174 @@
+"""Validation of produced record batches before the leader appends them (Kafka's
+``LogValidator``).
+
+A batch a client produced is checked here once, on the leader, by its header alone: size limits,
+CRC-32C, the v2 header's own consistency, the idempotent producer's fields and, when the topic
+bounds them, the timestamps. Only a batch whose timestamps are out of bounds is decoded, to name
+each offending record as Kafka's record errors do. Then the leader's part of the header is
+written in place (base offset, partition leader epoch and, for LogAppendTime topics, the
+timestamp): all outside the CRC, so the producer's CRC stays valid.
+
+A follower appends what its leader validated and skips all of this
+(:meth:`pybroker.log.log.Log.append_as_follower`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from protocol.errors import ErrorCode, KafkaError
+from protocol.records.batch import (
+    COMPRESSION_MASK,
+    BatchHeader,
+    compute_crc,
+    set_base_offset,
+    set_log_append_time,
+    set_partition_leader_epoch,
+)
+from protocol.records.record import decode_batch
+
+from .config import LONG_MAX, LogConfig
+
+_MAX_CODEC = 4  # zstd
+
+
+class InvalidRecords(KafkaError):
+    """A refusal that names the records at fault: ``(index in batch, message)`` pairs."""
+
+    def __init__(self, code: ErrorCode, message: str, record_errors: list[tuple[int, str]]):
+        super().__init__(code, message)
+        self.record_errors = record_errors
+
+
+def _java_long(value: int) -> int:
+    return (value + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
+def timestamp_bounds(config: LogConfig) -> tuple[int, int] | None:
+    """How far (before, after) a CreateTime timestamp may be from now; None when unbounded."""
+    if config.log_append_time:
+        return None
+    before = min(config.message_timestamp_before_max_ms,
+                 config.message_timestamp_difference_max_ms)
+    after = min(config.message_timestamp_after_max_ms, config.message_timestamp_difference_max_ms)
+    if before == LONG_MAX and after == LONG_MAX:
+        return None
+    return before, after
+
+
+@dataclass(frozen=True, slots=True)
+class ValidatedBatch:
+    """A produced batch that passed validation, with the values the append needs."""
+
+    header: BatchHeader
+    size: int
+
+
+class LogValidator:
+    """The checks of one partition's config, applied to each produced batch.
+
+    ``name`` (``topic-partition``) appears in the messages, as in Kafka's."""
+
+    __slots__ = ("config", "name", "_bounds")
+
+    def __init__(self, config: LogConfig, name: str) -> None:
+        self.config = config
+        self.name = name
+        self._bounds = timestamp_bounds(config)
+
+    def validate(self, batch: bytearray | memoryview, now_ms: int) -> ValidatedBatch:
+        """Check one v2 batch as the leader receives it; raises KafkaError with Kafka's code."""
+        cfg = self.config
+        header = BatchHeader.parse(batch)
+        size = len(batch)
+        if header.size != size:
+            raise KafkaError(
+                ErrorCode.CORRUPT_MESSAGE,
+                f"batch length field says {header.size} bytes but {size} were sent",
+            )
+        if size > cfg.max_message_bytes:
+            raise KafkaError(
+                ErrorCode.MESSAGE_TOO_LARGE,
+                f"The record batch size in the append to {self.name} is {size} bytes which "
+                f"exceeds the maximum configured value of {cfg.max_message_bytes}.",
+            )
+        if size > cfg.segment_bytes:
+            raise KafkaError(
+                ErrorCode.RECORD_LIST_TOO_LARGE,
+                f"The record batch size {size} exceeds the segment size {cfg.segment_bytes}",
+            )
+        if compute_crc(batch, 0, size) != header.crc:
+            raise KafkaError(ErrorCode.CORRUPT_MESSAGE,
+                             f"Record batch for {self.name} failed its CRC check")
+        validate_header(header)
+        if self._bounds is not None:
+            self._validate_timestamps(batch, header, now_ms)
+        return ValidatedBatch(header, size)
+
+    def _validate_timestamps(self, batch: bytearray | memoryview, h: BatchHeader,
+                             now_ms: int) -> None:
+        """message.timestamp.before/after.max.ms: the batch's first and largest timestamps are
+        checked; only when one is out of range are the records decoded to name each offender,
+        as Kafka's record errors do."""
+        assert self._bounds is not None
+        before, after = self._bounds
+        if all(now_ms - before <= ts <= now_ms + after
+               for ts in (h.base_timestamp, h.max_timestamp)):
+            return
+        # Kafka prints the bounds as Java longs, so an unlimited upper bound wraps around
+        low, high = _java_long(now_ms - before), _java_long(now_ms + after)
+        _, records = decode_batch(batch)
+        errors = [
+            (i, f"Timestamp {r.timestamp} of message with offset {r.offset - h.base_offset} is "
+                f"out of range. The timestamp should be within [{low}, {high}]")
+            for i, r in enumerate(records)
+            if not now_ms - before <= r.timestamp <= now_ms + after
+        ]
+        raise InvalidRecords(ErrorCode.INVALID_TIMESTAMP,
+                             "One or more records have been rejected due to invalid timestamp",
+                             errors)
+
+    def assign(self, batch: bytearray | memoryview, header: BatchHeader, first_offset: int,
+               leader_epoch: int, now_ms: int) -> tuple[int, int]:
+        """Write the leader's part of the header in place; returns ``(max timestamp, log
+        append time or -1)``."""
+        set_base_offset(batch, first_offset)
+        set_partition_leader_epoch(batch, leader_epoch)
+        if self.config.log_append_time:
+            set_log_append_time(batch, now_ms)
+            return now_ms, now_ms
+        return header.max_timestamp, -1
+
+
+def validate_header(h: BatchHeader) -> None:
+    """Kafka's batch-level checks (``LogValidator.validateBatch``)."""
+    if h.base_offset != 0:
+        # clients' batches start at 0: offsets are the broker's to assign
+        raise KafkaError(ErrorCode.INVALID_RECORD,
+                         f"The base offset of a produced batch must be 0, not {h.base_offset}")
+    if h.records_count <= 0 or h.last_offset_delta < 0:
+        raise KafkaError(
+            ErrorCode.INVALID_RECORD,
+            f"Invalid reported count for record batch: {h.records_count} "
+            f"(last offset delta {h.last_offset_delta})",
+        )
+    if h.records_count != h.last_offset_delta + 1:
+        raise KafkaError(
+            ErrorCode.INVALID_RECORD,
+            f"Inconsistent batch offset range [0, {h.last_offset_delta}] "
+            f"and count of records {h.records_count}",
+        )
+    if h.is_control:
+        raise KafkaError(ErrorCode.INVALID_RECORD,
+                         "Clients are not allowed to write control records")
+    if h.has_producer_id and h.base_sequence < 0:
+        raise KafkaError(
+            ErrorCode.INVALID_RECORD,
+            f"Invalid sequence number {h.base_sequence} in record batch with producerId "
+            f"{h.producer_id}",
+        )
+    if h.attributes & COMPRESSION_MASK > _MAX_CODEC:
+        raise KafkaError(
+            ErrorCode.CORRUPT_MESSAGE,
+            f"Unknown compression codec id {h.attributes & COMPRESSION_MASK}"
+        )
