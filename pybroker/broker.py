@@ -8,8 +8,9 @@ import signal
 import time
 from pathlib import Path
 
-from protocol.errors import KafkaError
+from pybroker.admin.local import LocalAdminManager
 from pybroker.api.registry import load_handlers
+from pybroker.api.services import BrokerServices
 from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
 from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.config import BrokerConfig
@@ -19,6 +20,7 @@ from pybroker.coordinator.producer_id_manager import ProducerIdManager
 from pybroker.log.cleaner import LogCleaner
 from pybroker.log.config import LogConfig
 from pybroker.log.manager import LogManager
+from pybroker.metadata.config_repository import ConfigRepository
 from pybroker.metadata.local import LocalMetadataStore
 from pybroker.network.dispatch import RequestDispatcher
 from pybroker.network.server import SocketServer
@@ -35,6 +37,10 @@ class ConfigError(Exception):
 
 
 class Broker:
+    """One broker process: it builds the subsystems, hands the request handlers their services
+    (:class:`~pybroker.api.services.BrokerServices`), and starts and stops everything in order.
+    Nothing reaches back into it."""
+
     def __init__(self, config: BrokerConfig) -> None:
         self.config = config
         self.broker_id = config.broker_id
@@ -48,53 +54,36 @@ class Broker:
             self.default_log_config = LogConfig.from_broker_properties(config.props)
         except Exception as e:
             raise ConfigError(f"invalid log configuration: {e}") from e
+        self.configs = ConfigRepository(self.default_log_config)
         self.store = LocalMetadataStore(self.log_dirs[0], self.broker_id)
         self.log_manager = LogManager(self.log_dirs, self.default_log_config)
-        self.replica_manager = ReplicaManager(self.broker_id, self.log_manager, self.log_config_for)
+        self.replica_manager = ReplicaManager(self.broker_id, self.log_manager,
+                                              self.configs.log_config)
+        self.configs.add_listener(self.replica_manager.update_log_config)
+        self.producer_ids = ProducerIdManager(self.store)
+        # built by start_storage, once the stored metadata is read
         self.metadata_cache: MetadataCache | None = None
         self.controller: LocalController | None = None
+        self.admin: LocalAdminManager | None = None
         self.groups: GroupCoordinatorService | None = None
-        self.producer_ids = ProducerIdManager(self.store)
+        self.services: BrokerServices | None = None
         self.handlers = load_handlers()
-        self.dispatcher = RequestDispatcher(self, self.handlers)
+        self.dispatcher = RequestDispatcher(None, self.handlers)
         self.socket_server = SocketServer(
             self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"))
         self._tasks: list[asyncio.Task] = []
         self._stopped = asyncio.Event()
         self.started = False
 
-    # -- configuration ---------------------------------------------------------------------
-    def topic_log_config(self, overrides: dict[str, str]) -> LogConfig:
-        return LogConfig.from_properties(overrides, self.default_log_config)
-
-    def log_config_for(self, topic: str) -> LogConfig:
-        overrides = self.controller.topic_overrides(topic) if self.controller else {}
-        try:
-            return self.topic_log_config(overrides)
-        except KafkaError:
-            # A stored override this version refuses (written by an older one, or by hand)
-            # must not keep the topic's log from loading: drop it, loudly.
-            usable: dict[str, str] = {}
-            for name, value in overrides.items():
-                try:
-                    self.topic_log_config({**usable, name: value})
-                except KafkaError as e:
-                    log.warning("topic %s: ignoring its stored config %s=%r: %s",
-                                topic, name, value, e.message)
-                else:
-                    usable[name] = value
-            return self.topic_log_config(usable)
-
-    def disable_sendfile(self) -> None:
-        self.socket_server.use_sendfile = False
-
     # -- life cycle ------------------------------------------------------------------------
     def start_storage(self, now: int) -> int:
-        """Open the log dirs, the metadata store, every log and the controller; no sockets.
+        """Open the log dirs, the metadata store, every log, the controller and the group
+        coordinator's wiring; no sockets.
 
         The controller restores the stored topics before any log opens, so that each log opens
         with its topic's overrides (max.message.bytes, retention, cleanup policy, ...) rather
-        than the broker defaults. Returns the number of topics.
+        than the broker defaults. The group coordinator listens for leadership before the
+        partitions are led. Returns the number of topics.
         """
         for d in self.log_dirs:
             if d.exists() and not d.is_dir():
@@ -104,11 +93,18 @@ class Broker:
             except OSError as e:
                 raise ConfigError(f"log dir {d} cannot be created: {e.strerror}") from e
         image = self.store.load()
-        self.metadata_cache = MetadataCache(image.cluster_id, controller_id=self.broker_id)
-        self.controller = LocalController(self.broker_id, self.store, self.metadata_cache,
-                                          self.replica_manager, self.topic_log_config)
+        cache = self.metadata_cache = MetadataCache(image.cluster_id,
+                                                    controller_id=self.broker_id)
+        self.controller = LocalController(self.broker_id, self.store, cache,
+                                          self.replica_manager, self.configs)
         self.controller.restore(image.topics)
-        self.log_manager.startup(now, config_for=self.log_config_for)
+        self.log_manager.startup(now, config_for=self.configs.log_config)
+        self.admin = LocalAdminManager(
+            self.controller,
+            default_partitions=self.config.get_int("num.partitions"),
+            default_replication_factor=self.config.get_int("default.replication.factor"))
+        self.groups = GroupCoordinatorService(self.config, self.replica_manager, cache,
+                                              self.admin)
         self.controller.lead_all(now)
         return len(image.topics)
 
@@ -121,8 +117,19 @@ class Broker:
     async def start(self) -> None:
         started = time.monotonic()
         topics = self.start_storage(now_ms())
-        self.groups = GroupCoordinatorService(self.config, self.replica_manager, self.controller)
+        assert self.metadata_cache is not None and self.admin is not None
+        assert self.groups is not None
         self.groups.startup(now_ms())
+        self.services = self.dispatcher.services = BrokerServices(
+            broker_id=self.broker_id,
+            config=self.config,
+            replica_manager=self.replica_manager,
+            metadata_cache=self.metadata_cache,
+            admin=self.admin,
+            configs=self.configs,
+            groups=self.groups,
+            producer_ids=self.producer_ids,
+        )
         await self.socket_server.start(self.config.listeners)
         self.metadata_cache.set_brokers([self._advertised_endpoint()])
         self._start_scheduled_tasks()

@@ -1,7 +1,6 @@
 """AlterPartitionReassignments (45): move partitions to new replica sets, or cancel moves.
 
-Decided by :func:`pybroker.controller.replicas.reassign_partition` with Kafka's checks and
-messages. On one broker a valid target is the partition's current replica set, so an accepted
+Decided by the controller, through the admin seam, with Kafka's checks and messages. On one broker a valid target is the partition's current replica set, so an accepted
 reassignment is complete when the answer leaves, and a cancellation finds nothing to cancel
 (NO_REASSIGNMENT_IN_PROGRESS).
 """
@@ -9,30 +8,41 @@ reassignment is complete when the answer leaves, and a cancellation finds nothin
 from __future__ import annotations
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.messages import alter_partition_reassignments_response as m
-from pybroker.api.registry import api
-from pybroker.controller.replicas import reassign_partition
+from protocol.messages import (
+    alter_partition_reassignments_request as req,
+    alter_partition_reassignments_response as m,
+)
+from pybroker.admin import TopicPartition
+from pybroker.api.context import RequestContext
+from pybroker.api.registry import Response, api
+from pybroker.purgatory import when_ready
 
 
 @api(45, 0, 0)
-def handle(ctx, request) -> m.AlterPartitionReassignmentsResponse:
+def handle(ctx: RequestContext, request: req.AlterPartitionReassignmentsRequest,
+           ) -> Response[m.AlterPartitionReassignmentsResponse]:
     # A partition named twice counts once, with its last target (Kafka builds a map).
-    targets: dict[tuple[str, int], list[int] | None] = {}
+    targets: dict[TopicPartition, list[int] | None] = {}
     for t in request.topics:
         for p in t.partitions:
             targets[(t.name, p.partition_index)] = p.replicas
-    by_topic: dict[str, list[m.ReassignablePartitionResponse]] = {}
-    for (topic, partition), replicas in targets.items():
-        result = m.ReassignablePartitionResponse(partition_index=partition,
-                                                 error_code=ErrorCode.NONE, error_message=None)
-        try:
-            reassign_partition(ctx.broker.controller, topic, partition, replicas)
-        except KafkaError as e:
-            result.error_code, result.error_message = e.code, e.message
-        by_topic.setdefault(topic, []).append(result)
-    return m.AlterPartitionReassignmentsResponse(
-        throttle_time_ms=0,
-        error_code=ErrorCode.NONE,
-        error_message="",  # Kafka leaves the field at its default, the empty string
-        responses=[m.ReassignableTopicResponse(name=t, partitions=ps) for t, ps in by_topic.items()],
-    )
+    outcome = ctx.services.admin.alter_partition_reassignments(
+        targets, timeout_ms=request.timeout_ms, now_ms=ctx.now_ms)
+
+    def respond(errors: dict[TopicPartition, KafkaError | None],
+                ) -> m.AlterPartitionReassignmentsResponse:
+        by_topic: dict[str, list[m.ReassignablePartitionResponse]] = {}
+        for (topic, partition), error in errors.items():
+            by_topic.setdefault(topic, []).append(m.ReassignablePartitionResponse(
+                partition_index=partition,
+                error_code=error.code if error else ErrorCode.NONE,
+                error_message=error.message if error else None))
+        return m.AlterPartitionReassignmentsResponse(
+            throttle_time_ms=0,
+            error_code=ErrorCode.NONE,
+            error_message="",  # Kafka leaves the field at its default, the empty string
+            responses=[m.ReassignableTopicResponse(name=t, partitions=ps)
+                       for t, ps in by_topic.items()],
+        )
+
+    return when_ready(outcome, respond)

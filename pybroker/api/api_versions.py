@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from protocol.errors import ErrorCode
-from protocol.messages import api_versions_response as m
+from protocol.messages import api_versions_request as req, api_versions_response as m
+from pybroker.api.context import RequestContext
 from pybroker.api.registry import HANDLERS, api
 
 # KIP-511: client software names and versions must look like this, else INVALID_REQUEST.
@@ -24,7 +25,7 @@ FINALIZED_FEATURES_EPOCH = 0
 
 
 @api(18, 0, 4)
-def handle(ctx, request) -> m.ApiVersionsResponse:
+def handle(ctx: RequestContext, request: req.ApiVersionsRequest) -> m.ApiVersionsResponse:
     if ctx.api_version >= 3 and not (
         _SOFTWARE.fullmatch(request.client_software_name or "")
         and _SOFTWARE.fullmatch(request.client_software_version or "")

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pybroker.broker import Broker
+    from pybroker.api.services import BrokerServices
 
 
 @dataclass(slots=True)
 class RequestContext:
-    broker: Broker
+    services: BrokerServices
     api_key: int
     api_version: int
     correlation_id: int

@@ -3,33 +3,42 @@
 from __future__ import annotations
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.messages import create_partitions_response as m
-from pybroker.api.registry import api
+from protocol.messages import create_partitions_request as req, create_partitions_response as m
+from pybroker.admin import NewPartitions
+from pybroker.api.context import RequestContext
+from pybroker.api.registry import Response, api
+from pybroker.purgatory import when_ready
 
 
 @api(37, 0, 3)
-def handle(ctx, request) -> m.CreatePartitionsResponse:
-    results = []
+def handle(ctx: RequestContext, request: req.CreatePartitionsRequest,
+           ) -> Response[m.CreatePartitionsResponse]:
     counts: dict[str, int] = {}
     for t in request.topics:
         counts[t.name] = counts.get(t.name, 0) + 1
-    answered: set[str] = set()
+    results: list[m.CreatePartitionsTopicResult] = []
+    asked: list[tuple[m.CreatePartitionsTopicResult, NewPartitions]] = []
     for t in request.topics:
-        if t.name in answered:
+        if any(r.name == t.name for r in results):
             continue  # one result per topic name, as Kafka answers from a map
-        answered.add(t.name)
         result = m.CreatePartitionsTopicResult(name=t.name, error_code=ErrorCode.NONE,
                                                error_message=None)
-        try:
-            if counts[t.name] > 1:
-                raise KafkaError(ErrorCode.INVALID_REQUEST, "Duplicate topic in request.")
-            assignments = ([list(a.broker_ids) for a in t.assignments]
-                           if t.assignments is not None else None)
-            ctx.broker.controller.create_partitions(
-                t.name, t.count, assignments, validate_only=request.validate_only,
-                now_ms=ctx.now_ms)
-        except KafkaError as e:
-            result.error_code = e.code
-            result.error_message = e.message
         results.append(result)
-    return m.CreatePartitionsResponse(throttle_time_ms=0, results=results)
+        if counts[t.name] > 1:
+            result.error_code = ErrorCode.INVALID_REQUEST
+            result.error_message = "Duplicate topic in request."
+            continue
+        assignments = ([tuple(a.broker_ids) for a in t.assignments]
+                       if t.assignments is not None else None)
+        asked.append((result, NewPartitions(t.name, t.count, assignments)))
+    outcome = ctx.services.admin.create_partitions(
+        [n for _, n in asked], validate_only=request.validate_only,
+        timeout_ms=request.timeout_ms, now_ms=ctx.now_ms)
+
+    def respond(errors: list[KafkaError | None]) -> m.CreatePartitionsResponse:
+        for (result, _), error in zip(asked, errors, strict=True):
+            if error is not None:
+                result.error_code, result.error_message = error.code, error.message
+        return m.CreatePartitionsResponse(throttle_time_ms=0, results=results)
+
+    return when_ready(outcome, respond)

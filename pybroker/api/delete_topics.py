@@ -1,46 +1,58 @@
-"""DeleteTopics (20): by name (v0-5) or by name or topic id (v6)."""
+"""DeleteTopics (20): by name (v0-5) or by name or topic id (v6), through the admin seam."""
 
 from __future__ import annotations
 
 import uuid
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.messages import delete_topics_response as m
-from pybroker.api.registry import api
+from protocol.messages import delete_topics_request as req, delete_topics_response as m
+from pybroker.api.context import RequestContext
+from pybroker.api.registry import Response, api
+from pybroker.metadata.model import TopicRecord
+from pybroker.purgatory import when_ready
 
 ZERO_UUID = uuid.UUID(int=0)
 
 
 @api(20, 0, 6)
-def handle(ctx, request) -> m.DeleteTopicsResponse:
-    broker = ctx.broker
+def handle(ctx: RequestContext, request: req.DeleteTopicsRequest,
+           ) -> Response[m.DeleteTopicsResponse]:
+    services = ctx.services
     if ctx.api_version >= 6:
         wanted = [(t.name, t.topic_id) for t in request.topics]
     else:
         wanted = [(name, ZERO_UUID) for name in request.topic_names]
     results = []
+    deletable: list[m.DeletableTopicResult] = []
     for name, topic_id in wanted:
         result = m.DeletableTopicResult(name=name, topic_id=topic_id, error_code=ErrorCode.NONE,
                                         error_message=None)
         results.append(result)
         # as Kafka: no message with these errors
-        if not broker.config.get_bool("delete.topic.enable"):
+        if not services.config.get_bool("delete.topic.enable"):
             result.error_code = (ErrorCode.INVALID_REQUEST if ctx.api_version < 3
                                  else ErrorCode.TOPIC_DELETION_DISABLED)
             continue
         if name is None and topic_id != ZERO_UUID:
-            name = broker.metadata_cache.topic_name(topic_id)
+            name = services.metadata_cache.topic_name(topic_id)
             if name is None:
                 result.error_code = ErrorCode.UNKNOWN_TOPIC_ID
                 continue
             result.name = name
-        if name is None or broker.metadata_cache.topic(name) is None:
+        if name is None or services.metadata_cache.topic(name) is None \
+                or any(r.name == name for r in deletable):  # (named twice: gone the 2nd time)
             result.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             continue
-        try:
-            record = broker.controller.delete_topic(name)
-            result.topic_id = record.topic_id
-        except KafkaError as e:
-            result.error_code = e.code
-            result.error_message = e.message
-    return m.DeleteTopicsResponse(throttle_time_ms=0, responses=results)
+        deletable.append(result)
+    outcome = services.admin.delete_topics([r.name for r in deletable],
+                                           timeout_ms=request.timeout_ms, now_ms=ctx.now_ms)
+
+    def respond(deleted: list[TopicRecord | KafkaError]) -> m.DeleteTopicsResponse:
+        for result, outcome in zip(deletable, deleted, strict=True):
+            if isinstance(outcome, KafkaError):
+                result.error_code, result.error_message = outcome.code, outcome.message
+            else:
+                result.topic_id = outcome.topic_id
+        return m.DeleteTopicsResponse(throttle_time_ms=0, responses=results)
+
+    return when_ready(outcome, respond)

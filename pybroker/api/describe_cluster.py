@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from protocol.messages import describe_cluster_response as m
+from protocol.messages import describe_cluster_request as req, describe_cluster_response as m
+from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
 BROKERS_ENDPOINT, CONTROLLERS_ENDPOINT = 1, 2
@@ -16,8 +17,8 @@ UNKNOWN_OPERATIONS = -2147483648
 
 
 @api(60, 0, 1)
-def handle(ctx, request) -> m.DescribeClusterResponse:
-    cache = ctx.broker.metadata_cache
+def handle(ctx: RequestContext, request: req.DescribeClusterRequest) -> m.DescribeClusterResponse:
+    cache = ctx.services.metadata_cache
     endpoint_type = request.endpoint_type if ctx.api_version >= 1 else BROKERS_ENDPOINT
     if endpoint_type not in (BROKERS_ENDPOINT, CONTROLLERS_ENDPOINT):
         return m.DescribeClusterResponse(

@@ -15,12 +15,14 @@ them are read-only, and the cluster-wide dynamic default resource (the empty nam
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.messages import describe_configs_response as m
+from protocol.messages import describe_configs_request as req, describe_configs_response as m
+from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
-from pybroker.controller.local import validate_topic_name
+from pybroker.api.services import BrokerServices
 from pybroker.log.config import (
     BOOLEAN,
     CONFIG_TYPE_IDS,
@@ -34,6 +36,7 @@ from pybroker.log.config import (
     TOPIC_CONFIGS,
     to_config_string,
 )
+from pybroker.metadata.topics import validate_topic_name
 
 TOPIC = 2
 BROKER = 4
@@ -148,11 +151,12 @@ class ConfigEntry:
     synonyms: list[tuple[str, str | None, int]] = field(default_factory=list)
 
 
-def _broker_synonyms(broker, name: str) -> list[tuple[str, str | None, int]]:
+def _broker_synonyms(services: BrokerServices, name: str) -> list[tuple[str, str | None, int]]:
     """Where broker property ``name`` gets its value: server.properties, then the default, over
     the names that stand for it, from ``name`` on (as Kafka's ConfigHelper lists them)."""
-    explicit, names = broker.config.explicit, broker_config_synonyms(name)
-    found = [(n, broker.config.get(n), STATIC_BROKER_CONFIG) for n in names if n in explicit]
+    config = services.config
+    explicit, names = config.explicit, broker_config_synonyms(name)
+    found = [(n, config.get(n), STATIC_BROKER_CONFIG) for n in names if n in explicit]
     found += [(n, BROKER_CONFIGS[n][1], DEFAULT_CONFIG) for n in names
               if n in BROKER_CONFIGS and BROKER_CONFIGS[n][1] is not None]
     while found and found[0][0] != name:
@@ -160,9 +164,10 @@ def _broker_synonyms(broker, name: str) -> list[tuple[str, str | None, int]]:
     return found
 
 
-def topic_config_entries(broker, overrides: dict[str, str]) -> list[ConfigEntry]:
+def topic_config_entries(services: BrokerServices, overrides: Mapping[str, str],
+                         ) -> list[ConfigEntry]:
     """Every topic config with its effective value, where it comes from and its synonyms."""
-    effective = broker.topic_log_config(overrides)
+    effective = services.configs.effective(overrides)
     entries = []
     for name, key in TOPIC_CONFIGS.items():
         value = to_config_string(effective.value(name), key.type)
@@ -170,19 +175,19 @@ def topic_config_entries(broker, overrides: dict[str, str]) -> list[ConfigEntry]
         if name in overrides:
             synonyms.append((name, value, DYNAMIC_TOPIC_CONFIG))
         if key.synonyms:
-            synonyms += _broker_synonyms(broker, key.synonyms[0][0])
+            synonyms += _broker_synonyms(services, key.synonyms[0][0])
         source = synonyms[0][2] if synonyms else DEFAULT_CONFIG
         entries.append(ConfigEntry(name, value, source, config_type=CONFIG_TYPE_IDS[key.type],
                                    synonyms=synonyms))
     return entries
 
 
-def broker_config_entries(broker) -> list[ConfigEntry]:
-    config = broker.config
+def broker_config_entries(services: BrokerServices) -> list[ConfigEntry]:
+    config = services.config
     entries = []
     for name, (config_type, default) in BROKER_CONFIGS.items():
         value = config.get(name) if name in config.explicit else default
-        synonyms = _broker_synonyms(broker, name)
+        synonyms = _broker_synonyms(services, name)
         source = synonyms[0][2] if synonyms else DEFAULT_CONFIG
         entries.append(ConfigEntry(name, value, source, read_only=True,
                                    config_type=CONFIG_TYPE_IDS[config_type], synonyms=synonyms))
@@ -198,39 +203,41 @@ def _broker_id(name: str) -> int:
     return int(name)
 
 
-def _entries(broker, resource) -> list[ConfigEntry]:
+def _entries(services: BrokerServices, resource: req.DescribeConfigsResource,
+             ) -> list[ConfigEntry]:
     name = resource.resource_name
     if resource.resource_type == TOPIC:
         validate_topic_name(name)
-        if broker.metadata_cache.topic(name) is None:
+        if services.metadata_cache.topic(name) is None:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "")
-        return topic_config_entries(broker, broker.controller.topic_overrides(name))
+        return topic_config_entries(services, services.configs.topic_overrides(name))
     if resource.resource_type == BROKER:
         if not name:
             return []  # the cluster-wide dynamic defaults: this broker has none
-        if _broker_id(name) != broker.broker_id:
+        if _broker_id(name) != services.broker_id:
             raise KafkaError(ErrorCode.INVALID_REQUEST,
-                             f"Unexpected broker id, expected {broker.broker_id} or empty "
+                             f"Unexpected broker id, expected {services.broker_id} or empty "
                              f"string, but received {name}")
-        return broker_config_entries(broker)
+        return broker_config_entries(services)
     if resource.resource_type == BROKER_LOGGER:
         if not name:
             raise KafkaError(ErrorCode.INVALID_REQUEST, "Broker id must not be empty")
-        if _broker_id(name) != broker.broker_id:
+        if _broker_id(name) != services.broker_id:
             raise KafkaError(ErrorCode.INVALID_REQUEST,
-                             f"Unexpected broker id, expected {broker.broker_id} but received "
+                             f"Unexpected broker id, expected {services.broker_id} but received "
                              f"{name}")
         return []
     raise KafkaError(ErrorCode.INVALID_REQUEST,
                      f"Unsupported resource type: {resource.resource_type}")
 
 
-def _result(ctx, resource, include_synonyms: bool) -> m.DescribeConfigsResult:
+def _result(ctx: RequestContext, resource: req.DescribeConfigsResource,
+            include_synonyms: bool) -> m.DescribeConfigsResult:
     result = m.DescribeConfigsResult(resource_type=resource.resource_type,
                                      resource_name=resource.resource_name,
                                      error_code=ErrorCode.NONE, error_message="")
     try:
-        entries = _entries(ctx.broker, resource)
+        entries = _entries(ctx.services, resource)
     except KafkaError as e:
         result.error_code = e.code
         result.error_message = e.message
@@ -259,7 +266,8 @@ def _result(ctx, resource, include_synonyms: bool) -> m.DescribeConfigsResult:
 
 
 @api(32, 0, 4)
-def handle(ctx, request) -> m.DescribeConfigsResponse:
+def handle(ctx: RequestContext, request: req.DescribeConfigsRequest,
+           ) -> m.DescribeConfigsResponse:
     include_synonyms = ctx.api_version >= 1 and bool(request.include_synonyms)
     return m.DescribeConfigsResponse(
         throttle_time_ms=0,

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from protocol.messages import describe_groups_response as m
+from protocol.messages import describe_groups_request as req, describe_groups_response as m
+from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
 #: with no authorizer every operation Kafka defines for a group is allowed: READ (3),
@@ -14,8 +15,8 @@ NO_OPERATIONS = -(2**31)
 
 
 @api(15, 0, 5)
-def handle(ctx, request) -> m.DescribeGroupsResponse:
-    coordinator = ctx.broker.groups.coordinator
+def handle(ctx: RequestContext, request: req.DescribeGroupsRequest) -> m.DescribeGroupsResponse:
+    coordinator = ctx.services.groups.coordinator
     with_operations = ctx.api_version >= 3 and request.include_authorized_operations
     out = []
     for group_id in request.groups:

@@ -11,42 +11,37 @@ transactions, so the coordinator epoch and the transaction start offset are alwa
 from __future__ import annotations
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.messages import describe_producers_response as m
+from protocol.messages import describe_producers_request as req, describe_producers_response as m
+from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
-from pybroker.controller.local import validate_topic_name
+from pybroker.metadata.topics import validate_topic_name
 
 NO_COORDINATOR_EPOCH = -1
 NO_TXN_OFFSET = -1
 
 
-def _topic_error(ctx, name: str) -> KafkaError | None:
+def _topic_error(ctx: RequestContext, name: str) -> KafkaError | None:
     try:
         validate_topic_name(name)
     except KafkaError as e:
         return e
-    if ctx.broker.metadata_cache.topic(name) is None:
+    if ctx.services.metadata_cache.topic(name) is None:
         return KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
                           "This server does not host this topic-partition.")
     return None
 
 
-def _active_producers(ctx, topic: str, partition_index: int) -> m.PartitionResponse:
+def _active_producers(ctx: RequestContext, topic: str, partition_index: int
+                      ) -> m.PartitionResponse:
     out = m.PartitionResponse(partition_index=partition_index, error_code=ErrorCode.NONE)
-    partition = ctx.broker.replica_manager.get_partition(topic, partition_index)
-    if partition is None:
-        known = ctx.broker.metadata_cache.partition(topic, partition_index) is not None
-        out.error_code = (ErrorCode.NOT_LEADER_OR_FOLLOWER if known
-                          else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+    try:
+        producers = ctx.services.replica_manager.active_producers(topic, partition_index)
+    except KafkaError as e:
+        out.error_code = e.code
+        if e.code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION and \
+                ctx.services.metadata_cache.partition(topic, partition_index) is not None:
+            out.error_code = ErrorCode.NOT_LEADER_OR_FOLLOWER  # a partition hosted elsewhere
         return out
-    if partition.log is None:
-        out.error_code = ErrorCode.NOT_LEADER_OR_FOLLOWER
-        return out
-    logs = ctx.broker.log_manager
-    log_dir = logs.log_dir_of(topic, partition_index)
-    if log_dir is not None and not logs.is_log_dir_online(log_dir):
-        out.error_code = ErrorCode.KAFKA_STORAGE_ERROR  # a replica in an offline log dir
-        return out
-    producers = partition.log.producer_state.producers
     out.active_producers = [
         m.ProducerState(
             producer_id=pid,
@@ -63,7 +58,8 @@ def _active_producers(ctx, topic: str, partition_index: int) -> m.PartitionRespo
 
 
 @api(61, 0, 0)
-def handle(ctx, request) -> m.DescribeProducersResponse:
+def handle(ctx: RequestContext, request: req.DescribeProducersRequest,
+           ) -> m.DescribeProducersResponse:
     topics = []
     for t in request.topics:
         error = _topic_error(ctx, t.name)

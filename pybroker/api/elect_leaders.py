@@ -1,6 +1,6 @@
 """ElectLeaders (43): preferred (v0+) or unclean (v1+) leader elections.
 
-Decided by :func:`pybroker.controller.replicas.elect_leaders` as Kafka's controller decides:
+Decided by the controller, through the admin seam, as Kafka's controller decides:
 a partition led by its preferred replica (PREFERRED), or by a live broker (UNCLEAN), answers
 ELECTION_NOT_NEEDED; one that does not exist, UNKNOWN_TOPIC_OR_PARTITION. With
 ``topic_partitions`` null every partition is considered and, as in Kafka, only those for which
@@ -9,13 +9,16 @@ an election was held or failed are reported.
 
 from __future__ import annotations
 
-from protocol.errors import ErrorCode
-from protocol.messages import elect_leaders_response as m
-from pybroker.api.registry import api
-from pybroker.controller.replicas import PREFERRED, UNCLEAN, elect_leaders
+from protocol.errors import ErrorCode, KafkaError
+from protocol.messages import elect_leaders_request as req, elect_leaders_response as m
+from pybroker.admin import PREFERRED, UNCLEAN, TopicPartition
+from pybroker.api.context import RequestContext
+from pybroker.api.registry import Response, api
+from pybroker.purgatory import when_ready
 
 
-def _group(results) -> list[m.ReplicaElectionResult]:
+def _group(results: list[tuple[TopicPartition, tuple[ErrorCode, str | None]]],
+           ) -> list[m.ReplicaElectionResult]:
     by_topic: dict[str, list[m.PartitionResult]] = {}
     for (topic, partition), (code, message) in results:
         by_topic.setdefault(topic, []).append(
@@ -24,7 +27,8 @@ def _group(results) -> list[m.ReplicaElectionResult]:
 
 
 @api(43, 0, 2)
-def handle(ctx, request) -> m.ElectLeadersResponse:
+def handle(ctx: RequestContext, request: req.ElectLeadersRequest,
+           ) -> Response[m.ElectLeadersResponse]:
     election_type = PREFERRED if ctx.api_version == 0 else request.election_type
     requested = request.topic_partitions
     if election_type not in (PREFERRED, UNCLEAN):
@@ -35,15 +39,20 @@ def handle(ctx, request) -> m.ElectLeadersResponse:
         return m.ElectLeadersResponse(throttle_time_ms=0, error_code=ErrorCode.UNKNOWN_SERVER_ERROR,
                                       replica_election_results=_group(failed))
     if requested is None:
-        topics = ctx.broker.metadata_cache.topics
+        topics = ctx.services.metadata_cache.topics
         partitions = [(t, p) for t in sorted(topics) for p in sorted(topics[t].partitions)]
     else:
         partitions = list(dict.fromkeys((t.topic, p) for t in requested for p in t.partitions))
-    outcomes = elect_leaders(ctx.broker.controller, partitions, election_type)
-    results = [
-        (tp, (ErrorCode.NONE, None) if e is None else (e.code, e.message))
-        for tp, e in outcomes.items()
-        if requested is not None or e is None or e.code != ErrorCode.ELECTION_NOT_NEEDED
-    ]
-    return m.ElectLeadersResponse(throttle_time_ms=0, error_code=ErrorCode.NONE,
-                                  replica_election_results=_group(results))
+    outcome = ctx.services.admin.elect_leaders(partitions, election_type,
+                                               timeout_ms=request.timeout_ms, now_ms=ctx.now_ms)
+
+    def respond(outcomes: dict[TopicPartition, KafkaError | None]) -> m.ElectLeadersResponse:
+        results = [
+            (tp, (ErrorCode.NONE, None) if e is None else (e.code, e.message))
+            for tp, e in outcomes.items()
+            if requested is not None or e is None or e.code != ErrorCode.ELECTION_NOT_NEEDED
+        ]
+        return m.ElectLeadersResponse(throttle_time_ms=0, error_code=ErrorCode.NONE,
+                                      replica_election_results=_group(results))
+
+    return when_ready(outcome, respond)

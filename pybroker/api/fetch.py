@@ -6,13 +6,12 @@ v13+ (topic ids) is not offered, so clients fetch by name.
 
 from __future__ import annotations
 
-import asyncio
-
 from protocol.errors import ErrorCode
-from protocol.messages import fetch_response as m
-from pybroker.api.registry import api
-from pybroker.cluster.replica_manager import FetchRequestPartition, FetchResult
-from pybroker.purgatory import then
+from protocol.messages import fetch_request as req, fetch_response as m
+from pybroker.api.context import RequestContext
+from pybroker.api.registry import Response, api
+from pybroker.cluster.replica_manager import FetchParams, FetchRequestPartition, FetchResult
+from pybroker.purgatory import when_ready
 
 NO_SESSION = 0
 FINAL_EPOCH = -1
@@ -23,19 +22,20 @@ REFUSED_BEFORE_READING = frozenset({ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
                                     ErrorCode.UNSUPPORTED_COMPRESSION_TYPE})
 
 
-def _refuse_zstd_topics(ctx, request, results: list[FetchResult]) -> None:
+def _refuse_zstd_topics(ctx: RequestContext, request: req.FetchRequest,
+                        results: list[FetchResult]) -> None:
     """Fetch below v10 cannot carry zstd. Like Kafka, the refusal goes by the topic's
     ``compression.type``: a zstd topic answers UNSUPPORTED_COMPRESSION_TYPE to old fetchers,
     while zstd batches a producer chose in a ``producer`` topic are served as they are."""
     it = iter(results)
     for topic in request.topics:
         served = [r for r in (next(it) for _ in topic.partitions) if r.error == ErrorCode.NONE]
-        if served and ctx.broker.log_config_for(topic.topic).compression_type == "zstd":
+        if served and ctx.services.configs.log_config(topic.topic).compression_type == "zstd":
             for r in served:
                 r.error = ErrorCode.UNSUPPORTED_COMPRESSION_TYPE
 
 
-def _response(request, results: list[FetchResult], version: int) -> m.FetchResponse:
+def _response(request: req.FetchRequest, results: list[FetchResult]) -> m.FetchResponse:
     read_committed = request.isolation_level == READ_COMMITTED
     by_topic: list[m.FetchableTopicResponse] = []
     it = iter(results)
@@ -74,7 +74,7 @@ def _response(request, results: list[FetchResult], version: int) -> m.FetchRespo
 
 
 @api(1, 4, 12)
-def handle(ctx, request):
+def handle(ctx: RequestContext, request: req.FetchRequest) -> Response[m.FetchResponse]:
     if request.session_id != NO_SESSION:
         # We never hand out a session, so any id the client names is unknown to us.
         return m.FetchResponse(error_code=ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
@@ -84,18 +84,21 @@ def handle(ctx, request):
                               p.current_leader_epoch)
         for topic in request.topics for p in topic.partitions
     ]
-    max_bytes = request.max_bytes if ctx.api_version >= 3 else 0x7FFFFFFF
-    outcome = ctx.broker.replica_manager.fetch_messages(
-        wanted, max_bytes=max_bytes, min_bytes=request.min_bytes,
-        max_wait_ms=request.max_wait_ms,
-    )
     version = ctx.api_version
+    # from v15 a follower names itself (and its broker epoch) in a tagged ReplicaState
+    replica = request.replica_state if version >= 15 else None
+    params = FetchParams(
+        replica_id=replica.replica_id if replica is not None else request.replica_id,
+        replica_epoch=replica.replica_epoch if replica is not None else -1,
+        max_wait_ms=request.max_wait_ms,
+        min_bytes=request.min_bytes,
+        max_bytes=request.max_bytes if version >= 3 else 0x7FFFFFFF,
+    )
+    outcome = ctx.services.replica_manager.fetch_messages(params, wanted, now_ms=ctx.now_ms)
 
     def respond(results: list[FetchResult]) -> m.FetchResponse:
         if version < ZSTD_MIN_VERSION:
             _refuse_zstd_topics(ctx, request, results)
-        return _response(request, results, version)
+        return _response(request, results)
 
-    if isinstance(outcome, asyncio.Future):
-        return then(outcome, respond)
-    return respond(outcome)
+    return when_ready(outcome, respond)

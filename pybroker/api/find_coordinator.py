@@ -13,9 +13,11 @@ request failed (an unknown key type), where every key gets the error's default m
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from protocol.messages import find_coordinator_response as m
+from protocol.messages import find_coordinator_request as req, find_coordinator_response as m
+from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
-from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
+from pybroker.coordinator.partitioning import partition_for
+from pybroker.metadata.topics import OFFSETS_TOPIC
 
 GROUP = 0
 TRANSACTION = 1
@@ -34,17 +36,19 @@ MESSAGES = {
 NO_NODE = (-1, "", -1)
 
 
-def _lookup(ctx, key: str, key_type: int) -> tuple[ErrorCode, tuple[int, str, int]]:
-    broker = ctx.broker
+def _lookup(ctx: RequestContext, key: str, key_type: int) -> tuple[ErrorCode, tuple[int, str, int]]:
+    services = ctx.services
     if key_type != GROUP:
         # Share groups are not served before v6 (Kafka: INVALID_REQUEST), transactions not at all.
         if key_type == SHARE:
             return ErrorCode.INVALID_REQUEST, NO_NODE
         return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
-    if broker.groups.ensure_offsets_topic(ctx.now_ms):
+    if services.groups.ensure_offsets_topic(ctx.now_ms):
         return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
-    cache = broker.metadata_cache
+    cache = services.metadata_cache
     topic = cache.topic(OFFSETS_TOPIC)
+    if topic is None:
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
     leader = topic.partitions[partition_for(key, len(topic.partitions))].leader
     node = cache.brokers.get(leader)
     if node is None:
@@ -53,7 +57,8 @@ def _lookup(ctx, key: str, key_type: int) -> tuple[ErrorCode, tuple[int, str, in
 
 
 @api(10, 0, 4)
-def handle(ctx, request) -> m.FindCoordinatorResponse:
+def handle(ctx: RequestContext, request: req.FindCoordinatorRequest,
+           ) -> m.FindCoordinatorResponse:
     v4 = ctx.api_version >= 4
     if request.key_type not in (GROUP, TRANSACTION, SHARE):
         # Kafka fails the whole request (InvalidRequestException) with the default message.

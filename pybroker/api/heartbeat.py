@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from protocol.messages import heartbeat_response as m
+from protocol.messages import heartbeat_request as req, heartbeat_response as m
+from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
 
 @api(12, 0, 4)
-def handle(ctx, request) -> m.HeartbeatResponse:
-    error = ctx.broker.groups.coordinator.handle_heartbeat(
+def handle(ctx: RequestContext, request: req.HeartbeatRequest) -> m.HeartbeatResponse:
+    error = ctx.services.groups.coordinator.handle_heartbeat(
         request.group_id, request.member_id,
         request.group_instance_id if ctx.api_version >= 3 else None,
         request.generation_id, ctx.now_ms)

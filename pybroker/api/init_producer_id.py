@@ -8,14 +8,15 @@ Transactional producers need the transaction coordinator, which this broker does
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from protocol.messages import init_producer_id_response as m
+from protocol.messages import init_producer_id_request as req, init_producer_id_response as m
+from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
 NO_PRODUCER_ID, NO_PRODUCER_EPOCH = -1, -1
 
 
 @api(22, 0, 5)
-def handle(ctx, request) -> m.InitProducerIdResponse:
+def handle(ctx: RequestContext, request: req.InitProducerIdRequest) -> m.InitProducerIdResponse:
     if (request.producer_id == NO_PRODUCER_ID) != (request.producer_epoch == NO_PRODUCER_EPOCH):
         # an epoch bump (KIP-360) names both the producer id and its epoch, or neither
         return m.InitProducerIdResponse(error_code=ErrorCode.INVALID_REQUEST,
@@ -24,5 +25,5 @@ def handle(ctx, request) -> m.InitProducerIdResponse:
     if request.transactional_id is not None:
         return m.InitProducerIdResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
                                         producer_id=-1, producer_epoch=-1)
-    pid = ctx.broker.producer_ids.generate_producer_id()
+    pid = ctx.services.producer_ids.generate_producer_id()
     return m.InitProducerIdResponse(error_code=ErrorCode.NONE, producer_id=pid, producer_epoch=0)

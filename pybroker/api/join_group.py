@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from protocol.messages import join_group_response as m
-from pybroker.api.registry import api
+from protocol.messages import join_group_request as req, join_group_response as m
+from pybroker.api.context import RequestContext
+from pybroker.api.registry import Response, api
 from pybroker.coordinator.group import JoinGroupResult
 from pybroker.coordinator.group_service import responder
 from pybroker.purgatory import then
@@ -27,10 +28,10 @@ def _response(result: JoinGroupResult, version: int) -> m.JoinGroupResponse:
 
 
 @api(11, 0, 9)
-def handle(ctx, request):
+def handle(ctx: RequestContext, request: req.JoinGroupRequest) -> Response[m.JoinGroupResponse]:
     version = ctx.api_version
     fut, respond = responder()
-    ctx.broker.groups.coordinator.handle_join_group(
+    ctx.services.groups.coordinator.handle_join_group(
         request.group_id, request.member_id,
         request.group_instance_id if version >= 5 else None,
         client_id=ctx.client_id or "",

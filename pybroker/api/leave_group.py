@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from protocol.messages import leave_group_response as m
+from protocol.messages import leave_group_request as req, leave_group_response as m
+from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.coordinator.group import LeavingMember
 
 
 @api(13, 0, 5)
-def handle(ctx, request) -> m.LeaveGroupResponse:
+def handle(ctx: RequestContext, request: req.LeaveGroupRequest) -> m.LeaveGroupResponse:
     if ctx.api_version >= 3:
         leaving = [LeavingMember(x.member_id, x.group_instance_id,
                                  x.reason if ctx.api_version >= 5 else None)
                    for x in request.members]
     else:
         leaving = [LeavingMember(request.member_id)]
-    result = ctx.broker.groups.coordinator.handle_leave_group(request.group_id, leaving,
+    result = ctx.services.groups.coordinator.handle_leave_group(request.group_id, leaving,
                                                               ctx.now_ms)
     error = result.error_code
     if ctx.api_version < 3 and not error and result.members:

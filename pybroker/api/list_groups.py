@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from protocol.messages import list_groups_response as m
+from protocol.messages import list_groups_request as req, list_groups_response as m
+from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
 
 @api(16, 0, 5)
-def handle(ctx, request) -> m.ListGroupsResponse:
+def handle(ctx: RequestContext, request: req.ListGroupsRequest) -> m.ListGroupsResponse:
     v = ctx.api_version
-    result = ctx.broker.groups.coordinator.handle_list_groups(
+    result = ctx.services.groups.coordinator.handle_list_groups(
         request.states_filter if v >= 4 else (), request.types_filter if v >= 5 else ())
     return m.ListGroupsResponse(
         throttle_time_ms=0, error_code=result.error_code,

@@ -8,25 +8,36 @@ controller leaves them out.
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from protocol.messages import list_partition_reassignments_response as m
-from pybroker.api.registry import api
-from pybroker.controller.replicas import ongoing_reassignments
+from protocol.messages import (
+    list_partition_reassignments_request as req,
+    list_partition_reassignments_response as m,
+)
+from pybroker.admin import Reassignment, TopicPartition
+from pybroker.api.context import RequestContext
+from pybroker.api.registry import Response, api
+from pybroker.purgatory import when_ready
 
 
 @api(46, 0, 0)
-def handle(ctx, request) -> m.ListPartitionReassignmentsResponse:
+def handle(ctx: RequestContext, request: req.ListPartitionReassignmentsRequest,
+           ) -> Response[m.ListPartitionReassignmentsResponse]:
     partitions = None if request.topics is None else [
         (t.name, p) for t in request.topics for p in t.partition_indexes
     ]
-    by_topic: dict[str, list[m.OngoingPartitionReassignment]] = {}
-    ongoing = ongoing_reassignments(ctx.broker.controller, partitions)
-    for (topic, partition), (replicas, adding, removing) in sorted(ongoing.items()):
-        by_topic.setdefault(topic, []).append(m.OngoingPartitionReassignment(
-            partition_index=partition, replicas=replicas, adding_replicas=adding,
-            removing_replicas=removing))
-    return m.ListPartitionReassignmentsResponse(
-        throttle_time_ms=0,
-        error_code=ErrorCode.NONE,
-        error_message="",  # Kafka leaves the field at its default, the empty string
-        topics=[m.OngoingTopicReassignment(name=t, partitions=ps) for t, ps in by_topic.items()],
-    )
+
+    def respond(ongoing: dict[TopicPartition, Reassignment],
+                ) -> m.ListPartitionReassignmentsResponse:
+        by_topic: dict[str, list[m.OngoingPartitionReassignment]] = {}
+        for (topic, partition), r in sorted(ongoing.items()):
+            by_topic.setdefault(topic, []).append(m.OngoingPartitionReassignment(
+                partition_index=partition, replicas=list(r.replicas),
+                adding_replicas=list(r.adding), removing_replicas=list(r.removing)))
+        return m.ListPartitionReassignmentsResponse(
+            throttle_time_ms=0,
+            error_code=ErrorCode.NONE,
+            error_message="",  # Kafka leaves the field at its default, the empty string
+            topics=[m.OngoingTopicReassignment(name=t, partitions=ps)
+                    for t, ps in by_topic.items()],
+        )
+
+    return when_ready(ctx.services.admin.list_partition_reassignments(partitions), respond)

@@ -1,15 +1,22 @@
-"""Metadata (3): brokers, controller, topics and their partitions; auto-creates topics."""
+"""Metadata (3): brokers, controller, topics and their partitions; auto-creates topics.
+
+Answered from the metadata cache. A topic auto-created through the admin seam is described at
+once when its creation is decided at once (the embedded node); otherwise, as Kafka answers while
+the controller creates it, with LEADER_NOT_AVAILABLE.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.messages import metadata_response as m
+from protocol.messages import metadata_request as req, metadata_response as m
+from pybroker.admin import NewTopic
+from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.cluster.metadata_cache import TopicInfo
-from pybroker.controller.local import validate_topic_name
-from pybroker.coordinator.partitioning import OFFSETS_TOPIC
+from pybroker.metadata.topics import OFFSETS_TOPIC, validate_topic_name
 
 ZERO_UUID = uuid.UUID(int=0)
 
@@ -35,14 +42,29 @@ def _topic(info: TopicInfo) -> m.MetadataResponseTopic:
     )
 
 
-def _error_topic(name: str | None, code: ErrorCode, topic_id=ZERO_UUID) -> m.MetadataResponseTopic:
+def _error_topic(name: str | None, code: ErrorCode,
+                 topic_id: uuid.UUID = ZERO_UUID) -> m.MetadataResponseTopic:
     return m.MetadataResponseTopic(error_code=code, name=name, topic_id=topic_id)
 
 
+def _auto_create(ctx: RequestContext, name: str) -> ErrorCode:
+    """Create ``name`` with the broker's defaults; NONE once it exists."""
+    services = ctx.services
+    if name == OFFSETS_TOPIC:
+        services.groups.ensure_offsets_topic(ctx.now_ms)
+        return ErrorCode.NONE
+    outcome = services.admin.create_topics([NewTopic(name)], validate_only=False,
+                                           timeout_ms=0, now_ms=ctx.now_ms)
+    if isinstance(outcome, asyncio.Future):
+        return ErrorCode.LEADER_NOT_AVAILABLE  # the controller creates it; ask again soon
+    [created] = outcome
+    return created.code if isinstance(created, KafkaError) else ErrorCode.NONE
+
+
 @api(3, 0, 12)
-def handle(ctx, request) -> m.MetadataResponse:
-    broker = ctx.broker
-    cache = broker.metadata_cache
+def handle(ctx: RequestContext, request: req.MetadataRequest) -> m.MetadataResponse:
+    services = ctx.services
+    cache = services.metadata_cache
     version = ctx.api_version
     topics: list[m.MetadataResponseTopic] = []
 
@@ -51,7 +73,7 @@ def handle(ctx, request) -> m.MetadataResponse:
     else:
         # Before v4 every request may create topics; from v4 the client says so.
         allow_create = request.allow_auto_topic_creation if version >= 4 else True
-        auto_create = allow_create and broker.config.get_bool("auto.create.topics.enable")
+        auto_create = allow_create and services.config.get_bool("auto.create.topics.enable")
         for wanted in request.topics:
             name = wanted.name
             if name is None:
@@ -60,19 +82,10 @@ def handle(ctx, request) -> m.MetadataResponse:
                     topics.append(_error_topic(None, ErrorCode.UNKNOWN_TOPIC_ID, wanted.topic_id))
                     continue
             info = cache.topic(name)
-            if info is None and auto_create and name == OFFSETS_TOPIC:
-                broker.groups.ensure_offsets_topic(ctx.now_ms)
-                info = cache.topic(name)
             if info is None and auto_create:
-                try:
-                    broker.controller.create_topic(
-                        name, -1, -1, assignments=None, configs={}, validate_only=False,
-                        now_ms=ctx.now_ms,
-                        defaults=(broker.config.get_int("num.partitions"),
-                                  broker.config.get_int("default.replication.factor")),
-                    )
-                except KafkaError as e:
-                    topics.append(_error_topic(name, e.code))
+                error = _auto_create(ctx, name)
+                if error:
+                    topics.append(_error_topic(name, error))
                     continue
                 info = cache.topic(name)
             if info is None:

@@ -4,16 +4,17 @@
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from protocol.messages import offset_commit_response as m
+from protocol.messages import offset_commit_request as req, offset_commit_response as m
+from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.coordinator.group.offsets import OffsetToCommit
 
 
 @api(8, 0, 9)
-def handle(ctx, request) -> m.OffsetCommitResponse:
+def handle(ctx: RequestContext, request: req.OffsetCommitRequest) -> m.OffsetCommitResponse:
     v = ctx.api_version
-    groups = ctx.broker.groups
-    cache = ctx.broker.metadata_cache
+    groups = ctx.services.groups
+    cache = ctx.services.metadata_cache
     errors: dict[tuple[str, int], ErrorCode] = {}
     known = []
     for topic in request.topics:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from protocol.messages import offset_delete_response as m
+from protocol.messages import offset_delete_request as req, offset_delete_response as m
+from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
 
 @api(47, 0, 0)
-def handle(ctx, request) -> m.OffsetDeleteResponse:
-    groups = ctx.broker.groups
+def handle(ctx: RequestContext, request: req.OffsetDeleteRequest) -> m.OffsetDeleteResponse:
+    groups = ctx.services.groups
     topics = [t.name for t in request.topics]
     error, subscribed = groups.coordinator.validate_delete_offsets(request.group_id, topics)
     if error:
@@ -21,7 +22,7 @@ def handle(ctx, request) -> m.OffsetDeleteResponse:
             key = (t.name, p.partition_index)
             if t.name in subscribed:
                 errors[key] = ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC
-            elif ctx.broker.metadata_cache.partition(t.name, p.partition_index) is None:
+            elif ctx.services.metadata_cache.partition(t.name, p.partition_index) is None:
                 errors[key] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             else:
                 deletable.append(key)

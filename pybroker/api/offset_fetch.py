@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections import defaultdict
 
 from protocol.errors import ErrorCode
-from protocol.messages import offset_fetch_response as m
+from protocol.messages import offset_fetch_request as req, offset_fetch_response as m
+from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
 
 def _fetch(ctx, group_id: str, topics, require_stable: bool):
     """``topics``: [(name, [partitions])] or None for all; returns (group error, results)."""
-    groups = ctx.broker.groups
+    groups = ctx.services.groups
     error = groups.coordinator.handle_fetch_offsets(group_id)
     if error:
         return error, [(name, p, -1, -1, "", error) for name, ps in (topics or []) for p in ps]
@@ -28,7 +29,7 @@ def _by_topic(results):
 
 
 @api(9, 0, 9)
-def handle(ctx, request) -> m.OffsetFetchResponse:
+def handle(ctx: RequestContext, request: req.OffsetFetchRequest) -> m.OffsetFetchResponse:
     v = ctx.api_version
     require_stable = bool(request.require_stable) if v >= 7 else False
     if v >= 8:

@@ -8,11 +8,14 @@ message formats (magic 0/1) are not stored. Version 13 (topic ids only) is not o
 from __future__ import annotations
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.messages import produce_response as m
+from protocol.messages import produce_request as req, produce_response as m
 from protocol.records.batch import LOG_OVERHEAD, BatchHeader, peek_offset_and_length
 from protocol.records.compression import CompressionType
-from pybroker.api.registry import api
-from pybroker.cluster.metadata_cache import INTERNAL_TOPICS
+from pybroker.api.context import RequestContext
+from pybroker.api.registry import Response, api
+from pybroker.cluster.replica_manager import ProduceResult
+from pybroker.metadata.topics import INTERNAL_TOPICS
+from pybroker.purgatory import when_ready
 
 MIN_SERVED_VERSION = 3
 #: Kafka sends an error message only for record-level validation failures (its
@@ -44,60 +47,68 @@ def validate_records(records, version: int) -> BatchHeader:
 
 
 @api(0, 0, 11, rejected_below=MIN_SERVED_VERSION)
-def handle(ctx, request) -> m.ProduceResponse | None:
+def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.ProduceResponse | None]:
     acks = request.acks
     version = ctx.api_version
-    replica_manager = ctx.broker.replica_manager
-    responses = []
-    failed = False
+    replica_manager = ctx.services.replica_manager
+    # (topic, partition) -> the refusal decided here, before the replica manager sees it
+    refused: dict[tuple[str, int], tuple[ErrorCode, str | None]] = {}
+    batches: dict[tuple[str, int], bytearray] = {}
     for topic in request.topic_data:
-        partition_responses = []
         for pdata in topic.partition_data:
+            key = (topic.name, pdata.index)
             if version < MIN_SERVED_VERSION:
-                error, message = ErrorCode.UNSUPPORTED_VERSION, \
-                    "Produce requests below version 3 (message format v0/v1) are not supported"
+                refused[key] = (ErrorCode.UNSUPPORTED_VERSION, "Produce requests below version 3 "
+                                "(message format v0/v1) are not supported")
             elif topic.name in INTERNAL_TOPICS:
-                error, message = ErrorCode.INVALID_TOPIC_EXCEPTION, \
-                    f"Cannot append to internal topic {topic.name}"
+                refused[key] = (ErrorCode.INVALID_TOPIC_EXCEPTION,
+                                f"Cannot append to internal topic {topic.name}")
             elif acks not in (0, 1, -1):
-                error, message = ErrorCode.INVALID_REQUIRED_ACKS, None
+                refused[key] = (ErrorCode.INVALID_REQUIRED_ACKS, None)
             elif replica_manager.get_partition(topic.name, pdata.index) is None:
-                error, message = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None
+                refused[key] = (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None)
             else:
-                error, message = ErrorCode.NONE, None
                 try:
                     validate_records(pdata.records, version)
                 except KafkaError as e:
-                    error, message = e.code, e.message
-            record_errors = []
-            if error != ErrorCode.NONE:
-                result_error, base_offset, append_time, start = error, -1, -1, -1
-            else:
-                result = replica_manager.append_records(
-                    topic.name, pdata.index, bytearray(pdata.records),
-                    required_acks=acks, now_ms=ctx.now_ms,
-                )
-                result_error, message = result.error, result.error_message
-                record_errors = [m.BatchIndexAndErrorMessage(batch_index=i, batch_index_error_message=text)
-                                 for i, text in result.record_errors]
-                base_offset, append_time, start = (result.base_offset, result.log_append_time,
-                                                   result.log_start_offset)
-            failed |= result_error != ErrorCode.NONE
-            partition_responses.append(m.PartitionProduceResponse(
-                index=pdata.index,
-                error_code=result_error,
-                base_offset=base_offset,
-                log_append_time_ms=append_time,
-                log_start_offset=start,
-                error_message=message if result_error in ERRORS_WITH_MESSAGE else None,
-                record_errors=record_errors,
-            ))
-        responses.append(m.TopicProduceResponse(name=topic.name,
-                                                partition_responses=partition_responses))
-    if acks == 0:
-        # An acks=0 producer reads no response; Kafka closes its connection on failure so the
-        # client notices, refreshes metadata and carries on.
-        if failed:
-            ctx.close_connection = True
-        return None
-    return m.ProduceResponse(responses=responses, throttle_time_ms=0)
+                    refused[key] = (e.code, e.message)
+                    continue
+                batches[key] = bytearray(pdata.records)
+    outcome = replica_manager.append_records(batches, required_acks=acks,
+                                             timeout_ms=request.timeout_ms, now_ms=ctx.now_ms)
+
+    def respond(results: dict[tuple[str, int], ProduceResult]) -> m.ProduceResponse | None:
+        responses = []
+        failed = False
+        for topic in request.topic_data:
+            partition_responses = []
+            for pdata in topic.partition_data:
+                key = (topic.name, pdata.index)
+                result = results.get(key)
+                if result is None:
+                    error, message = refused[key]
+                    result = ProduceResult(error=error, error_message=message)
+                failed |= result.error != ErrorCode.NONE
+                partition_responses.append(m.PartitionProduceResponse(
+                    index=pdata.index,
+                    error_code=result.error,
+                    base_offset=result.base_offset,
+                    log_append_time_ms=result.log_append_time,
+                    log_start_offset=result.log_start_offset,
+                    error_message=(result.error_message
+                                   if result.error in ERRORS_WITH_MESSAGE else None),
+                    record_errors=[m.BatchIndexAndErrorMessage(batch_index=i,
+                                                               batch_index_error_message=text)
+                                   for i, text in result.record_errors],
+                ))
+            responses.append(m.TopicProduceResponse(name=topic.name,
+                                                    partition_responses=partition_responses))
+        if acks == 0:
+            # An acks=0 producer reads no response; Kafka closes its connection on failure so
+            # the client notices, refreshes metadata and carries on.
+            if failed:
+                ctx.close_connection = True
+            return None
+        return m.ProduceResponse(responses=responses, throttle_time_ms=0)
+
+    return when_ready(outcome, respond)

@@ -3,13 +3,19 @@ and ApiVersions answers from this table, so what is advertised is exactly what i
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import pkgutil
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from protocol import messages
+
+T = TypeVar("T")
+
+#: what a handler returns: the response, or a future of it when it must wait (purgatory)
+Response = T | asyncio.Future[T]
 
 Handler = Callable[[Any, Any], Any]
 
@@ -65,9 +71,7 @@ def load_handlers() -> dict[int, ApiHandler]:
     import pybroker.api as package
 
     for info in pkgutil.iter_modules(package.__path__):
-        if info.name not in {"registry", "context"}:
+        if info.name not in {"registry", "context", "services"}:
             importlib.import_module(f"pybroker.api.{info.name}")
     return HANDLERS
 
-
-Response = Any | Awaitable[Any] | None

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from protocol.messages import sync_group_response as m
-from pybroker.api.registry import api
+from protocol.messages import sync_group_request as req, sync_group_response as m
+from pybroker.api.context import RequestContext
+from pybroker.api.registry import Response, api
 from pybroker.coordinator.group_service import responder
 from pybroker.purgatory import then
 
 
 @api(14, 0, 5)
-def handle(ctx, request):
+def handle(ctx: RequestContext, request: req.SyncGroupRequest) -> Response[m.SyncGroupResponse]:
     version = ctx.api_version
     if version >= 5 and (request.protocol_type is None or request.protocol_name is None):
         # From v5 both are mandatory: Kafka refuses the request before the coordinator sees it.
         return m.SyncGroupResponse(throttle_time_ms=0,
                                    error_code=ErrorCode.INCONSISTENT_GROUP_PROTOCOL)
     fut, respond = responder()
-    ctx.broker.groups.coordinator.handle_sync_group(
+    ctx.services.groups.coordinator.handle_sync_group(
         request.group_id, request.generation_id, request.member_id,
         request.group_instance_id if version >= 3 else None,
         assignments={a.member_id: bytes(a.assignment) for a in request.assignments},

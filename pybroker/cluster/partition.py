@@ -1,18 +1,126 @@
-"""A partition as this broker holds it: its log, its leadership and its high watermark.
+"""A partition as this broker holds it: its log, its role, its ISR and its high watermark.
 
-The state here has one owner, the event loop. Leadership changes come from the controller
-(directly in the embedded mode; through LeaderAndIsr in ZooKeeper mode).
+Kafka's ``Partition``. The controller decides leadership (directly in the embedded mode, through
+LeaderAndIsr in ZooKeeper mode) and this broker takes the part it is given: the **leader**
+validates and appends produced batches, tracks each follower's log end offset from its fetches
+and moves the high watermark to the smallest log end offset in the ISR; a **follower** appends
+what it fetches from the leader, unvalidated. Consumers read below the high watermark only.
+
+The ISR is a typed state, as in Kafka: :class:`CommittedPartitionState` once the controller has
+recorded it, :class:`PendingExpandIsr` / :class:`PendingShrinkIsr` while a change the leader asked
+for is in flight. The committed ISR decides whether an acks=all produce may be appended
+(``min.insync.replicas``); the *maximal* ISR (committed plus a pending addition) is what the high
+watermark waits for, so a replica being added is already waited for.
+
+Concurrency notes: every field is owned by the event loop; nothing here awaits. Logic that
+depends on time takes ``now_ms``.
 """
 
 from __future__ import annotations
 
+import enum
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from protocol.errors import ErrorCode, KafkaError
 
 if TYPE_CHECKING:
     from pybroker.log.log import AppendInfo, FetchDataInfo, Log
+    from pybroker.log.producer_state import ProducerEntry
     from pybroker.metadata.model import PartitionRecord
+
+#: ListOffsets' special timestamps (KIP-734, KIP-405, KIP-1005)
+LATEST_TIMESTAMP = -1
+EARLIEST_TIMESTAMP = -2
+MAX_TIMESTAMP = -3
+EARLIEST_LOCAL_TIMESTAMP = -4
+LATEST_TIERED_TIMESTAMP = -5
+
+NO_OFFSET = -1
+NO_EPOCH = -1
+
+
+class Role(enum.Enum):
+    NONE = "none"  # known, but neither led nor followed here yet
+    LEADER = "leader"
+    FOLLOWER = "follower"
+
+
+@dataclass(frozen=True, slots=True)
+class CommittedPartitionState:
+    """The ISR as the controller recorded it."""
+
+    isr: frozenset[int]
+
+    @property
+    def maximal_isr(self) -> frozenset[int]:
+        return self.isr
+
+    @property
+    def is_inflight(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class PendingExpandIsr:
+    """The leader asked to add ``new_in_sync_replica``; the high watermark waits for it already."""
+
+    new_in_sync_replica: int
+    last_committed: CommittedPartitionState
+
+    @property
+    def isr(self) -> frozenset[int]:
+        return self.last_committed.isr
+
+    @property
+    def maximal_isr(self) -> frozenset[int]:
+        return self.last_committed.isr | {self.new_in_sync_replica}
+
+    @property
+    def is_inflight(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class PendingShrinkIsr:
+    """The leader asked to drop ``out_of_sync``; until that is recorded they still count."""
+
+    out_of_sync: frozenset[int]
+    last_committed: CommittedPartitionState
+
+    @property
+    def isr(self) -> frozenset[int]:
+        return self.last_committed.isr
+
+    @property
+    def maximal_isr(self) -> frozenset[int]:
+        return self.last_committed.isr
+
+    @property
+    def is_inflight(self) -> bool:
+        return True
+
+
+PartitionState = CommittedPartitionState | PendingExpandIsr | PendingShrinkIsr
+
+
+@dataclass(slots=True)
+class ReplicaState:
+    """A follower's position as the leader learns it from the follower's fetches."""
+
+    broker_id: int
+    log_end_offset: int = NO_OFFSET  # unknown until its first fetch
+    last_caught_up_time_ms: int = 0
+    last_fetch_time_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetLookup:
+    """A ListOffsets answer for one partition."""
+
+    offset: int
+    timestamp: int
+    leader_epoch: int
 
 
 class Partition:
@@ -21,68 +129,156 @@ class Partition:
         self.partition = partition
         self.local_broker_id = local_broker_id
         self.log: Log | None = None
+        self.role = Role.NONE
         self.leader_id = -1
-        self.leader_epoch = -1
+        self.leader_epoch = NO_EPOCH
+        self.partition_epoch = -1
         self.replicas: tuple[int, ...] = ()
-        self.isr: tuple[int, ...] = ()
+        self.partition_state: PartitionState = CommittedPartitionState(frozenset())
+        self.remote_replicas: dict[int, ReplicaState] = {}
         self.high_watermark = 0
+        #: the log end offset when this broker became leader in ``leader_epoch``
+        self.leader_epoch_start_offset = NO_OFFSET
 
     def __repr__(self) -> str:
-        return f"Partition({self.topic}-{self.partition}, leader={self.leader_id}, epoch={self.leader_epoch})"
+        return (f"Partition({self.topic}-{self.partition}, {self.role.value}, "
+                f"leader={self.leader_id}, epoch={self.leader_epoch})")
 
     @property
-    def is_leader(self) -> bool:
-        return self.leader_id == self.local_broker_id and self.log is not None
+    def name(self) -> str:
+        return f"{self.topic}-{self.partition}"
 
-    def make_leader(self, record: PartitionRecord, log: Log) -> None:
+    # -- roles -----------------------------------------------------------------------------
+    @property
+    def is_leader(self) -> bool:
+        return self.role is Role.LEADER and self.log is not None
+
+    @property
+    def isr(self) -> tuple[int, ...]:
+        """The committed ISR, in broker id order."""
+        return tuple(sorted(self.partition_state.isr))
+
+    def _take_state(self, record: PartitionRecord, log: Log) -> None:
         self.log = log
         self.leader_id = record.leader
         self.leader_epoch = record.leader_epoch
+        self.partition_epoch = record.partition_epoch
         self.replicas = tuple(record.replicas)
-        self.isr = tuple(record.isr)
-        # Until followers report, only the local replica's position is known.
-        self.high_watermark = max(self.high_watermark, log.log_start_offset)
-        self.maybe_increment_high_watermark()
+        self.partition_state = CommittedPartitionState(frozenset(record.isr))
 
-    def maybe_increment_high_watermark(self) -> bool:
-        """Advance the high watermark to the smallest log end offset in the ISR.
-
-        With this broker as the only in-sync replica that is its own log end offset."""
-        assert self.log is not None
-        if self.isr == (self.local_broker_id,) or not self.isr:
-            new_hw = self.log.log_end_offset
+    def make_leader(self, record: PartitionRecord, log: Log, now_ms: int) -> bool:
+        """Lead from ``record``'s state. Returns False when this broker already led in that
+        epoch (nothing changes for clients)."""
+        new_epoch = self.role is not Role.LEADER or record.leader_epoch != self.leader_epoch
+        self._take_state(record, log)
+        self.role = Role.LEADER
+        if new_epoch:
+            self.leader_epoch_start_offset = log.log_end_offset
+            # followers' positions are learnt afresh from their fetches in the new epoch
+            self.remote_replicas = {
+                r: ReplicaState(r, last_caught_up_time_ms=now_ms)
+                for r in self.replicas if r != self.local_broker_id
+            }
         else:
-            new_hw = self.high_watermark  # follower positions arrive with replication
+            for r in self.replicas:
+                if r != self.local_broker_id and r not in self.remote_replicas:
+                    self.remote_replicas[r] = ReplicaState(r, last_caught_up_time_ms=now_ms)
+            for r in set(self.remote_replicas) - set(self.replicas):
+                del self.remote_replicas[r]
+        self.high_watermark = min(max(self.high_watermark, log.log_start_offset),
+                                  log.log_end_offset)
+        self.maybe_increment_high_watermark()
+        return new_epoch
+
+    def make_follower(self, record: PartitionRecord, log: Log) -> bool:
+        """Follow ``record.leader``. Returns whether the leader or its epoch changed (a
+        replica fetcher must then start over from the new leader)."""
+        changed = (self.role is not Role.FOLLOWER or record.leader != self.leader_id
+                   or record.leader_epoch != self.leader_epoch)
+        self._take_state(record, log)
+        self.role = Role.FOLLOWER
+        self.remote_replicas = {}
+        self.leader_epoch_start_offset = NO_OFFSET
+        self.high_watermark = min(max(self.high_watermark, log.log_start_offset),
+                                  log.log_end_offset)
+        return changed
+
+    # -- the high watermark ----------------------------------------------------------------
+    def maybe_increment_high_watermark(self) -> bool:
+        """On the leader, move the high watermark up to the smallest log end offset over the
+        maximal ISR. It never moves back. Returns whether it moved."""
+        if not self.is_leader:
+            return False
+        assert self.log is not None
+        new_hw = self.log.log_end_offset
+        for broker_id in self.partition_state.maximal_isr:
+            if broker_id == self.local_broker_id:
+                continue
+            replica = self.remote_replicas.get(broker_id)
+            new_hw = min(new_hw, replica.log_end_offset if replica is not None else NO_OFFSET)
         if new_hw > self.high_watermark:
             self.high_watermark = new_hw
             return True
         return False
 
+    def update_follower_fetch_state(self, replica_id: int, fetch_offset: int,
+                                    now_ms: int) -> bool:
+        """A follower's fetch at ``fetch_offset`` says its log ends there. Returns whether the
+        high watermark moved."""
+        replica = self.remote_replicas.get(replica_id)
+        if replica is None:
+            raise KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER,
+                             f"Replica {replica_id} is not a follower of {self.name}")
+        assert self.log is not None
+        replica.log_end_offset = fetch_offset
+        replica.last_fetch_time_ms = now_ms
+        if fetch_offset >= self.log.log_end_offset:
+            replica.last_caught_up_time_ms = now_ms
+        return self.maybe_increment_high_watermark()
+
+    def check_enough_replicas_reach_offset(self, required_offset: int,
+                                           min_insync_replicas: int) -> tuple[bool, ErrorCode]:
+        """Whether an acks=all append that ended at ``required_offset`` may be answered, and
+        how (Kafka's ``checkEnoughReplicasReachOffset``)."""
+        if not self.is_leader:
+            return True, ErrorCode.NOT_LEADER_OR_FOLLOWER
+        if self.high_watermark < required_offset:
+            return False, ErrorCode.NONE
+        if len(self.partition_state.maximal_isr) < self._effective_min_isr(min_insync_replicas):
+            return True, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+        return True, ErrorCode.NONE
+
+    def _effective_min_isr(self, min_insync_replicas: int) -> int:
+        # as in Kafka 3.7+ (KIP-966), a min.insync.replicas above the replication factor counts
+        # as the replication factor: acks=all to a topic with one replica is accepted
+        return min(min_insync_replicas, max(len(self.replicas), 1))
+
+    # -- the leader's data path ------------------------------------------------------------
     def check_leader_epoch(self, current_leader_epoch: int) -> None:
-        """Kafka's fencing: a client that saw an older epoch is fenced, a newer one is unknown to us."""
+        """Kafka's fencing: a client that saw an older epoch is fenced, a newer one is unknown
+        to us; -1 skips the check."""
         if current_leader_epoch < 0 or current_leader_epoch == self.leader_epoch:
             return
         if current_leader_epoch < self.leader_epoch:
             raise KafkaError(ErrorCode.FENCED_LEADER_EPOCH)
         raise KafkaError(ErrorCode.UNKNOWN_LEADER_EPOCH)
 
-    def leader_log(self) -> Log:
+    def leader_log(self, current_leader_epoch: int = NO_EPOCH) -> Log:
         if not self.is_leader:
             raise KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER)
+        self.check_leader_epoch(current_leader_epoch)
         assert self.log is not None
         return self.log
 
-    def append_as_leader(self, batch: bytearray, *, required_acks: int, min_insync_replicas: int,
-                         now_ms: int) -> AppendInfo:
+    def append_records_to_leader(self, batch: bytearray, *, required_acks: int,
+                                 min_insync_replicas: int, now_ms: int) -> AppendInfo:
         log = self.leader_log()
-        # as in Kafka 3.7+ (KIP-966), a min.insync.replicas above the replication factor counts
-        # as the replication factor: acks=all to a topic with one replica is accepted
-        effective_min_isr = min(min_insync_replicas, max(len(self.replicas), 1))
-        if required_acks == -1 and len(self.isr) < effective_min_isr:
+        isr = self.partition_state.isr
+        if required_acks == -1 and len(isr) < self._effective_min_isr(min_insync_replicas):
             raise KafkaError(
                 ErrorCode.NOT_ENOUGH_REPLICAS,
-                f"the ISR of {self.topic}-{self.partition} has {len(self.isr)} replicas, "
-                f"fewer than min.insync.replicas={min_insync_replicas}",
+                f"The size of the current ISR {sorted(isr)} is insufficient to satisfy the "
+                f"min.isr requirement of {min_insync_replicas} for partition {self.name}",
             )
         info = log.append_as_leader(batch, leader_epoch=self.leader_epoch, now_ms=now_ms)
         self.maybe_increment_high_watermark()
@@ -90,10 +286,65 @@ class Partition:
 
     def read(self, offset: int, max_bytes: int, *, min_one_batch: bool,
              up_to_high_watermark: bool = True) -> FetchDataInfo:
+        """Whole batches from ``offset``: below the high watermark for consumers, up to the log
+        end for followers and for the broker's own replay of its internal topics."""
         log = self.leader_log()
         max_offset = self.high_watermark if up_to_high_watermark else None
         return log.read(offset, max_bytes, max_offset=max_offset, min_one_batch=min_one_batch)
 
+    def fetch_offset_for_timestamp(self, timestamp: int, current_leader_epoch: int
+                                   ) -> OffsetLookup:
+        """ListOffsets on the leader: a special timestamp, or the first record at or after
+        ``timestamp``; only records below the high watermark are visible."""
+        log = self.leader_log(current_leader_epoch)
+        if timestamp == LATEST_TIMESTAMP:
+            # consumers see up to the high watermark (the last stable offset, without
+            # transactions)
+            return OffsetLookup(self.high_watermark, NO_OFFSET, self.leader_epoch)
+        if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
+            # no tiered storage: the earliest local offset is the log start offset
+            return OffsetLookup(log.log_start_offset, NO_OFFSET, self.leader_epoch)
+        if timestamp == LATEST_TIERED_TIMESTAMP:
+            # nothing is tiered, so no offset, as Kafka answers then
+            return OffsetLookup(NO_OFFSET, NO_OFFSET, NO_EPOCH)
+        if timestamp == MAX_TIMESTAMP:
+            found = log.max_timestamp_and_offset()
+        else:
+            found = log.offset_for_timestamp(timestamp)
+        if found is None or found[0] >= self.high_watermark:
+            return OffsetLookup(NO_OFFSET, NO_OFFSET, NO_EPOCH)
+        return OffsetLookup(found[0], found[1], self.leader_epoch)
+
+    def delete_records_on_leader(self, offset: int, now_ms: int) -> int:
+        """DeleteRecords: move the log start offset up to ``offset`` (-1: the high watermark),
+        never past the high watermark. Returns the new low watermark."""
+        log = self.leader_log()
+        target = self.high_watermark if offset == -1 else offset
+        if target < 0 or target > self.high_watermark:
+            raise KafkaError(ErrorCode.OFFSET_OUT_OF_RANGE)
+        if "delete" not in log.config.cleanup_policy.split(","):
+            raise KafkaError(ErrorCode.POLICY_VIOLATION,
+                             "Records of partitions of compacted topics cannot be deleted")
+        return log.delete_records_before(target, now_ms)
+
+    def active_producers(self) -> dict[int, ProducerEntry]:
+        """The idempotent producers this replica's log keeps state for (DescribeProducers)."""
+        if self.log is None:
+            raise KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER)
+        return dict(self.log.producer_state.producers)
+
+    # -- the follower's data path ----------------------------------------------------------
+    def append_records_to_follower(self, records: bytes | bytearray | memoryview,
+                                   leader_high_watermark: int, now_ms: int) -> int:
+        """Append what the leader sent and take its high watermark (bounded by our log end)."""
+        if self.role is not Role.FOLLOWER or self.log is None:
+            raise KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER)
+        appended = self.log.append_as_follower(records, now_ms)
+        self.high_watermark = max(self.high_watermark,
+                                  min(leader_high_watermark, self.log.log_end_offset))
+        return appended
+
+    # -- positions -------------------------------------------------------------------------
     @property
     def log_start_offset(self) -> int:
         return self.log.log_start_offset if self.log is not None else -1

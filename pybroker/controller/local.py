@@ -1,67 +1,42 @@
 """The embedded single-node controller.
 
 It plays the controller's part for a one-broker cluster: validates and records topic changes in
-the local metadata store, updates the metadata cache, and tells the replica manager which
-partitions to lead - the same three steps the ZooKeeper-mode controller performs through
-znodes, UpdateMetadata and LeaderAndIsr.
+the local metadata store, updates the metadata cache and the config repository, and tells the
+replica manager which partitions to lead - the same steps the ZooKeeper-mode controller performs
+through znodes, UpdateMetadata and LeaderAndIsr. Handlers reach it only through the admin seam
+(:class:`pybroker.admin.local.LocalAdminManager`).
+
+Its view (``topics``) holds the same immutable records the store and the cache hold: a change
+builds new records, so no one sees another's half-made change.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.metadata.model import PartitionRecord, TopicRecord
+from pybroker.metadata.topics import collision_key, validate_topic_name
 
 if TYPE_CHECKING:
     from pybroker.cluster.metadata_cache import MetadataCache
     from pybroker.cluster.replica_manager import ReplicaManager
-    from pybroker.log.config import LogConfig
+    from pybroker.metadata.config_repository import ConfigRepository
     from pybroker.metadata.store import MetadataStore
 
 log = logging.getLogger(__name__)
 
-MAX_TOPIC_NAME_LENGTH = 249
-_LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
-
-
-def validate_topic_name(name: str | None) -> None:
-    """Kafka's topic-name rules (``Topic.validate``), with the messages Kafka 3.9 sends."""
-    if not name:
-        raise KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, "Topic name is invalid: the empty string is not allowed")
-    if name in (".", ".."):
-        raise KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, f"Topic name is invalid: '{name}' is not allowed")
-    if len(name) > MAX_TOPIC_NAME_LENGTH:
-        raise KafkaError(
-            ErrorCode.INVALID_TOPIC_EXCEPTION,
-            f"Topic name is invalid: the length of '{name}' is longer than the max allowed length "
-            f"{MAX_TOPIC_NAME_LENGTH}",
-        )
-    if not _LEGAL_TOPIC.fullmatch(name):
-        raise KafkaError(
-            ErrorCode.INVALID_TOPIC_EXCEPTION,
-            f"Topic name is invalid: '{name}' contains one or more characters other than ASCII "
-            "alphanumerics, '.', '_' and '-'",
-        )
-
-
-def _collision_key(name: str) -> str:
-    return name.replace(".", "_")
-
-
 class LocalController:
     def __init__(self, broker_id: int, store: MetadataStore, cache: MetadataCache,
-                 replica_manager: ReplicaManager,
-                 topic_config: Callable[[dict[str, str]], LogConfig]) -> None:
+                 replica_manager: ReplicaManager, configs: ConfigRepository) -> None:
         self.broker_id = broker_id
         self.store = store
         self.cache = cache
         self.replica_manager = replica_manager
-        self.topic_config = topic_config  # validates overrides, returns the effective config
+        self.configs = configs
         self.topics: dict[str, TopicRecord] = {}
 
     @property
@@ -73,12 +48,13 @@ class LocalController:
         for name, record in sorted(topics.items()):
             self.topics[name] = record
             self.cache.put_topic(record)
+            self.configs.set_topic_overrides(name, record.configs)
 
     def lead_all(self, now_ms: int) -> None:
         """Take leadership of every known partition (start-up, once the logs are loaded)."""
         for name, record in sorted(self.topics.items()):
-            for p in sorted(record.partitions.values(), key=lambda r: r.partition):
-                self.replica_manager.become_leader(name, p, now_ms)
+            self.replica_manager.become_leader_or_follower(name, record.partitions.values(),
+                                                           now_ms)
 
     def topic_overrides(self, name: str) -> dict[str, str]:
         record = self.topics.get(name)
@@ -95,8 +71,8 @@ class LocalController:
             )
         records = []
         for p in range(start, start + num_partitions):
-            replicas = [brokers[(p + i) % len(brokers)] for i in range(replication_factor)]
-            records.append(PartitionRecord(p, replicas, list(replicas), replicas[0]))
+            replicas = tuple(brokers[(p + i) % len(brokers)] for i in range(replication_factor))
+            records.append(PartitionRecord(p, replicas, replicas, replicas[0]))
         return records
 
     def _manual_assignment(self, assignments: list[list[int]], start: int) -> list[PartitionRecord]:
@@ -114,17 +90,18 @@ class LocalController:
                 raise KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
                                  "All partitions should have the same number of replicas")
             width = len(replicas)
-            records.append(PartitionRecord(start + i, list(replicas), list(replicas), replicas[0]))
+            records.append(PartitionRecord(start + i, tuple(replicas), tuple(replicas),
+                                           replicas[0]))
         return records
 
     def create_topic(self, name: str, num_partitions: int, replication_factor: int, *,
-                     assignments: dict[int, list[int]] | None, configs: dict[str, str],
+                     assignments: Mapping[int, list[int]] | None, configs: Mapping[str, str],
                      validate_only: bool, now_ms: int, defaults: tuple[int, int]) -> TopicRecord:
         validate_topic_name(name)
         if name in self.topics:
             raise KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{name}' already exists.")
         for existing in self.topics:
-            if _collision_key(existing) == _collision_key(name):
+            if collision_key(existing) == collision_key(name):
                 raise KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION,
                                  f"Topic '{name}' collides with existing topic: {existing}")
         if assignments:
@@ -149,15 +126,15 @@ class LocalController:
                 raise KafkaError(ErrorCode.INVALID_REPLICATION_FACTOR,
                                  "Replication factor must be larger than 0.")
             partitions = self._assignment(num_partitions, replication_factor)
-        self.topic_config(configs)  # raises INVALID_CONFIG
-        record = TopicRecord(name, uuid.uuid4(), {p.partition: p for p in partitions}, dict(configs))
+        self.configs.effective(configs)  # raises INVALID_CONFIG
+        record = TopicRecord(name, uuid.uuid4(), {p.partition: p for p in partitions}, configs)
         if validate_only:
             return record
         self.store.create_topic(record)
         self.topics[name] = record
         self.cache.put_topic(record)
-        for p in partitions:
-            self.replica_manager.become_leader(name, p, now_ms)
+        self.configs.set_topic_overrides(name, record.configs)
+        self.replica_manager.become_leader_or_follower(name, partitions, now_ms)
         log.info("created topic %s with %d partition(s)", name, len(partitions))
         return record
 
@@ -170,6 +147,7 @@ class LocalController:
         del self.topics[name]
         self.cache.remove_topic(name)
         self.replica_manager.stop_replicas(name, sorted(record.partitions), delete=True)
+        self.configs.remove_topic(name)
         log.info("deleted topic %s", name)
         return record
 
@@ -210,7 +188,7 @@ class LocalController:
                                  f"Duplicate brokers not allowed in replica assignment: "
                                  f"{', '.join(map(str, replicas))} for partition id "
                                  f"{current + i}.")
-        rf = len(next(iter(record.partitions.values())).replicas)
+        rf = record.replication_factor
         bad = [(current + i, len(r)) for i, r in enumerate(assignments) if len(r) != rf]
         if bad:
             raise KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
@@ -224,24 +202,22 @@ class LocalController:
                           validate_only: bool, now_ms: int) -> None:
         record = self.topics.get(name)
         current = self._check_new_partitions(name, record, count, assignments)
+        assert record is not None
         if assignments is not None:
             new = self._manual_assignment(assignments, current)
         else:
-            rf = len(next(iter(record.partitions.values())).replicas)
-            new = self._assignment(count - current, rf, start=current)
+            new = self._assignment(count - current, record.replication_factor, start=current)
         if validate_only:
             return
         self.store.add_partitions(name, new)
-        for p in new:
-            record.partitions[p.partition] = p
+        record = self.topics[name] = record.with_partitions(new)
         self.cache.put_topic(record)
-        for p in new:
-            self.replica_manager.become_leader(name, p, now_ms)
+        self.replica_manager.become_leader_or_follower(name, new, now_ms)
         log.info("topic %s now has %d partitions", name, count)
 
-    def set_topic_configs(self, name: str, configs: dict[str, str]) -> None:
+    def set_topic_configs(self, name: str, configs: Mapping[str, str]) -> None:
         record = self.topics[name]
-        self.topic_config(configs)
-        self.store.set_topic_configs(name, configs)
-        record.configs = dict(configs)
-        self.replica_manager.update_log_config(name)
+        self.configs.effective(configs)  # raises INVALID_CONFIG
+        self.store.set_topic_configs(name, dict(configs))
+        self.topics[name] = record.with_configs(configs)
+        self.configs.set_topic_overrides(name, configs)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 TopicPartition = tuple[str, int]
 
-PREFERRED = 0
+PREFERRED = 0  # (same numbers as pybroker.admin)
 UNCLEAN = 1
 NO_LEADER = -1
 

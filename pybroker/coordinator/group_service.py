@@ -6,8 +6,11 @@ and ``__consumer_offsets`` wired together on the event loop.
   store the coordinator persists group metadata through.
 * :class:`~pybroker.coordinator.group.storage.OffsetsTopic` - the internal topic itself.
 
-At start-up every ``__consumer_offsets`` partition this broker leads is replayed and its groups
-loaded; offsets expire on ``offsets.retention.check.interval.ms``.
+The service follows the leadership of ``__consumer_offsets`` (a leadership listener on the
+replica manager, Kafka's ``onElection`` / ``onResignation``): a partition this broker starts
+leading is replayed and its groups loaded; one it stops leading has its groups unloaded, their
+parked JoinGroup and SyncGroup requests answered NOT_COORDINATOR. At start-up every partition
+already led is loaded. Offsets expire on ``offsets.retention.check.interval.ms``.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from pybroker.coordinator.group.offsets import GroupRetentionView, OffsetManager
 from pybroker.coordinator.group.storage import OffsetsConfig, OffsetsTopic
 
 if TYPE_CHECKING:
-    from pybroker.cluster.replica_manager import ReplicaManager
+    from pybroker.cluster.metadata_cache import MetadataCache
+    from pybroker.cluster.replica_manager import LeadershipChange, ReplicaManager
     from pybroker.config import BrokerConfig
 
 log = logging.getLogger(__name__)
@@ -34,12 +38,30 @@ def _now_ms() -> int:
 
 class GroupCoordinatorService:
     def __init__(self, config: BrokerConfig, replica_manager: ReplicaManager,
-                 controller: Any) -> None:
+                 metadata: MetadataCache, admin: Any) -> None:
         self.offsets_config = OffsetsConfig.from_props(config.props)
-        self.topic = OffsetsTopic(replica_manager, controller, self.offsets_config)
+        self.topic = OffsetsTopic(replica_manager, metadata, admin, self.offsets_config)
         self.offsets = OffsetManager(self.topic, self.offsets_config)
         self.coordinator: GroupCoordinator | None = None
         self.group_config = GroupConfig.from_properties(config.props)
+        replica_manager.add_leadership_listener(self.topic.name, self.on_leadership_change)
+
+    def on_leadership_change(self, change: LeadershipChange, now_ms: int) -> None:
+        """Load the groups of a partition this broker now leads; unload those of one it no
+        longer leads. Before :meth:`startup` nothing is loaded: startup loads what is led."""
+        coordinator = self.coordinator
+        if coordinator is None:
+            return
+        if change.is_leader:
+            for group_id, value in self.offsets.load_partition(change.partition).items():
+                coordinator.load_group(group_id, value, now_ms)
+            return
+        self.offsets.unload_partition(change.partition)
+        coordinator.unload_groups(
+            [g.group_id for g in coordinator.groups()
+             if self.topic.partition_for(g.group_id) == change.partition], now_ms)
+        log.info("Unloaded the groups of %s-%d (no longer its leader)", self.topic.name,
+                 change.partition)
 
     def startup(self, now_ms: int) -> None:
         loop = asyncio.get_running_loop()

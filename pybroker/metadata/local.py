@@ -109,13 +109,11 @@ class LocalMetadataStore:
         self._save()
 
     def add_partitions(self, name: str, partitions: list[PartitionRecord]) -> None:
-        topic = self.image.topics[name]
-        for p in partitions:
-            topic.partitions[p.partition] = p
+        self.image.topics[name] = self.image.topics[name].with_partitions(partitions)
         self._save()
 
     def set_topic_configs(self, name: str, configs: dict[str, str]) -> None:
-        self.image.topics[name].configs = dict(configs)
+        self.image.topics[name] = self.image.topics[name].with_configs(configs)
         self._save()
 
     def allocate_producer_id_block(self, size: int) -> int:

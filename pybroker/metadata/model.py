@@ -1,26 +1,41 @@
-"""Plain records of cluster metadata, independent of where they are stored."""
+"""Plain records of cluster metadata, independent of where they are stored.
+
+The records are immutable: a change builds a new record (``with_partitions``, ``with_configs``,
+``dataclasses.replace``). The controller's view, the metadata store and the metadata cache can
+therefore hold the same record without one of them changing what another sees.
+"""
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
 
-@dataclass(slots=True)
+def _frozen(mapping: Mapping) -> Mapping:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True, slots=True)
 class PartitionRecord:
     """One partition's replica assignment and leadership, as the controller decides it."""
 
     partition: int
-    replicas: list[int]
-    isr: list[int]
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
     leader: int
     leader_epoch: int = 0
     partition_epoch: int = 0
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "replicas", tuple(self.replicas))
+        object.__setattr__(self, "isr", tuple(self.isr))
+
     def to_json(self) -> dict:
         return {
-            "replicas": self.replicas,
-            "isr": self.isr,
+            "replicas": list(self.replicas),
+            "isr": list(self.isr),
             "leader": self.leader,
             "leader_epoch": self.leader_epoch,
             "partition_epoch": self.partition_epoch,
@@ -30,20 +45,38 @@ class PartitionRecord:
     def from_json(cls, partition: int, data: dict) -> PartitionRecord:
         return cls(
             partition,
-            list(data["replicas"]),
-            list(data["isr"]),
+            tuple(data["replicas"]),
+            tuple(data["isr"]),
             int(data["leader"]),
             int(data.get("leader_epoch", 0)),
             int(data.get("partition_epoch", 0)),
         )
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class TopicRecord:
     name: str
     topic_id: uuid.UUID
-    partitions: dict[int, PartitionRecord] = field(default_factory=dict)
-    configs: dict[str, str] = field(default_factory=dict)  # per-topic overrides only
+    partitions: Mapping[int, PartitionRecord] = field(default_factory=dict)
+    configs: Mapping[str, str] = field(default_factory=dict)  # per-topic overrides only
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "partitions", _frozen(dict(sorted(self.partitions.items()))))
+        object.__setattr__(self, "configs", _frozen(self.configs))
+
+    @property
+    def replication_factor(self) -> int:
+        first = next(iter(self.partitions.values()), None)
+        return len(first.replicas) if first is not None else 0
+
+    def with_partitions(self, partitions: Iterable[PartitionRecord]) -> TopicRecord:
+        """This topic with ``partitions`` added or replaced."""
+        merged = dict(self.partitions)
+        merged.update((p.partition, p) for p in partitions)
+        return replace(self, partitions=merged)
+
+    def with_configs(self, configs: Mapping[str, str]) -> TopicRecord:
+        return replace(self, configs=configs)
 
     def to_json(self) -> dict:
         return {

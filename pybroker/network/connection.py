@@ -17,6 +17,7 @@ import asyncio
 import collections
 import logging
 import socket
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ProtocolError
@@ -50,11 +51,13 @@ def response_pieces(w: Any) -> list[Any]:
 
 class KafkaConnection(asyncio.Protocol):
     def __init__(self, dispatcher: RequestDispatcher, *, max_frame_size: int, use_sendfile: bool,
-                 connections: set[KafkaConnection]) -> None:
+                 connections: set[KafkaConnection],
+                 on_sendfile_unsupported: Callable[[], None] = lambda: None) -> None:
         self.dispatcher = dispatcher
         self.decoder = FrameDecoder(max_frame_size)
         self.use_sendfile = use_sendfile
         self.connections = connections
+        self.on_sendfile_unsupported = on_sendfile_unsupported
         self.transport: asyncio.Transport | None = None
         self.peer = "?"
         self.closed = False
@@ -205,7 +208,7 @@ class KafkaConnection(asyncio.Protocol):
             if isinstance(exc, NotImplementedError):
                 # This event loop cannot sendfile at all (uvloop): read and write from now on.
                 log.info("event loop has no sendfile; fetches fall back to read+write")
-                self.dispatcher.broker.disable_sendfile()
+                self.on_sendfile_unsupported()
             else:
                 log.warning("sending a fetch response to %s failed: %s", self.peer, exc)
             self.abort("send failed")

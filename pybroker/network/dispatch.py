@@ -18,7 +18,7 @@ from pybroker.api.registry import ApiHandler
 from pybroker.purgatory import then
 
 if TYPE_CHECKING:
-    from pybroker.broker import Broker
+    from pybroker.api.services import BrokerServices
     from pybroker.network.connection import KafkaConnection
 
 log = logging.getLogger(__name__)
@@ -41,8 +41,11 @@ def encode_response(api_key: int, version: int, correlation_id: int, body: Any) 
 
 
 class RequestDispatcher:
-    def __init__(self, broker: Broker, handlers: dict[int, ApiHandler]) -> None:
-        self.broker = broker
+    """Turns frames into handler calls. It knows the handlers and the services they are given;
+    it never calls back into the broker."""
+
+    def __init__(self, services: BrokerServices | None, handlers: dict[int, ApiHandler]) -> None:
+        self.services = services
         self.handlers = handlers
 
     def dispatch(self, frame: memoryview | bytes, conn: KafkaConnection) -> Any:
@@ -61,8 +64,9 @@ class RequestDispatcher:
                                        self.unsupported_api_versions_response())
             raise ProtocolError(f"{handler.name} v{version} is not supported")
         request = messages.request_module(api_key).read(r, version)
+        assert self.services is not None, "requests arrive only once the services exist"
         ctx = RequestContext(
-            broker=self.broker,
+            services=self.services,
             api_key=api_key,
             api_version=version,
             correlation_id=header.correlation_id,

@@ -26,7 +26,13 @@ class SocketServer:
 
     def _new_connection(self) -> KafkaConnection:
         return KafkaConnection(self.dispatcher, max_frame_size=self.max_frame_size,
-                               use_sendfile=self.use_sendfile, connections=self.connections)
+                               use_sendfile=self.use_sendfile, connections=self.connections,
+                               on_sendfile_unsupported=self.disable_sendfile)
+
+    def disable_sendfile(self) -> None:
+        """New connections write fetched file regions with read+write (this event loop has
+        no sendfile)."""
+        self.use_sendfile = False
 
     async def start(self, endpoints: list[Endpoint]) -> None:
         loop = asyncio.get_running_loop()

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Hashable, Iterable
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def then(fut: asyncio.Future[Any], fn: Callable[[Any], Any]) -> asyncio.Future[Any]:
@@ -33,6 +36,13 @@ def then(fut: asyncio.Future[Any], fn: Callable[[Any], Any]) -> asyncio.Future[A
 
     fut.add_done_callback(relay)
     return out
+
+
+def when_ready(outcome: T | asyncio.Future[T], fn: Callable[[T], R]) -> R | asyncio.Future[R]:
+    """``fn(result)`` now when ``outcome`` is a result, else a future of it."""
+    if isinstance(outcome, asyncio.Future):
+        return then(outcome, fn)
+    return fn(outcome)
 
 
 class DelayedOperation:

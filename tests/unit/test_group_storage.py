@@ -46,6 +46,7 @@ from pybroker.coordinator.group.storage import (
     serialize_offset_commit_value,
 )
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
+from pybroker.metadata.model import PartitionRecord
 
 T0 = 1_700_000_000_000
 MINUTE = 60_000
@@ -187,7 +188,7 @@ class Node:
         config = BrokerConfig.from_dict({"log.dirs": str(data), **props})
         self.broker = b = Broker(config)
         b.start_storage(T0)
-        self.topic = OffsetsTopic(b.replica_manager, b.controller,
+        self.topic = OffsetsTopic(b.replica_manager, b.metadata_cache, b.admin,
                                   OffsetsConfig.from_props(config.props))
         self.offsets = OffsetManager(self.topic)
         self.closed = False
@@ -240,7 +241,7 @@ def test_topic_is_created_on_first_use_with_kafka_configs(node: Node) -> None:
     record = node.broker.controller.topics[OFFSETS_TOPIC]
     assert len(record.partitions) == 4
     # offsets.topic.replication.factor=3 is capped at the one live broker.
-    assert all(p.replicas == [0] for p in record.partitions.values())
+    assert all(p.replicas == (0,) for p in record.partitions.values())
     assert record.configs == {"cleanup.policy": "compact", "segment.bytes": "104857600",
                               "compression.type": "producer"}
     assert node.topic.led_partitions() == [0, 1, 2, 3]
@@ -343,8 +344,10 @@ def test_metadata_too_large_is_rejected_per_partition(tmp_path: Path) -> None:
 def test_failed_append_leaves_the_cache_alone(node: Node) -> None:
     node.offsets.commit("g", [("t", 0, 1, -1, "")], T0)
     p = partition_for("g", 4)
-    partition = node.broker.replica_manager.get_partition(OFFSETS_TOPIC, p)
-    partition.leader_id = 99  # leadership moved away
+    record = node.broker.metadata_cache.partition(OFFSETS_TOPIC, p)
+    # leadership moved away: broker 99 leads in the next epoch
+    node.broker.replica_manager.become_leader_or_follower(OFFSETS_TOPIC, [PartitionRecord(
+        p, (0, 99), (0, 99), 99, record.leader_epoch + 1)], T0)
     errors = node.offsets.commit("g", [("t", 0, 2, -1, "")], T0)
     assert errors == {("t", 0): ErrorCode.NOT_COORDINATOR}
     assert node.offsets.offsets_of("g")[("t", 0)].offset == 1
@@ -435,8 +438,8 @@ def test_delete_group_writes_one_batch_of_tombstones(node: Node, tmp_path: Path)
 
 
 def _raw_append(n: Node, partition: int, batch: bytearray) -> None:
-    result = n.broker.replica_manager.append_records(OFFSETS_TOPIC, partition, batch,
-                                                     required_acks=-1, now_ms=T0)
+    result, _ = n.broker.replica_manager.append_to_leader(OFFSETS_TOPIC, partition, batch,
+                                                          required_acks=-1, now_ms=T0)
     assert result.error == ErrorCode.NONE
 
 

@@ -259,6 +259,16 @@ class GroupCoordinator:
         self._forget(group, now_ms)
         return True
 
+    @_entry
+    def unload_groups(self, group_ids: Iterable[str], now_ms: int) -> None:
+        """This broker stopped coordinating these groups (their ``__consumer_offsets``
+        partition moved away): parked requests are answered NOT_COORDINATOR, their timers
+        dropped, and the groups forgotten here (their records stay in the log)."""
+        for group_id in list(group_ids):
+            group = self._groups.pop(group_id, None)
+            if group is not None:
+                self._unload_group(group, now_ms)
+
     # -- queries -------------------------------------------------------------------------------
 
     def group(self, group_id: str) -> ClassicGroup | None:

@@ -43,6 +43,7 @@ from protocol.records.record import build_batch, decode_batch, iter_batches
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
 
 if TYPE_CHECKING:
+    from pybroker.cluster.metadata_cache import MetadataCache
     from pybroker.cluster.partition import Partition
     from pybroker.cluster.replica_manager import ReplicaManager
 
@@ -370,29 +371,30 @@ class OffsetsTopic:
     """Creates ``__consumer_offsets`` on first use, appends coordinator records to it, and
     replays a partition of it into offsets and group metadata.
 
-    ``controller`` is the cluster's controller (``LocalController`` in the embedded mode):
-    it knows the topics and the live brokers and creates topics.
+    The topic's layout comes from the metadata cache; its creation goes through the admin seam
+    (at once on the embedded single node; in ZooKeeper mode the controller creates it later).
     """
 
     name = OFFSETS_TOPIC
 
-    def __init__(self, replica_manager: ReplicaManager, controller: Any,
+    def __init__(self, replica_manager: ReplicaManager, metadata: MetadataCache, admin: Any,
                  config: OffsetsConfig | None = None) -> None:
         self.replica_manager = replica_manager
-        self.controller = controller
+        self.metadata = metadata
+        self.admin = admin
         self.config = config or OffsetsConfig()
 
     # -- layout ----------------------------------------------------------------------------
     @property
     def exists(self) -> bool:
-        return self.name in self.controller.topics
+        return self.metadata.topic(self.name) is not None
 
     @property
     def num_partitions(self) -> int:
         """The existing topic's partition count, else ``offsets.topic.num.partitions``: group
         placement must follow the topic as it was created."""
-        record = self.controller.topics.get(self.name)
-        return len(record.partitions) if record is not None else self.config.num_partitions
+        info = self.metadata.topic(self.name)
+        return len(info.partitions) if info is not None else self.config.num_partitions
 
     def partition_for(self, group_id: str) -> int:
         return partition_for(group_id, self.num_partitions)
@@ -405,25 +407,17 @@ class OffsetsTopic:
         }
 
     def ensure_created(self, now_ms: int) -> ErrorCode:
-        """Create the topic if it does not exist yet (Kafka does this on the first
-        FindCoordinator). The replication factor is capped at the live brokers, so a
-        single broker gets a usable topic with the default of 3."""
+        """Ask for the topic if it does not exist yet (Kafka does this on the first
+        FindCoordinator). The replication factor is capped at the live brokers, so a single
+        broker gets a usable topic with the default of 3. Until the topic exists, groups have
+        no coordinator: COORDINATOR_NOT_AVAILABLE."""
         if self.exists:
             return ErrorCode.NONE
-        replication = max(1, min(self.config.replication_factor, len(self.controller.live_brokers)))
-        try:
-            self.controller.create_topic(
-                self.name, self.config.num_partitions, replication, assignments=None,
-                configs=self.topic_configs(), validate_only=False, now_ms=now_ms,
-                defaults=(self.config.num_partitions, replication),
-            )
-        except KafkaError as e:
-            if e.code == ErrorCode.TOPIC_ALREADY_EXISTS:
-                return ErrorCode.NONE
-            log.error("Could not create %s: %s", self.name, e)
+        outcome = self.admin.create_internal_topic(
+            self.name, self.config.num_partitions, self.config.replication_factor,
+            self.topic_configs(), now_ms)
+        if isinstance(outcome, KafkaError) or not self.exists:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE
-        log.info("Created %s with %d partitions and replication factor %d", self.name,
-                 self.config.num_partitions, replication)
         return ErrorCode.NONE
 
     def _partition(self, partition: int) -> Partition | None:
@@ -435,8 +429,7 @@ class OffsetsTopic:
 
     def led_partitions(self) -> list[int]:
         """The partitions of the topic this broker leads: the groups it coordinates."""
-        return sorted(p for (t, p), part in self.replica_manager.partitions.items()
-                      if t == self.name and part.is_leader)
+        return self.replica_manager.led_partitions(self.name)
 
     # -- writes ----------------------------------------------------------------------------
     def append(self, partition: int, records: Sequence[tuple[bytes, bytes | None]], now_ms: int,
@@ -451,7 +444,10 @@ class OffsetsTopic:
                 return error
         batch = build_batch(records, codec=self.config.compression_codec, default_timestamp=now_ms)
         try:
-            result = self.replica_manager.append_records(
+            # the coordinator answers from what it appended here; an acks=all append whose
+            # replication is still under way is reported by the high watermark, which group
+            # loading does not need (it replays to the log end, as Kafka's loader does)
+            result, _ = self.replica_manager.append_to_leader(
                 self.name, partition, batch, required_acks=required_acks, now_ms=now_ms)
         except OSError:
             log.exception("Appending to %s-%d failed", self.name, partition)

@@ -1,0 +1,108 @@
+"""The admin seam: how handlers change the cluster's layout, whichever controller runs it.
+
+CreateTopics, DeleteTopics, CreatePartitions, topic config changes, leader elections and
+partition reassignments (and the creation of the internal topics the coordinators need) go
+through one :class:`AdminManager`. What it returns is an :data:`Outcome`: the results at once,
+or a future of them. The embedded single node (:class:`~pybroker.admin.local.LocalAdminManager`)
+decides everything on the spot through its local controller. In ZooKeeper mode a broker writes
+the request to ZooKeeper and the outcome arrives later from the controller (LeaderAndIsr,
+UpdateMetadata), so the answer waits in a purgatory, as in Kafka's ``ZkAdminManager``.
+Handlers use :func:`when_ready` and never need to know which.
+
+Results never share mutable state with the controller: topics come back as the immutable
+records of :mod:`pybroker.metadata.model`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
+
+from protocol.errors import KafkaError
+from pybroker.metadata.model import TopicRecord
+from pybroker.purgatory import when_ready
+
+T = TypeVar("T")
+
+#: results now, or a future of them
+Outcome = T | asyncio.Future[T]
+
+TopicPartition = tuple[str, int]
+
+__all__ = ["AdminManager", "NewPartitions", "NewTopic", "Outcome", "Reassignment", "when_ready"]
+
+#: ElectLeaders election types
+PREFERRED = 0
+UNCLEAN = 1
+
+
+@dataclass(frozen=True, slots=True)
+class NewTopic:
+    """A topic to create. -1 asks for the broker's default (``num.partitions``,
+    ``default.replication.factor``); ``assignments`` (partition -> replicas) excludes both."""
+
+    name: str
+    num_partitions: int = -1
+    replication_factor: int = -1
+    assignments: Mapping[int, Sequence[int]] | None = None
+    configs: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class NewPartitions:
+    """Grow ``topic`` to ``count`` partitions, optionally with explicit replica lists."""
+
+    topic: str
+    count: int
+    assignments: Sequence[Sequence[int]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reassignment:
+    """A partition being reassigned (ListPartitionReassignments)."""
+
+    replicas: tuple[int, ...]
+    adding: tuple[int, ...]
+    removing: tuple[int, ...]
+
+
+class AdminManager(Protocol):
+    """Changes to the cluster's layout. Each result is per item: a record or None when it
+    succeeded, the :class:`KafkaError` (Kafka's code and message) when it did not."""
+
+    def create_topics(self, topics: Sequence[NewTopic], *, validate_only: bool,
+                      timeout_ms: int, now_ms: int,
+                      ) -> Outcome[list[TopicRecord | KafkaError]]: ...
+
+    def delete_topics(self, names: Sequence[str], *, timeout_ms: int, now_ms: int,
+                      ) -> Outcome[list[TopicRecord | KafkaError]]: ...
+
+    def create_partitions(self, requests: Sequence[NewPartitions], *, validate_only: bool,
+                          timeout_ms: int, now_ms: int) -> Outcome[list[KafkaError | None]]: ...
+
+    def alter_topic_configs(self, topic: str, overrides: Mapping[str, str], *,
+                            validate_only: bool) -> Outcome[KafkaError | None]:
+        """Replace ``topic``'s overrides with ``overrides`` (already validated by the
+        caller against the topic config catalogue)."""
+        ...
+
+    def elect_leaders(self, partitions: Sequence[TopicPartition], election_type: int, *,
+                      timeout_ms: int, now_ms: int,
+                      ) -> Outcome[dict[TopicPartition, KafkaError | None]]: ...
+
+    def alter_partition_reassignments(
+        self, targets: Mapping[TopicPartition, Sequence[int] | None], *, timeout_ms: int,
+        now_ms: int) -> Outcome[dict[TopicPartition, KafkaError | None]]: ...
+
+    def list_partition_reassignments(self, partitions: Sequence[TopicPartition] | None,
+                                     ) -> Outcome[dict[TopicPartition, Reassignment]]: ...
+
+    def create_internal_topic(self, name: str, num_partitions: int, replication_factor: int,
+                              configs: Mapping[str, str], now_ms: int,
+                              ) -> Outcome[KafkaError | None]:
+        """Create a coordinator's topic (``__consumer_offsets``) if it does not exist; the
+        replication factor is capped at the live brokers. A topic that already exists is
+        success."""
+        ...

@@ -1,0 +1,41 @@
+"""What handlers may use: a small set of narrow services, never the broker itself.
+
+Each handler module under :mod:`pybroker.api` is thin: it turns a request into calls on these
+services and their answers into the response. Log decisions (leadership, epochs, the high
+watermark, offsets, deletion) are the replica manager's; layout changes go through the admin
+seam; what the cluster looks like comes from the metadata cache. The same handlers serve the
+embedded single node and a ZooKeeper-mode cluster: only the services behind them differ.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pybroker.admin import AdminManager
+    from pybroker.cluster.metadata_cache import MetadataCache
+    from pybroker.cluster.replica_manager import ReplicaManager
+    from pybroker.config import BrokerConfig
+    from pybroker.coordinator.group_service import GroupCoordinatorService
+    from pybroker.coordinator.producer_id_manager import ProducerIdManager
+    from pybroker.metadata.config_repository import ConfigRepository
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerServices:
+    broker_id: int
+    #: the broker's static configuration (server.properties)
+    config: BrokerConfig
+    #: partitions, produce and fetch, offsets, log dirs
+    replica_manager: ReplicaManager
+    #: brokers, controller, topics and partitions as this broker knows them
+    metadata_cache: MetadataCache
+    #: topic creation and deletion, partitions, config changes, elections, reassignments
+    admin: AdminManager
+    #: topic config overrides and the settings each topic's logs run with
+    configs: ConfigRepository
+    #: the classic group coordinator and committed offsets
+    groups: GroupCoordinatorService
+    #: producer ids for idempotent producers
+    producer_ids: ProducerIdManager
