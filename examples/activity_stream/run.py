@@ -1,7 +1,7 @@
 """``make pipeline``: an embedded pybroker, the page-view generator and the Spark job, end to end.
 
 1. start pybroker (single node, no ZooKeeper) on a free port, with its data in the work folder;
-2. create ``page-views`` (3 partitions) and ``page-view-counts``;
+2. create ``page-views`` (3 partitions, no time retention) and ``page-view-counts``;
 3. start the Spark job (two streaming queries: to the topic and to JSON files);
 4. produce the page views while the job runs;
 5. wait until the job has read them all and closed every window it can;
@@ -94,9 +94,13 @@ def embedded_broker(data_dir: Path) -> Iterator[str]:
 
 
 def create_topics(bootstrap: str) -> None:
+    """``page-views`` keeps its records whatever their age: the views are stamped with their
+    event times, from 2026-01-01 on, and a topic with time retention (Kafka's default is 7
+    days) would lose them at the broker's next retention check, in the middle of a run."""
     admin = AdminClient({"bootstrap.servers": bootstrap})
     futures = admin.create_topics([
-        NewTopic(job.INPUT_TOPIC, 3, 1), NewTopic(job.OUTPUT_TOPIC, 1, 1),
+        NewTopic(job.INPUT_TOPIC, 3, 1, config={"retention.ms": "-1"}),
+        NewTopic(job.OUTPUT_TOPIC, 1, 1),
     ], operation_timeout=10)
     for f in futures.values():
         f.result(timeout=30)

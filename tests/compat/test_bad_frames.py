@@ -17,10 +17,12 @@ from confluent_kafka import Producer
 from pybroker.testing.broker_process import BrokerProcess
 from tests.compat import kafka_wire as wire
 from tests.compat.confluent_kafka.helpers import create_topic, read_back
+from tests.compat.timestamps import a_day_ago_ms
 
 pytestmark = pytest.mark.compat
 
 HEALTH_TOPIC = "bad-frames-health"
+TS0 = a_day_ago_ms()  # the CreateTime of the raw batches
 
 
 class HealthyClient:
@@ -170,7 +172,7 @@ def produce_v3_partition_error(body: bytes) -> int:
 def test_produce_with_bad_crc_is_rejected(module_broker: BrokerProcess, topic: str) -> None:
     """A batch whose CRC does not match is refused with CORRUPT_MESSAGE and not stored."""
     create_topic(module_broker.bootstrap, topic, 1)
-    batch = bytearray(wire.record_batch([wire.Record(b"k", b"value")], base_timestamp=1_600_000_000_000))
+    batch = bytearray(wire.record_batch([wire.Record(b"k", b"value")], base_timestamp=TS0))
     batch[-1] ^= 0xFF  # flip bits in the last value byte; the CRC no longer matches
     with raw(module_broker) as s:
         s.sendall(wire.produce_v3(300, topic, 0, bytes(batch), acks=-1))
@@ -180,7 +182,7 @@ def test_produce_with_bad_crc_is_rejected(module_broker: BrokerProcess, topic: s
         assert cid == 300
         assert produce_v3_partition_error(body) == 2  # CORRUPT_MESSAGE
         # the same connection goes on working
-        good = wire.record_batch([wire.Record(b"k", b"value")], base_timestamp=1_600_000_000_000)
+        good = wire.record_batch([wire.Record(b"k", b"value")], base_timestamp=TS0)
         s.sendall(wire.produce_v3(301, topic, 0, good, acks=-1))
         response = wire.read_response(s)
         assert response is not None and response[0] == 301
@@ -216,7 +218,7 @@ def test_acks0_produce_gets_no_response(module_broker: BrokerProcess, topic: str
         wire.Record(None, b"v1"),
         wire.Record(b"k2", None),
     ]
-    batch = wire.record_batch(records, base_timestamp=1_600_000_000_000)
+    batch = wire.record_batch(records, base_timestamp=TS0)
     with raw(module_broker) as s:
         s.sendall(
             wire.produce_v3(200, topic, 0, batch, acks=0)
@@ -238,4 +240,4 @@ def test_acks0_produce_gets_no_response(module_broker: BrokerProcess, topic: str
         (4, None, b"v1", []),
         (5, b"k2", None, []),
     ]
-    assert all(m.timestamp()[1] == 1_600_000_000_000 for m in got)
+    assert all(m.timestamp()[1] == TS0 for m in got)

@@ -25,6 +25,8 @@ from protocol.records.record import build_batch, decode_batch, iter_batches
 from pybroker.testing.broker_process import BrokerProcess
 from pybroker.testing.wire_client import WireClient
 
+from .timestamps import a_day_ago_ms
+
 pytestmark = pytest.mark.compat
 
 PRODUCE, FETCH, LIST_OFFSETS, CREATE_TOPICS, INIT_PRODUCER_ID = 0, 1, 2, 19, 22
@@ -189,8 +191,10 @@ def test_fetch_returns_whole_batches_and_at_least_one(module_broker: BrokerProce
 def test_list_offsets_earliest_latest_and_by_time(module_broker: BrokerProcess, topic: str) -> None:
     with WireClient(module_broker.bootstrap) as c:
         create(c, topic)
-        produce(c, topic, bytes(build_batch([(b"a", b"1", [], 1000), (b"b", b"2", [], 2000)])))
-        produce(c, topic, bytes(build_batch([(b"c", b"3", [], 3000)])))
+        t0 = a_day_ago_ms()  # (1970 times would be past retention.ms on this module's broker)
+        produce(c, topic, bytes(build_batch([(b"a", b"1", [], t0 + 1000),
+                                             (b"b", b"2", [], t0 + 2000)])))
+        produce(c, topic, bytes(build_batch([(b"c", b"3", [], t0 + 3000)])))
 
         def lookup(ts: int, version: int = 5):
             resp = c.call(LIST_OFFSETS, version, lo.ListOffsetsRequest(
@@ -200,11 +204,11 @@ def test_list_offsets_earliest_latest_and_by_time(module_broker: BrokerProcess, 
 
         assert lookup(-2).offset == 0
         assert lookup(-1).offset == 3
-        hit = lookup(1500)  # inside the first batch: exact record, not the batch
-        assert (hit.offset, hit.timestamp) == (1, 2000)
-        assert lookup(3001).offset == -1
+        hit = lookup(t0 + 1500)  # inside the first batch: exact record, not the batch
+        assert (hit.offset, hit.timestamp) == (1, t0 + 2000)
+        assert lookup(t0 + 3001).offset == -1
         assert lookup(-1, version=0).old_style_offsets == [3]
         max_ts = lookup(-3, version=7)  # KIP-734: the record with the largest timestamp
-        assert (max_ts.offset, max_ts.timestamp) == (2, 3000)
+        assert (max_ts.offset, max_ts.timestamp) == (2, t0 + 3000)
         assert lookup(-4, version=8).offset == 0  # earliest local: nothing is tiered
         assert lookup(-5, version=9).offset == -1  # latest tiered: nothing is tiered

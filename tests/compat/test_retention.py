@@ -14,7 +14,13 @@ from confluent_kafka import (
     Producer,
     TopicPartition,
 )
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import (
+    AdminClient,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    NewTopic,
+)
 
 from protocol.errors import ErrorCode
 from protocol.messages import fetch_request as fr
@@ -27,6 +33,14 @@ pytestmark = pytest.mark.compat
 def create(boot: str, topic: str, config: dict[str, str]) -> None:
     a = AdminClient({"bootstrap.servers": boot})
     a.create_topics([NewTopic(topic, 1, 1, config=config)])[topic].result(30)
+
+
+def set_topic_config(boot: str, topic: str, name: str, value: str) -> None:
+    a = AdminClient({"bootstrap.servers": boot})
+    resource = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=[
+        ConfigEntry(name, value, incremental_operation=AlterConfigOpType.SET)])
+    for f in a.incremental_alter_configs([resource]).values():
+        f.result(30)
 
 
 def watermarks(boot: str, topic: str) -> tuple[int, int]:
@@ -42,12 +56,16 @@ def test_retention_deletes_old_segments_and_moves_the_log_start(broker_factory) 
                                               "log.segment.delete.delay.ms": 0})
     boot = broker.bootstrap
     topic = "short-lived"
-    create(boot, topic, {"retention.ms": "1000", "segment.bytes": "2048"})
+    create(boot, topic, {"segment.bytes": "2048"})
     p = Producer({"bootstrap.servers": boot, "linger.ms": 0})
     old = int(time.time() * 1000) - 60_000  # a minute old: past retention at once
     for i in range(100):
         p.produce(topic, value=b"x" * 100, partition=0, timestamp=old + i)
         p.flush(30)
+    # Retention is switched on once every segment is written, so that one pass deletes all
+    # the old ones. Were it on while producing, a pass in the middle would move the log start
+    # part of the way, and the next (200 ms later) further, after the test had read it.
+    set_topic_config(boot, topic, "retention.ms", "1000")
     deadline = time.monotonic() + 30
     while watermarks(boot, topic)[0] == 0 and time.monotonic() < deadline:
         time.sleep(0.3)

@@ -21,11 +21,12 @@ from confluent_kafka import Producer
 
 from pybroker.testing.broker_process import BrokerProcess
 from tests.compat.confluent_kafka.helpers import Msg, as_tuple, create_topic, read_back
+from tests.compat.timestamps import a_day_ago_ms
 
 pytestmark = [pytest.mark.compat, pytest.mark.timeout(280)]
 
 PARTITIONS = 4
-TS0 = 1_650_000_000_000
+TS0 = a_day_ago_ms()
 
 
 def message(i: int, rng: random.Random) -> Msg:

@@ -17,10 +17,11 @@ from tests.compat.confluent_kafka.helpers import (
     expected_tuple,
     read_back,
 )
+from tests.compat.timestamps import a_day_ago_ms
 
 pytestmark = pytest.mark.compat
 
-TS0 = 1_690_000_000_000
+TS0 = a_day_ago_ms()  # explicit CreateTime timestamps, apart from the current time
 PARTITIONS = 3
 
 

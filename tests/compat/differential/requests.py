@@ -11,6 +11,7 @@ from protocol.messages import (
 )
 from protocol.records.compression import CompressionType
 from protocol.records.record import build_batch
+from tests.compat.timestamps import a_day_ago_ms
 
 PRODUCE, FETCH, LIST_OFFSETS, METADATA = 0, 1, 2, 3
 OFFSET_COMMIT, OFFSET_FETCH, FIND_COORDINATOR = 8, 9, 10
@@ -20,8 +21,11 @@ CREATE_TOPICS, DELETE_TOPICS, DELETE_RECORDS, INIT_PRODUCER_ID = 19, 20, 21, 22
 DESCRIBE_CONFIGS, ALTER_CONFIGS, CREATE_PARTITIONS = 32, 33, 37
 DELETE_GROUPS, INCREMENTAL_ALTER_CONFIGS, OFFSET_DELETE, DESCRIBE_CLUSTER = 42, 44, 47, 60
 
-#: a fixed clock for record timestamps, so both brokers store identical batches
-T0 = 1_700_000_000_000
+#: one clock for record (and commit) timestamps, so both brokers store identical batches: a day
+#: back, inside the 7-day retention.ms and offsets.retention.minutes, so that neither broker's
+#: retention or offset-expiry task (on schedules of their own) removes what a scenario wrote
+#: before it reads it back; more than the hour of message.timestamp.before.max.ms a scenario sets
+T0 = a_day_ago_ms()
 
 
 def create_topics(*topics: ct.CreatableTopic, validate_only: bool = False,

@@ -17,12 +17,13 @@ from pybroker.testing.broker_process import BrokerProcess, ProxiedBroker
 from pybroker.testing.frame_proxy import API_PRODUCE, FrameLog, request_key
 from tests.compat.confluent_kafka.helpers import as_tuple, create_topic, read_back
 from tests.compat.java.conftest import JavaClient, ProduceRecord, unb64
+from tests.compat.timestamps import a_day_ago_ms
 
 pytestmark = pytest.mark.compat
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]  # index = the codec id in batch attributes
 PARTITIONS = 3
-TS0 = 1_700_000_000_000
+TS0 = a_day_ago_ms()  # explicit CreateTime timestamps, apart from the current time
 
 
 def make_records(n: int, seed: int) -> list[ProduceRecord]:

@@ -9,10 +9,11 @@ import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 
 from pybroker.testing.broker_process import BrokerProcess
+from tests.compat.timestamps import a_day_ago_ms
 
 pytestmark = pytest.mark.compat
 
-TS0 = 1_700_000_000_000  # explicit CreateTime timestamps, far from "now"
+TS0 = a_day_ago_ms()  # explicit CreateTime timestamps, far from "now"
 
 
 def make_messages(n: int, seed: int) -> list[dict]:

@@ -22,6 +22,11 @@ pytestmark = [pytest.mark.compat, pytest.mark.usefixtures("stop_queries")]
 
 BROKERS = ["pybroker", "kafka"]
 
+#: a topic that keeps its records whatever their age: some tests stamp theirs in November 2023,
+#: older than the default retention.ms (7 days), so the broker's next retention check, which
+#: comes when it comes, could delete them under the test
+KEEP_FOREVER = {"retention.ms": "-1"}
+
 
 def reader(spark, kafka: Kafka, *, stream: bool = True, **options: str):
     r = (spark.readStream if stream else spark.read).format("kafka")
@@ -71,7 +76,7 @@ def file_rows(spark, path: str):
 
 
 def test_batch_read_sees_every_record_with_its_metadata(spark, pybroker: Kafka):
-    topic = pybroker.create_topic("meta")
+    topic = pybroker.create_topic("meta", config=KEEP_FOREVER)
     base = 1_700_000_000_000
     produced = [
         Record(
@@ -200,7 +205,7 @@ def test_starting_offsets_earliest_latest_and_per_partition(spark, pybroker: Kaf
 
 def timestamped_topic(kafka: Kafka) -> tuple[str, int]:
     """Three partitions of five records each, stamped base + 10 s * i (+ p ms)."""
-    topic = kafka.create_topic("ts", partitions=3)
+    topic = kafka.create_topic("ts", partitions=3, config=KEEP_FOREVER)
     base = 1_700_000_000_000
     kafka.produce(topic, [
         Record(value=f"p{p}-{i}".encode(), partition=p, timestamp=base + 10_000 * i + p)
@@ -435,8 +440,12 @@ def test_fail_on_data_loss_after_retention(spark, fresh_kafka_of, broker, checkp
     def age_out(topic: str) -> None:
         for i in range(10, 20):
             kafka.produce(topic, [record(i)])
-        kafka.alter_topic(topic, {"retention.ms": "60000"})
-        deadline = time.monotonic() + 30
+        # 30 min: records 0-14 (an hour old) are past it, 15-19 (fresh) far from it. They must
+        # outlive the wait below and both queries after it, or their segments go as well and
+        # the log start moves past 15 (with a minute, that depended on how fast Spark ran).
+        kafka.alter_topic(topic, {"retention.ms": str(30 * 60_000)})
+        # Kafka's first retention check comes 30 s after its start-up (then every 200 ms)
+        deadline = time.monotonic() + 60
         while (start := kafka.log_start(topic)) < 15 and time.monotonic() < deadline:
             time.sleep(0.2)
         assert start == 15, f"retention moved the log start to {start}, not 15"
