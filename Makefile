@@ -4,11 +4,12 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 SPECS ?= ../shared/kafka-message-specs
+KAFKA_VERSION ?=
 DATA_DIR ?= data/kafka-logs
 STAMP := $(VENV)/.setup-stamp
 
 .DEFAULT_GOAL := help
-.PHONY: help setup system-deps java-deps kafka-tools-deps spark-deps run pipeline reference-kafka test test-unit test-compat gen gen-check compat-doc lint bench clean
+.PHONY: help setup system-deps java-deps kafka-tools-deps spark-deps run pipeline reference-kafka test test-unit test-compat import-specs gen gen-check compat-doc lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -51,12 +52,15 @@ test-unit: $(STAMP) ## unit tests only (no broker processes)
 test-compat: setup ## real clients against a real broker process
 	$(PY) -m pytest -ra tests/compat
 
-gen: $(STAMP) ## regenerate protocol/messages from the Kafka 3.9 JSON specs
-	$(PY) -m protocol.codegen $(SPECS) protocol/messages
+import-specs: $(STAMP) ## rewrite protocol/schema/kafka-3.9.json from Kafka's spec folder (SPECS=path; KAFKA_VERSION=tag without PINNED)
+	$(PY) -m protocol.codegen.import_specs $(SPECS) $(if $(KAFKA_VERSION),--kafka-version $(KAFKA_VERSION))
+
+gen: $(STAMP) ## regenerate protocol/messages and docs/apis.md from protocol/schema/kafka-3.9.json
+	$(PY) -m protocol.codegen protocol/messages
 	$(PY) -m pybroker.tools.apis_doc > docs/apis.md
 
 gen-check: $(STAMP) ## fail if the committed generated code differs from the generator's output
-	$(PY) -m protocol.codegen $(SPECS) protocol/messages --check
+	$(PY) -m protocol.codegen protocol/messages --check
 	$(PY) -m pybroker.tools.apis_doc | diff -u docs/apis.md - >/dev/null || { echo "docs/apis.md is stale: run make gen"; exit 1; }
 
 compat-doc: $(STAMP) ## rewrite the table of documented differences from Apache Kafka in docs/compatibility.md

@@ -17,7 +17,7 @@ import pytest
 from protocol import messages
 from protocol.codegen.emit import module_name
 from protocol.codegen.samples import build_sample
-from protocol.codegen.spec import MessageSpec, load_specs
+from protocol.codegen.spec import MessageSpec, load_schema
 from protocol.headers import decode_request
 from protocol.messages import (
     api_versions_request,
@@ -30,8 +30,7 @@ from protocol.messages import (
 )
 from protocol.primitives import Reader, Writer
 
-SPEC_DIR = Path(__file__).resolve().parents[3] / "shared" / "kafka-message-specs"
-SPECS: list[MessageSpec] = load_specs(SPEC_DIR) if SPEC_DIR.is_dir() else []
+SPECS: list[MessageSpec] = load_schema().specs
 
 def _cases():
     for spec in SPECS:
@@ -41,7 +40,7 @@ def _cases():
 
 
 def test_specs_are_present():
-    assert SPECS, f"message specs not found at {SPEC_DIR}"
+    assert SPECS
     generated = {p.stem for p in Path(messages.__file__).parent.glob("*.py")} - {"__init__"}
     assert generated == {module_name(s.file_name) for s in SPECS}
 

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import importlib
 import random
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from protocol import messages
 from protocol.codegen.samples import build_sample
-from protocol.codegen.spec import load_specs
+from protocol.codegen.spec import load_schema
 from protocol.errors import ProtocolError
 from protocol.headers import decode_request
 
 REQUEST_MODULES = {key: importlib.import_module(f"protocol.messages.{names[0]}") for key, names in messages.API_KEYS.items()}
-SPEC_DIR = Path(__file__).resolve().parents[3] / "shared" / "kafka-message-specs"
-SPECS = {s.name: s for s in load_specs(SPEC_DIR)}
+SPECS = {s.name: s for s in load_schema().specs}
 CASES = sorted((key, v) for key, m in REQUEST_MODULES.items() for v in m.READERS)
 
 FUZZ = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
