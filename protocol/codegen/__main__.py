@@ -10,17 +10,23 @@ import argparse
 import sys
 from pathlib import Path
 
-from protocol.codegen.emit import emit_index, emit_module, module_name
+from protocol.codegen.emit import Origin, emit_index, emit_module, module_name
 from protocol.codegen.spec import REPO_ROOT, SCHEMA_PATH, load_schema
 
 
 def render(schema_path: Path = SCHEMA_PATH) -> dict[str, str]:
     """File name -> source for everything the generator owns in the output directory."""
-    specs = load_schema(schema_path).specs
-    files = {f"{module_name(s.file_name)}.py": emit_module(s) for s in specs}
+    schema = load_schema(schema_path)
+    try:
+        shown = schema_path.resolve().relative_to(REPO_ROOT).as_posix()
+    except ValueError:  # a schema outside the repository, named by its file name
+        shown = schema_path.name
+    origin = Origin(shown, schema.release)
+    specs = schema.specs
+    files = {f"{module_name(s.file_name)}.py": emit_module(s, origin) for s in specs}
     if len(files) != len(specs):
         raise SystemExit("two spec files map to the same module name")
-    files["__init__.py"] = emit_index(specs)
+    files["__init__.py"] = emit_index(specs, origin)
     return files
 
 

@@ -171,7 +171,8 @@ _MESSAGE_KEYS = ("file", "name", "type", "apiKey", "validVersions", "flexibleVer
                  "latestVersionUnstable", "listeners", "fields", "commonStructs")
 _FIELD_KEYS = ("name", "type", "versions", "nullableVersions", "taggedVersions", "tag",
                "default", "flexibleVersions", "fields")
-_HEADER_KEYS = ("format", "kafka", "importer", "messages")
+_HEADER_KEYS = ("@generated", "format", "kafka", "importer", "messages")
+_GENERATED = "by `make import-specs` from Apache Kafka's message spec folder. DO NOT EDIT."
 
 
 @dataclass
@@ -303,6 +304,7 @@ def dump_schema(schema: Schema) -> str:
         kafka["commit"] = schema.kafka_commit
     lines = [
         "{",
+        f'  "@generated": {json.dumps(_GENERATED)},',
         f'  "format": {SCHEMA_FORMAT},',
         f'  "kafka": {_render(kafka, "  ")},',
         f'  "importer": {json.dumps(schema.importer)},',

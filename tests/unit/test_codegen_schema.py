@@ -146,3 +146,11 @@ def test_committed_schema_is_in_the_importers_form():
     # A hand edit that the importer would not have written shows up here.
     text = SCHEMA_PATH.read_text(encoding="utf-8")
     assert dump_schema(parse_schema(text)) == text
+
+
+def test_generated_files_say_so_on_their_first_line():
+    root = SCHEMA_PATH.parents[2]
+    paths = sorted(Path(messages.__file__).parent.glob("*.py")) + [root / "docs" / "apis.md"]
+    for path in paths:
+        first = path.read_text(encoding="utf-8").split("\n", 1)[0]
+        assert "@generated" in first and "DO NOT EDIT" in first, path
