@@ -74,6 +74,22 @@ def _tuple(items: tuple[str, ...]) -> str:
     return "(" + ", ".join(_lit(i) for i in items) + ")"
 
 
+def api_key_name(request_name: str) -> str:
+    """``OffsetForLeaderEpochRequest`` -> ``OFFSET_FOR_LEADER_EPOCH``, as Kafka's ``ApiKeys``.
+
+    Kafka's generator (``MessageGenerator.toSnakeCase``) puts an underscore before a capital
+    only when the previous letter was not one, so ``LeaderAndIsr`` is ``LEADER_AND_ISR``.
+    """
+    out: list[str] = []
+    prev_upper = True
+    for c in request_name.removesuffix("Request"):
+        if c.isupper() and not prev_upper:
+            out.append("_")
+        prev_upper = c.isupper()
+        out.append(c.upper())
+    return "".join(out)
+
+
 def module_name(file_name: str) -> str:
     """``ProduceRequest.json`` -> ``produce_request``."""
     return snake_case(file_name.removesuffix(".json"))
@@ -547,13 +563,22 @@ def emit_index(specs: list[MessageSpec], origin: Origin) -> str:
         '"""Generated codecs, one module per Kafka message spec.',
         "",
         "Modules are imported on first use: :func:`request_module` / :func:`response_module` map an",
-        "api key to its codec module without importing the ~200 others.",
+        "api key to its codec module without importing the ~200 others.  :class:`ApiKey` names the",
+        "keys (``ApiKey.OFFSET_FOR_LEADER_EPOCH == 23``).",
         '"""',
         "",
         "from __future__ import annotations",
         "",
+        "import enum",
         "import importlib",
         "from types import ModuleType",
+        "",
+        "",
+        "class ApiKey(enum.IntEnum):",
+        '    """Every API key, named as Kafka\'s Java ``ApiKeys`` enum names it."""',
+        "",
+        *(f"    {api_key_name(requests[k].name)} = {k}" for k in keys),
+        "",
         "",
         "# api key -> (request module, response module)",
         "API_KEYS: dict[int, tuple[str, str]] = {",

@@ -12,6 +12,7 @@ from protocol.codegen.samples import build_sample
 from protocol.codegen.spec import load_schema
 from protocol.errors import ProtocolError
 from protocol.headers import decode_request
+from protocol.messages import ApiKey
 
 REQUEST_MODULES = {key: importlib.import_module(f"protocol.messages.{names[0]}") for key, names in messages.API_KEYS.items()}
 SPECS = {s.name: s for s in load_schema().specs}
@@ -42,7 +43,7 @@ def test_decode_request_with_a_plausible_header(case, correlation, body):
     head += b"\x00\x01c"
     if messages.REQUEST_FLEXIBLE_FROM[key] is not None and version >= messages.REQUEST_FLEXIBLE_FROM[key]:
         head += b"\x00"
-    if key == 7 and version == 0:
+    if key == ApiKey.CONTROLLED_SHUTDOWN and version == 0:
         head = head[:8]
     _decode_or_protocol_error(decode_request, head + body)
 
