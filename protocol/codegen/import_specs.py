@@ -160,7 +160,8 @@ def import_specs(spec_dir: Path, kafka_version: str | None = None) -> Schema:
         if kafka_version is not None and kafka_version != tag:
             raise ValueError(f"{spec_dir}/PINNED says {tag}, not {kafka_version}")
     elif kafka_version is None:
-        raise ValueError(f"{spec_dir} has no PINNED file: give the Kafka version it holds")
+        raise ValueError(f"{spec_dir} has no PINNED file: give the Kafka version its specs come "
+                         "from (make import-specs KAFKA_VERSION=..., or --kafka-version)")
     else:
         tag, commit = kafka_version, None
     kafka_release(tag)  # a version the headers can name
