@@ -4,11 +4,18 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 SPECS ?= ../shared/kafka-message-specs
+KAFKA_VERSION ?=
 DATA_DIR ?= data/kafka-logs
 STAMP := $(VENV)/.setup-stamp
+# pybroker with its runtime dependencies only (no test tools, no PySpark): enough for import-specs,
+# gen and gen-check, which import the broker's handlers and state tables. They use the full
+# set-up when there is one and otherwise make this small one, so checking the generated files
+# of a fresh clone (.ci/run) takes seconds rather than a PySpark install.
+RUNTIME_STAMP := $(VENV)/.runtime-stamp
+GEN_STAMP := $(if $(wildcard $(STAMP)),$(STAMP),$(RUNTIME_STAMP))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup system-deps java-deps kafka-tools-deps spark-deps run pipeline reference-kafka test test-unit test-compat gen gen-check compat-doc lint bench clean
+.PHONY: help setup system-deps java-deps kafka-tools-deps spark-deps run pipeline reference-kafka test test-unit test-compat import-specs gen gen-check compat-doc lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -17,7 +24,12 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
-	touch $(STAMP)
+	touch $(RUNTIME_STAMP) $(STAMP)
+
+$(RUNTIME_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -e .
+	touch $(RUNTIME_STAMP)
 
 setup: $(STAMP) system-deps java-deps kafka-tools-deps spark-deps ## create .venv with pybroker (editable), test deps and PySpark; Debian tools; Maven jars
 
@@ -51,13 +63,18 @@ test-unit: $(STAMP) ## unit tests only (no broker processes)
 test-compat: setup ## real clients against a real broker process
 	$(PY) -m pytest -ra tests/compat
 
-gen: $(STAMP) ## regenerate protocol/messages from the Kafka 3.9 JSON specs
-	$(PY) -m protocol.codegen $(SPECS) protocol/messages
-	$(PY) -m pybroker.tools.apis_doc > docs/apis.md
+import-specs: $(GEN_STAMP) ## rewrite protocol/schema/kafka-3.9.json from Kafka's spec folder (SPECS=path; KAFKA_VERSION=tag without PINNED)
+	$(PY) -m protocol.codegen.import_specs $(SPECS) $(if $(KAFKA_VERSION),--kafka-version $(KAFKA_VERSION))
 
-gen-check: $(STAMP) ## fail if the committed generated code differs from the generator's output
-	$(PY) -m protocol.codegen $(SPECS) protocol/messages --check
+gen: $(GEN_STAMP) ## regenerate protocol/messages from protocol/schema/kafka-3.9.json, docs/apis.md and docs/state-machines.md
+	$(PY) -m protocol.codegen protocol/messages
+	$(PY) -m pybroker.tools.apis_doc > docs/apis.md
+	$(PY) -m pybroker.tools.state_diagrams > docs/state-machines.md
+
+gen-check: $(GEN_STAMP) ## fail if the committed generated code or docs differ from what make gen writes
+	$(PY) -m protocol.codegen protocol/messages --check
 	$(PY) -m pybroker.tools.apis_doc | diff -u docs/apis.md - >/dev/null || { echo "docs/apis.md is stale: run make gen"; exit 1; }
+	$(PY) -m pybroker.tools.state_diagrams | diff -u docs/state-machines.md - >/dev/null || { echo "docs/state-machines.md is stale: run make gen"; exit 1; }
 
 compat-doc: $(STAMP) ## rewrite the table of documented differences from Apache Kafka in docs/compatibility.md
 	$(PY) -m tests.compat.differential.report --write

@@ -14,7 +14,7 @@ import struct
 
 from protocol import messages
 from protocol.errors import ProtocolError
-from protocol.messages import request_header, response_header
+from protocol.messages import ApiKey, request_header, response_header
 from protocol.messages.request_header import RequestHeader
 from protocol.primitives import Reader, Writer
 
@@ -26,9 +26,6 @@ __all__ = [
     "response_header_version",
     "write_response_header",
 ]
-
-API_VERSIONS_KEY = 18
-CONTROLLED_SHUTDOWN_KEY = 7
 
 _REQUEST_FLEXIBLE_FROM = messages.REQUEST_FLEXIBLE_FROM
 _RESPONSE_FLEXIBLE_FROM = messages.RESPONSE_FLEXIBLE_FROM
@@ -43,7 +40,7 @@ def request_header_version(api_key: int, api_version: int) -> int:
     Versions above the highest known one count as flexible when the API is flexible from some
     version on, as Kafka does, so a newer client's header still parses.
     """
-    if api_key == CONTROLLED_SHUTDOWN_KEY and api_version == 0:
+    if api_key == ApiKey.CONTROLLED_SHUTDOWN and api_version == 0:
         return 0
     first = _REQUEST_FLEXIBLE_FROM.get(api_key)
     return 2 if first is not None and api_version >= first else 1
@@ -51,7 +48,7 @@ def request_header_version(api_key: int, api_version: int) -> int:
 
 def response_header_version(api_key: int, api_version: int) -> int:
     """1 for flexible response versions, else 0; ApiVersions responses always use v0."""
-    if api_key == API_VERSIONS_KEY:
+    if api_key == ApiKey.API_VERSIONS:
         return 0
     first = _RESPONSE_FLEXIBLE_FROM.get(api_key)
     return 1 if first is not None and api_version >= first else 0

@@ -1,4 +1,8 @@
-"""``python -m protocol.codegen SPEC_DIR OUT_DIR [--check]``."""
+"""``python -m protocol.codegen [--schema SCHEMA] OUT_DIR [--check]``.
+
+Generates one module per spec of the schema file (``protocol/schema/kafka-3.9.json`` by default,
+written by :mod:`protocol.codegen.import_specs`) and the package index.
+"""
 
 from __future__ import annotations
 
@@ -6,28 +10,35 @@ import argparse
 import sys
 from pathlib import Path
 
-from protocol.codegen.emit import emit_index, emit_module, module_name
-from protocol.codegen.spec import load_specs
+from protocol.codegen.emit import Origin, emit_index, emit_module, module_name
+from protocol.codegen.spec import REPO_ROOT, SCHEMA_PATH, load_schema
 
 
-def render(spec_dir: Path) -> dict[str, str]:
+def render(schema_path: Path = SCHEMA_PATH) -> dict[str, str]:
     """File name -> source for everything the generator owns in the output directory."""
-    specs = load_specs(spec_dir)
-    files = {f"{module_name(s.file_name)}.py": emit_module(s) for s in specs}
+    schema = load_schema(schema_path)
+    try:
+        shown = schema_path.resolve().relative_to(REPO_ROOT).as_posix()
+    except ValueError:  # a schema outside the repository, named by its file name
+        shown = schema_path.name
+    origin = Origin(shown, schema.release)
+    specs = schema.specs
+    files = {f"{module_name(s.file_name)}.py": emit_module(s, origin) for s in specs}
     if len(files) != len(specs):
         raise SystemExit("two spec files map to the same module name")
-    files["__init__.py"] = emit_index(specs)
+    files["__init__.py"] = emit_index(specs, origin)
     return files
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m protocol.codegen", description=__doc__)
-    parser.add_argument("spec_dir", type=Path)
+    parser.add_argument("--schema", type=Path, default=SCHEMA_PATH,
+                        help=f"schema file (default {SCHEMA_PATH.relative_to(REPO_ROOT)})")
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--check", action="store_true", help="report differences, write nothing")
     args = parser.parse_args(argv)
 
-    files = render(args.spec_dir)
+    files = render(args.schema)
     existing = {p.name for p in args.out_dir.glob("*.py")} if args.out_dir.is_dir() else set()
     if args.check:
         problems = [f"missing: {n}" for n in sorted(set(files) - existing)]

@@ -1,4 +1,11 @@
-"""The message-spec model: Kafka's commented JSON parsed into plain dataclasses."""
+"""The message-spec model, and the in-repository schema it is loaded from.
+
+Kafka describes every message in a JSON-with-comments spec. :mod:`protocol.codegen.import_specs`
+reads a folder of those specs once and keeps what the generator uses (names, types, versions,
+tags, defaults, nullability, flexible versions, listeners) in one schema file committed under
+``protocol/schema/``; :func:`load_schema` turns that file back into the same model, so neither
+``make gen`` nor the tests need Kafka's source tree.
+"""
 
 from __future__ import annotations
 
@@ -7,34 +14,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
+#: The schema the committed code in protocol/messages is generated from.
+SCHEMA_PATH = REPO_ROOT / "protocol" / "schema" / "kafka-3.9.json"
+
 PRIMITIVES = frozenset(
     {"bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64",
      "string", "bytes", "records", "uuid"}
 )
-
-
-def strip_comments(text: str) -> str:
-    """Drop ``//`` and ``/* */`` comments outside string literals (the specs are JSON + comments)."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i : j + 1])
-            i = j + 1
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            i = n if j < 0 else j + 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 @dataclass(frozen=True)
@@ -172,49 +159,181 @@ class MessageSpec:
         return ordered
 
 
-def _parse_field(raw: dict) -> FieldSpec:
-    tag = raw.get("tag")
+# -- the schema file --------------------------------------------------------------------------
+#
+# One JSON document: a header saying which Kafka release the specs came from, then one object
+# per spec file, sorted by file name, with Kafka's own key names.  Keys whose value is the
+# model's default are left out.  Each field sits on its own line (nested fields indented under
+# their parent), so re-importing a newer Kafka shows up in a diff field by field.
+
+SCHEMA_FORMAT = 1
+_MESSAGE_KEYS = ("file", "name", "type", "apiKey", "validVersions", "flexibleVersions",
+                 "latestVersionUnstable", "listeners", "fields", "commonStructs")
+_FIELD_KEYS = ("name", "type", "versions", "nullableVersions", "taggedVersions", "tag",
+               "default", "flexibleVersions", "fields")
+_HEADER_KEYS = ("@generated", "format", "kafka", "importer", "messages")
+_GENERATED = "by `make import-specs` from Apache Kafka's message spec folder. DO NOT EDIT."
+
+
+@dataclass
+class Schema:
+    """A schema file: where its specs came from, and the specs."""
+
+    kafka_tag: str  # the Kafka release (git tag) the specs were imported from, e.g. 3.9.0-rc3
+    kafka_commit: str | None  # that tag's commit, when the spec folder recorded it
+    importer: str
+    specs: list[MessageSpec]
+
+    @property
+    def release(self) -> str:
+        """``3.9`` for ``3.9.0-rc3``: the release line, as the docs and headers name it."""
+        return kafka_release(self.kafka_tag)
+
+
+def kafka_release(tag: str) -> str:
+    m = re.match(r"v?(\d+)\.(\d+)(?:[.-]|$)", tag)
+    if m is None:
+        raise ValueError(f"not a Kafka version: {tag!r} (expected e.g. 3.9.0)")
+    return f"{m[1]}.{m[2]}"
+
+
+def _field_to_json(f: FieldSpec) -> dict:
+    out: dict = {"name": f.name, "type": f.type, "versions": str(f.versions)}
+    if not f.nullable_versions.empty:
+        out["nullableVersions"] = str(f.nullable_versions)
+    if not f.tagged_versions.empty:
+        out["taggedVersions"] = str(f.tagged_versions)
+    if f.tag is not None:
+        out["tag"] = f.tag
+    if f.default is not None:
+        out["default"] = f.default
+    if f.never_flexible:
+        out["flexibleVersions"] = "none"
+    if f.fields:
+        out["fields"] = [_field_to_json(c) for c in f.fields]
+    return out
+
+
+def spec_to_json(spec: MessageSpec) -> dict:
+    """The schema form of one spec (plain JSON values, keys in Kafka's order)."""
+    out: dict = {"file": spec.file_name, "name": spec.name, "type": spec.type}
+    if spec.api_key is not None:
+        out["apiKey"] = spec.api_key
+    out["validVersions"] = str(spec.valid_versions)
+    out["flexibleVersions"] = str(spec.flexible_versions)
+    if spec.latest_version_unstable:
+        out["latestVersionUnstable"] = True
+    if spec.listeners:
+        out["listeners"] = list(spec.listeners)
+    out["fields"] = [_field_to_json(f) for f in spec.fields]
+    if spec.common_structs:
+        out["commonStructs"] = [
+            {"name": s.name, "fields": [_field_to_json(f) for f in s.fields]}
+            for s in spec.common_structs
+        ]
+    return out
+
+
+def _check_keys(raw: dict, allowed: tuple[str, ...], where: str) -> None:
+    unknown = set(raw) - set(allowed)
+    if unknown:
+        raise ValueError(f"{where}: unknown schema key(s) {sorted(unknown)}")
+
+
+def _field_from_json(raw: dict, where: str) -> FieldSpec:
+    where = f"{where}.{raw.get('name')}"
+    _check_keys(raw, _FIELD_KEYS, where)
+    flexible = raw.get("flexibleVersions")
+    if flexible not in (None, "none"):
+        raise ValueError(f"{where}: field flexibleVersions other than 'none': {flexible!r}")
     return FieldSpec(
         name=raw["name"],
         type=raw["type"],
-        versions=VersionRange.parse(raw.get("versions")),
+        versions=VersionRange.parse(raw["versions"]),
         nullable_versions=VersionRange.parse(raw.get("nullableVersions")),
         tagged_versions=VersionRange.parse(raw.get("taggedVersions")),
-        tag=None if tag is None else int(tag),
-        # A JSON null default means the same as the string "null".
-        default="null" if "default" in raw and raw["default"] is None else raw.get("default"),
-        never_flexible=raw.get("flexibleVersions") == "none",
-        fields=[_parse_field(f) for f in raw.get("fields", [])],
+        tag=raw.get("tag"),
+        default=raw.get("default"),
+        never_flexible=flexible == "none",
+        fields=[_field_from_json(c, where) for c in raw.get("fields", [])],
     )
 
 
-def parse_message(path: Path) -> MessageSpec:
-    raw = json.loads(strip_comments(path.read_text(encoding="utf-8")))
-    api_key = raw.get("apiKey")
+def spec_from_json(raw: dict) -> MessageSpec:
+    where = raw.get("file", "?")
+    _check_keys(raw, _MESSAGE_KEYS, where)
     return MessageSpec(
-        file_name=path.name,
+        file_name=raw["file"],
         name=raw["name"],
         type=raw["type"],
-        api_key=None if api_key is None else int(api_key),
+        api_key=raw.get("apiKey"),
         valid_versions=VersionRange.parse(raw["validVersions"]),
-        flexible_versions=VersionRange.parse(raw.get("flexibleVersions", "none")),
+        flexible_versions=VersionRange.parse(raw["flexibleVersions"]),
         listeners=tuple(raw.get("listeners", ())),
-        latest_version_unstable=bool(raw.get("latestVersionUnstable", False)),
-        fields=[_parse_field(f) for f in raw.get("fields", [])],
+        latest_version_unstable=raw.get("latestVersionUnstable", False),
+        fields=[_field_from_json(f, where) for f in raw["fields"]],
         common_structs=[
-            StructSpec(s["name"], [_parse_field(f) for f in s["fields"]])
+            StructSpec(s["name"], [_field_from_json(f, f"{where}.{s['name']}") for f in s["fields"]])
             for s in raw.get("commonStructs", [])
         ],
     )
 
 
-def load_specs(spec_dir: Path) -> list[MessageSpec]:
-    """Every ``*.json`` under ``spec_dir`` (recursively), sorted by file name."""
-    paths = sorted(spec_dir.rglob("*.json"), key=lambda p: (p.name, str(p)))
-    specs = [parse_message(p) for p in paths]
-    seen: dict[str, str] = {}
-    for s in specs:
-        if s.file_name in seen:
-            raise ValueError(f"duplicate spec file name {s.file_name}")
-        seen[s.file_name] = s.name
-    return specs
+def _render(value: object, indent: str) -> str:
+    """Compact JSON, except that lists of objects put each object on its own line."""
+    if isinstance(value, dict):
+        parts = []
+        for key, item in value.items():
+            if isinstance(item, list) and item and all(isinstance(i, dict) for i in item):
+                inner = indent + "  "
+                body = ",\n".join(inner + _render(i, inner) for i in item)
+                parts.append(f"{json.dumps(key)}: [\n{body}\n{indent}]")
+            else:
+                parts.append(f"{json.dumps(key)}: {_render(item, indent)}")
+        return "{" + ", ".join(parts) + "}"
+    return json.dumps(value, separators=(", ", ": "))
+
+
+def dump_schema(schema: Schema) -> str:
+    """The schema file's text: deterministic, one spec field per line."""
+    names = [s.file_name for s in schema.specs]
+    if names != sorted(names) or len(set(names)) != len(names):
+        raise ValueError("specs must be sorted by file name, each file once")
+    kafka: dict = {"tag": schema.kafka_tag}
+    if schema.kafka_commit is not None:
+        kafka["commit"] = schema.kafka_commit
+    lines = [
+        "{",
+        f'  "@generated": {json.dumps(_GENERATED)},',
+        f'  "format": {SCHEMA_FORMAT},',
+        f'  "kafka": {_render(kafka, "  ")},',
+        f'  "importer": {json.dumps(schema.importer)},',
+        '  "messages": [',
+        ",\n".join("    " + _render(spec_to_json(s), "    ") for s in schema.specs),
+        "  ]",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def parse_schema(text: str) -> Schema:
+    raw = json.loads(text)
+    _check_keys(raw, _HEADER_KEYS, "schema")
+    if raw.get("format") != SCHEMA_FORMAT:
+        raise ValueError(f"schema format {raw.get('format')!r}; this generator reads {SCHEMA_FORMAT}")
+    kafka = raw["kafka"]
+    schema = Schema(
+        kafka_tag=kafka["tag"],
+        kafka_commit=kafka.get("commit"),
+        importer=raw["importer"],
+        specs=[spec_from_json(m) for m in raw["messages"]],
+    )
+    names = [s.file_name for s in schema.specs]
+    if names != sorted(names) or len(set(names)) != len(names):
+        raise ValueError("schema messages must be sorted by file name, each file once")
+    return schema
+
+
+def load_schema(path: Path = SCHEMA_PATH) -> Schema:
+    """Read a schema file written by :mod:`protocol.codegen.import_specs`."""
+    return parse_schema(path.read_text(encoding="utf-8"))

@@ -12,23 +12,23 @@ from protocol.headers import (
     response_header_version,
     write_response_header,
 )
-from protocol.messages import metadata_request, request_header
+from protocol.messages import ApiKey, metadata_request, request_header
 from protocol.primitives import Reader, Writer
 
 
 @pytest.mark.parametrize(
     ("api_key", "api_version", "expected"),
     [
-        (0, 8, 1),  # Produce v8: not flexible
-        (0, 9, 2),
-        (3, 8, 1),  # Metadata
-        (3, 9, 2),
-        (3, 99, 2),  # newer than we know: still flexible
-        (18, 2, 1),  # ApiVersions
-        (18, 3, 2),
-        (7, 0, 0),  # ControlledShutdown v0 has no client id
-        (7, 1, 1),
-        (7, 3, 2),
+        (ApiKey.PRODUCE, 8, 1),  # not flexible
+        (ApiKey.PRODUCE, 9, 2),
+        (ApiKey.METADATA, 8, 1),
+        (ApiKey.METADATA, 9, 2),
+        (ApiKey.METADATA, 99, 2),  # newer than we know: still flexible
+        (ApiKey.API_VERSIONS, 2, 1),
+        (ApiKey.API_VERSIONS, 3, 2),
+        (ApiKey.CONTROLLED_SHUTDOWN, 0, 0),  # v0 has no client id
+        (ApiKey.CONTROLLED_SHUTDOWN, 1, 1),
+        (ApiKey.CONTROLLED_SHUTDOWN, 3, 2),
         (12345, 0, 1),  # unknown api key
     ],
 )
@@ -39,13 +39,13 @@ def test_request_header_version(api_key, api_version, expected):
 @pytest.mark.parametrize(
     ("api_key", "api_version", "expected"),
     [
-        (0, 8, 0),
-        (0, 9, 1),
-        (1, 12, 1),
-        (18, 0, 0),  # ApiVersions responses always use header v0 ...
-        (18, 3, 0),  # ... even for flexible versions
-        (18, 4, 0),
-        (7, 0, 0),
+        (ApiKey.PRODUCE, 8, 0),
+        (ApiKey.PRODUCE, 9, 1),
+        (ApiKey.FETCH, 12, 1),
+        (ApiKey.API_VERSIONS, 0, 0),  # ApiVersions responses always use header v0 ...
+        (ApiKey.API_VERSIONS, 3, 0),  # ... even for flexible versions
+        (ApiKey.API_VERSIONS, 4, 0),
+        (ApiKey.CONTROLLED_SHUTDOWN, 0, 0),
         (12345, 5, 0),
     ],
 )

@@ -10,14 +10,13 @@ from __future__ import annotations
 import importlib
 import uuid
 import warnings
-from pathlib import Path
 
 import pytest
 
 from protocol import messages
 from protocol.codegen.emit import module_name
 from protocol.codegen.samples import build_sample
-from protocol.codegen.spec import MessageSpec, load_specs
+from protocol.codegen.spec import MessageSpec, load_schema
 from protocol.headers import decode_request
 from protocol.messages import (
     api_versions_request,
@@ -30,20 +29,13 @@ from protocol.messages import (
 )
 from protocol.primitives import Reader, Writer
 
-SPEC_DIR = Path(__file__).resolve().parents[3] / "shared" / "kafka-message-specs"
-SPECS: list[MessageSpec] = load_specs(SPEC_DIR) if SPEC_DIR.is_dir() else []
+SPECS: list[MessageSpec] = load_schema().specs
 
 def _cases():
     for spec in SPECS:
         for version in spec.versions:
             for nulls in (False, True):
                 yield pytest.param(spec, version, nulls, id=f"{spec.name}-v{version}-{'null' if nulls else 'set'}")
-
-
-def test_specs_are_present():
-    assert SPECS, f"message specs not found at {SPEC_DIR}"
-    generated = {p.stem for p in Path(messages.__file__).parent.glob("*.py")} - {"__init__"}
-    assert generated == {module_name(s.file_name) for s in SPECS}
 
 
 @pytest.mark.parametrize(("spec", "version", "nulls"), list(_cases()))
@@ -80,6 +72,43 @@ def test_index_tables():
     assert messages.REQUEST_FLEXIBLE_FROM[18] == 3
     with pytest.raises(KeyError):
         messages.request_module(9999)
+
+
+# The constants of org.apache.kafka.common.protocol.ApiKeys in kafka-clients 3.9.1, in order.
+JAVA_API_KEYS = """
+    PRODUCE FETCH LIST_OFFSETS METADATA LEADER_AND_ISR STOP_REPLICA UPDATE_METADATA
+    CONTROLLED_SHUTDOWN OFFSET_COMMIT OFFSET_FETCH FIND_COORDINATOR JOIN_GROUP HEARTBEAT
+    LEAVE_GROUP SYNC_GROUP DESCRIBE_GROUPS LIST_GROUPS SASL_HANDSHAKE API_VERSIONS CREATE_TOPICS
+    DELETE_TOPICS DELETE_RECORDS INIT_PRODUCER_ID OFFSET_FOR_LEADER_EPOCH ADD_PARTITIONS_TO_TXN
+    ADD_OFFSETS_TO_TXN END_TXN WRITE_TXN_MARKERS TXN_OFFSET_COMMIT DESCRIBE_ACLS CREATE_ACLS
+    DELETE_ACLS DESCRIBE_CONFIGS ALTER_CONFIGS ALTER_REPLICA_LOG_DIRS DESCRIBE_LOG_DIRS
+    SASL_AUTHENTICATE CREATE_PARTITIONS CREATE_DELEGATION_TOKEN RENEW_DELEGATION_TOKEN
+    EXPIRE_DELEGATION_TOKEN DESCRIBE_DELEGATION_TOKEN DELETE_GROUPS ELECT_LEADERS
+    INCREMENTAL_ALTER_CONFIGS ALTER_PARTITION_REASSIGNMENTS LIST_PARTITION_REASSIGNMENTS
+    OFFSET_DELETE DESCRIBE_CLIENT_QUOTAS ALTER_CLIENT_QUOTAS DESCRIBE_USER_SCRAM_CREDENTIALS
+    ALTER_USER_SCRAM_CREDENTIALS VOTE BEGIN_QUORUM_EPOCH END_QUORUM_EPOCH DESCRIBE_QUORUM
+    ALTER_PARTITION UPDATE_FEATURES ENVELOPE FETCH_SNAPSHOT DESCRIBE_CLUSTER DESCRIBE_PRODUCERS
+    BROKER_REGISTRATION BROKER_HEARTBEAT UNREGISTER_BROKER DESCRIBE_TRANSACTIONS
+    LIST_TRANSACTIONS ALLOCATE_PRODUCER_IDS CONSUMER_GROUP_HEARTBEAT CONSUMER_GROUP_DESCRIBE
+    CONTROLLER_REGISTRATION GET_TELEMETRY_SUBSCRIPTIONS PUSH_TELEMETRY ASSIGN_REPLICAS_TO_DIRS
+    LIST_CLIENT_METRICS_RESOURCES DESCRIBE_TOPIC_PARTITIONS SHARE_GROUP_HEARTBEAT
+    SHARE_GROUP_DESCRIBE SHARE_FETCH SHARE_ACKNOWLEDGE ADD_RAFT_VOTER REMOVE_RAFT_VOTER
+    UPDATE_RAFT_VOTER INITIALIZE_SHARE_GROUP_STATE READ_SHARE_GROUP_STATE
+    WRITE_SHARE_GROUP_STATE DELETE_SHARE_GROUP_STATE READ_SHARE_GROUP_STATE_SUMMARY
+""".split()
+
+
+def test_api_key_enum_names_keys_as_kafka_does():
+    assert [k.name for k in messages.ApiKey] == JAVA_API_KEYS
+    assert [k.value for k in messages.ApiKey] == sorted(messages.API_KEYS)
+    assert messages.ApiKey.PRODUCE == 0
+    assert messages.ApiKey.LEADER_AND_ISR == 4
+    assert messages.ApiKey.OFFSET_FOR_LEADER_EPOCH == 23
+    assert messages.ApiKey.ALTER_PARTITION == 56
+    assert messages.ApiKey(18) is messages.ApiKey.API_VERSIONS
+    assert messages.API_NAMES[messages.ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS] == (
+        "DescribeUserScramCredentials"
+    )
 
 
 # -- unknown tagged fields ------------------------------------------------------------------

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import importlib
 import random
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from protocol import messages
 from protocol.codegen.samples import build_sample
-from protocol.codegen.spec import load_specs
+from protocol.codegen.spec import load_schema
 from protocol.errors import ProtocolError
 from protocol.headers import decode_request
+from protocol.messages import ApiKey
 
 REQUEST_MODULES = {key: importlib.import_module(f"protocol.messages.{names[0]}") for key, names in messages.API_KEYS.items()}
-SPEC_DIR = Path(__file__).resolve().parents[3] / "shared" / "kafka-message-specs"
-SPECS = {s.name: s for s in load_specs(SPEC_DIR)}
+SPECS = {s.name: s for s in load_schema().specs}
 CASES = sorted((key, v) for key, m in REQUEST_MODULES.items() for v in m.READERS)
 
 FUZZ = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -44,7 +43,7 @@ def test_decode_request_with_a_plausible_header(case, correlation, body):
     head += b"\x00\x01c"
     if messages.REQUEST_FLEXIBLE_FROM[key] is not None and version >= messages.REQUEST_FLEXIBLE_FROM[key]:
         head += b"\x00"
-    if key == 7 and version == 0:
+    if key == ApiKey.CONTROLLED_SHUTDOWN and version == 0:
         head = head[:8]
     _decode_or_protocol_error(decode_request, head + body)
 
