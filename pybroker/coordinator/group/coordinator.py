@@ -38,17 +38,24 @@ first vote first (Kafka leaves it to hash order).
 
 from __future__ import annotations
 
-import functools
 import logging
 import uuid
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol as TypingProtocol, TypeVar
+from typing import Protocol as TypingProtocol
 
 from protocol.errors import ErrorCode
 from protocol.messages.group_metadata_value import GroupMetadataValue
 
+from .core import (
+    CoordinatorCore,
+    entry_point,
+    heartbeat_key,
+    join_key,
+    pending_key,
+    sync_key,
+)
 from .group import (
     CLASSIC_GROUP_TYPE,
     ClassicGroup,
@@ -57,7 +64,7 @@ from .group import (
     JoinGroupResult,
     SyncGroupResult,
 )
-from .member import MemberMetadata, Protocol, Responder
+from .member import MemberMetadata, Protocol
 from .state import GroupState
 from .timers import Scheduler
 
@@ -68,8 +75,6 @@ S = GroupState
 
 JoinResponder = Callable[[JoinGroupResult], None]
 SyncResponder = Callable[[SyncGroupResult], None]
-
-_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,23 +182,7 @@ class _DelayedJoin:
     remaining_ms: int = 0
 
 
-def _entry(fn: _F) -> _F:
-    """Deliver queued answers when the outermost coordinator call returns."""
-
-    @functools.wraps(fn)
-    def wrapper(self: GroupCoordinator, *args: Any, **kwargs: Any) -> Any:
-        self._depth += 1
-        try:
-            return fn(self, *args, **kwargs)
-        finally:
-            self._depth -= 1
-            if self._depth == 0:
-                self._flush()
-
-    return wrapper  # type: ignore[return-value]
-
-
-class GroupCoordinator:
+class GroupCoordinator(CoordinatorCore):
     def __init__(self, config: GroupConfig, store: GroupStore, scheduler: Scheduler, *,
                  is_coordinator_for: Callable[[str], bool] | None = None,
                  is_loading: Callable[[str | None], bool] | None = None,
@@ -209,10 +198,10 @@ class GroupCoordinator:
         self._is_coordinator_for = is_coordinator_for or (lambda _gid: True)
         self._is_loading = is_loading or (lambda _gid: False)
         self._new_member_id = new_member_id or (lambda prefix: f"{prefix}-{uuid.uuid4()}")
-        self._groups: dict[str, ClassicGroup] = {}
+        self._groups = {}
         self._active = False
         self._depth = 0
-        self._outbox: deque[tuple[Responder, Any]] = deque()
+        self._outbox = deque()
 
     # -- life cycle ----------------------------------------------------------------------------
 
@@ -223,7 +212,7 @@ class GroupCoordinator:
     def startup(self) -> None:
         self._active = True
 
-    @_entry
+    @entry_point
     def shutdown(self, now_ms: int) -> None:
         """Stop: parked requests are answered NOT_COORDINATOR and every timer is dropped."""
         self._active = False
@@ -231,7 +220,7 @@ class GroupCoordinator:
             self._unload_group(group, now_ms)
         self._groups.clear()
 
-    @_entry
+    @entry_point
     def load_group(self, group_id: str, value: GroupMetadataValue | None,
                    now_ms: int) -> ClassicGroup:
         """Rebuild a group from its stored GroupMetadataValue (Stable with its members, or
@@ -249,7 +238,7 @@ class GroupCoordinator:
             self._schedule_heartbeat(group, member, now_ms)
         return group
 
-    @_entry
+    @entry_point
     def remove_empty_group(self, group_id: str, now_ms: int) -> bool:
         """For offset expiration: an Empty group whose last offsets expired becomes Dead and is
         forgotten (the caller writes its tombstone). False when the group is not Empty."""
@@ -269,7 +258,7 @@ class GroupCoordinator:
 
     # -- JoinGroup -----------------------------------------------------------------------------
 
-    @_entry
+    @entry_point
     def handle_join_group(self, group_id: str, member_id: str, group_instance_id: str | None, *,
                           client_id: str, client_host: str, rebalance_timeout_ms: int,
                           session_timeout_ms: int, protocol_type: str,
@@ -301,7 +290,7 @@ class GroupCoordinator:
         why = f"client reason: {reason or 'not provided'}"
         if not self._accept_joining_member(group, member_id):
             if group.remove(member_id) is not None:
-                self.scheduler.cancel(_heartbeat_key(group, member_id))
+                self.scheduler.cancel(heartbeat_key(group, member_id))
             self._deliver(respond, JoinGroupResult.failure("", E.GROUP_MAX_SIZE_REACHED))
         elif is_unknown_member:
             self._join_new_member(group, group_instance_id, require_known_member_id,
@@ -357,7 +346,7 @@ class GroupCoordinator:
             # The member must come back with this id; until then it only holds a place.
             group.add_pending_member(new_member_id)
             self.scheduler.schedule(
-                _pending_key(group, new_member_id), now_ms + session_timeout_ms,
+                pending_key(group, new_member_id), now_ms + session_timeout_ms,
                 self._timer(self._on_pending_member_expired, group, new_member_id))
             self._deliver(respond, JoinGroupResult.failure(new_member_id, E.MEMBER_ID_REQUIRED))
         else:
@@ -382,7 +371,7 @@ class GroupCoordinator:
                 # Pending ids are only handed to dynamic members (Kafka fails the request).
                 self._deliver(respond, JoinGroupResult.failure(member_id, E.UNKNOWN_SERVER_ERROR))
                 return
-            self.scheduler.cancel(_pending_key(group, member_id))
+            self.scheduler.cancel(pending_key(group, member_id))
             self._add_member_and_rebalance(
                 group, member_id, None, client_id, client_host, rebalance_timeout_ms,
                 session_timeout_ms, protocol_type, protocols, respond, why, now_ms)
@@ -469,7 +458,7 @@ class GroupCoordinator:
                                                                   E.FENCED_INSTANCE_ID))
         self._answer_sync(member, SyncGroupResult.failure(E.FENCED_INSTANCE_ID))
         group.replace_static_member(group_instance_id, old_member_id, new_member_id)
-        self.scheduler.cancel(_heartbeat_key(group, old_member_id))
+        self.scheduler.cancel(heartbeat_key(group, old_member_id))
         self._schedule_heartbeat(group, member, now_ms)
 
         old_protocols = member.supported_protocols
@@ -494,7 +483,7 @@ class GroupCoordinator:
                 group.update_member(member, old_protocols, old_rebalance_timeout_ms,
                                     old_session_timeout_ms, None)
                 group.replace_static_member(group_instance_id, new_member_id, old_member_id)
-                self.scheduler.cancel(_heartbeat_key(group, new_member_id))
+                self.scheduler.cancel(heartbeat_key(group, new_member_id))
                 self._schedule_heartbeat(group, member, now_ms)
                 self._deliver(respond, JoinGroupResult(
                     error_code=error, member_id="", generation_id=group.generation_id,
@@ -519,7 +508,7 @@ class GroupCoordinator:
 
     # -- SyncGroup -----------------------------------------------------------------------------
 
-    @_entry
+    @entry_point
     def handle_sync_group(self, group_id: str, generation_id: int, member_id: str,
                           group_instance_id: str | None, *, assignments: Mapping[str, bytes],
                           now_ms: int, respond: SyncResponder, protocol_type: str | None = None,
@@ -622,7 +611,7 @@ class GroupCoordinator:
 
     # -- Heartbeat -----------------------------------------------------------------------------
 
-    @_entry
+    @entry_point
     def handle_heartbeat(self, group_id: str, member_id: str, group_instance_id: str | None,
                          generation_id: int, now_ms: int) -> ErrorCode:
         error = self._validate_group_status(group_id, allow_empty_id=False)
@@ -648,7 +637,7 @@ class GroupCoordinator:
 
     # -- LeaveGroup ----------------------------------------------------------------------------
 
-    @_entry
+    @entry_point
     def handle_leave_group(self, group_id: str, members: Sequence[LeavingMember],
                            now_ms: int) -> LeaveGroupResult:
         """Per-member errors in request order. v0-2 callers take the single member's error as
@@ -680,7 +669,7 @@ class GroupCoordinator:
             self._remove_member_and_update_group(group, group.members[current], why, now_ms)
             return E.NONE
         if leaving.member_id in group.pending_members:
-            self.scheduler.cancel(_pending_key(group, leaving.member_id))
+            self.scheduler.cancel(pending_key(group, leaving.member_id))
             self._remove_pending_member_and_update_group(group, leaving.member_id, now_ms)
             return E.NONE
         error = self._validate_current_member(group, leaving.member_id, leaving.group_instance_id)
@@ -692,7 +681,7 @@ class GroupCoordinator:
 
     # -- offsets -------------------------------------------------------------------------------
 
-    @_entry
+    @entry_point
     def handle_commit_offsets(self, group_id: str, member_id: str,
                               group_instance_id: str | None, generation_id: int, now_ms: int, *,
                               transactional: bool = False) -> ErrorCode:
@@ -787,7 +776,7 @@ class GroupCoordinator:
             g.overview() for g in self._groups.values()
             if not wanted_states or g.is_in_states(wanted_states)))
 
-    @_entry
+    @entry_point
     def handle_delete_groups(self, group_ids: Iterable[str], now_ms: int) -> dict[str, ErrorCode]:
         """Only Empty groups can be deleted; each becomes Dead, is forgotten, and the store
         drops its metadata and offsets."""
@@ -837,7 +826,7 @@ class GroupCoordinator:
         if not op.initial and group.has_all_members_joined():
             self._complete_join(group, now_ms)
             return
-        self.scheduler.schedule(_join_key(group), now_ms + op.delay_ms,
+        self.scheduler.schedule(join_key(group), now_ms + op.delay_ms,
                                 self._timer(self._on_join_deadline, group, op))
 
     def _try_complete_join(self, group: ClassicGroup, now_ms: int) -> None:
@@ -847,7 +836,7 @@ class GroupCoordinator:
 
     def _complete_join(self, group: ClassicGroup, now_ms: int) -> None:
         group.delayed_join = None
-        self.scheduler.cancel(_join_key(group))
+        self.scheduler.cancel(join_key(group))
         self._on_complete_join(group, now_ms)
 
     def _on_join_deadline(self, group: ClassicGroup, op: _DelayedJoin, now_ms: int) -> None:
@@ -905,17 +894,17 @@ class GroupCoordinator:
 
     def _schedule_pending_sync(self, group: ClassicGroup, now_ms: int) -> None:
         generation = group.generation_id
-        self.scheduler.schedule(_sync_key(group), now_ms + group.rebalance_timeout_ms,
+        self.scheduler.schedule(sync_key(group), now_ms + group.rebalance_timeout_ms,
                                 self._timer(self._on_sync_deadline, group, generation))
 
     def _remove_pending_sync_member(self, group: ClassicGroup, member_id: str) -> None:
         group.pending_sync_members.discard(member_id)
         if not group.pending_sync_members:
-            self.scheduler.cancel(_sync_key(group))
+            self.scheduler.cancel(sync_key(group))
 
     def _remove_sync_expiration(self, group: ClassicGroup) -> None:
         group.pending_sync_members.clear()
-        self.scheduler.cancel(_sync_key(group))
+        self.scheduler.cancel(sync_key(group))
 
     def _on_sync_deadline(self, group: ClassicGroup, generation: int, now_ms: int) -> None:
         if generation != group.generation_id:
@@ -952,7 +941,7 @@ class GroupCoordinator:
     def _drop_member(self, group: ClassicGroup, member_id: str) -> None:
         """Remove a member and its session timer, answering a parked SyncGroup."""
         member = group.remove(member_id)
-        self.scheduler.cancel(_heartbeat_key(group, member_id))
+        self.scheduler.cancel(heartbeat_key(group, member_id))
         if member is not None:
             self._answer_sync(member, SyncGroupResult.failure(E.UNKNOWN_MEMBER_ID))
 
@@ -962,7 +951,7 @@ class GroupCoordinator:
                             timeout_ms: int | None = None) -> None:
         member.heartbeat_satisfied = False
         timeout = member.session_timeout_ms if timeout_ms is None else timeout_ms
-        self.scheduler.schedule(_heartbeat_key(group, member.member_id), now_ms + timeout,
+        self.scheduler.schedule(heartbeat_key(group, member.member_id), now_ms + timeout,
                                 self._timer(self._on_session_expired, group, member.member_id))
 
     def _on_session_expired(self, group: ClassicGroup, member_id: str, now_ms: int) -> None:
@@ -983,79 +972,6 @@ class GroupCoordinator:
         log.info("group %s: pending member %s did not rejoin in time", group.group_id, member_id)
         self._remove_pending_member_and_update_group(group, member_id, now_ms)
 
-    # -- validation ----------------------------------------------------------------------------
-
-    def _validate_group_status(self, group_id: str | None, *,
-                               allow_empty_id: bool) -> ErrorCode | None:
-        # OffsetCommit/Fetch, DescribeGroups and DeleteGroups accept the empty group id, for
-        # compatibility; the group-management APIs need a real one.
-        if group_id is None or (group_id == "" and not allow_empty_id):
-            return E.INVALID_GROUP_ID
-        if not self._active:
-            return E.COORDINATOR_NOT_AVAILABLE
-        if self._is_loading(group_id):
-            return E.COORDINATOR_LOAD_IN_PROGRESS
-        if not self._is_coordinator_for(group_id):
-            return E.NOT_COORDINATOR
-        return None
-
-    @staticmethod
-    def _validate_current_member(group: ClassicGroup, member_id: str,
-                                 group_instance_id: str | None) -> ErrorCode | None:
-        """A given instance id must map to ``member_id`` (else FENCED_INSTANCE_ID, or
-        UNKNOWN_MEMBER_ID if unknown), and the member must exist."""
-        if group_instance_id is not None:
-            current = group.static_member_id(group_instance_id)
-            if current is None:
-                return E.UNKNOWN_MEMBER_ID
-            if current != member_id:
-                return E.FENCED_INSTANCE_ID
-        if member_id not in group:
-            return E.UNKNOWN_MEMBER_ID
-        return None
-
-    # -- answers -------------------------------------------------------------------------------
-
-    def _answer_join(self, group: ClassicGroup, member: MemberMetadata,
-                     result: JoinGroupResult) -> bool:
-        respond = group.take_join_responder(member)
-        if respond is None:
-            return False
-        self._deliver(respond, result)
-        return True
-
-    def _answer_sync(self, member: MemberMetadata, result: SyncGroupResult) -> bool:
-        respond = ClassicGroup.take_sync_responder(member)
-        if respond is None:
-            return False
-        self._deliver(respond, result)
-        return True
-
-    def _deliver(self, respond: Responder, result: Any) -> None:
-        self._outbox.append((respond, result))
-
-    def _flush(self) -> None:
-        while self._outbox:
-            respond, result = self._outbox.popleft()
-            try:
-                respond(result)
-            except Exception:
-                log.exception("delivering %r failed", result)
-
-    def _timer(self, fn: Callable[..., None], *args: Any) -> Callable[[int], None]:
-        """A timer callback that runs ``fn(*args, now_ms)`` as a coordinator entry point."""
-
-        def fire(now_ms: int) -> None:
-            self._depth += 1
-            try:
-                fn(*args, now_ms)
-            finally:
-                self._depth -= 1
-                if self._depth == 0:
-                    self._flush()
-
-        return fire
-
     # -- unloading -----------------------------------------------------------------------------
 
     def _forget(self, group: ClassicGroup, now_ms: int) -> None:
@@ -1072,25 +988,9 @@ class GroupCoordinator:
                 self._answer_join(group, member,
                                   JoinGroupResult.failure(member.member_id, E.NOT_COORDINATOR))
             self._answer_sync(member, SyncGroupResult.failure(E.NOT_COORDINATOR))
-            self.scheduler.cancel(_heartbeat_key(group, member.member_id))
+            self.scheduler.cancel(heartbeat_key(group, member.member_id))
         for member_id in group.pending_members:
-            self.scheduler.cancel(_pending_key(group, member_id))
+            self.scheduler.cancel(pending_key(group, member_id))
         group.delayed_join = None
-        self.scheduler.cancel(_join_key(group))
-        self.scheduler.cancel(_sync_key(group))
-
-
-def _heartbeat_key(group: ClassicGroup, member_id: str) -> tuple[str, str, str]:
-    return ("heartbeat", group.group_id, member_id)
-
-
-def _pending_key(group: ClassicGroup, member_id: str) -> tuple[str, str, str]:
-    return ("pending", group.group_id, member_id)
-
-
-def _join_key(group: ClassicGroup) -> tuple[str, str]:
-    return ("join", group.group_id)
-
-
-def _sync_key(group: ClassicGroup) -> tuple[str, str]:
-    return ("sync", group.group_id)
+        self.scheduler.cancel(join_key(group))
+        self.scheduler.cancel(sync_key(group))
