@@ -66,6 +66,7 @@ from .group import (
 from .join import JoinPhase
 from .member import MemberMetadata
 from .state import GroupState
+from .sync import SyncPhase
 from .timers import Scheduler
 
 log = logging.getLogger(__name__)
@@ -73,7 +74,6 @@ log = logging.getLogger(__name__)
 E = ErrorCode
 S = GroupState
 
-SyncResponder = Callable[[SyncGroupResult], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +171,7 @@ _NO_GROUP = GroupSummary(state="", protocol_type="", protocol="", members=())
 _DEAD_GROUP = GroupSummary(state=S.DEAD.value, protocol_type="", protocol="", members=())
 
 
-class GroupCoordinator(JoinPhase):
+class GroupCoordinator(JoinPhase, SyncPhase):
     def __init__(self, config: GroupConfig, store: GroupStore, scheduler: Scheduler, *,
                  is_coordinator_for: Callable[[str], bool] | None = None,
                  is_loading: Callable[[str | None], bool] | None = None,
@@ -244,109 +244,6 @@ class GroupCoordinator(JoinPhase):
 
     def groups(self) -> list[ClassicGroup]:
         return list(self._groups.values())
-
-    # -- SyncGroup -----------------------------------------------------------------------------
-
-    @entry_point
-    def handle_sync_group(self, group_id: str, generation_id: int, member_id: str,
-                          group_instance_id: str | None, *, assignments: Mapping[str, bytes],
-                          now_ms: int, respond: SyncResponder, protocol_type: str | None = None,
-                          protocol_name: str | None = None) -> None:
-        """``protocol_type``/``protocol_name`` are checked when given (SyncGroup v5+)."""
-        error = self._validate_group_status(group_id, allow_empty_id=False)
-        if error is not None:
-            # A rebalance interrupted by a reload has to start over from JoinGroup; older
-            # clients do not expect COORDINATOR_LOAD_IN_PROGRESS here.
-            if error is E.COORDINATOR_LOAD_IN_PROGRESS:
-                error = E.REBALANCE_IN_PROGRESS
-            self._deliver(respond, SyncGroupResult.failure(error))
-            return
-        group = self._groups.get(group_id)
-        if group is None:
-            self._deliver(respond, SyncGroupResult.failure(E.UNKNOWN_MEMBER_ID))
-            return
-        error = self._validate_sync(group, generation_id, member_id, group_instance_id,
-                                    protocol_type, protocol_name)
-        if error is not None:
-            self._deliver(respond, SyncGroupResult.failure(error))
-            return
-        state = group.state
-        if state is S.EMPTY:
-            self._deliver(respond, SyncGroupResult.failure(E.UNKNOWN_MEMBER_ID))
-        elif state is S.PREPARING_REBALANCE:
-            self._deliver(respond, SyncGroupResult.failure(E.REBALANCE_IN_PROGRESS))
-        elif state is S.COMPLETING_REBALANCE:
-            member = group.members[member_id]
-            displaced = member.awaiting_sync
-            member.awaiting_sync = respond
-            if displaced is not None and displaced is not respond:
-                self._deliver(displaced, SyncGroupResult.failure(E.REBALANCE_IN_PROGRESS))
-            self._remove_pending_sync_member(group, member_id)
-            if group.is_leader(member_id):
-                self._complete_assignment(group, generation_id, member_id, assignments, now_ms)
-        elif state is S.STABLE:
-            self._remove_pending_sync_member(group, member_id)
-            member = group.members[member_id]
-            self._deliver(respond, SyncGroupResult(E.NONE, group.protocol_type,
-                                                   group.protocol_name, member.assignment))
-            self._schedule_heartbeat(group, member, now_ms)
-        else:
-            raise AssertionError(f"SyncGroup reached group {group.group_id} in {state}")
-
-    def _validate_sync(self, group: ClassicGroup, generation_id: int, member_id: str,
-                       group_instance_id: str | None, protocol_type: str | None,
-                       protocol_name: str | None) -> ErrorCode | None:
-        if group.state is S.DEAD:
-            return E.COORDINATOR_NOT_AVAILABLE
-        error = self._validate_current_member(group, member_id, group_instance_id)
-        if error is not None:
-            return error
-        if generation_id != group.generation_id:
-            return E.ILLEGAL_GENERATION
-        if protocol_type is not None and protocol_type != group.protocol_type:
-            return E.INCONSISTENT_GROUP_PROTOCOL
-        if protocol_name is not None and protocol_name != group.protocol_name:
-            return E.INCONSISTENT_GROUP_PROTOCOL
-        return None
-
-    def _complete_assignment(self, group: ClassicGroup, generation_id: int, leader_id: str,
-                             assignments: Mapping[str, bytes], now_ms: int) -> None:
-        """The leader's SyncGroup: store the assignment, then hand it out (or the error)."""
-        log.info("group %s: assignment from leader %s for generation %d (%d members)",
-                 group.group_id, leader_id, generation_id, len(group))
-        # Members the leader left out get an empty assignment; unknown ids are ignored.
-        assignment = {mid: bytes(assignments.get(mid, b"")) for mid in group.members}
-        error = self.store.store_group(group.group_id, group.to_metadata_value(assignment),
-                                       now_ms)
-        if group.state is not S.COMPLETING_REBALANCE or group.generation_id != generation_id:
-            return  # the group moved on while the record was written
-        if error is not E.NONE:
-            self._reset_and_propagate_assignment_error(group, error, now_ms)
-            self._maybe_prepare_rebalance(
-                group, f"error {error.name} storing the assignment from {leader_id}", now_ms)
-        else:
-            for member in group.members.values():
-                member.assignment = assignment[member.member_id]
-            self._propagate_assignment(group, E.NONE, now_ms)
-            group.transition_to(S.STABLE, now_ms)
-
-    def _reset_and_propagate_assignment_error(self, group: ClassicGroup, error: ErrorCode,
-                                              now_ms: int) -> None:
-        assert group.state is S.COMPLETING_REBALANCE
-        for member in group.members.values():
-            member.assignment = b""
-        self._propagate_assignment(group, error, now_ms)
-
-    def _propagate_assignment(self, group: ClassicGroup, error: ErrorCode, now_ms: int) -> None:
-        ok = error is E.NONE
-        for member in list(group.members.values()):
-            result = SyncGroupResult(error,
-                                     group.protocol_type if ok else None,
-                                     group.protocol_name if ok else None,
-                                     member.assignment)
-            if self._answer_sync(member, result):
-                # A session that ran out while the member waited was ignored; start it afresh.
-                self._schedule_heartbeat(group, member, now_ms)
 
     # -- Heartbeat -----------------------------------------------------------------------------
 
@@ -537,35 +434,6 @@ class GroupCoordinator(JoinPhase):
             else:
                 results[group_id] = E.NON_EMPTY_GROUP
         return results
-
-    # -- the sync deadline ---------------------------------------------------------------------
-
-    def _schedule_pending_sync(self, group: ClassicGroup, now_ms: int) -> None:
-        generation = group.generation_id
-        self.scheduler.schedule(sync_key(group), now_ms + group.rebalance_timeout_ms,
-                                self._timer(self._on_sync_deadline, group, generation))
-
-    def _remove_pending_sync_member(self, group: ClassicGroup, member_id: str) -> None:
-        group.pending_sync_members.discard(member_id)
-        if not group.pending_sync_members:
-            self.scheduler.cancel(sync_key(group))
-
-    def _remove_sync_expiration(self, group: ClassicGroup) -> None:
-        group.pending_sync_members.clear()
-        self.scheduler.cancel(sync_key(group))
-
-    def _on_sync_deadline(self, group: ClassicGroup, generation: int, now_ms: int) -> None:
-        if generation != group.generation_id:
-            return
-        if group.state not in (S.COMPLETING_REBALANCE, S.STABLE):
-            return
-        missing = list(group.pending_sync_members)
-        if not missing:
-            return
-        for member_id in missing:
-            self._drop_member(group, member_id)
-        self._prepare_rebalance(group, f"members {missing} did not send SyncGroup in time",
-                                now_ms)
 
     # -- members leaving -----------------------------------------------------------------------
 
