@@ -11,10 +11,7 @@ from .coordinator import (
     GroupConfig,
     GroupCoordinator,
     GroupStore,
-    LeaveGroupResult,
-    LeavingMember,
     ListGroupsResult,
-    MemberLeaveResult,
     NullGroupStore,
 )
 from .group import (
@@ -26,6 +23,7 @@ from .group import (
     SyncGroupResult,
 )
 from .member import MemberMetadata, MemberSummary
+from .membership import LeaveGroupResult, LeavingMember, MemberLeaveResult
 from .state import GroupState, IllegalStateTransition
 from .timers import LoopScheduler, ManualScheduler, Scheduler
 
