@@ -6,14 +6,7 @@
 * :mod:`.timers` - the scheduler protocol, a manual one for tests and an asyncio one.
 """
 
-from .coordinator import (
-    DescribeGroupResult,
-    GroupConfig,
-    GroupCoordinator,
-    GroupStore,
-    ListGroupsResult,
-    NullGroupStore,
-)
+from .coordinator import GroupConfig, GroupCoordinator, GroupStore, NullGroupStore
 from .group import (
     ClassicGroup,
     GroupOverview,
@@ -22,6 +15,7 @@ from .group import (
     JoinGroupResult,
     SyncGroupResult,
 )
+from .group_apis import DescribeGroupResult, ListGroupsResult
 from .member import MemberMetadata, MemberSummary
 from .membership import LeaveGroupResult, LeavingMember, MemberLeaveResult
 from .state import GroupState, IllegalStateTransition
