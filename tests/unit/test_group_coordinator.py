@@ -12,6 +12,7 @@ from pybroker.coordinator.group import (
     GroupCoordinator,
     GroupState,
     JoinGroupMember,
+    JoinRequest,
     LeavingMember,
     LoopScheduler,
     ManualScheduler,
@@ -82,12 +83,12 @@ class Harness:
              protocols=(("range", b"r"),), protocol_type="consumer", session=SESSION,
              rebalance=REBALANCE, require_known=False, skip=False):
         box = Box()
-        self.coord.handle_join_group(
-            group_id, member_id, instance, client_id=client_id, client_host="/127.0.0.1",
-            rebalance_timeout_ms=rebalance, session_timeout_ms=session,
-            protocol_type=protocol_type, protocols=list(protocols), now_ms=self.now,
-            respond=box, require_known_member_id=require_known,
-            supports_skipping_assignment=skip)
+        self.coord.handle_join_group(JoinRequest(
+            group_id=group_id, member_id=member_id, group_instance_id=instance,
+            client_id=client_id, client_host="/127.0.0.1", rebalance_timeout_ms=rebalance,
+            session_timeout_ms=session, protocol_type=protocol_type, protocols=list(protocols),
+            require_known_member_id=require_known, supports_skipping_assignment=skip),
+            self.now, box)
         return box
 
     def sync(self, member_id, generation, assignments=None, instance=None, *, group_id="g",
@@ -454,6 +455,21 @@ def test_the_protocol_is_chosen_by_vote(h):
     assert [m.metadata for m in leader.members] == [b"a-rr", b"b-rr", b"c-rr"]
 
 
+def test_a_join_request_holds_its_own_copy_of_the_protocol_metadata(h):
+    buffer = bytearray(b"a-r")
+    request = JoinRequest(group_id="g", member_id="", group_instance_id=None, client_id="a",
+                          client_host="/127.0.0.1", rebalance_timeout_ms=REBALANCE,
+                          session_timeout_ms=SESSION, protocol_type="consumer",
+                          protocols=[("range", memoryview(buffer))],
+                          require_known_member_id=False)
+    buffer[:] = b"xyz"  # the buffer the request was read from is reused
+    assert request.protocols == (("range", b"a-r"),)
+    box = Box()
+    h.coord.handle_join_group(request, h.now, box)
+    h.advance(DELAY)
+    assert [m.metadata for m in box.result.members] == [b"a-r"]
+
+
 def test_only_protocols_every_member_supports_are_candidates(h):
     boxes = [h.join(client_id="a", protocols=[("sticky", b"s"), ("range", b"r")]),
              h.join(client_id="b", protocols=[("range", b"r")])]
@@ -755,10 +771,13 @@ def test_answers_may_call_back_into_the_coordinator(h):
                                   respond=box)
         syncs.append(box)
 
-    h.coord.handle_join_group("g", "", None, client_id="a", client_host="h",
-                              rebalance_timeout_ms=REBALANCE, session_timeout_ms=SESSION,
-                              protocol_type="consumer", protocols=[("range", b"")],
-                              now_ms=h.now, respond=on_join, require_known_member_id=False)
+    h.coord.handle_join_group(JoinRequest(group_id="g", member_id="", group_instance_id=None,
+                                          client_id="a", client_host="h",
+                                          rebalance_timeout_ms=REBALANCE,
+                                          session_timeout_ms=SESSION, protocol_type="consumer",
+                                          protocols=[("range", b"")],
+                                          require_known_member_id=False),
+                              h.now, on_join)
     h.advance(DELAY)
     assert syncs[0].result.assignment == b"mine"
     assert h.state() is S.STABLE

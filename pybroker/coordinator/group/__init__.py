@@ -16,6 +16,7 @@ from .group import (
     SyncGroupResult,
 )
 from .group_apis import DescribeGroupResult, ListGroupsResult
+from .join import JoinRequest
 from .member import MemberMetadata, MemberSummary
 from .membership import LeaveGroupResult, LeavingMember, MemberLeaveResult
 from .state import GroupState, IllegalStateTransition
@@ -32,6 +33,7 @@ __all__ = [
     "GroupSummary",
     "IllegalStateTransition",
     "JoinGroupMember",
+    "JoinRequest",
     "JoinGroupResult",
     "LeaveGroupResult",
     "LeavingMember",

@@ -37,6 +37,41 @@ S = GroupState
 JoinResponder = Callable[[JoinGroupResult], None]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JoinRequest:
+    """A JoinGroup request as the coordinator takes it, whatever its version: the caller
+    fills in what older versions lack (v0: the session timeout as the rebalance timeout;
+    before v5 no instance id, before v8 no reason)."""
+
+    group_id: str
+    #: Empty for a member joining for the first time.
+    member_id: str
+    #: Set for a static member.
+    group_instance_id: str | None
+    client_id: str
+    #: As Kafka shows it: ``/`` and the address.
+    client_host: str
+    rebalance_timeout_ms: int
+    session_timeout_ms: int
+    protocol_type: str
+    #: In the member's order of preference. Stored as a tuple of bytes of its own, so the
+    #: value holds no view into the request buffer.
+    protocols: Sequence[Protocol]
+    #: v4+: a new dynamic member is given an id and must rejoin with it (MEMBER_ID_REQUIRED).
+    require_known_member_id: bool = True
+    #: v9+: a static leader rejoining a Stable group may be told to skip the assignment.
+    supports_skipping_assignment: bool = False
+    reason: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "protocols",
+                           tuple((name, bytes(metadata)) for name, metadata in self.protocols))
+
+    @property
+    def protocol_names(self) -> list[str]:
+        return [name for name, _ in self.protocols]
+
+
 @dataclass(slots=True)
 class _DelayedJoin:
     """The parked end of a join phase. ``initial`` ones (a group leaving Empty) never complete
@@ -53,48 +88,35 @@ class JoinPhase(CoordinatorCore):
     # -- JoinGroup -----------------------------------------------------------------------------
 
     @entry_point
-    def handle_join_group(self, group_id: str, member_id: str, group_instance_id: str | None, *,
-                          client_id: str, client_host: str, rebalance_timeout_ms: int,
-                          session_timeout_ms: int, protocol_type: str,
-                          protocols: Sequence[Protocol], now_ms: int, respond: JoinResponder,
-                          require_known_member_id: bool = True,
-                          supports_skipping_assignment: bool = False,
-                          reason: str | None = None) -> None:
-        """``require_known_member_id`` is JoinGroup v4+ (MEMBER_ID_REQUIRED);
-        ``supports_skipping_assignment`` is v9+. v0 callers pass the session timeout as the
-        rebalance timeout."""
-        protocols = [(name, bytes(metadata)) for name, metadata in protocols]
-        error = self._validate_group_status(group_id, allow_empty_id=False)
+    def handle_join_group(self, request: JoinRequest, now_ms: int,
+                          respond: JoinResponder) -> None:
+        member_id = request.member_id
+        error = self._validate_group_status(request.group_id, allow_empty_id=False)
         if error is not None:
             self._deliver(respond, JoinGroupResult.failure(member_id, error))
             return
-        if not (self.config.min_session_timeout_ms <= session_timeout_ms
+        if not (self.config.min_session_timeout_ms <= request.session_timeout_ms
                 <= self.config.max_session_timeout_ms):
             self._deliver(respond, JoinGroupResult.failure(member_id, E.INVALID_SESSION_TIMEOUT))
             return
         is_unknown_member = member_id == ""
-        group = self._groups.get(group_id)
+        group = self._groups.get(request.group_id)
         if group is None:
             if not is_unknown_member:
                 self._deliver(respond, JoinGroupResult.failure(member_id, E.UNKNOWN_MEMBER_ID))
                 return
-            group = ClassicGroup(group_id, S.EMPTY, now_ms)
-            self._groups[group_id] = group
+            group = ClassicGroup(request.group_id, S.EMPTY, now_ms)
+            self._groups[request.group_id] = group
 
-        why = f"client reason: {reason or 'not provided'}"
+        why = f"client reason: {request.reason or 'not provided'}"
         if not self._accept_joining_member(group, member_id):
             if group.remove(member_id) is not None:
                 self.scheduler.cancel(heartbeat_key(group, member_id))
             self._deliver(respond, JoinGroupResult.failure("", E.GROUP_MAX_SIZE_REACHED))
         elif is_unknown_member:
-            self._join_new_member(group, group_instance_id, require_known_member_id,
-                                  supports_skipping_assignment, client_id, client_host,
-                                  rebalance_timeout_ms, session_timeout_ms, protocol_type,
-                                  protocols, respond, why, now_ms)
+            self._join_new_member(group, request, respond, why, now_ms)
         else:
-            self._join_current_member(group, member_id, group_instance_id, client_id,
-                                      client_host, rebalance_timeout_ms, session_timeout_ms,
-                                      protocol_type, protocols, respond, why, now_ms)
+            self._join_current_member(group, request, respond, why, now_ms)
         if group.state is S.PREPARING_REBALANCE:
             self._try_complete_join(group, now_ms)
 
@@ -110,89 +132,75 @@ class JoinPhase(CoordinatorCore):
                     or group.num_awaiting_join < max_size)
         return member_id in group or len(group) < max_size
 
-    def _join_new_member(self, group: ClassicGroup, group_instance_id: str | None,
-                         require_known_member_id: bool, supports_skipping_assignment: bool,
-                         client_id: str, client_host: str, rebalance_timeout_ms: int,
-                         session_timeout_ms: int, protocol_type: str, protocols: list[Protocol],
+    def _join_new_member(self, group: ClassicGroup, request: JoinRequest,
                          respond: JoinResponder, why: str, now_ms: int) -> None:
         if group.state is S.DEAD:
             self._deliver(respond, JoinGroupResult.failure("", E.COORDINATOR_NOT_AVAILABLE))
             return
-        if not group.supports_protocols(protocol_type, [name for name, _ in protocols]):
+        if not group.supports_protocols(request.protocol_type, request.protocol_names):
             self._deliver(respond, JoinGroupResult.failure("", E.INCONSISTENT_GROUP_PROTOCOL))
             return
-        new_member_id = self._new_member_id(group_instance_id or client_id)
+        group_instance_id = request.group_instance_id
+        new_member_id = self._new_member_id(group_instance_id or request.client_id)
         if group_instance_id is not None:
             old_member_id = group.static_member_id(group_instance_id)
             if old_member_id is not None:
                 log.info("group %s: static member %s rejoins with a new member id, replacing %s",
                          group.group_id, group_instance_id, old_member_id)
                 self._update_static_member_and_rebalance(
-                    group, old_member_id, new_member_id, group_instance_id, protocols,
-                    rebalance_timeout_ms, session_timeout_ms, respond,
-                    supports_skipping_assignment, why, now_ms)
-            else:
-                self._add_member_and_rebalance(
-                    group, new_member_id, group_instance_id, client_id, client_host,
-                    rebalance_timeout_ms, session_timeout_ms, protocol_type, protocols, respond,
+                    group, old_member_id, new_member_id, group_instance_id, request, respond,
                     why, now_ms)
-        elif require_known_member_id:
+            else:
+                self._add_member_and_rebalance(group, new_member_id, request, respond, why,
+                                               now_ms)
+        elif request.require_known_member_id:
             # The member must come back with this id; until then it only holds a place.
             group.add_pending_member(new_member_id)
             self.scheduler.schedule(
-                pending_key(group, new_member_id), now_ms + session_timeout_ms,
+                pending_key(group, new_member_id), now_ms + request.session_timeout_ms,
                 self._timer(self._on_pending_member_expired, group, new_member_id))
             self._deliver(respond, JoinGroupResult.failure(new_member_id, E.MEMBER_ID_REQUIRED))
         else:
-            self._add_member_and_rebalance(
-                group, new_member_id, None, client_id, client_host, rebalance_timeout_ms,
-                session_timeout_ms, protocol_type, protocols, respond, why, now_ms)
+            self._add_member_and_rebalance(group, new_member_id, request, respond, why, now_ms)
 
-    def _join_current_member(self, group: ClassicGroup, member_id: str,
-                             group_instance_id: str | None, client_id: str, client_host: str,
-                             rebalance_timeout_ms: int, session_timeout_ms: int,
-                             protocol_type: str, protocols: list[Protocol],
+    def _join_current_member(self, group: ClassicGroup, request: JoinRequest,
                              respond: JoinResponder, why: str, now_ms: int) -> None:
+        member_id = request.member_id
         if group.state is S.DEAD:
             self._deliver(respond, JoinGroupResult.failure(member_id, E.COORDINATOR_NOT_AVAILABLE))
             return
-        if not group.supports_protocols(protocol_type, [name for name, _ in protocols]):
+        if not group.supports_protocols(request.protocol_type, request.protocol_names):
             self._deliver(respond,
                           JoinGroupResult.failure(member_id, E.INCONSISTENT_GROUP_PROTOCOL))
             return
         if member_id in group.pending_members:
-            if group_instance_id is not None:
+            if request.group_instance_id is not None:
                 # Pending ids are only handed to dynamic members (Kafka fails the request).
                 self._deliver(respond, JoinGroupResult.failure(member_id, E.UNKNOWN_SERVER_ERROR))
                 return
             self.scheduler.cancel(pending_key(group, member_id))
-            self._add_member_and_rebalance(
-                group, member_id, None, client_id, client_host, rebalance_timeout_ms,
-                session_timeout_ms, protocol_type, protocols, respond, why, now_ms)
+            self._add_member_and_rebalance(group, member_id, request, respond, why, now_ms)
             return
-        error = self._validate_current_member(group, member_id, group_instance_id)
+        error = self._validate_current_member(group, member_id, request.group_instance_id)
         if error is not None:
             self._deliver(respond, JoinGroupResult.failure(member_id, error))
             return
         member = group.members[member_id]
         state = group.state
         if state is S.PREPARING_REBALANCE:
-            self._update_member_and_rebalance(group, member, protocols, rebalance_timeout_ms,
-                                              session_timeout_ms, respond, why, now_ms)
+            self._update_member_and_rebalance(group, member, request, respond, why, now_ms)
         elif state is S.COMPLETING_REBALANCE:
-            if member.matches(protocols):
+            if member.matches(request.protocols):
                 # It probably missed its JoinGroup answer: send it again.
                 self._deliver(respond, self._join_result(group, member_id,
                                                          with_members=group.is_leader(member_id)))
             else:
-                self._update_member_and_rebalance(group, member, protocols, rebalance_timeout_ms,
-                                                  session_timeout_ms, respond, why, now_ms)
+                self._update_member_and_rebalance(group, member, request, respond, why, now_ms)
         elif state is S.STABLE:
-            if group.is_leader(member_id) or not member.matches(protocols):
+            if group.is_leader(member_id) or not member.matches(request.protocols):
                 # A leader's JoinGroup always rebalances: that is how it reacts to changes
                 # (topic metadata, for consumers) that do not show in member metadata.
-                self._update_member_and_rebalance(group, member, protocols, rebalance_timeout_ms,
-                                                  session_timeout_ms, respond, why, now_ms)
+                self._update_member_and_rebalance(group, member, request, respond, why, now_ms)
             else:
                 self._deliver(respond, self._join_result(group, member_id, with_members=False))
         else:  # Empty: a member cannot be known
@@ -213,14 +221,14 @@ class JoinPhase(CoordinatorCore):
         )
 
     def _add_member_and_rebalance(self, group: ClassicGroup, member_id: str,
-                                  group_instance_id: str | None, client_id: str,
-                                  client_host: str, rebalance_timeout_ms: int,
-                                  session_timeout_ms: int, protocol_type: str,
-                                  protocols: list[Protocol], respond: JoinResponder, why: str,
+                                  request: JoinRequest, respond: JoinResponder, why: str,
                                   now_ms: int) -> None:
-        member = MemberMetadata(member_id, group_instance_id, client_id, client_host,
-                                rebalance_timeout_ms, session_timeout_ms, protocol_type,
-                                protocols, is_new=True)
+        """``member_id`` is the id handed out, not necessarily the request's (empty for a new
+        member)."""
+        member = MemberMetadata(member_id, request.group_instance_id, request.client_id,
+                                request.client_host, request.rebalance_timeout_ms,
+                                request.session_timeout_ms, request.protocol_type,
+                                list(request.protocols), is_new=True)
         if group.state is S.PREPARING_REBALANCE and group.generation_id == 0:
             group.new_member_added = True
         group.add(member, respond)
@@ -229,11 +237,10 @@ class JoinPhase(CoordinatorCore):
         self._maybe_prepare_rebalance(group, f"adding new member {member_id}; {why}", now_ms)
 
     def _update_member_and_rebalance(self, group: ClassicGroup, member: MemberMetadata,
-                                     protocols: list[Protocol], rebalance_timeout_ms: int,
-                                     session_timeout_ms: int, respond: JoinResponder, why: str,
+                                     request: JoinRequest, respond: JoinResponder, why: str,
                                      now_ms: int) -> None:
-        displaced = group.update_member(member, protocols, rebalance_timeout_ms,
-                                        session_timeout_ms, respond)
+        displaced = group.update_member(member, request.protocols, request.rebalance_timeout_ms,
+                                        request.session_timeout_ms, respond)
         if displaced is not None and displaced is not respond:
             self._deliver(displaced, JoinGroupResult.failure(member.member_id,
                                                              E.REBALANCE_IN_PROGRESS))
@@ -241,10 +248,8 @@ class JoinPhase(CoordinatorCore):
 
     def _update_static_member_and_rebalance(self, group: ClassicGroup, old_member_id: str,
                                             new_member_id: str, group_instance_id: str,
-                                            protocols: list[Protocol], rebalance_timeout_ms: int,
-                                            session_timeout_ms: int, respond: JoinResponder,
-                                            supports_skipping_assignment: bool, why: str,
-                                            now_ms: int) -> None:
+                                            request: JoinRequest, respond: JoinResponder,
+                                            why: str, now_ms: int) -> None:
         previous_leader = group.leader_id
         member = group.members[old_member_id]
         # Whoever still uses the old id is fenced at once.
@@ -258,7 +263,8 @@ class JoinPhase(CoordinatorCore):
         old_protocols = member.supported_protocols
         old_rebalance_timeout_ms = member.rebalance_timeout_ms
         old_session_timeout_ms = member.session_timeout_ms
-        group.update_member(member, protocols, rebalance_timeout_ms, session_timeout_ms, respond)
+        group.update_member(member, request.protocols, request.rebalance_timeout_ms,
+                            request.session_timeout_ms, respond)
 
         state = group.state
         if state is S.STABLE:
@@ -283,7 +289,7 @@ class JoinPhase(CoordinatorCore):
                     error_code=error, member_id="", generation_id=group.generation_id,
                     protocol_type=group.protocol_type, protocol_name=group.protocol_name,
                     leader_id=previous_leader or ""))
-            elif supports_skipping_assignment:
+            elif request.supports_skipping_assignment:
                 # v9+: a static leader learns it leads but must not compute a new assignment.
                 is_leader = group.is_leader(new_member_id)
                 self._answer_join(group, member, self._join_result(
