@@ -16,6 +16,7 @@ from pybroker.coordinator.group import (
     LeavingMember,
     LoopScheduler,
     ManualScheduler,
+    SyncRequest,
 )
 
 S = GroupState
@@ -94,10 +95,10 @@ class Harness:
     def sync(self, member_id, generation, assignments=None, instance=None, *, group_id="g",
              protocol_type=None, protocol_name=None):
         box = Box()
-        self.coord.handle_sync_group(
-            group_id, generation, member_id, instance, assignments=assignments or {},
-            now_ms=self.now, respond=box, protocol_type=protocol_type,
-            protocol_name=protocol_name)
+        self.coord.handle_sync_group(SyncRequest(
+            group_id=group_id, generation_id=generation, member_id=member_id,
+            group_instance_id=instance, assignments=assignments or {},
+            protocol_type=protocol_type, protocol_name=protocol_name), self.now, box)
         return box
 
     def heartbeat(self, member_id, generation, instance=None, group_id="g"):
@@ -214,6 +215,18 @@ def test_sync_distributes_the_leaders_assignment(h):
     assert group_id == "g" and value.generation == 1 and value.leader == a
     assert value.protocol_type == "consumer" and value.protocol == "range"
     assert {m.member_id: m.assignment for m in value.members} == {a: b"A", b: b"B", c: b""}
+
+
+def test_a_sync_request_holds_its_own_read_only_copy_of_the_assignments():
+    buffer = bytearray(b"A")
+    given = {"a": memoryview(buffer)}
+    request = SyncRequest(group_id="g", generation_id=1, member_id="a", group_instance_id=None,
+                          assignments=given)
+    buffer[:] = b"Z"  # the buffer the request was read from is reused
+    given["b"] = b"B"
+    assert dict(request.assignments) == {"a": b"A"}
+    with pytest.raises(TypeError):
+        request.assignments["b"] = b"B"
 
 
 def test_a_new_member_rebalances_a_stable_group_and_heartbeats_tell_the_others(h):
@@ -766,9 +779,10 @@ def test_answers_may_call_back_into_the_coordinator(h):
     def on_join(result):
         # a client that sends SyncGroup the moment its JoinGroup answer arrives
         box = Box()
-        h.coord.handle_sync_group("g", result.generation_id, result.member_id, None,
-                                  assignments={result.member_id: b"mine"}, now_ms=h.now,
-                                  respond=box)
+        h.coord.handle_sync_group(SyncRequest(group_id="g", generation_id=result.generation_id,
+                                              member_id=result.member_id, group_instance_id=None,
+                                              assignments={result.member_id: b"mine"}),
+                                  h.now, box)
         syncs.append(box)
 
     h.coord.handle_join_group(JoinRequest(group_id="g", member_id="", group_instance_id=None,

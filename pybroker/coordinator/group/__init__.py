@@ -20,6 +20,7 @@ from .join import JoinRequest
 from .member import MemberMetadata, MemberSummary
 from .membership import LeaveGroupResult, LeavingMember, MemberLeaveResult
 from .state import GroupState, IllegalStateTransition
+from .sync import SyncRequest
 from .timers import LoopScheduler, ManualScheduler, Scheduler
 
 __all__ = [
@@ -46,4 +47,5 @@ __all__ = [
     "NullGroupStore",
     "Scheduler",
     "SyncGroupResult",
+    "SyncRequest",
 ]

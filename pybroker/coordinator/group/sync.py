@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 
 from protocol.errors import ErrorCode
 
@@ -34,18 +36,36 @@ S = GroupState
 SyncResponder = Callable[[SyncGroupResult], None]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SyncRequest:
+    """A SyncGroup request as the coordinator takes it, whatever its version: before v3 no
+    instance id, before v5 no protocol type and name (checked only when given)."""
+
+    group_id: str
+    generation_id: int
+    member_id: str
+    group_instance_id: str | None
+    #: The leader's assignment by member id (followers send none). Stored as a read-only
+    #: mapping of bytes of its own.
+    assignments: Mapping[str, bytes]
+    protocol_type: str | None = None
+    protocol_name: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "assignments", MappingProxyType(
+            {member_id: bytes(data) for member_id, data in self.assignments.items()}))
+
+
 class SyncPhase(CoordinatorCore):
     """SyncGroup, assignment propagation and the pending-sync deadline."""
 
     # -- SyncGroup -----------------------------------------------------------------------------
 
     @entry_point
-    def handle_sync_group(self, group_id: str, generation_id: int, member_id: str,
-                          group_instance_id: str | None, *, assignments: Mapping[str, bytes],
-                          now_ms: int, respond: SyncResponder, protocol_type: str | None = None,
-                          protocol_name: str | None = None) -> None:
-        """``protocol_type``/``protocol_name`` are checked when given (SyncGroup v5+)."""
-        error = self._validate_group_status(group_id, allow_empty_id=False)
+    def handle_sync_group(self, request: SyncRequest, now_ms: int,
+                          respond: SyncResponder) -> None:
+        member_id = request.member_id
+        error = self._validate_group_status(request.group_id, allow_empty_id=False)
         if error is not None:
             # A rebalance interrupted by a reload has to start over from JoinGroup; older
             # clients do not expect COORDINATOR_LOAD_IN_PROGRESS here.
@@ -53,12 +73,11 @@ class SyncPhase(CoordinatorCore):
                 error = E.REBALANCE_IN_PROGRESS
             self._deliver(respond, SyncGroupResult.failure(error))
             return
-        group = self._groups.get(group_id)
+        group = self._groups.get(request.group_id)
         if group is None:
             self._deliver(respond, SyncGroupResult.failure(E.UNKNOWN_MEMBER_ID))
             return
-        error = self._validate_sync(group, generation_id, member_id, group_instance_id,
-                                    protocol_type, protocol_name)
+        error = self._validate_sync(group, request)
         if error is not None:
             self._deliver(respond, SyncGroupResult.failure(error))
             return
@@ -75,7 +94,8 @@ class SyncPhase(CoordinatorCore):
                 self._deliver(displaced, SyncGroupResult.failure(E.REBALANCE_IN_PROGRESS))
             self._remove_pending_sync_member(group, member_id)
             if group.is_leader(member_id):
-                self._complete_assignment(group, generation_id, member_id, assignments, now_ms)
+                self._complete_assignment(group, request.generation_id, member_id,
+                                          request.assignments, now_ms)
         elif state is S.STABLE:
             self._remove_pending_sync_member(group, member_id)
             member = group.members[member_id]
@@ -85,19 +105,18 @@ class SyncPhase(CoordinatorCore):
         else:
             raise AssertionError(f"SyncGroup reached group {group.group_id} in {state}")
 
-    def _validate_sync(self, group: ClassicGroup, generation_id: int, member_id: str,
-                       group_instance_id: str | None, protocol_type: str | None,
-                       protocol_name: str | None) -> ErrorCode | None:
+    def _validate_sync(self, group: ClassicGroup, request: SyncRequest) -> ErrorCode | None:
         if group.state is S.DEAD:
             return E.COORDINATOR_NOT_AVAILABLE
-        error = self._validate_current_member(group, member_id, group_instance_id)
+        error = self._validate_current_member(group, request.member_id,
+                                              request.group_instance_id)
         if error is not None:
             return error
-        if generation_id != group.generation_id:
+        if request.generation_id != group.generation_id:
             return E.ILLEGAL_GENERATION
-        if protocol_type is not None and protocol_type != group.protocol_type:
+        if request.protocol_type is not None and request.protocol_type != group.protocol_type:
             return E.INCONSISTENT_GROUP_PROTOCOL
-        if protocol_name is not None and protocol_name != group.protocol_name:
+        if request.protocol_name is not None and request.protocol_name != group.protocol_name:
             return E.INCONSISTENT_GROUP_PROTOCOL
         return None
 
