@@ -2,7 +2,11 @@
 
 * :mod:`.state` - the group state machine, as a table of legal transitions.
 * :mod:`.member`, :mod:`.group` - membership bookkeeping, results, the stored form.
-* :mod:`.coordinator` - the protocol logic (Kafka's GroupCoordinator), clock-free.
+* :mod:`.coordinator` - :class:`GroupCoordinator`, the protocol logic (Kafka's
+  GroupCoordinator), clock-free; put together from :mod:`.join` (JoinGroup, rebalances),
+  :mod:`.sync` (SyncGroup, assignments), :mod:`.membership` (heartbeats, session expiry,
+  LeaveGroup) and :mod:`.group_apis` (offset-commit checks, Describe/List/DeleteGroups), over
+  the shared state and answer delivery of :mod:`.core`.
 * :mod:`.timers` - the scheduler protocol, a manual one for tests and an asyncio one.
 """
 

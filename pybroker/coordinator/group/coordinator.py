@@ -2,6 +2,20 @@
 of offset commits, DescribeGroups, ListGroups and DeleteGroups, following Kafka's
 GroupCoordinator.
 
+:class:`GroupCoordinator` is the one entry class. It is put together from one mixin per part of
+Kafka's coordinator, each in its own module:
+
+* :mod:`.join` - JoinGroup, and preparing and completing rebalances (:class:`~.join.JoinRequest`);
+* :mod:`.sync` - SyncGroup, the leader's assignment, the pending-sync deadline
+  (:class:`~.sync.SyncRequest`);
+* :mod:`.membership` - Heartbeat, LeaveGroup, session and pending-member expiry;
+* :mod:`.group_apis` - the group side of the offset APIs, DescribeGroups, ListGroups,
+  DeleteGroups;
+* :mod:`.core` - what they share: state, validation, the answer outbox, timer keys.
+
+This module keeps the configuration, the store protocol, construction and the group table's
+life cycle (start-up, shutdown, loading and forgetting groups).
+
 Theory of operation
 -------------------
 The coordinator is pure logic. Every entry point takes ``now_ms``; timers go through a
@@ -16,17 +30,17 @@ callback that calls straight back into the coordinator sees a consistent group.
 
 Timers, each under its own key (rescheduling a key replaces it):
 
-* ``("heartbeat", group, member)`` - the member's session deadline, pushed back by
+* ``("heartbeat", group, member)`` (:mod:`.membership`) - the member's session deadline, pushed back by
   heartbeats, commits and completed joins/syncs. A member parked in JoinGroup or SyncGroup
   is not expired by it (it cannot heartbeat), except a *new* member, whose first join gets
   ``new_member_join_timeout_ms`` instead, so that abandoned joins do not pile up.
-* ``("pending", group, member)`` - a member id handed out with MEMBER_ID_REQUIRED must be used
+* ``("pending", group, member)`` (:mod:`.join`) - a member id handed out with MEMBER_ID_REQUIRED must be used
   within the session timeout.
-* ``("join", group)`` - the end of the join phase: the rebalance timeout (largest of the
+* ``("join", group)`` (:mod:`.join`) - the end of the join phase: the rebalance timeout (largest of the
   members'), or for a group leaving Empty, ``group.initial.rebalance.delay.ms`` steps that are
   extended while new members keep arriving, up to the rebalance timeout. Members that did not
   rejoin by then are removed (static members are kept).
-* ``("sync", group)`` - members that got their JoinGroup answer must send SyncGroup within the
+* ``("sync", group)`` (:mod:`.sync`) - members that got their JoinGroup answer must send SyncGroup within the
   rebalance timeout, or they are removed and the group rebalances again.
 
 Differences from Kafka, deliberately: a JoinGroup or SyncGroup that a newer request from the
@@ -120,6 +134,14 @@ class NullGroupStore:
 
 
 class GroupCoordinator(JoinPhase, SyncPhase, Membership, GroupApis):
+    """Kafka's classic GroupCoordinator, clock-free; see the module docstring.
+
+    The parts are mixins over one shared state rather than separate objects because they are
+    one state machine: they call each other in both directions (a SyncGroup timeout restarts
+    the join phase, a rebalance cancels the sync deadline, a member leaving may complete a
+    join), every method works on the same groups, timers and outbox, and no part has state of
+    its own to hide. As methods of one class they keep the shape of Kafka's GroupCoordinator."""
+
     def __init__(self, config: GroupConfig, store: GroupStore, scheduler: Scheduler, *,
                  is_coordinator_for: Callable[[str], bool] | None = None,
                  is_loading: Callable[[str | None], bool] | None = None,
