@@ -5,7 +5,7 @@ from __future__ import annotations
 from protocol.messages import join_group_request as req, join_group_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
-from pybroker.coordinator.group import JoinGroupResult
+from pybroker.coordinator.group import JoinGroupResult, JoinRequest
 from pybroker.coordinator.group_service import responder
 from pybroker.purgatory import then
 
@@ -31,9 +31,10 @@ def _response(result: JoinGroupResult, version: int) -> m.JoinGroupResponse:
 def handle(ctx: RequestContext, request: req.JoinGroupRequest) -> Response[m.JoinGroupResponse]:
     version = ctx.api_version
     fut, respond = responder()
-    ctx.services.groups.coordinator.handle_join_group(
-        request.group_id, request.member_id,
-        request.group_instance_id if version >= 5 else None,
+    ctx.services.groups.coordinator.handle_join_group(JoinRequest(
+        group_id=request.group_id,
+        member_id=request.member_id,
+        group_instance_id=request.group_instance_id if version >= 5 else None,
         client_id=ctx.client_id or "",
         client_host="/" + ctx.peer.rsplit(":", 1)[0],
         rebalance_timeout_ms=request.rebalance_timeout_ms if version >= 1
@@ -41,10 +42,8 @@ def handle(ctx: RequestContext, request: req.JoinGroupRequest) -> Response[m.Joi
         session_timeout_ms=request.session_timeout_ms,
         protocol_type=request.protocol_type,
         protocols=[(p.name, p.metadata) for p in request.protocols],
-        now_ms=ctx.now_ms,
-        respond=respond,
         require_known_member_id=version >= 4,
         supports_skipping_assignment=version >= 9,
         reason=request.reason if version >= 8 else None,
-    )
+    ), ctx.now_ms, respond)
     return then(fut, lambda result: _response(result, version))

@@ -6,6 +6,7 @@ from protocol.errors import ErrorCode
 from protocol.messages import sync_group_request as req, sync_group_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
+from pybroker.coordinator.group import SyncRequest
 from pybroker.coordinator.group_service import responder
 from pybroker.purgatory import then
 
@@ -18,15 +19,15 @@ def handle(ctx: RequestContext, request: req.SyncGroupRequest) -> Response[m.Syn
         return m.SyncGroupResponse(throttle_time_ms=0,
                                    error_code=ErrorCode.INCONSISTENT_GROUP_PROTOCOL)
     fut, respond = responder()
-    ctx.services.groups.coordinator.handle_sync_group(
-        request.group_id, request.generation_id, request.member_id,
-        request.group_instance_id if version >= 3 else None,
-        assignments={a.member_id: bytes(a.assignment) for a in request.assignments},
-        now_ms=ctx.now_ms,
-        respond=respond,
+    ctx.services.groups.coordinator.handle_sync_group(SyncRequest(
+        group_id=request.group_id,
+        generation_id=request.generation_id,
+        member_id=request.member_id,
+        group_instance_id=request.group_instance_id if version >= 3 else None,
+        assignments={a.member_id: a.assignment for a in request.assignments},
         protocol_type=request.protocol_type if version >= 5 else None,
         protocol_name=request.protocol_name if version >= 5 else None,
-    )
+    ), ctx.now_ms, respond)
     return then(fut, lambda r: m.SyncGroupResponse(
         throttle_time_ms=0, error_code=r.error_code, protocol_type=r.protocol_type,
         protocol_name=r.protocol_name, assignment=r.assignment))

@@ -12,9 +12,11 @@ from pybroker.coordinator.group import (
     GroupCoordinator,
     GroupState,
     JoinGroupMember,
+    JoinRequest,
     LeavingMember,
     LoopScheduler,
     ManualScheduler,
+    SyncRequest,
 )
 
 S = GroupState
@@ -82,21 +84,21 @@ class Harness:
              protocols=(("range", b"r"),), protocol_type="consumer", session=SESSION,
              rebalance=REBALANCE, require_known=False, skip=False):
         box = Box()
-        self.coord.handle_join_group(
-            group_id, member_id, instance, client_id=client_id, client_host="/127.0.0.1",
-            rebalance_timeout_ms=rebalance, session_timeout_ms=session,
-            protocol_type=protocol_type, protocols=list(protocols), now_ms=self.now,
-            respond=box, require_known_member_id=require_known,
-            supports_skipping_assignment=skip)
+        self.coord.handle_join_group(JoinRequest(
+            group_id=group_id, member_id=member_id, group_instance_id=instance,
+            client_id=client_id, client_host="/127.0.0.1", rebalance_timeout_ms=rebalance,
+            session_timeout_ms=session, protocol_type=protocol_type, protocols=list(protocols),
+            require_known_member_id=require_known, supports_skipping_assignment=skip),
+            self.now, box)
         return box
 
     def sync(self, member_id, generation, assignments=None, instance=None, *, group_id="g",
              protocol_type=None, protocol_name=None):
         box = Box()
-        self.coord.handle_sync_group(
-            group_id, generation, member_id, instance, assignments=assignments or {},
-            now_ms=self.now, respond=box, protocol_type=protocol_type,
-            protocol_name=protocol_name)
+        self.coord.handle_sync_group(SyncRequest(
+            group_id=group_id, generation_id=generation, member_id=member_id,
+            group_instance_id=instance, assignments=assignments or {},
+            protocol_type=protocol_type, protocol_name=protocol_name), self.now, box)
         return box
 
     def heartbeat(self, member_id, generation, instance=None, group_id="g"):
@@ -213,6 +215,18 @@ def test_sync_distributes_the_leaders_assignment(h):
     assert group_id == "g" and value.generation == 1 and value.leader == a
     assert value.protocol_type == "consumer" and value.protocol == "range"
     assert {m.member_id: m.assignment for m in value.members} == {a: b"A", b: b"B", c: b""}
+
+
+def test_a_sync_request_holds_its_own_read_only_copy_of_the_assignments():
+    buffer = bytearray(b"A")
+    given = {"a": memoryview(buffer)}
+    request = SyncRequest(group_id="g", generation_id=1, member_id="a", group_instance_id=None,
+                          assignments=given)
+    buffer[:] = b"Z"  # the buffer the request was read from is reused
+    given["b"] = b"B"
+    assert dict(request.assignments) == {"a": b"A"}
+    with pytest.raises(TypeError):
+        request.assignments["b"] = b"B"
 
 
 def test_a_new_member_rebalances_a_stable_group_and_heartbeats_tell_the_others(h):
@@ -452,6 +466,21 @@ def test_the_protocol_is_chosen_by_vote(h):
     leader = boxes[0].result
     assert leader.protocol_name == "roundrobin"
     assert [m.metadata for m in leader.members] == [b"a-rr", b"b-rr", b"c-rr"]
+
+
+def test_a_join_request_holds_its_own_copy_of_the_protocol_metadata(h):
+    buffer = bytearray(b"a-r")
+    request = JoinRequest(group_id="g", member_id="", group_instance_id=None, client_id="a",
+                          client_host="/127.0.0.1", rebalance_timeout_ms=REBALANCE,
+                          session_timeout_ms=SESSION, protocol_type="consumer",
+                          protocols=[("range", memoryview(buffer))],
+                          require_known_member_id=False)
+    buffer[:] = b"xyz"  # the buffer the request was read from is reused
+    assert request.protocols == (("range", b"a-r"),)
+    box = Box()
+    h.coord.handle_join_group(request, h.now, box)
+    h.advance(DELAY)
+    assert [m.metadata for m in box.result.members] == [b"a-r"]
 
 
 def test_only_protocols_every_member_supports_are_candidates(h):
@@ -750,15 +779,19 @@ def test_answers_may_call_back_into_the_coordinator(h):
     def on_join(result):
         # a client that sends SyncGroup the moment its JoinGroup answer arrives
         box = Box()
-        h.coord.handle_sync_group("g", result.generation_id, result.member_id, None,
-                                  assignments={result.member_id: b"mine"}, now_ms=h.now,
-                                  respond=box)
+        h.coord.handle_sync_group(SyncRequest(group_id="g", generation_id=result.generation_id,
+                                              member_id=result.member_id, group_instance_id=None,
+                                              assignments={result.member_id: b"mine"}),
+                                  h.now, box)
         syncs.append(box)
 
-    h.coord.handle_join_group("g", "", None, client_id="a", client_host="h",
-                              rebalance_timeout_ms=REBALANCE, session_timeout_ms=SESSION,
-                              protocol_type="consumer", protocols=[("range", b"")],
-                              now_ms=h.now, respond=on_join, require_known_member_id=False)
+    h.coord.handle_join_group(JoinRequest(group_id="g", member_id="", group_instance_id=None,
+                                          client_id="a", client_host="h",
+                                          rebalance_timeout_ms=REBALANCE,
+                                          session_timeout_ms=SESSION, protocol_type="consumer",
+                                          protocols=[("range", b"")],
+                                          require_known_member_id=False),
+                              h.now, on_join)
     h.advance(DELAY)
     assert syncs[0].result.assignment == b"mine"
     assert h.state() is S.STABLE

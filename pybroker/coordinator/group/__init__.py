@@ -2,21 +2,15 @@
 
 * :mod:`.state` - the group state machine, as a table of legal transitions.
 * :mod:`.member`, :mod:`.group` - membership bookkeeping, results, the stored form.
-* :mod:`.coordinator` - the protocol logic (Kafka's GroupCoordinator), clock-free.
+* :mod:`.coordinator` - :class:`GroupCoordinator`, the protocol logic (Kafka's
+  GroupCoordinator), clock-free; put together from :mod:`.join` (JoinGroup, rebalances),
+  :mod:`.sync` (SyncGroup, assignments), :mod:`.membership` (heartbeats, session expiry,
+  LeaveGroup) and :mod:`.group_apis` (offset-commit checks, Describe/List/DeleteGroups), over
+  the shared state and answer delivery of :mod:`.core`.
 * :mod:`.timers` - the scheduler protocol, a manual one for tests and an asyncio one.
 """
 
-from .coordinator import (
-    DescribeGroupResult,
-    GroupConfig,
-    GroupCoordinator,
-    GroupStore,
-    LeaveGroupResult,
-    LeavingMember,
-    ListGroupsResult,
-    MemberLeaveResult,
-    NullGroupStore,
-)
+from .coordinator import GroupConfig, GroupCoordinator, GroupStore, NullGroupStore
 from .group import (
     ClassicGroup,
     GroupOverview,
@@ -25,8 +19,12 @@ from .group import (
     JoinGroupResult,
     SyncGroupResult,
 )
+from .group_apis import DescribeGroupResult, ListGroupsResult
+from .join import JoinRequest
 from .member import MemberMetadata, MemberSummary
+from .membership import LeaveGroupResult, LeavingMember, MemberLeaveResult
 from .state import GroupState, IllegalStateTransition
+from .sync import SyncRequest
 from .timers import LoopScheduler, ManualScheduler, Scheduler
 
 __all__ = [
@@ -40,6 +38,7 @@ __all__ = [
     "GroupSummary",
     "IllegalStateTransition",
     "JoinGroupMember",
+    "JoinRequest",
     "JoinGroupResult",
     "LeaveGroupResult",
     "LeavingMember",
@@ -52,4 +51,5 @@ __all__ = [
     "NullGroupStore",
     "Scheduler",
     "SyncGroupResult",
+    "SyncRequest",
 ]

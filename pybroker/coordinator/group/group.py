@@ -3,7 +3,7 @@
 :class:`ClassicGroup` keeps what Kafka's GroupMetadata keeps for the JoinGroup/SyncGroup
 protocol: the members, the static-member mapping, the pending (MEMBER_ID_REQUIRED) members, the
 per-protocol support counts the protocol vote uses, the leader, the generation and the state.
-It makes no decisions about requests and owns no timers; :mod:`.coordinator` does both.
+It makes no decisions about requests and owns no timers; the coordinator does both.
 Offsets are not kept here either: the offset cache lives with the ``__consumer_offsets`` store.
 """
 

@@ -1,0 +1,163 @@
+"""What every part of the group coordinator shares: its state, request validation, the
+delivery of parked answers, and the timer keys.
+
+:class:`CoordinatorCore` is the base of the phase mixins (:mod:`.join`, :mod:`.sync`,
+:mod:`.membership`, :mod:`.group_apis`) that :class:`~.coordinator.GroupCoordinator` puts
+together; it holds no protocol logic of its own.
+
+Concurrency notes
+-----------------
+The coordinator runs on the broker's event loop and never awaits, so each entry point (a
+request handler or a timer) runs to completion before the next starts; there are no locks.
+What needs care is re-entry: a ``respond`` callback may call straight back into the
+coordinator. So answers are never called where they are decided: :meth:`_deliver` queues them
+and the outermost entry point (methods wrapped in :func:`entry_point`, timers made by
+:meth:`_timer`) delivers the queue when it returns, once the group is consistent again.
+
+Owns: the outbox and the entry depth. Declares, for the mixins, the state that
+``GroupCoordinator.__init__`` sets (groups, config, store, scheduler); the mixins read and
+change it only from inside an entry point.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from protocol.errors import ErrorCode
+
+from .group import ClassicGroup, JoinGroupResult, SyncGroupResult
+from .member import MemberMetadata, Responder
+from .timers import Scheduler
+
+if TYPE_CHECKING:
+    from .coordinator import GroupConfig, GroupStore
+
+log = logging.getLogger(__name__)
+
+E = ErrorCode
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def entry_point(fn: _F) -> _F:
+    """Deliver queued answers when the outermost coordinator call returns."""
+
+    @functools.wraps(fn)
+    def wrapper(self: CoordinatorCore, *args: Any, **kwargs: Any) -> Any:
+        self._depth += 1
+        try:
+            return fn(self, *args, **kwargs)
+        finally:
+            self._depth -= 1
+            if self._depth == 0:
+                self._flush()
+
+    return wrapper  # type: ignore[return-value]
+
+
+class CoordinatorCore:
+    """The shared state and plumbing of :class:`~.coordinator.GroupCoordinator`."""
+
+    config: GroupConfig
+    store: GroupStore
+    scheduler: Scheduler
+    _is_coordinator_for: Callable[[str], bool]
+    _is_loading: Callable[[str | None], bool]
+    _new_member_id: Callable[[str], str]
+    _groups: dict[str, ClassicGroup]
+    _active: bool
+    _depth: int
+    _outbox: deque[tuple[Responder, Any]]
+
+    # -- validation ----------------------------------------------------------------------------
+
+    def _validate_group_status(self, group_id: str | None, *,
+                               allow_empty_id: bool) -> ErrorCode | None:
+        # OffsetCommit/Fetch, DescribeGroups and DeleteGroups accept the empty group id, for
+        # compatibility; the group-management APIs need a real one.
+        if group_id is None or (group_id == "" and not allow_empty_id):
+            return E.INVALID_GROUP_ID
+        if not self._active:
+            return E.COORDINATOR_NOT_AVAILABLE
+        if self._is_loading(group_id):
+            return E.COORDINATOR_LOAD_IN_PROGRESS
+        if not self._is_coordinator_for(group_id):
+            return E.NOT_COORDINATOR
+        return None
+
+    @staticmethod
+    def _validate_current_member(group: ClassicGroup, member_id: str,
+                                 group_instance_id: str | None) -> ErrorCode | None:
+        """A given instance id must map to ``member_id`` (else FENCED_INSTANCE_ID, or
+        UNKNOWN_MEMBER_ID if unknown), and the member must exist."""
+        if group_instance_id is not None:
+            current = group.static_member_id(group_instance_id)
+            if current is None:
+                return E.UNKNOWN_MEMBER_ID
+            if current != member_id:
+                return E.FENCED_INSTANCE_ID
+        if member_id not in group:
+            return E.UNKNOWN_MEMBER_ID
+        return None
+
+    # -- answers -------------------------------------------------------------------------------
+
+    def _answer_join(self, group: ClassicGroup, member: MemberMetadata,
+                     result: JoinGroupResult) -> bool:
+        respond = group.take_join_responder(member)
+        if respond is None:
+            return False
+        self._deliver(respond, result)
+        return True
+
+    def _answer_sync(self, member: MemberMetadata, result: SyncGroupResult) -> bool:
+        respond = ClassicGroup.take_sync_responder(member)
+        if respond is None:
+            return False
+        self._deliver(respond, result)
+        return True
+
+    def _deliver(self, respond: Responder, result: Any) -> None:
+        self._outbox.append((respond, result))
+
+    def _flush(self) -> None:
+        while self._outbox:
+            respond, result = self._outbox.popleft()
+            try:
+                respond(result)
+            except Exception:
+                log.exception("delivering %r failed", result)
+
+    def _timer(self, fn: Callable[..., None], *args: Any) -> Callable[[int], None]:
+        """A timer callback that runs ``fn(*args, now_ms)`` as a coordinator entry point."""
+
+        def fire(now_ms: int) -> None:
+            self._depth += 1
+            try:
+                fn(*args, now_ms)
+            finally:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._flush()
+
+        return fire
+
+
+def heartbeat_key(group: ClassicGroup, member_id: str) -> tuple[str, str, str]:
+    return ("heartbeat", group.group_id, member_id)
+
+
+def pending_key(group: ClassicGroup, member_id: str) -> tuple[str, str, str]:
+    return ("pending", group.group_id, member_id)
+
+
+def join_key(group: ClassicGroup) -> tuple[str, str]:
+    return ("join", group.group_id)
+
+
+def sync_key(group: ClassicGroup) -> tuple[str, str]:
+    return ("sync", group.group_id)
