@@ -1,0 +1,49 @@
+"""Configuration: the catalogue of configuration properties, Kafka's typed values, and
+``server.properties``.
+
+The bottom layer of the broker: it imports only the standard library and ``protocol.errors``,
+and the log and the API handlers take names, types, defaults, validators and synonyms from here.
+
+* :mod:`.values` - Kafka's ``ConfigDef`` types: parsing, Java's spelling of values,
+  :class:`ConfigException` and its messages.
+* :mod:`.validators` - Kafka's validators (ranges, valid strings and lists, its own few).
+* :mod:`.catalogue` - :data:`TOPIC_CONFIGS`.
+* :mod:`.server` - :class:`BrokerConfig`, read from ``server.properties`` and overrides.
+"""
+
+from .catalogue import TOPIC_CONFIGS, TopicConfigKey
+from .server import DEFAULTS, BrokerConfig, Endpoint, parse_listeners, parse_properties
+from .values import (
+    BOOLEAN,
+    CONFIG_TYPE_IDS,
+    DOUBLE,
+    INT,
+    LIST,
+    LONG,
+    SHORT,
+    STRING,
+    ConfigException,
+    alter_message,
+    to_config_string,
+)
+
+__all__ = [
+    "BOOLEAN",
+    "CONFIG_TYPE_IDS",
+    "DEFAULTS",
+    "DOUBLE",
+    "INT",
+    "LIST",
+    "LONG",
+    "SHORT",
+    "STRING",
+    "TOPIC_CONFIGS",
+    "BrokerConfig",
+    "ConfigException",
+    "Endpoint",
+    "TopicConfigKey",
+    "alter_message",
+    "parse_listeners",
+    "parse_properties",
+    "to_config_string",
+]
