@@ -18,7 +18,7 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import alter_configs_response as m_alter
 from pybroker.api.describe_configs import BROKER, BROKER_LOGGER, TOPIC
 from pybroker.api.registry import api
-from pybroker.log.config import alter_message
+from pybroker.config import alter_message
 
 RESOURCE_TYPE_NAMES = {TOPIC: "TOPIC", BROKER: "BROKER", BROKER_LOGGER: "BROKER_LOGGER"}
 

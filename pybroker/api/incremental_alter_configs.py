@@ -13,7 +13,7 @@ from protocol.messages import incremental_alter_configs_response as m_incr
 from pybroker.api.alter_configs import _apply, _check_request
 from pybroker.api.describe_configs import BROKER, TOPIC
 from pybroker.api.registry import api
-from pybroker.log.config import LIST, TOPIC_CONFIGS, to_config_string
+from pybroker.config import LIST, TOPIC_CONFIGS, to_config_string
 
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 #: Kafka's dynamic broker configs for replication throttling

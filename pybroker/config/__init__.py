@@ -1,4 +1,4 @@
-"""Configuration: the catalogue of configuration properties, Kafka's typed values, and
+"""Configuration: the one catalogue of broker and topic properties, Kafka's typed values, and
 ``server.properties``.
 
 The bottom layer of the broker: it imports only the standard library and ``protocol.errors``,
@@ -7,12 +7,23 @@ and the log and the API handlers take names, types, defaults, validators and syn
 * :mod:`.values` - Kafka's ``ConfigDef`` types: parsing, Java's spelling of values,
   :class:`ConfigException` and its messages.
 * :mod:`.validators` - Kafka's validators (ranges, valid strings and lists, its own few).
-* :mod:`.catalogue` - :data:`TOPIC_CONFIGS`.
+* :mod:`.catalogue` - :data:`BROKER_CONFIGS` and :data:`TOPIC_CONFIGS`.
 * :mod:`.server` - :class:`BrokerConfig`, read from ``server.properties`` and overrides.
 """
 
-from .catalogue import TOPIC_CONFIGS, TopicConfigKey
-from .server import DEFAULTS, BrokerConfig, Endpoint, parse_listeners, parse_properties
+from .catalogue import (
+    BROKER_CONFIGS,
+    CLUSTER_WIDE,
+    PER_BROKER,
+    READ_ONLY,
+    TOPIC_CONFIGS,
+    BrokerConfigKey,
+    TopicConfigKey,
+    broker_config_synonyms,
+    broker_default,
+    broker_value,
+)
+from .server import BrokerConfig, Endpoint, parse_listeners, parse_properties
 from .values import (
     BOOLEAN,
     CONFIG_TYPE_IDS,
@@ -29,20 +40,27 @@ from .values import (
 
 __all__ = [
     "BOOLEAN",
+    "BROKER_CONFIGS",
+    "CLUSTER_WIDE",
     "CONFIG_TYPE_IDS",
-    "DEFAULTS",
     "DOUBLE",
     "INT",
     "LIST",
     "LONG",
+    "PER_BROKER",
+    "READ_ONLY",
     "SHORT",
     "STRING",
     "TOPIC_CONFIGS",
     "BrokerConfig",
+    "BrokerConfigKey",
     "ConfigException",
     "Endpoint",
     "TopicConfigKey",
     "alter_message",
+    "broker_config_synonyms",
+    "broker_default",
+    "broker_value",
     "parse_listeners",
     "parse_properties",
     "to_config_string",

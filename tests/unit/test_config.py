@@ -61,13 +61,3 @@ def test_listeners_and_advertised_listeners():
     with pytest.raises(ValueError):
         parse_listeners("127.0.0.1:9092")
 
-
-def test_describe_configs_shows_the_defaults_the_broker_runs_with():
-    """DescribeConfigs' broker table repeats each default next to its Kafka type: the two must
-    agree wherever both name a property (the broker table shows no value for an empty one)."""
-    from pybroker.api.describe_configs import BROKER_CONFIGS
-    from pybroker.config import DEFAULTS
-
-    shared = DEFAULTS.keys() & BROKER_CONFIGS.keys()
-    assert len(shared) >= 30
-    assert {k: DEFAULTS[k] for k in shared} == {k: BROKER_CONFIGS[k][1] or "" for k in shared}
