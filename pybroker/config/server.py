@@ -1,10 +1,15 @@
 """``server.properties``: reading it, and the broker configuration it gives.
 
-Property names, types and defaults are the catalogue's (:mod:`.catalogue`).
+Property names, types, defaults and validators are the catalogue's (:mod:`.catalogue`). A value
+the catalogue's type or validator refuses stops the broker at start-up with Kafka's message
+(``Invalid value abc for configuration num.partitions: Not a number of type INT``); a name the
+catalogue does not know is accepted and ignored with a warning, as Kafka does with names it does
+not know.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +17,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .catalogue import BROKER_CONFIGS, broker_value
+from .values import ConfigException
+
+log = logging.getLogger(__name__)
 
 #: every broker property with a default, as Kafka prints it (what a properties file would say)
 _DEFAULT_PROPERTIES: dict[str, str] = {
@@ -62,7 +70,7 @@ def parse_listeners(value: str) -> list[Endpoint]:
 @dataclass
 class BrokerConfig:
     """The effective broker configuration: the catalogue's defaults overlaid by the file and the
-    overrides."""
+    overrides, every catalogued value checked as Kafka checks it."""
 
     props: dict[str, str] = field(default_factory=dict)
     explicit: frozenset[str] = frozenset()  # names set by the file or an override (not defaults)
@@ -81,7 +89,20 @@ class BrokerConfig:
 
     @classmethod
     def from_dict(cls, props: dict[str, str]) -> BrokerConfig:
+        """Raises ValueError with Kafka's message for a value the catalogue refuses."""
         given = {name: str(value) for name, value in props.items()}
+        for name, raw in given.items():
+            if name not in BROKER_CONFIGS:
+                log.warning("the configuration %r was supplied but is not one this broker "
+                            "knows: it is ignored", name)
+                continue
+            try:
+                BROKER_CONFIGS[name].parse(raw)
+            except ConfigException as e:
+                raise ValueError(e.message) from e
+        # a listener that does not parse is refused now, with the rest of the configuration
+        parse_listeners(given.get("listeners", ""))
+        parse_listeners(given.get("advertised.listeners", ""))
         return cls({**_DEFAULT_PROPERTIES, **given}, frozenset(given))
 
     def get(self, name: str, default: str | None = None) -> str | None:
