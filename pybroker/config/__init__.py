@@ -2,7 +2,8 @@
 ``server.properties``.
 
 The bottom layer of the broker: it imports only the standard library and ``protocol.errors``,
-and the log and the API handlers take names, types, defaults, validators and synonyms from here.
+and the log, the group coordinator and the API handlers take names, types, defaults, validators
+and synonyms from here.
 
 * :mod:`.values` - Kafka's ``ConfigDef`` types: parsing, Java's spelling of values,
   :class:`ConfigException` and its messages.

@@ -2,8 +2,8 @@
 knows and Kafka's topic configs, each written once with its type, default and validator.
 
 Everything else reads them from here: ``server.properties`` parsing (:mod:`.server`), the logs'
-per-partition settings (``pybroker.log.config.LogConfig``), and DescribeConfigs, AlterConfigs
-and IncrementalAlterConfigs.
+per-partition settings (``pybroker.log.config.LogConfig``), the group coordinator, and
+DescribeConfigs, AlterConfigs and IncrementalAlterConfigs.
 
 :data:`BROKER_CONFIGS` holds each broker property with Kafka's type, default, validator and
 update mode (Kafka's "read-only", "per-broker" or "cluster-wide", KIP-226), the names that stand
