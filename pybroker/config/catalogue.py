@@ -9,7 +9,8 @@ DescribeConfigs, AlterConfigs and IncrementalAlterConfigs.
 update mode (Kafka's "read-only", "per-broker" or "cluster-wide", KIP-226), the names that stand
 for the same setting in other units (``log.retention.ms``/``minutes``/``hours``) and whether
 DescribeConfigs lists it. Types, defaults, validators and update modes are those of Kafka 3.9's
-configuration documentation.
+configuration documentation, which ``tests/compat/test_config_catalogue.py`` compares entry by
+entry with the table Kafka's own jars print.
 
 :data:`TOPIC_CONFIGS` holds every topic config Kafka 3.9 defines, in the order Kafka defines (and
 therefore validates) them: its type, validator, and the broker properties that supply its
