@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ErrorCode, KafkaError
-from pybroker.log.config import LIST, TOPIC_CONFIGS, alter_message, to_config_string
+from pybroker.config import LIST, TOPIC_CONFIGS, alter_message, to_config_string
 
 if TYPE_CHECKING:
     from pybroker.admin import AdminManager, Outcome

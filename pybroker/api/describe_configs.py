@@ -8,9 +8,11 @@ as set in server.properties and then as defaulted, keeping only those from that 
 name on. An empty or null key list means every config. No documentation is returned (the field
 is nullable): this broker does not carry Kafka's config documentation text.
 
-Broker configs are those this broker reads (plus the broker names behind topic configs). They
-are static - read from server.properties at start-up, never changed by AlterConfigs - so all of
-them are read-only, and the cluster-wide dynamic default resource (the empty name) has none.
+Broker configs are the catalogue's (``pybroker.config.catalogue``) that it marks as described:
+those this broker reads, plus the broker names behind topic configs, each value printed as Kafka
+prints the parsed value. They are static - read from server.properties at start-up, never
+changed by AlterConfigs - so all of them are read-only (whatever Kafka's update mode), and the
+cluster-wide dynamic default resource (the empty name) has none.
 """
 
 from __future__ import annotations
@@ -23,17 +25,12 @@ from protocol.messages import describe_configs_request as req, describe_configs_
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.api.services import BrokerServices
-from pybroker.log.config import (
-    BOOLEAN,
+from pybroker.config import (
+    BROKER_CONFIGS,
     CONFIG_TYPE_IDS,
-    DOUBLE,
-    INT,
-    LIST,
-    LONG,
-    LONG_MAX,
-    SHORT,
     STRING,
     TOPIC_CONFIGS,
+    broker_config_synonyms,
     to_config_string,
 )
 from pybroker.metadata.topics import validate_topic_name
@@ -47,97 +44,9 @@ DYNAMIC_TOPIC_CONFIG = 1
 STATIC_BROKER_CONFIG = 4
 DEFAULT_CONFIG = 5
 
-# ConfigType, as Kafka numbers it (topic configs take theirs from pybroker.log.config).
+# ConfigType, as Kafka numbers it (the catalogue gives each config's).
 UNKNOWN_TYPE = 0
 STRING_TYPE = CONFIG_TYPE_IDS[STRING]
-
-#: the broker properties described for resource BROKER: Kafka's type and default (None where
-#: Kafka has no default). Internal ones (producer.id.expiration.check.interval.ms) are not shown,
-#: as in Kafka.
-BROKER_CONFIGS: dict[str, tuple[str, str | None]] = {
-    "broker.id": (INT, "0"),  # Kafka's -1 asks for a generated id; a single node is 0
-    "listeners": (STRING, "PLAINTEXT://:9092"),
-    "advertised.listeners": (STRING, None),
-    "log.dirs": (STRING, None),
-    "log.dir": (STRING, "/tmp/kafka-logs"),
-    "zookeeper.connect": (STRING, None),
-    "broker.rack": (STRING, None),
-    "num.partitions": (INT, "1"),
-    "default.replication.factor": (INT, "1"),
-    "min.insync.replicas": (INT, "1"),
-    "auto.create.topics.enable": (BOOLEAN, "true"),
-    "delete.topic.enable": (BOOLEAN, "true"),
-    "socket.request.max.bytes": (INT, "104857600"),
-    "connections.max.idle.ms": (LONG, "600000"),
-    "message.max.bytes": (INT, "1048588"),
-    "offsets.topic.num.partitions": (INT, "50"),
-    "offsets.topic.replication.factor": (SHORT, "3"),
-    "offsets.topic.segment.bytes": (INT, "104857600"),
-    "offsets.retention.minutes": (INT, "10080"),
-    "offsets.retention.check.interval.ms": (LONG, "600000"),
-    "offset.metadata.max.bytes": (INT, "4096"),
-    "group.initial.rebalance.delay.ms": (INT, "3000"),
-    "group.min.session.timeout.ms": (INT, "6000"),
-    "group.max.session.timeout.ms": (INT, "1800000"),
-    "group.max.size": (INT, "2147483647"),
-    "replica.fetch.wait.max.ms": (INT, "500"),
-    "log.flush.offset.checkpoint.interval.ms": (INT, "60000"),
-    "log.retention.check.interval.ms": (LONG, "300000"),
-    "log.cleaner.enable": (BOOLEAN, "true"),
-    "log.cleaner.backoff.ms": (LONG, "15000"),
-    # the broker names behind topic configs (ServerTopicConfigSynonyms)
-    "log.segment.bytes": (INT, "1073741824"),
-    "log.roll.ms": (LONG, None),
-    "log.roll.hours": (INT, "168"),
-    "log.roll.jitter.ms": (LONG, None),
-    "log.roll.jitter.hours": (INT, "0"),
-    "log.index.size.max.bytes": (INT, "10485760"),
-    "log.index.interval.bytes": (INT, "4096"),
-    "log.flush.interval.messages": (LONG, str(LONG_MAX)),
-    "log.flush.interval.ms": (LONG, None),
-    "log.flush.scheduler.interval.ms": (LONG, str(LONG_MAX)),
-    "log.retention.bytes": (LONG, "-1"),
-    "log.retention.ms": (LONG, None),
-    "log.retention.minutes": (INT, None),
-    "log.retention.hours": (INT, "168"),
-    "log.cleanup.policy": (LIST, "delete"),
-    "log.segment.delete.delay.ms": (LONG, "60000"),
-    "log.cleaner.delete.retention.ms": (LONG, "86400000"),
-    "log.cleaner.min.cleanable.ratio": (DOUBLE, "0.5"),
-    "log.cleaner.min.compaction.lag.ms": (LONG, "0"),
-    "log.cleaner.max.compaction.lag.ms": (LONG, str(LONG_MAX)),
-    "log.message.timestamp.type": (STRING, "CreateTime"),
-    "log.message.timestamp.difference.max.ms": (LONG, str(LONG_MAX)),
-    "log.message.timestamp.before.max.ms": (LONG, str(LONG_MAX)),
-    "log.message.timestamp.after.max.ms": (LONG, str(LONG_MAX)),
-    "log.message.format.version": (STRING, "3.0-IV1"),
-    "log.message.downconversion.enable": (BOOLEAN, "true"),
-    "log.preallocate": (BOOLEAN, "false"),
-    "log.local.retention.ms": (LONG, "-2"),
-    "log.local.retention.bytes": (LONG, "-2"),
-    "unclean.leader.election.enable": (BOOLEAN, "false"),
-    "compression.type": (STRING, "producer"),
-    "compression.gzip.level": (INT, "-1"),
-    "compression.lz4.level": (INT, "9"),
-    "compression.zstd.level": (INT, "3"),
-}
-
-#: broker properties that stand for one setting in different units, highest priority first
-#: (Kafka's DynamicBrokerConfig.brokerConfigSynonyms)
-_BROKER_SYNONYM_GROUPS = (
-    ("log.roll.ms", "log.roll.hours"),
-    ("log.roll.jitter.ms", "log.roll.jitter.hours"),
-    ("log.flush.interval.ms", "log.flush.scheduler.interval.ms"),
-    ("log.retention.ms", "log.retention.minutes", "log.retention.hours"),
-)
-
-
-def broker_config_synonyms(name: str) -> tuple[str, ...]:
-    for group in _BROKER_SYNONYM_GROUPS:
-        # log.flush.scheduler.interval.ms only backs log.flush.interval.ms, not the reverse
-        if name in group and (name == group[0] or name != "log.flush.scheduler.interval.ms"):
-            return group
-    return (name,)
 
 
 @dataclass(slots=True)
@@ -157,8 +66,8 @@ def _broker_synonyms(services: BrokerServices, name: str) -> list[tuple[str, str
     config = services.config
     explicit, names = config.explicit, broker_config_synonyms(name)
     found = [(n, config.get(n), STATIC_BROKER_CONFIG) for n in names if n in explicit]
-    found += [(n, BROKER_CONFIGS[n][1], DEFAULT_CONFIG) for n in names
-              if n in BROKER_CONFIGS and BROKER_CONFIGS[n][1] is not None]
+    found += [(n, BROKER_CONFIGS[n].default_string, DEFAULT_CONFIG) for n in names
+              if BROKER_CONFIGS[n].default is not None]
     while found and found[0][0] != name:
         found.pop(0)
     return found
@@ -185,12 +94,14 @@ def topic_config_entries(services: BrokerServices, overrides: Mapping[str, str],
 def broker_config_entries(services: BrokerServices) -> list[ConfigEntry]:
     config = services.config
     entries = []
-    for name, (config_type, default) in BROKER_CONFIGS.items():
-        value = config.get(name) if name in config.explicit else default
+    for name, key in BROKER_CONFIGS.items():
+        if not key.described:
+            continue
+        value = to_config_string(config.value(name), key.type)
         synonyms = _broker_synonyms(services, name)
         source = synonyms[0][2] if synonyms else DEFAULT_CONFIG
         entries.append(ConfigEntry(name, value, source, read_only=True,
-                                   config_type=CONFIG_TYPE_IDS[config_type], synonyms=synonyms))
+                                   config_type=CONFIG_TYPE_IDS[key.type], synonyms=synonyms))
     return entries
 
 

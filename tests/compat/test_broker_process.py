@@ -91,3 +91,15 @@ def test_port_in_use_fails_start_with_stderr(tmp_path: Path) -> None:
     message = str(info.value)
     assert "exited with code 1" in message
     assert b.stderr_tail() in message
+
+
+def test_a_bad_property_value_fails_start_with_kafkas_message(tmp_path: Path) -> None:
+    """Refused when the configuration is read, as Kafka refuses it, not later by the subsystem
+    that uses it; the exit code is the one for an unusable configuration."""
+    b = BrokerProcess(tmp_path / "kafka-logs", overrides={"num.partitions": "many"},
+                      start_timeout=30)
+    with pytest.raises(BrokerStartError) as info:
+        b.start()
+    assert b.proc is not None and b.proc.returncode == 2
+    assert ("Invalid value many for configuration num.partitions: Not a number of type INT"
+            in str(info.value))

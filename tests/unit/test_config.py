@@ -62,12 +62,58 @@ def test_listeners_and_advertised_listeners():
         parse_listeners("127.0.0.1:9092")
 
 
-def test_describe_configs_shows_the_defaults_the_broker_runs_with():
-    """DescribeConfigs' broker table repeats each default next to its Kafka type: the two must
-    agree wherever both name a property (the broker table shows no value for an empty one)."""
-    from pybroker.api.describe_configs import BROKER_CONFIGS
-    from pybroker.config import DEFAULTS
 
-    shared = DEFAULTS.keys() & BROKER_CONFIGS.keys()
-    assert len(shared) >= 30
-    assert {k: DEFAULTS[k] for k in shared} == {k: BROKER_CONFIGS[k][1] or "" for k in shared}
+@pytest.mark.parametrize(("props", "message"), [
+    ({"num.partitions": "abc"},
+     "Invalid value abc for configuration num.partitions: Not a number of type INT"),
+    ({"num.partitions": "0"},
+     "Invalid value 0 for configuration num.partitions: Value must be at least 1"),
+    ({"auto.create.topics.enable": "yes"}, "Invalid value yes for configuration "
+                                           "auto.create.topics.enable: Expected value to be "
+                                           "either true or false"),
+    ({"log.cleanup.policy": "compact,shred"}, "Invalid value shred for configuration "
+                                              "log.cleanup.policy: String must be one of: "
+                                              "compact, delete"),
+    # the value as Kafka prints the parsed double
+    ({"log.cleaner.min.cleanable.ratio": "2"}, "Invalid value 2.0 for configuration "
+                                               "log.cleaner.min.cleanable.ratio: Value must be no "
+                                               "more than 1"),
+    ({"log.retention.ms": "soon"},
+     "Invalid value soon for configuration log.retention.ms: Not a number of type LONG"),
+    ({"offsets.retention.minutes": ""},
+     "Invalid value  for configuration offsets.retention.minutes: Not a number of type INT"),
+])
+def test_a_bad_value_is_refused_at_load_with_kafkas_message(props: dict[str, str],
+                                                           message: str) -> None:
+    with pytest.raises(ValueError) as e:
+        BrokerConfig.from_dict(props)
+    assert str(e.value) == message
+
+
+def test_a_bad_listener_is_refused_at_load(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="invalid listener"):
+        BrokerConfig.load(None, ["advertised.listeners=127.0.0.1:9092"])
+
+
+def test_unknown_properties_are_accepted_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    config = BrokerConfig.from_dict({"num.network.threads": "3", "num.partitions": "2"})
+    assert config.get("num.network.threads") == "3" and config.get_int("num.partitions") == 2
+    assert [r.getMessage() for r in caplog.records] == [
+        "the configuration 'num.network.threads' was supplied but is not one this broker "
+        "knows: it is ignored"]
+
+
+def test_typed_values_and_defaults() -> None:
+    config = BrokerConfig.from_dict({"log.retention.minutes": "+5", "delete.topic.enable": "FALSE",
+                                     "log.cleanup.policy": "compact , delete"})
+    assert config.value("log.retention.minutes") == 5
+    assert config.get("log.retention.minutes") == "+5"  # as written
+    assert config.get_bool("delete.topic.enable") is False
+    assert config.value("log.cleanup.policy") == ["compact", "delete"]
+    assert config.value("log.retention.ms") is None and config.get("log.retention.ms") is None
+    assert config.get("log.retention.hours") == "168"  # Kafka's default, as Kafka prints it
+    assert config.get_int("socket.request.max.bytes") == 104857600
+    with pytest.raises(KeyError):
+        config.get_int("log.retention.ms")  # unset and without a default
+    with pytest.raises(KeyError):
+        config.get_int("no.such.property")

@@ -61,6 +61,7 @@ from typing import Protocol as TypingProtocol
 
 from protocol.errors import ErrorCode
 from protocol.messages.group_metadata_value import GroupMetadataValue
+from pybroker.config import broker_default, broker_value
 
 from .core import entry_point, heartbeat_key, join_key, pending_key, sync_key
 from .group import ClassicGroup, JoinGroupResult, SyncGroupResult
@@ -79,28 +80,24 @@ S = GroupState
 
 @dataclass(frozen=True, slots=True)
 class GroupConfig:
-    min_session_timeout_ms: int = 6000
-    max_session_timeout_ms: int = 1_800_000
-    max_size: int = 2**31 - 1
-    initial_rebalance_delay_ms: int = 3000
-    #: How long a brand-new member's first JoinGroup may wait (Kafka's NewMemberJoinTimeoutMs).
+    """The group coordinator's broker properties; defaults from the configuration catalogue."""
+
+    min_session_timeout_ms: int = broker_default("group.min.session.timeout.ms")
+    max_session_timeout_ms: int = broker_default("group.max.session.timeout.ms")
+    max_size: int = broker_default("group.max.size")
+    initial_rebalance_delay_ms: int = broker_default("group.initial.rebalance.delay.ms")
+    #: How long a brand-new member's first JoinGroup may wait (Kafka's NewMemberJoinTimeoutMs,
+    #: a constant, not a property).
     new_member_join_timeout_ms: int = 5 * 60 * 1000
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str]) -> GroupConfig:
-        """From broker properties, Kafka's names and defaults."""
-        d = cls()
-
-        def get(name: str, default: int) -> int:
-            value = props.get(name)
-            return default if value is None or value == "" else int(value)
-
+        """From broker properties (``BrokerConfig.props``), parsed by the catalogue."""
         return cls(
-            min_session_timeout_ms=get("group.min.session.timeout.ms", d.min_session_timeout_ms),
-            max_session_timeout_ms=get("group.max.session.timeout.ms", d.max_session_timeout_ms),
-            max_size=get("group.max.size", d.max_size),
-            initial_rebalance_delay_ms=get("group.initial.rebalance.delay.ms",
-                                           d.initial_rebalance_delay_ms),
+            min_session_timeout_ms=broker_value(props, "group.min.session.timeout.ms"),
+            max_session_timeout_ms=broker_value(props, "group.max.session.timeout.ms"),
+            max_size=broker_value(props, "group.max.size"),
+            initial_rebalance_delay_ms=broker_value(props, "group.initial.rebalance.delay.ms"),
         )
 
 

@@ -40,6 +40,7 @@ from protocol.messages.group_metadata_value import GroupMetadataValue
 from protocol.messages.offset_commit_key import OffsetCommitKey
 from protocol.primitives import Reader
 from protocol.records.record import build_batch, decode_batch, iter_batches
+from pybroker.config import broker_default, broker_value
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
 
 if TYPE_CHECKING:
@@ -76,36 +77,31 @@ _DECODE_ERRORS = (ProtocolError, struct.error, IndexError, ValueError, UnicodeDe
 
 @dataclass(frozen=True, slots=True)
 class OffsetsConfig:
-    """The broker properties of the offsets topic and of committed offsets, Kafka's defaults."""
+    """The broker properties of the offsets topic and of committed offsets; defaults from the
+    configuration catalogue."""
 
-    num_partitions: int = 50                      # offsets.topic.num.partitions
-    replication_factor: int = 3                   # offsets.topic.replication.factor
-    segment_bytes: int = 104857600                # offsets.topic.segment.bytes
-    compression_codec: int = 0                    # offsets.topic.compression.codec
-    load_buffer_size: int = 5242880               # offsets.load.buffer.size
-    retention_ms: int = 10080 * 60_000            # offsets.retention.minutes
-    retention_check_interval_ms: int = 600_000    # offsets.retention.check.interval.ms
-    metadata_max_bytes: int = 4096                # offset.metadata.max.bytes
+    num_partitions: int = broker_default("offsets.topic.num.partitions")
+    replication_factor: int = broker_default("offsets.topic.replication.factor")
+    segment_bytes: int = broker_default("offsets.topic.segment.bytes")
+    compression_codec: int = broker_default("offsets.topic.compression.codec")
+    load_buffer_size: int = broker_default("offsets.load.buffer.size")
+    retention_ms: int = broker_default("offsets.retention.minutes") * 60_000
+    retention_check_interval_ms: int = broker_default("offsets.retention.check.interval.ms")
+    metadata_max_bytes: int = broker_default("offset.metadata.max.bytes")
 
     @classmethod
     def from_props(cls, props: Mapping[str, str]) -> OffsetsConfig:
-        """Read the properties that are set; the rest keep Kafka's defaults."""
-        d = cls()
-
-        def get(name: str, default: int) -> int:
-            raw = props.get(name)
-            return int(raw) if raw not in (None, "") else default
-
+        """From broker properties (``BrokerConfig.props``), parsed by the catalogue."""
         return cls(
-            num_partitions=get("offsets.topic.num.partitions", d.num_partitions),
-            replication_factor=get("offsets.topic.replication.factor", d.replication_factor),
-            segment_bytes=get("offsets.topic.segment.bytes", d.segment_bytes),
-            compression_codec=get("offsets.topic.compression.codec", d.compression_codec),
-            load_buffer_size=get("offsets.load.buffer.size", d.load_buffer_size),
-            retention_ms=get("offsets.retention.minutes", d.retention_ms // 60_000) * 60_000,
-            retention_check_interval_ms=get("offsets.retention.check.interval.ms",
-                                            d.retention_check_interval_ms),
-            metadata_max_bytes=get("offset.metadata.max.bytes", d.metadata_max_bytes),
+            num_partitions=broker_value(props, "offsets.topic.num.partitions"),
+            replication_factor=broker_value(props, "offsets.topic.replication.factor"),
+            segment_bytes=broker_value(props, "offsets.topic.segment.bytes"),
+            compression_codec=broker_value(props, "offsets.topic.compression.codec"),
+            load_buffer_size=broker_value(props, "offsets.load.buffer.size"),
+            retention_ms=broker_value(props, "offsets.retention.minutes") * 60_000,
+            retention_check_interval_ms=broker_value(props,
+                                                     "offsets.retention.check.interval.ms"),
+            metadata_max_bytes=broker_value(props, "offset.metadata.max.bytes"),
         )
 
 

@@ -1,45 +1,29 @@
-"""Broker configuration: ``server.properties`` names and defaults, as Apache Kafka has them."""
+"""``server.properties``: reading it, and the broker configuration it gives.
+
+Property names, types, defaults and validators are the catalogue's (:mod:`.catalogue`). A value
+the catalogue's type or validator refuses stops the broker at start-up with Kafka's message
+(``Invalid value abc for configuration num.partitions: Not a number of type INT``); a name the
+catalogue does not know is accepted and ignored with a warning, as Kafka does with names it does
+not know.
+"""
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
-# Broker properties this broker understands, with Kafka's defaults (as strings, like a properties file).
-DEFAULTS: dict[str, str] = {
-    "broker.id": "0",
-    "listeners": "PLAINTEXT://:9092",
-    "advertised.listeners": "",
-    "log.dirs": "",
-    "log.dir": "/tmp/kafka-logs",
-    "zookeeper.connect": "",
-    "num.partitions": "1",
-    "default.replication.factor": "1",
-    "min.insync.replicas": "1",
-    "auto.create.topics.enable": "true",
-    "delete.topic.enable": "true",
-    "socket.request.max.bytes": "104857600",
-    "message.max.bytes": "1048588",
-    "offsets.topic.num.partitions": "50",
-    "offsets.topic.replication.factor": "3",
-    "offsets.topic.segment.bytes": "104857600",
-    "offsets.retention.minutes": "10080",
-    "offsets.retention.check.interval.ms": "600000",
-    "offset.metadata.max.bytes": "4096",
-    "group.initial.rebalance.delay.ms": "3000",
-    "group.min.session.timeout.ms": "6000",
-    "group.max.session.timeout.ms": "1800000",
-    "broker.rack": "",
-    "log.flush.offset.checkpoint.interval.ms": "60000",
-    "log.retention.check.interval.ms": "300000",
-    "log.cleaner.enable": "true",
-    "log.cleaner.backoff.ms": "15000",
-    "producer.id.expiration.check.interval.ms": "600000",
-    "log.flush.scheduler.interval.ms": "9223372036854775807",
-    "replica.fetch.wait.max.ms": "500",
-    "connections.max.idle.ms": "600000",
+from .catalogue import BROKER_CONFIGS, broker_value
+from .values import ConfigException
+
+log = logging.getLogger(__name__)
+
+#: every broker property with a default, as Kafka prints it (what a properties file would say)
+_DEFAULT_PROPERTIES: dict[str, str] = {
+    k.name: k.default_string for k in BROKER_CONFIGS.values() if k.default is not None
 }
 
 
@@ -85,7 +69,8 @@ def parse_listeners(value: str) -> list[Endpoint]:
 
 @dataclass
 class BrokerConfig:
-    """The effective broker configuration: Kafka's defaults overlaid by the file and overrides."""
+    """The effective broker configuration: the catalogue's defaults overlaid by the file and the
+    overrides, every catalogued value checked as Kafka checks it."""
 
     props: dict[str, str] = field(default_factory=dict)
     explicit: frozenset[str] = frozenset()  # names set by the file or an override (not defaults)
@@ -104,18 +89,39 @@ class BrokerConfig:
 
     @classmethod
     def from_dict(cls, props: dict[str, str]) -> BrokerConfig:
-        merged = dict(DEFAULTS)
-        merged.update(props)
-        return cls(merged, frozenset(props))
+        """Raises ValueError with Kafka's message for a value the catalogue refuses."""
+        given = {name: str(value) for name, value in props.items()}
+        for name, raw in given.items():
+            if name not in BROKER_CONFIGS:
+                log.warning("the configuration %r was supplied but is not one this broker "
+                            "knows: it is ignored", name)
+                continue
+            try:
+                BROKER_CONFIGS[name].parse(raw)
+            except ConfigException as e:
+                raise ValueError(e.message) from e
+        # a listener that does not parse is refused now, with the rest of the configuration
+        parse_listeners(given.get("listeners", ""))
+        parse_listeners(given.get("advertised.listeners", ""))
+        return cls({**_DEFAULT_PROPERTIES, **given}, frozenset(given))
 
     def get(self, name: str, default: str | None = None) -> str | None:
+        """The property as written (or its default as Kafka prints it); ``default`` when unset
+        and without a default."""
         return self.props.get(name, default)
 
+    def value(self, name: str) -> Any:
+        """A catalogued property's typed value (None when unset and without a default)."""
+        return broker_value(self.props, name)
+
     def get_int(self, name: str) -> int:
-        return int(self.props[name])
+        value = self.value(name)
+        if value is None:
+            raise KeyError(f"{name} is not set and has no default")
+        return value
 
     def get_bool(self, name: str) -> bool:
-        return self.props[name].strip().lower() == "true"
+        return self.value(name)
 
     # Frequently used settings, typed.
     @property
