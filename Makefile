@@ -79,8 +79,9 @@ gen-check: $(GEN_STAMP) ## fail if the committed generated code or docs differ f
 compat-doc: $(STAMP) ## rewrite the table of documented differences from Apache Kafka in docs/compatibility.md
 	$(PY) -m tests.compat.differential.report --write
 
-lint: $(STAMP) ## ruff
+lint: $(STAMP) ## ruff, and the layer contracts of .importlinter
 	$(VENV)/bin/ruff check protocol pybroker tests scripts examples
+	$(VENV)/bin/lint-imports
 
 bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka and Spark; ratios), start-up/memory; JSON and PNG in bench-results/
 	$(PY) scripts/bench.py --out bench-results

@@ -7,13 +7,13 @@ IncrementalAlterConfigs; broker configs are static here, so changing them is ref
 from __future__ import annotations
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.messages import alter_configs_request as req, alter_configs_response as m
+from protocol.messages import ApiKey, alter_configs_request as req, alter_configs_response as m
 from pybroker.admin.configs import change_configs, preprocess
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
 
-@api(33, 0, 2)
+@api(ApiKey.ALTER_CONFIGS, 0, 2)
 def handle(ctx: RequestContext, request: req.AlterConfigsRequest) -> m.AlterConfigsResponse:
     services = ctx.services
     refused = preprocess(request.resources, lambda c: c.value is None)

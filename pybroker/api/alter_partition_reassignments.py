@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import (
+    ApiKey,
     alter_partition_reassignments_request as req,
     alter_partition_reassignments_response as m,
 )
@@ -18,7 +19,7 @@ from pybroker.api.registry import Response, api
 from pybroker.purgatory import when_ready
 
 
-@api(45, 0, 0)
+@api(ApiKey.ALTER_PARTITION_REASSIGNMENTS, 0, 0)
 def handle(ctx: RequestContext, request: req.AlterPartitionReassignmentsRequest,
            ) -> Response[m.AlterPartitionReassignmentsResponse]:
     # A partition named twice counts once, with its last target (Kafka builds a map).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from protocol.errors import ErrorCode
-from protocol.messages import api_versions_request as req, api_versions_response as m
+from protocol.messages import ApiKey, api_versions_request as req, api_versions_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import HANDLERS, api
 
@@ -24,7 +24,7 @@ def advertised_api_keys() -> list[m.ApiVersion]:
 FINALIZED_FEATURES_EPOCH = 0
 
 
-@api(18, 0, 4)
+@api(ApiKey.API_VERSIONS, 0, 4)
 def handle(ctx: RequestContext, request: req.ApiVersionsRequest) -> m.ApiVersionsResponse:
     if ctx.api_version >= 3 and not (
         _SOFTWARE.fullmatch(request.client_software_name or "")

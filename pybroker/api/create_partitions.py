@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.messages import create_partitions_request as req, create_partitions_response as m
+from protocol.messages import (
+    ApiKey,
+    create_partitions_request as req,
+    create_partitions_response as m,
+)
 from pybroker.admin import NewPartitions
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.purgatory import when_ready
 
 
-@api(37, 0, 3)
+@api(ApiKey.CREATE_PARTITIONS, 0, 3)
 def handle(ctx: RequestContext, request: req.CreatePartitionsRequest,
            ) -> Response[m.CreatePartitionsResponse]:
     counts: dict[str, int] = {}

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.messages import create_topics_request as req, create_topics_response as m
+from protocol.messages import ApiKey, create_topics_request as req, create_topics_response as m
 from pybroker.admin import NewTopic
+from pybroker.admin.config_helper import topic_config_entries
 from pybroker.api.context import RequestContext
-from pybroker.api.describe_configs import topic_config_entries
 from pybroker.api.registry import Response, api
 from pybroker.metadata.model import TopicRecord
 from pybroker.purgatory import when_ready
@@ -29,7 +29,7 @@ def _check(ctx: RequestContext, t: req.CreatableTopic, count: int) -> KafkaError
     return None
 
 
-@api(19, 0, 7)
+@api(ApiKey.CREATE_TOPICS, 0, 7)
 def handle(ctx: RequestContext, request: req.CreateTopicsRequest,
            ) -> Response[m.CreateTopicsResponse]:
     seen: dict[str, int] = {}
@@ -71,6 +71,6 @@ def _result(ctx: RequestContext, name: str, outcome: TopicRecord | KafkaError,
     result.configs = [
         m.CreatableTopicConfigs(name=e.name, value=e.value, read_only=e.read_only,
                                 config_source=e.source, is_sensitive=e.is_sensitive)
-        for e in topic_config_entries(ctx.services, outcome.configs)
+        for e in topic_config_entries(ctx.services.config, ctx.services.configs, outcome.configs)
     ]
     return result

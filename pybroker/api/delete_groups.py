@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from protocol.messages import delete_groups_request as req, delete_groups_response as m
+from protocol.messages import ApiKey, delete_groups_request as req, delete_groups_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
 
-@api(42, 0, 2)
+@api(ApiKey.DELETE_GROUPS, 0, 2)
 def handle(ctx: RequestContext, request: req.DeleteGroupsRequest) -> m.DeleteGroupsResponse:
     results = ctx.services.groups.coordinator.handle_delete_groups(request.groups_names,
                                                                  ctx.now_ms)

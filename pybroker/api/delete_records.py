@@ -5,12 +5,12 @@ checkpoints the new log start offsets before the answer leaves."""
 
 from __future__ import annotations
 
-from protocol.messages import delete_records_request as req, delete_records_response as m
+from protocol.messages import ApiKey, delete_records_request as req, delete_records_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
 
-@api(21, 0, 2)
+@api(ApiKey.DELETE_RECORDS, 0, 2)
 def handle(ctx: RequestContext, request: req.DeleteRecordsRequest) -> m.DeleteRecordsResponse:
     wanted = {(t.name, p.partition_index): p.offset for t in request.topics for p in t.partitions}
     results = ctx.services.replica_manager.delete_records(wanted, ctx.now_ms)

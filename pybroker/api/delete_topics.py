@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.messages import delete_topics_request as req, delete_topics_response as m
+from protocol.messages import ApiKey, delete_topics_request as req, delete_topics_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.metadata.model import TopicRecord
@@ -14,7 +14,7 @@ from pybroker.purgatory import when_ready
 ZERO_UUID = uuid.UUID(int=0)
 
 
-@api(20, 0, 6)
+@api(ApiKey.DELETE_TOPICS, 0, 6)
 def handle(ctx: RequestContext, request: req.DeleteTopicsRequest,
            ) -> Response[m.DeleteTopicsResponse]:
     services = ctx.services

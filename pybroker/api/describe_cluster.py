@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from protocol.messages import describe_cluster_request as req, describe_cluster_response as m
+from protocol.messages import (
+    ApiKey,
+    describe_cluster_request as req,
+    describe_cluster_response as m,
+)
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
@@ -16,7 +20,7 @@ CLUSTER_OPERATIONS = sum(1 << op for op in (5, 7, 8, 9, 10, 11, 12))
 UNKNOWN_OPERATIONS = -2147483648
 
 
-@api(60, 0, 1)
+@api(ApiKey.DESCRIBE_CLUSTER, 0, 1)
 def handle(ctx: RequestContext, request: req.DescribeClusterRequest) -> m.DescribeClusterResponse:
     cache = ctx.services.metadata_cache
     endpoint_type = request.endpoint_type if ctx.api_version >= 1 else BROKERS_ENDPOINT

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from protocol.messages import describe_groups_request as req, describe_groups_response as m
+from protocol.messages import ApiKey, describe_groups_request as req, describe_groups_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
@@ -14,7 +14,7 @@ GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
 NO_OPERATIONS = -(2**31)
 
 
-@api(15, 0, 5)
+@api(ApiKey.DESCRIBE_GROUPS, 0, 5)
 def handle(ctx: RequestContext, request: req.DescribeGroupsRequest) -> m.DescribeGroupsResponse:
     coordinator = ctx.services.groups.coordinator
     with_operations = ctx.api_version >= 3 and request.include_authorized_operations

@@ -10,7 +10,11 @@ v4 adds the size and the free space of the dir's file system.
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from protocol.messages import describe_log_dirs_request as req, describe_log_dirs_response as m
+from protocol.messages import (
+    ApiKey,
+    describe_log_dirs_request as req,
+    describe_log_dirs_response as m,
+)
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.cluster.replica_manager import LogDirDescription
@@ -31,7 +35,7 @@ def _result(d: LogDirDescription) -> m.DescribeLogDirsResult:
     return result
 
 
-@api(35, 0, 4)
+@api(ApiKey.DESCRIBE_LOG_DIRS, 0, 4)
 def handle(ctx: RequestContext, request: req.DescribeLogDirsRequest,
            ) -> m.DescribeLogDirsResponse:
     wanted = None if request.topics is None else {

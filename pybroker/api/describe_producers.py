@@ -11,7 +11,11 @@ transactions, so the coordinator epoch and the transaction start offset are alwa
 from __future__ import annotations
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.messages import describe_producers_request as req, describe_producers_response as m
+from protocol.messages import (
+    ApiKey,
+    describe_producers_request as req,
+    describe_producers_response as m,
+)
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.metadata.topics import validate_topic_name
@@ -57,7 +61,7 @@ def _active_producers(ctx: RequestContext, topic: str, partition_index: int
     return out
 
 
-@api(61, 0, 0)
+@api(ApiKey.DESCRIBE_PRODUCERS, 0, 0)
 def handle(ctx: RequestContext, request: req.DescribeProducersRequest,
            ) -> m.DescribeProducersResponse:
     topics = []

@@ -10,7 +10,7 @@ an election was held or failed are reported.
 from __future__ import annotations
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.messages import elect_leaders_request as req, elect_leaders_response as m
+from protocol.messages import ApiKey, elect_leaders_request as req, elect_leaders_response as m
 from pybroker.admin import PREFERRED, UNCLEAN, TopicPartition
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
@@ -26,7 +26,7 @@ def _group(results: list[tuple[TopicPartition, tuple[ErrorCode, str | None]]],
     return [m.ReplicaElectionResult(topic=t, partition_result=ps) for t, ps in by_topic.items()]
 
 
-@api(43, 0, 2)
+@api(ApiKey.ELECT_LEADERS, 0, 2)
 def handle(ctx: RequestContext, request: req.ElectLeadersRequest,
            ) -> Response[m.ElectLeadersResponse]:
     election_type = PREFERRED if ctx.api_version == 0 else request.election_type

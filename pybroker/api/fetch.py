@@ -7,7 +7,7 @@ v13+ (topic ids) is not offered, so clients fetch by name.
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from protocol.messages import fetch_request as req, fetch_response as m
+from protocol.messages import ApiKey, fetch_request as req, fetch_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.cluster.replica_manager import FetchParams, FetchRequestPartition, FetchResult
@@ -73,7 +73,7 @@ def _response(request: req.FetchRequest, results: list[FetchResult]) -> m.FetchR
                            responses=by_topic)
 
 
-@api(1, 4, 12)
+@api(ApiKey.FETCH, 4, 12)
 def handle(ctx: RequestContext, request: req.FetchRequest) -> Response[m.FetchResponse]:
     if request.session_id != NO_SESSION:
         # We never hand out a session, so any id the client names is unknown to us.

@@ -13,7 +13,11 @@ request failed (an unknown key type), where every key gets the error's default m
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from protocol.messages import find_coordinator_request as req, find_coordinator_response as m
+from protocol.messages import (
+    ApiKey,
+    find_coordinator_request as req,
+    find_coordinator_response as m,
+)
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.coordinator.partitioning import partition_for
@@ -56,7 +60,7 @@ def _lookup(ctx: RequestContext, key: str, key_type: int) -> tuple[ErrorCode, tu
     return ErrorCode.NONE, (node.node_id, node.host, node.port)
 
 
-@api(10, 0, 4)
+@api(ApiKey.FIND_COORDINATOR, 0, 4)
 def handle(ctx: RequestContext, request: req.FindCoordinatorRequest,
            ) -> m.FindCoordinatorResponse:
     v4 = ctx.api_version >= 4

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from protocol.messages import heartbeat_request as req, heartbeat_response as m
+from protocol.messages import ApiKey, heartbeat_request as req, heartbeat_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
 
-@api(12, 0, 4)
+@api(ApiKey.HEARTBEAT, 0, 4)
 def handle(ctx: RequestContext, request: req.HeartbeatRequest) -> m.HeartbeatResponse:
     error = ctx.services.groups.coordinator.handle_heartbeat(
         request.group_id, request.member_id,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import (
+    ApiKey,
     incremental_alter_configs_request as req,
     incremental_alter_configs_response as m,
 )
@@ -23,7 +24,7 @@ from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
 
-@api(44, 0, 1)
+@api(ApiKey.INCREMENTAL_ALTER_CONFIGS, 0, 1)
 def handle(ctx: RequestContext, request: req.IncrementalAlterConfigsRequest,
            ) -> m.IncrementalAlterConfigsResponse:
     services = ctx.services

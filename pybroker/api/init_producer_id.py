@@ -8,14 +8,18 @@ Transactional producers need the transaction coordinator, which this broker does
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from protocol.messages import init_producer_id_request as req, init_producer_id_response as m
+from protocol.messages import (
+    ApiKey,
+    init_producer_id_request as req,
+    init_producer_id_response as m,
+)
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
 NO_PRODUCER_ID, NO_PRODUCER_EPOCH = -1, -1
 
 
-@api(22, 0, 5)
+@api(ApiKey.INIT_PRODUCER_ID, 0, 5)
 def handle(ctx: RequestContext, request: req.InitProducerIdRequest) -> m.InitProducerIdResponse:
     if (request.producer_id == NO_PRODUCER_ID) != (request.producer_epoch == NO_PRODUCER_EPOCH):
         # an epoch bump (KIP-360) names both the producer id and its epoch, or neither

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from protocol.messages import join_group_request as req, join_group_response as m
+from protocol.messages import ApiKey, join_group_request as req, join_group_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.coordinator.group import JoinGroupResult, JoinRequest
@@ -27,7 +27,7 @@ def _response(result: JoinGroupResult, version: int) -> m.JoinGroupResponse:
     )
 
 
-@api(11, 0, 9)
+@api(ApiKey.JOIN_GROUP, 0, 9)
 def handle(ctx: RequestContext, request: req.JoinGroupRequest) -> Response[m.JoinGroupResponse]:
     version = ctx.api_version
     fut, respond = responder()

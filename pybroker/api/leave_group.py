@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from protocol.messages import leave_group_request as req, leave_group_response as m
+from protocol.messages import ApiKey, leave_group_request as req, leave_group_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.coordinator.group import LeavingMember
 
 
-@api(13, 0, 5)
+@api(ApiKey.LEAVE_GROUP, 0, 5)
 def handle(ctx: RequestContext, request: req.LeaveGroupRequest) -> m.LeaveGroupResponse:
     if ctx.api_version >= 3:
         leaving = [LeavingMember(x.member_id, x.group_instance_id,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from protocol.messages import list_groups_request as req, list_groups_response as m
+from protocol.messages import ApiKey, list_groups_request as req, list_groups_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
 
-@api(16, 0, 5)
+@api(ApiKey.LIST_GROUPS, 0, 5)
 def handle(ctx: RequestContext, request: req.ListGroupsRequest) -> m.ListGroupsResponse:
     v = ctx.api_version
     result = ctx.services.groups.coordinator.handle_list_groups(

@@ -7,7 +7,7 @@ this handler only decides which special timestamps each version may ask for.
 from __future__ import annotations
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.messages import list_offsets_request as req, list_offsets_response as m
+from protocol.messages import ApiKey, list_offsets_request as req, list_offsets_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.cluster.partition import (
@@ -55,7 +55,7 @@ def _lookup(ctx: RequestContext, topic: str, p: req.ListOffsetsPartition,
     return resp
 
 
-@api(2, 0, 9)
+@api(ApiKey.LIST_OFFSETS, 0, 9)
 def handle(ctx: RequestContext, request: req.ListOffsetsRequest) -> m.ListOffsetsResponse:
     topics = []
     seen: set[tuple[str, int]] = set()

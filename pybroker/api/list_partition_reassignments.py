@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from protocol.errors import ErrorCode
 from protocol.messages import (
+    ApiKey,
     list_partition_reassignments_request as req,
     list_partition_reassignments_response as m,
 )
@@ -18,7 +19,7 @@ from pybroker.api.registry import Response, api
 from pybroker.purgatory import when_ready
 
 
-@api(46, 0, 0)
+@api(ApiKey.LIST_PARTITION_REASSIGNMENTS, 0, 0)
 def handle(ctx: RequestContext, request: req.ListPartitionReassignmentsRequest,
            ) -> Response[m.ListPartitionReassignmentsResponse]:
     partitions = None if request.topics is None else [

@@ -11,7 +11,7 @@ import asyncio
 import uuid
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.messages import metadata_request as req, metadata_response as m
+from protocol.messages import ApiKey, metadata_request as req, metadata_response as m
 from pybroker.admin import NewTopic
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
@@ -61,7 +61,7 @@ def _auto_create(ctx: RequestContext, name: str) -> ErrorCode:
     return created.code if isinstance(created, KafkaError) else ErrorCode.NONE
 
 
-@api(3, 0, 12)
+@api(ApiKey.METADATA, 0, 12)
 def handle(ctx: RequestContext, request: req.MetadataRequest) -> m.MetadataResponse:
     services = ctx.services
     cache = services.metadata_cache

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from protocol.messages import offset_commit_request as req, offset_commit_response as m
+from protocol.messages import ApiKey, offset_commit_request as req, offset_commit_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.coordinator.group.offsets import OffsetToCommit
 
 
-@api(8, 0, 9)
+@api(ApiKey.OFFSET_COMMIT, 0, 9)
 def handle(ctx: RequestContext, request: req.OffsetCommitRequest) -> m.OffsetCommitResponse:
     v = ctx.api_version
     groups = ctx.services.groups

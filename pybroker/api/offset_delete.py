@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from protocol.messages import offset_delete_request as req, offset_delete_response as m
+from protocol.messages import ApiKey, offset_delete_request as req, offset_delete_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
 
-@api(47, 0, 0)
+@api(ApiKey.OFFSET_DELETE, 0, 0)
 def handle(ctx: RequestContext, request: req.OffsetDeleteRequest) -> m.OffsetDeleteResponse:
     groups = ctx.services.groups
     topics = [t.name for t in request.topics]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from protocol.errors import ErrorCode
-from protocol.messages import offset_fetch_request as req, offset_fetch_response as m
+from protocol.messages import ApiKey, offset_fetch_request as req, offset_fetch_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 
@@ -28,7 +28,7 @@ def _by_topic(results):
     return grouped
 
 
-@api(9, 0, 9)
+@api(ApiKey.OFFSET_FETCH, 0, 9)
 def handle(ctx: RequestContext, request: req.OffsetFetchRequest) -> m.OffsetFetchResponse:
     v = ctx.api_version
     require_stable = bool(request.require_stable) if v >= 7 else False

@@ -8,7 +8,7 @@ message formats (magic 0/1) are not stored. Version 13 (topic ids only) is not o
 from __future__ import annotations
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.messages import produce_request as req, produce_response as m
+from protocol.messages import ApiKey, produce_request as req, produce_response as m
 from protocol.records.batch import LOG_OVERHEAD, BatchHeader, peek_offset_and_length
 from protocol.records.compression import CompressionType
 from pybroker.api.context import RequestContext
@@ -46,7 +46,7 @@ def validate_records(records, version: int) -> BatchHeader:
     return header
 
 
-@api(0, 0, 11, rejected_below=MIN_SERVED_VERSION)
+@api(ApiKey.PRODUCE, 0, 11, rejected_below=MIN_SERVED_VERSION)
 def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.ProduceResponse | None]:
     acks = request.acks
     version = ctx.api_version

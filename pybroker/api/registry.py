@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from protocol import messages
+from protocol.messages import ApiKey
 
 T = TypeVar("T")
 
@@ -22,7 +23,7 @@ Handler = Callable[[Any, Any], Any]
 
 @dataclass(frozen=True, slots=True)
 class ApiHandler:
-    api_key: int
+    api_key: ApiKey
     name: str
     min_version: int
     max_version: int
@@ -36,10 +37,10 @@ class ApiHandler:
         return self.min_version <= version <= self.max_version
 
 
-HANDLERS: dict[int, ApiHandler] = {}
+HANDLERS: dict[ApiKey, ApiHandler] = {}
 
 
-def api(api_key: int, min_version: int, max_version: int, *, rejected_below: int = -1):
+def api(api_key: ApiKey, min_version: int, max_version: int, *, rejected_below: int = -1):
     """Register the decorated function as the handler of ``api_key`` for the given versions.
 
     A handler takes ``(ctx, request)`` and returns the response dataclass, ``None`` for no
@@ -66,7 +67,7 @@ def api(api_key: int, min_version: int, max_version: int, *, rejected_below: int
     return register
 
 
-def load_handlers() -> dict[int, ApiHandler]:
+def load_handlers() -> dict[ApiKey, ApiHandler]:
     """Import every module of :mod:`pybroker.api` so each registers itself."""
     import pybroker.api as package
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from protocol.messages import sync_group_request as req, sync_group_response as m
+from protocol.messages import ApiKey, sync_group_request as req, sync_group_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.coordinator.group import SyncRequest
@@ -11,7 +11,7 @@ from pybroker.coordinator.group_service import responder
 from pybroker.purgatory import then
 
 
-@api(14, 0, 5)
+@api(ApiKey.SYNC_GROUP, 0, 5)
 def handle(ctx: RequestContext, request: req.SyncGroupRequest) -> Response[m.SyncGroupResponse]:
     version = ctx.api_version
     if version >= 5 and (request.protocol_type is None or request.protocol_name is None):

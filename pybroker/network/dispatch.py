@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from protocol import messages
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.headers import read_request_header, response_header_version, write_response_header
+from protocol.messages import ApiKey
 from protocol.primitives import Reader, Writer
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import ApiHandler
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-API_VERSIONS_KEY = 18
 _SIZE = struct.Struct(">i")
 
 
@@ -44,7 +44,7 @@ class RequestDispatcher:
     """Turns frames into handler calls. It knows the handlers and the services they are given;
     it never calls back into the broker."""
 
-    def __init__(self, services: BrokerServices | None, handlers: dict[int, ApiHandler]) -> None:
+    def __init__(self, services: BrokerServices | None, handlers: dict[ApiKey, ApiHandler]) -> None:
         self.services = services
         self.handlers = handlers
 
@@ -58,7 +58,7 @@ class RequestDispatcher:
         if handler is None:
             raise ProtocolError(f"unknown api key {api_key}")
         if not handler.supports(version):
-            if api_key == API_VERSIONS_KEY:
+            if api_key == ApiKey.API_VERSIONS:
                 # KIP-511: answer in the v0 layout with our ApiVersions range so the client retries.
                 return encode_response(api_key, 0, header.correlation_id,
                                        self.unsupported_api_versions_response())
@@ -89,10 +89,10 @@ class RequestDispatcher:
         return encode_response(api_key, version, header.correlation_id, result)
 
     def unsupported_api_versions_response(self) -> Any:
-        mod = messages.response_module(API_VERSIONS_KEY)
-        h = self.handlers[API_VERSIONS_KEY]
+        mod = messages.response_module(ApiKey.API_VERSIONS)
+        h = self.handlers[ApiKey.API_VERSIONS]
         return mod.ApiVersionsResponse(
             error_code=ErrorCode.UNSUPPORTED_VERSION,
-            api_keys=[mod.ApiVersion(api_key=API_VERSIONS_KEY, min_version=h.min_version,
+            api_keys=[mod.ApiVersion(api_key=ApiKey.API_VERSIONS, min_version=h.min_version,
                                      max_version=h.max_version)],
         )
