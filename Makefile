@@ -85,7 +85,7 @@ lint: $(STAMP) ## ruff, and the layer contracts of .importlinter
 
 bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka and Spark; ratios), start-up/memory; JSON and PNG in bench-results/
 	$(PY) scripts/bench.py --out bench-results
-	$(PY) scripts/bench_spark.py --out bench-results
+	$(PY) -m scripts.bench_spark --out bench-results
 	$(PY) scripts/bench_startup.py --out bench-results
 
 clean: ## remove the virtualenv and local data

@@ -29,18 +29,15 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
-# examples/ and scripts/ are not installed packages: the Spark session of the examples and
-# bench.py's brokers and helpers are imported from this checkout
-REPO_ROOT = Path(__file__).resolve().parents[1]
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+from confluent_kafka import Producer
 
-from confluent_kafka import Producer  # noqa: E402
-
-from examples.spark_connector import local_session, spark_version  # noqa: E402
-from pybroker.testing.broker_process import BrokerProcess  # noqa: E402
-from pybroker.testing.reference_kafka import ReferenceKafka  # noqa: E402
-from scripts.bench import (  # noqa: E402
+# examples/ and scripts/ are not installed packages: run this as `python -m scripts.bench_spark`
+# from the checkout (as `make bench` does), so the examples' Spark session and bench.py's
+# brokers and helpers are imported from it
+from examples.spark_connector import local_session, spark_version
+from pybroker.testing.broker_process import BrokerProcess
+from pybroker.testing.reference_kafka import ReferenceKafka
+from scripts.bench import (
     KAFKA_VERSION,
     OwnKafka,
     OwnPybroker,
