@@ -4,6 +4,10 @@ The broker is started exactly as a user would start it (the ``pybroker serve`` c
 with Kafka property overrides), bound to 127.0.0.1 on a free port, with its data directory in a
 caller-supplied place so that a restart finds the same log. Its stderr goes to a file so that a
 failing test can show what the broker said.
+
+By default the broker runs from the checkout this package was imported from. ``source=`` runs
+the code of another checkout of the repository (an earlier revision, say) with the same
+interpreter instead, and ``env=`` adds environment variables to the child's.
 """
 
 from __future__ import annotations
@@ -81,10 +85,21 @@ class BrokerProcess:
         log_path: Path | None = None,
         start_timeout: float = 30.0,
         stop_timeout: float = 20.0,
+        source: Path | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
+        """``source``: a checkout of the repository to run instead of this one. It becomes the
+        working directory and the first entry of ``PYTHONPATH`` (which the interpreter searches
+        before the virtualenv's editable install), and the default ``config`` is its
+        ``config/server.properties``. ``env``: variables added to (or replacing) the child's
+        environment, which is otherwise this process's."""
         self.data_dir = Path(data_dir)
         self.port = port or free_port()
+        self.source = Path(source).resolve() if source is not None else None
+        if self.source is not None and config == DEFAULT_CONFIG:
+            config = self.source / "config" / "server.properties"
         self.config = config if config is not None and Path(config).exists() else None
+        self.extra_env = dict(env or {})
         self.extra_overrides = dict(overrides or {})
         self.log_path = Path(log_path) if log_path else self.data_dir.parent / (
             self.data_dir.name + f"-broker-{self.port}.stderr.log"
@@ -122,6 +137,43 @@ class BrokerProcess:
     def is_running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
+    @property
+    def workdir(self) -> Path:
+        """The child's working directory: the checkout it runs from."""
+        return self.source if self.source is not None else REPO_ROOT
+
+    def environment(self) -> dict[str, str]:
+        """The child's environment."""
+        env = dict(os.environ)
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        if self.source is not None:
+            env["PYTHONPATH"] = os.pathsep.join(
+                p for p in (str(self.source), env.get("PYTHONPATH", "")) if p
+            )
+        env.update(self.extra_env)
+        return env
+
+    def imported_from(self, *modules: str) -> dict[str, str]:
+        """Where the broker's interpreter, in the broker's environment and working directory,
+        imports ``modules`` from (``-P``: like the console script, without the working directory
+        on ``sys.path``). Shows which source tree a broker started by this object runs."""
+        names = modules or ("pybroker", "protocol")
+        code = (
+            "import importlib, sys\n"
+            "for name in sys.argv[1:]:\n"
+            "    print(name, importlib.import_module(name).__file__)\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-P", "-c", code, *names],
+            cwd=self.workdir,
+            env=self.environment(),
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        )
+        return dict(line.split(" ", 1) for line in done.stdout.splitlines())
+
     def command(self) -> list[str]:
         cmd = [*broker_command(), "serve"]
         if self.config is not None:
@@ -139,17 +191,18 @@ class BrokerProcess:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log_file = open(self.log_path, "ab")  # noqa: SIM115 - closed in _reap()
         self.starts += 1
-        self._log_file.write(f"\n===== start #{self.starts}: {' '.join(self.command())}\n".encode())
+        origin = f" (from {self.source})" if self.source is not None else ""
+        self._log_file.write(
+            f"\n===== start #{self.starts}{origin}: {' '.join(self.command())}\n".encode()
+        )
         self._log_file.flush()
-        env = dict(os.environ)
-        env.setdefault("PYTHONUNBUFFERED", "1")
         self.proc = subprocess.Popen(
             self.command(),
             stdin=subprocess.DEVNULL,
             stdout=self._log_file,
             stderr=self._log_file,
-            cwd=REPO_ROOT,
-            env=env,
+            cwd=self.workdir,
+            env=self.environment(),
             start_new_session=True,  # a Ctrl-C in the terminal is for pytest, not the broker
         )
         BrokerProcess.live.add(self)
@@ -231,9 +284,10 @@ class BrokerProcess:
 
     def describe(self, lines: int = 60) -> str:
         state = "running" if self.is_running() else "not running"
+        source = f"source: {self.source}\n" if self.source is not None else ""
         return (
             f"broker {self.bootstrap} ({state}, pid {self.pid}, data {self.data_dir})\n"
-            f"command: {' '.join(self.command())}\n"
+            f"command: {' '.join(self.command())}\n{source}"
             f"--- last {lines} lines of {self.log_path} ---\n{self.stderr_tail(lines)}"
         )
 
