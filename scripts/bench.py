@@ -11,8 +11,11 @@ ratio pybroker/Kafka.
 
 ``--brokers pybroker`` or ``--brokers kafka`` runs one of them; Kafka is skipped, loudly, when
 java or its jars are missing (the ratios are then n/a). ``--bootstrap`` benchmarks a broker
-that is already running instead. Results go to ``<out>/bench-<timestamp>.json`` and ``.png``;
-a table is printed. See docs/benchmarks.md.
+that is already running instead. ``--baseline REV`` adds a third broker, "baseline": pybroker
+as it was at git revision REV, run from a temporary worktree of that revision with the same
+interpreter, in the same rounds; every figure then also gets the ratio pybroker/baseline.
+Results go to ``<out>/bench-<timestamp>.json`` and ``.png``; a table is printed. See
+docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -47,7 +50,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 MB = 1_000_000  # throughput is payload (value) bytes per second, in decimal megabytes
 BROKERS = ("pybroker", "kafka")
 EXTERNAL = "external"
+BASELINE = "baseline"  # pybroker at an earlier revision (--baseline)
 RATIO = "pybroker/kafka"
+RATIO_BASELINE = "pybroker/baseline"
 METRICS = (("produce", "mb_per_s"), ("produce", "msgs_per_s"), ("consume", "mb_per_s"), ("consume", "msgs_per_s"))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -172,6 +177,10 @@ class Target:
     def stop(self) -> None:
         pass
 
+    def check(self) -> None:
+        """Called once the broker is ready, outside the start-up time; raises if it is not the
+        broker it should be."""
+
     def pids(self) -> dict[str, int]:
         """The processes whose CPU time counts as the broker's, by role."""
         return {}
@@ -183,13 +192,14 @@ class Target:
 class OwnPybroker(Target):
     name = "pybroker"
 
-    def __init__(self) -> None:
+    def __init__(self, source: Path | None = None) -> None:
+        self.source = source  # None: this checkout
         self.tmp: Path | None = None
         self.proc: BrokerProcess | None = None
 
     def start(self) -> str:
-        self.tmp = Path(tempfile.mkdtemp(prefix="bench-pybroker-"))
-        self.proc = BrokerProcess(self.tmp / "kafka-logs", log_path=self.tmp / "broker.log")
+        self.tmp = Path(tempfile.mkdtemp(prefix=f"bench-{self.name}-"))
+        self.proc = BrokerProcess(self.tmp / "kafka-logs", log_path=self.tmp / "broker.log", source=self.source)
         self.proc.start()
         return self.proc.bootstrap
 
@@ -203,10 +213,98 @@ class OwnPybroker(Target):
             self.proc = self.tmp = None
 
     def pids(self) -> dict[str, int]:
-        return {"pybroker": self.proc.pid} if self.proc is not None and self.proc.pid else {}
+        return {self.name: self.proc.pid} if self.proc is not None and self.proc.pid else {}
 
     def describe(self) -> str:
         return self.proc.describe(lines=40) if self.proc is not None else ""
+
+
+@dataclass
+class BaselineCheckout:
+    """pybroker at an earlier git revision, checked out in a temporary worktree for the run."""
+
+    revision: str  # as given
+    commit: str
+    describe: str
+    subject: str
+    tree: Path | None = None
+    imported_from: dict[str, str] = field(default_factory=dict)  # what the baseline broker runs
+
+    @staticmethod
+    def git(*argv: str) -> str:
+        return subprocess.run(["git", "-C", str(REPO_ROOT), *argv], capture_output=True, text=True,
+                              check=True, timeout=120).stdout.strip()
+
+    @classmethod
+    def resolve(cls, revision: str) -> BaselineCheckout:
+        """Raises ValueError when ``revision`` names no commit of this repository."""
+        try:
+            commit = cls.git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
+        except (OSError, subprocess.SubprocessError) as e:
+            raise ValueError(f"{revision!r} is not a commit of {REPO_ROOT}") from e
+        return cls(revision, commit, cls.git("describe", "--always", commit),
+                   cls.git("log", "-1", "--format=%s", commit))
+
+    def add(self) -> Path:
+        """``git worktree add --detach`` into a new temporary directory."""
+        home = Path(tempfile.mkdtemp(prefix="bench-baseline-"))
+        self.tree = home / f"pybroker-{self.commit[:12]}"
+        self.git("worktree", "add", "--detach", str(self.tree), self.commit)
+        return self.tree
+
+    def remove(self) -> None:
+        """Remove the worktree and its directory; safe to call more than once."""
+        if self.tree is None:
+            return
+        tree, self.tree = self.tree, None
+        try:
+            self.git("worktree", "remove", "--force", str(tree))
+        except (OSError, subprocess.SubprocessError):
+            pass
+        shutil.rmtree(tree.parent, ignore_errors=True)
+        try:
+            self.git("worktree", "prune")
+        except (OSError, subprocess.SubprocessError):
+            pass
+
+    def to_json(self) -> dict:
+        return {"revision": self.revision, "commit": self.commit, "describe": self.describe,
+                "subject": self.subject, "imported_from": self.imported_from}
+
+
+class Baseline(OwnPybroker):
+    """pybroker from a :class:`BaselineCheckout`: the same interpreter and virtualenv, that
+    tree's code (``PYTHONPATH``), working directory and ``config/server.properties``."""
+
+    name = BASELINE
+
+    def __init__(self, checkout: BaselineCheckout) -> None:
+        assert checkout.tree is not None
+        super().__init__(source=checkout.tree)
+        self.checkout = checkout
+
+    def check(self) -> None:
+        self.checkout.imported_from = self.check_runs_tree()
+
+    def check_runs_tree(self) -> dict[str, str]:
+        """Fails unless the running child has the tree as its working directory and first
+        PYTHONPATH entry, and its interpreter in that environment imports pybroker and protocol
+        from the tree (not from the virtualenv's editable install of the current checkout)."""
+        assert self.proc is not None and self.proc.pid is not None and self.source is not None
+        tree = self.source.resolve()
+        pid = self.proc.pid
+        cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
+        environ = dict(item.split("=", 1) for item in
+                       Path(f"/proc/{pid}/environ").read_text().split("\0") if "=" in item)
+        first = environ.get("PYTHONPATH", "").split(os.pathsep)[0]
+        found = self.proc.imported_from("pybroker", "protocol")
+        wrong = [f"{module} from {path}" for module, path in found.items() if not Path(path).is_relative_to(tree)]
+        if cwd != tree or Path(first or ".").resolve() != tree or wrong:
+            raise RuntimeError(f"the baseline broker does not run {tree}: cwd {cwd}, "
+                               f"PYTHONPATH {environ.get('PYTHONPATH')!r}, imports {found}")
+        print(f"{self.name}: pid {pid} runs {self.checkout.describe} from {tree} "
+              f"(cwd and PYTHONPATH; {', '.join(f'{m} from {p}' for m, p in found.items())})", flush=True)
+        return found
 
 
 class OwnKafka(Target):
@@ -251,11 +349,14 @@ class External(Target):
         return self.bootstrap
 
 
-def make_target(name: str, args: argparse.Namespace) -> Target:
+def make_target(name: str, args: argparse.Namespace, baseline: BaselineCheckout | None = None) -> Target:
     if name == "pybroker":
         return OwnPybroker()
     if name == "kafka":
         return OwnKafka()
+    if name == BASELINE:
+        assert baseline is not None
+        return Baseline(baseline)
     return External(args.bootstrap)
 
 
@@ -394,10 +495,11 @@ def run_case(bootstrap: str, case: Case, args: argparse.Namespace, pids: list[in
         delete_topic(bootstrap, case.topic)
 
 
-def run_broker(name: str, rnd: int, args: argparse.Namespace, stamp: str) -> BrokerRun:
+def run_broker(name: str, rnd: int, args: argparse.Namespace, stamp: str,
+               baseline: BaselineCheckout | None = None) -> BrokerRun:
     """Start one broker, warm it up, run every case, stop it (whatever happens)."""
     run = BrokerRun(name, rnd)
-    target = make_target(name, args)
+    target = make_target(name, args, baseline)
     banner = f"== {name}" + (f" (round {rnd + 1} of {args.rounds})" if args.rounds > 1 else "")
     print(f"\n{banner} ==", flush=True)
     try:
@@ -408,6 +510,7 @@ def run_broker(name: str, rnd: int, args: argparse.Namespace, stamp: str) -> Bro
         pids = list(target.pids().values())
         print(f"{name}: {run.bootstrap}, ready in {run.start_s:.1f}s" if target.pids()
               else f"{name}: {run.bootstrap} (not started here)", flush=True)
+        target.check()
         tag = f"{stamp}-{name}-r{rnd}"
         if args.warmup_records > 0:
             for i, size in enumerate(dict.fromkeys(args.sizes)):
@@ -450,8 +553,10 @@ def case_specs(args: argparse.Namespace) -> list[tuple[int, int]]:
 
 
 def summarize(runs: list[BrokerRun], names: list[str], args: argparse.Namespace) -> list[dict]:
-    """Per case and metric: each broker's figure (the median over rounds) and the ratio."""
+    """Per case and metric: each broker's figure (the median over rounds) and the ratios:
+    ``ratio`` pybroker/kafka and, with a baseline, ``ratio_baseline`` pybroker/baseline."""
     with_ratio = set(BROKERS) <= set(names)
+    with_baseline = {"pybroker", BASELINE} <= set(names)
     out = []
     for size, parts in case_specs(args):
         entry: dict[str, object] = {"label": case_label(size, parts), "record_size": size, "partitions": parts}
@@ -468,6 +573,9 @@ def summarize(runs: list[BrokerRun], names: list[str], args: argparse.Namespace)
                 if with_ratio and metric != "broker_cpu_pct":
                     py, kafka = values["pybroker"], values["kafka"]
                     values["ratio"] = round(py / kafka, 3) if py is not None and kafka else None
+                if with_baseline and metric != "broker_cpu_pct":
+                    py, old = values["pybroker"], values[BASELINE]
+                    values["ratio_baseline"] = round(py / old, 3) if py is not None and old else None
                 block[metric] = values
             block["errors"] = {name: sum(getattr(c, direction).errors for c in measured[name]) for name in names}
             entry[direction] = block
@@ -489,10 +597,19 @@ ROW_NAMES = {("produce", "mb_per_s"): "produce MB/s", ("produce", "msgs_per_s"):
              ("consume", "mb_per_s"): "consume MB/s", ("consume", "msgs_per_s"): "consume msg/s"}
 
 
+def ratio_columns(names: list[str]) -> list[tuple[str, str]]:
+    """The ratios the brokers run allow: (key in the summary, column title)."""
+    cols = [("ratio", RATIO)] if set(BROKERS) <= set(names) else []
+    if {"pybroker", BASELINE} <= set(names):
+        cols.append(("ratio_baseline", RATIO_BASELINE))
+    return cols
+
+
 def print_table(summary: list[dict], names: list[str]) -> None:
-    with_ratio = set(BROKERS) <= set(names)
-    cols = [*names, RATIO] if with_ratio else list(names)
-    header = f"{'case':<12} {'':<15}" + "".join(f" {c:>14}" for c in cols)
+    ratios = ratio_columns(names)
+    cols = [*names, *(title for _, title in ratios)]
+    w = max(14, *(len(c) for c in cols))
+    header = f"{'case':<12} {'':<15}" + "".join(f" {c:>{w}}" for c in cols)
     print(header)
     print("-" * len(header))
     for entry in summary:
@@ -500,27 +617,26 @@ def print_table(summary: list[dict], names: list[str]) -> None:
         for direction, metric in METRICS:
             values = entry[direction][metric]
             cells = [fmt(values.get(n), metric) for n in names]
-            if with_ratio:
-                cells.append(fmt(values.get("ratio"), "ratio"))
-            print(f"{label:<12} {ROW_NAMES[direction, metric]:<15}" + "".join(f" {c:>14}" for c in cells))
+            cells += [fmt(values.get(key), "ratio") for key, _ in ratios]
+            print(f"{label:<12} {ROW_NAMES[direction, metric]:<15}" + "".join(f" {c:>{w}}" for c in cells))
             label = ""
         cpu = [f"{fmt(entry['produce']['broker_cpu_pct'][n], 'broker_cpu_pct')} / "
                f"{fmt(entry['consume']['broker_cpu_pct'][n], 'broker_cpu_pct')}" for n in names]
-        print(f"{'':<12} {'CPU prod/cons':<15}" + "".join(f" {c:>14}" for c in cpu))
+        print(f"{'':<12} {'CPU prod/cons':<15}" + "".join(f" {c:>{w}}" for c in cpu))
         errors = [entry["produce"]["errors"][n] + entry["consume"]["errors"][n] for n in names]
         if any(errors):
-            print(f"{'':<12} {'errors':<15}" + "".join(f" {e:>14}" for e in errors))
+            print(f"{'':<12} {'errors':<15}" + "".join(f" {e:>{w}}" for e in errors))
 
 
 def markdown_table(summary: list[dict], names: list[str]) -> str:
-    with_ratio = set(BROKERS) <= set(names)
+    ratios = ratio_columns(names)
     head, rule = ["case"], ["---"]
     for direction, metric in METRICS:
         for n in names:
             head.append(f"{ROW_NAMES[direction, metric]} {n}")
             rule.append("---:")
-        if with_ratio:
-            head.append("ratio")
+        for key, title in ratios:
+            head.append("ratio" if key == "ratio" else title)
             rule.append("---:")
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(rule) + "|"]
     for entry in summary:
@@ -528,13 +644,13 @@ def markdown_table(summary: list[dict], names: list[str]) -> str:
         for direction, metric in METRICS:
             values = entry[direction][metric]
             cells += [fmt(values.get(n), metric) for n in names]
-            if with_ratio:
-                cells.append(fmt(values.get("ratio"), "ratio"))
+            cells += [fmt(values.get(key), "ratio") for key, _ in ratios]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-def plot(summary: list[dict], names: list[str], path: Path, title: str, ratio_note: str) -> None:
+def plot(summary: list[dict], names: list[str], path: Path, title: str, ratio_note: str,
+         baseline_note: str = "") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -545,7 +661,7 @@ def plot(summary: list[dict], names: list[str], path: Path, title: str, ratio_no
     fig = plt.figure(figsize=(15, 7.5))
     grid = fig.add_gridspec(2, 3, width_ratios=[1, 1, 0.8])
     width = 0.8 / len(names)
-    colors = {"pybroker": "tab:blue", "kafka": "tab:orange", EXTERNAL: "tab:green"}
+    colors = {"pybroker": "tab:blue", "kafka": "tab:orange", EXTERNAL: "tab:green", BASELINE: "tab:gray"}
     for row, (metric, unit) in enumerate((("mb_per_s", "MB/s (payload)"), ("msgs_per_s", "records/s"))):
         for col, direction in enumerate(("produce", "consume")):
             ax = fig.add_subplot(grid[row, col])
@@ -561,20 +677,28 @@ def plot(summary: list[dict], names: list[str], path: Path, title: str, ratio_no
             ax.set_ylim(top=ax.get_ylim()[1] * 1.12)
             ax.grid(axis="y", alpha=0.3)
             ax.legend(fontsize=8)
-    ax = fig.add_subplot(grid[:, 2])
-    ax.set_title(f"ratio {RATIO} (same for MB/s and records/s)", fontsize=9)
-    if set(BROKERS) <= set(names):
-        width = 0.38
-        for shift, direction, color in ((-width / 2, "produce", "tab:green"), (width / 2, "consume", "tab:purple")):
-            values = [e[direction]["mb_per_s"].get("ratio") for e in summary]
-            bars = ax.bar([x + shift for x in xs], [v or 0 for v in values], width, label=direction, color=color)
-            ax.bar_label(bars, labels=[fmt(v, "ratio") for v in values], fontsize=8, padding=2)
-        ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
-        ax.legend(fontsize=8)
-    if ratio_note:
-        ax.text(0.5, 0.5, ratio_note, transform=ax.transAxes, ha="center", va="center", fontsize=9, wrap=True)
-    ax.set_xticks(xs, labels, fontsize=8)
-    ax.grid(axis="y", alpha=0.3)
+    panels = [(grid[:, 2], "ratio", RATIO, set(BROKERS) <= set(names), ratio_note)]
+    if BASELINE in names:  # the pybroker/baseline ratio below the pybroker/kafka one
+        panels = [(grid[0, 2], "ratio", RATIO, set(BROKERS) <= set(names), ratio_note),
+                  (grid[1, 2], "ratio_baseline", RATIO_BASELINE, "pybroker" in names, baseline_note)]
+    for spec, key, ratio_title, shown, note in panels:
+        ax = fig.add_subplot(spec)
+        ax.set_title(f"ratio {ratio_title} (same for MB/s and records/s)", fontsize=9)
+        if shown:
+            width = 0.38
+            for shift, direction, color in ((-width / 2, "produce", "tab:green"),
+                                            (width / 2, "consume", "tab:purple")):
+                values = [e[direction]["mb_per_s"].get(key) for e in summary]
+                bars = ax.bar([x + shift for x in xs], [v or 0 for v in values], width, label=direction, color=color)
+                ax.bar_label(bars, labels=[fmt(v, "ratio") for v in values], fontsize=8, padding=2)
+            ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+            ax.legend(fontsize=8)
+            if key == "ratio_baseline":  # room for the labels of bars near parity
+                ax.set_ylim(top=ax.get_ylim()[1] * 1.08)
+        if note:
+            ax.text(0.5, 0.5, note, transform=ax.transAxes, ha="center", va="center", fontsize=9, wrap=True)
+        ax.set_xticks(xs, labels, fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -629,6 +753,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--brokers", default=None,
                    help="comma-separated, run in this order: pybroker, kafka (default: pybroker,kafka)")
     p.add_argument("--bootstrap", help="benchmark a broker that is already running instead (no ratio)")
+    p.add_argument("--baseline", metavar="REV",
+                   help="also benchmark pybroker as it was at this git revision (a temporary worktree, same "
+                        "interpreter), next to pybroker in every round, and report pybroker/baseline ratios")
     p.add_argument("--sizes", type=int, nargs="+", default=[1024, 100], help="record value sizes in bytes")
     p.add_argument("--partitions", type=int, nargs="+", default=[1, 6], help="partition counts")
     p.add_argument("--records", type=int, default=500_000, help="records per case at most")
@@ -654,6 +781,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         unknown = sorted(set(args.names) - set(BROKERS))
         if unknown or not args.names or len(set(args.names)) != len(args.names):
             p.error(f"--brokers takes a comma-separated list of {', '.join(BROKERS)} (got {args.brokers!r})")
+    if args.baseline is not None:
+        if args.bootstrap or "pybroker" not in args.names:
+            p.error("--baseline compares pybroker with an earlier pybroker: it needs pybroker among --brokers "
+                    "and cannot be combined with --bootstrap")
+        try:
+            args.baseline_checkout = BaselineCheckout.resolve(args.baseline)
+        except ValueError as e:
+            p.error(f"--baseline: {e}")
+        i = args.names.index("pybroker")
+        args.names = [*args.names[:i + 1], BASELINE, *args.names[i + 1:]]
     if args.rounds < 1:
         p.error("--rounds must be at least 1")
     return args
@@ -674,6 +811,7 @@ def _interrupt(signum: int, _frame: object) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    baseline: BaselineCheckout | None = vars(args).pop("baseline_checkout", None)
     signal.signal(signal.SIGTERM, _interrupt)
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         signal.signal(signal.SIGINT, _interrupt)
@@ -683,6 +821,7 @@ def main(argv: list[str] | None = None) -> int:
     names: list[str] = args.names
     status: dict[str, dict] = {name: {"status": "pending"} for name in names}
     ratio_note = ""
+    baseline_note = ""
     if "kafka" in names:
         missing = missing_requirements()
         if missing:
@@ -695,7 +834,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.bootstrap:
         ratio_note = "external broker: no ratio"
     elif "kafka" not in names or "pybroker" not in names:
-        ratio_note = ratio_note or "only one broker run: no ratio"
+        ratio_note = ratio_note or ("Kafka not run: no ratio" if BASELINE in names else "only one broker run: no ratio")
     to_run = [n for n in names if status[n]["status"] == "pending"]
     if not to_run:
         print("nothing to benchmark", file=sys.stderr)
@@ -709,10 +848,19 @@ def main(argv: list[str] | None = None) -> int:
 
     runs: list[BrokerRun] = []
     try:
+        if baseline is not None:
+            try:
+                tree = baseline.add()
+            except (OSError, subprocess.SubprocessError) as e:
+                detail = getattr(e, "stderr", "") or ""
+                print(f"cannot check out the baseline {baseline.revision}: {e} {detail}".strip(), file=sys.stderr)
+                return 1
+            print(f"{BASELINE}: pybroker {baseline.describe} ({baseline.revision}: {baseline.subject}), "
+                  f"checked out in {tree}", flush=True)
         for rnd in range(args.rounds):
             order = to_run if rnd % 2 == 0 else to_run[::-1]
             for name in order:
-                runs.append(run_broker(name, rnd, args, stamp))
+                runs.append(run_broker(name, rnd, args, stamp, baseline))
     except KeyboardInterrupt as e:
         print(f"\ninterrupted ({e or 'Ctrl-C'}); the brokers are stopped and their data removed, "
               "nothing was written", file=sys.stderr)
@@ -720,25 +868,36 @@ def main(argv: list[str] | None = None) -> int:
     finally:  # run_broker stops its own broker; this catches anything left behind
         BrokerProcess.stop_all()
         ReferenceKafka.stop_all()
+        if baseline is not None:
+            baseline.remove()
     load_after = load_average()
 
     for name in to_run:
         errors = [r.error for r in runs if r.broker == name and r.error]
         status[name] = {"status": "failed", "errors": errors} if errors else {"status": "ran"}
-        if errors and not ratio_note:
+        if errors and name != BASELINE and not ratio_note:
             ratio_note = f"{name} failed:\n{errors[0][:200]}"
+        if errors and name != "kafka" and not baseline_note:
+            baseline_note = f"{name} failed:\n{errors[0][:200]}"
 
     summary = summarize(runs, names, args)
     config = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
     machine = machine_info()
     machine["load_average_before"] = load_before
     machine["load_average_after"] = load_after
+    title = f"pybroker {machine.get('pybroker_commit', '')} vs Apache Kafka {KAFKA_VERSION}"
+    ratios = {"ratio": RATIO}
+    if baseline is not None:
+        machine["baseline"] = baseline.to_json()
+        config["baseline_commit"] = baseline.commit
+        ratios["ratio_baseline"] = RATIO_BASELINE
+        title += f" and pybroker {baseline.describe} (baseline)"
     result = {
         "timestamp": stamp,
         "machine": machine,
         "config": config,
         "brokers": status,
-        "ratio": RATIO,
+        **ratios,
         "cases": summary,
         "runs": [r.to_json() for r in runs],
     }
@@ -746,10 +905,13 @@ def main(argv: list[str] | None = None) -> int:
     json_path.write_text(json.dumps(result, indent=2) + "\n")
     png_path = args.out / f"bench-{stamp}.png"
     plot(summary, names, png_path,
-         f"pybroker {machine.get('pybroker_commit', '')} vs Apache Kafka {KAFKA_VERSION} - "
+         f"{title} - "
          f"{machine.get('cpu_count')} CPU, librdkafka {machine['librdkafka']}, acks={args.acks}"
-         + (f", median of {args.rounds} rounds" if args.rounds > 1 else ""), ratio_note)
+         + (f", median of {args.rounds} rounds" if args.rounds > 1 else ""), ratio_note, baseline_note)
     print()
+    if baseline is not None:
+        print(f"{BASELINE} = pybroker {baseline.describe} ({baseline.revision}, {baseline.commit[:12]}: "
+              f"{baseline.subject}); {RATIO_BASELINE} above 1: faster than then")
     print_table(summary, names)
     if args.markdown:
         print()
