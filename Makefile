@@ -6,6 +6,8 @@ PY := $(VENV)/bin/python
 SPECS ?= ../shared/kafka-message-specs
 KAFKA_VERSION ?=
 DATA_DIR ?= data/kafka-logs
+# make bench BASELINE=rev: scripts/bench.py also benchmarks pybroker as it was at that git revision
+BASELINE ?=
 STAMP := $(VENV)/.setup-stamp
 # pybroker with its runtime dependencies only (no test tools, no PySpark): enough for import-specs,
 # gen and gen-check, which import the broker's handlers and state tables. They use the full
@@ -83,8 +85,8 @@ lint: $(STAMP) ## ruff, and the layer contracts of .importlinter
 	$(VENV)/bin/ruff check protocol pybroker tests scripts examples
 	$(VENV)/bin/lint-imports
 
-bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka and Spark; ratios), start-up/memory; JSON and PNG in bench-results/
-	$(PY) scripts/bench.py --out bench-results
+bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka and Spark; ratios), start-up/memory; JSON and PNG in bench-results/; BASELINE=rev also runs pybroker at that git revision (pybroker/baseline ratios)
+	$(PY) scripts/bench.py --out bench-results $(if $(BASELINE),--baseline $(BASELINE))
 	$(PY) -m scripts.bench_spark --out bench-results
 	$(PY) scripts/bench_startup.py --out bench-results
 
