@@ -129,6 +129,7 @@ class Broker:
             configs=self.configs,
             groups=self.groups,
             producer_ids=self.producer_ids,
+            apis=self.handlers,
         )
         await self.socket_server.start(self.config.listeners)
         self.metadata_cache.set_brokers([self._advertised_endpoint()])

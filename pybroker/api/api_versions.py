@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, api_versions_request as req, api_versions_response as m
 from pybroker.api.context import RequestContext
-from pybroker.api.registry import HANDLERS, api
+from pybroker.api.registry import ApiHandler, api
 
 # KIP-511: client software names and versions must look like this, else INVALID_REQUEST.
 _SOFTWARE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 
 
-def advertised_api_keys() -> list[m.ApiVersion]:
+def advertised_api_keys(handlers: Mapping[ApiKey, ApiHandler]) -> list[m.ApiVersion]:
     return [
         m.ApiVersion(api_key=h.api_key, min_version=h.min_version, max_version=h.max_version)
-        for h in sorted(HANDLERS.values(), key=lambda h: h.api_key)
+        for h in sorted(handlers.values(), key=lambda h: h.api_key)
     ]
 
 
@@ -32,5 +33,5 @@ def handle(ctx: RequestContext, request: req.ApiVersionsRequest) -> m.ApiVersion
     ):
         # as Kafka: the error alone, no versions (those come only with UNSUPPORTED_VERSION)
         return m.ApiVersionsResponse(error_code=ErrorCode.INVALID_REQUEST, api_keys=[])
-    return m.ApiVersionsResponse(error_code=ErrorCode.NONE, api_keys=advertised_api_keys(),
+    return m.ApiVersionsResponse(error_code=ErrorCode.NONE, api_keys=advertised_api_keys(ctx.services.apis),
                                  finalized_features_epoch=FINALIZED_FEATURES_EPOCH)

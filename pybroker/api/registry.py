@@ -20,6 +20,11 @@ Response = T | asyncio.Future[T]
 
 Handler = Callable[[Any, Any], Any]
 
+#: the broker's modes: the embedded single node, and a broker of a ZooKeeper-mode cluster
+EMBEDDED = "embedded"
+ZOOKEEPER = "zookeeper"
+ALL_MODES = frozenset({EMBEDDED, ZOOKEEPER})
+
 
 @dataclass(frozen=True, slots=True)
 class ApiHandler:
@@ -32,6 +37,9 @@ class ApiHandler:
     # Versions inside the advertised range that are answered with an error instead of served
     # (Produce 0-2: advertised for old librdkafka's feature detection, rejected like Kafka 4 does).
     rejected_below: int = -1
+    #: the modes that serve (and advertise) this API: the controller's requests to brokers
+    #: exist only in a ZooKeeper-mode cluster
+    modes: frozenset[str] = ALL_MODES
 
     def supports(self, version: int) -> bool:
         return self.min_version <= version <= self.max_version
@@ -40,7 +48,8 @@ class ApiHandler:
 HANDLERS: dict[ApiKey, ApiHandler] = {}
 
 
-def api(api_key: ApiKey, min_version: int, max_version: int, *, rejected_below: int = -1):
+def api(api_key: ApiKey, min_version: int, max_version: int, *, rejected_below: int = -1,
+        modes: frozenset[str] = ALL_MODES):
     """Register the decorated function as the handler of ``api_key`` for the given versions.
 
     A handler takes ``(ctx, request)`` and returns the response dataclass, ``None`` for no
@@ -61,18 +70,20 @@ def api(api_key: ApiKey, min_version: int, max_version: int, *, rejected_below: 
             fn,
             fn.__module__,
             rejected_below,
+            frozenset(modes),
         )
         return fn
 
     return register
 
 
-def load_handlers() -> dict[ApiKey, ApiHandler]:
-    """Import every module of :mod:`pybroker.api` so each registers itself."""
+def load_handlers(mode: str | None = EMBEDDED) -> dict[ApiKey, ApiHandler]:
+    """Import every module of :mod:`pybroker.api` so each registers itself; the handlers a
+    broker in ``mode`` serves (None: every handler)."""
     import pybroker.api as package
 
     for info in pkgutil.iter_modules(package.__path__):
         if info.name not in {"registry", "context", "services"}:
             importlib.import_module(f"pybroker.api.{info.name}")
-    return HANDLERS
+    return {k: h for k, h in HANDLERS.items() if mode is None or mode in h.modes}
 

@@ -9,11 +9,15 @@ embedded single node and a ZooKeeper-mode cluster: only the services behind them
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from protocol.messages import ApiKey
     from pybroker.admin import AdminManager
+    from pybroker.api.registry import ApiHandler
+    from pybroker.cluster.control import ControlRequestHandler
     from pybroker.cluster.metadata_cache import MetadataCache
     from pybroker.cluster.replica_manager import ReplicaManager
     from pybroker.config import BrokerConfig
@@ -39,3 +43,7 @@ class BrokerServices:
     groups: GroupCoordinatorService
     #: producer ids for idempotent producers
     producer_ids: ProducerIdManager
+    #: the APIs this broker serves, as ApiVersions advertises them
+    apis: Mapping[ApiKey, ApiHandler]
+    #: the controller's requests (LeaderAndIsr, UpdateMetadata, StopReplica); ZooKeeper mode
+    control: ControlRequestHandler | None = None

@@ -19,6 +19,7 @@ depends on time takes ``now_ms``.
 from __future__ import annotations
 
 import enum
+import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -129,6 +130,8 @@ class Partition:
         self.partition = partition
         self.local_broker_id = local_broker_id
         self.log: Log | None = None
+        #: the topic id the controller named (ZooKeeper mode), None until it names one
+        self.topic_id: uuid.UUID | None = None
         self.role = Role.NONE
         self.leader_id = -1
         self.leader_epoch = NO_EPOCH
@@ -189,6 +192,12 @@ class Partition:
                                   log.log_end_offset)
         self.maybe_increment_high_watermark()
         return new_epoch
+
+    def stop(self) -> None:
+        """Neither lead nor follow any more (StopReplica without deletion); the log stays."""
+        self.role = Role.NONE
+        self.remote_replicas = {}
+        self.leader_epoch_start_offset = NO_OFFSET
 
     def make_follower(self, record: PartitionRecord, log: Log) -> bool:
         """Follow ``record.leader``. Returns whether the leader or its epoch changed (a

@@ -193,14 +193,19 @@ class ReplicaManager:
 
     def stop_replicas(self, topic: str, partitions: Iterable[int], *, delete: bool,
                       now_ms: int = 0) -> None:
+        """Stop hosting these partitions: with ``delete`` the partition and its log go;
+        without, the partition stays (neither leading nor following) with its log."""
         for p in partitions:
-            partition = self.partitions.pop((topic, p), None)
+            partition = (self.partitions.pop((topic, p), None) if delete
+                         else self.partitions.get((topic, p)))
             if partition is None:
                 continue
             if partition.is_leader:
                 self._announce(LeadershipChange(topic, p, partition.leader_epoch, False), now_ms)
             if delete:
                 self.log_manager.delete_log(topic, p)
+            else:
+                partition.stop()
             # waiting requests for a partition that is gone answer now, with the error
             self.fetch_purgatory.check_and_complete((topic, p))
             self.produce_purgatory.check_and_complete((topic, p))

@@ -1,0 +1,156 @@
+"""What a broker does with the controller's requests in ZooKeeper mode: LeaderAndIsr,
+UpdateMetadata and StopReplica (Kafka's ``KafkaApis`` control-plane handling,
+``ReplicaManager.becomeLeaderOrFollower`` / ``stopReplicas`` and ``ZkMetadataCache``).
+
+Every control request carries the controller epoch and the epoch the controller knows this
+broker by. A request from an older controller epoch than one already seen is stale
+(STALE_CONTROLLER_EPOCH); one naming an older incarnation of this broker (a broker epoch below
+its own; -1 skips the check) is stale too (STALE_BROKER_EPOCH): a quickly restarted broker must
+not apply decisions meant for the process before it (KIP-380). A request that passes adopts its
+controller epoch.
+
+Then, per partition of a LeaderAndIsr: a topic id different from the one already known is
+INCONSISTENT_TOPIC_ID; a leader epoch not above the partition's current one is
+STALE_CONTROLLER_EPOCH (a new controller resends current states, which brokers already up to
+date answer so, harmlessly); a partition whose replicas leave this broker out is
+UNKNOWN_TOPIC_OR_PARTITION; the rest become leader or follower through the replica manager,
+whose leadership listeners hear of it. StopReplica applies when its leader epoch is -2 (the topic
+is being deleted), -1 (none given) or at least the partition's; otherwise FENCED_LEADER_EPOCH.
+
+Concurrency notes: everything runs on the event loop; each request is applied whole before the
+next one is read from the controller's connection.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from protocol.errors import ErrorCode
+from pybroker.cluster.metadata_cache import BrokerNode, MetadataCache, PartitionUpdate
+
+if TYPE_CHECKING:
+    from pybroker.cluster.replica_manager import ReplicaManager
+    from pybroker.metadata.model import PartitionRecord
+
+log = logging.getLogger(__name__)
+
+TopicPartition = tuple[str, int]
+
+#: the controller epoch a broker knows before any controller has spoken to it
+INITIAL_CONTROLLER_EPOCH = 0
+NO_EPOCH = -1
+EPOCH_DURING_DELETE = -2
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderAndIsrPartition:
+    topic: str
+    topic_id: uuid.UUID
+    record: PartitionRecord
+    is_new: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StopReplicaPartition:
+    topic: str
+    partition: int
+    leader_epoch: int
+    delete: bool
+
+
+class ControlRequestHandler:
+    """Applies the controller's requests to this broker's replica manager and metadata cache.
+
+    ``broker_epoch`` gives this broker's current epoch (its registration's czxid)."""
+
+    def __init__(self, broker_id: int, replica_manager: ReplicaManager,
+                 metadata_cache: MetadataCache, broker_epoch: Callable[[], int]) -> None:
+        self.broker_id = broker_id
+        self.replica_manager = replica_manager
+        self.metadata_cache = metadata_cache
+        self.broker_epoch = broker_epoch
+        self.controller_epoch = INITIAL_CONTROLLER_EPOCH
+
+    def check_epochs(self, controller_epoch: int, broker_epoch: int) -> ErrorCode:
+        """The request-wide fencing every control request goes through first."""
+        if broker_epoch != NO_EPOCH and broker_epoch < self.broker_epoch():
+            return ErrorCode.STALE_BROKER_EPOCH
+        if controller_epoch < self.controller_epoch:
+            return ErrorCode.STALE_CONTROLLER_EPOCH
+        self.controller_epoch = controller_epoch
+        return ErrorCode.NONE
+
+    # -- LeaderAndIsr ----------------------------------------------------------------------
+    def leader_and_isr(self, controller_id: int, controller_epoch: int, broker_epoch: int,
+                       partitions: Sequence[LeaderAndIsrPartition], now_ms: int,
+                       ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
+        error = self.check_epochs(controller_epoch, broker_epoch)
+        if error:
+            log.warning("Ignoring LeaderAndIsr from controller %d epoch %d: %s", controller_id,
+                        controller_epoch, error.name)
+            return error, {}
+        results: dict[TopicPartition, ErrorCode] = {}
+        accepted: dict[str, list[PartitionRecord]] = {}
+        topic_ids: dict[str, uuid.UUID] = {}
+        for p in partitions:
+            tp = (p.topic, p.record.partition)
+            results[tp] = self._classify(p)
+            if results[tp] == ErrorCode.NONE:
+                accepted.setdefault(p.topic, []).append(p.record)
+                if p.topic_id.int:
+                    topic_ids[p.topic] = p.topic_id
+        for topic, records in accepted.items():
+            self.replica_manager.become_leader_or_follower(topic, records, now_ms)
+            for record in records:
+                hosted = self.replica_manager.get_partition(topic, record.partition)
+                if hosted is not None and topic in topic_ids:
+                    hosted.topic_id = topic_ids[topic]
+        log.info("LeaderAndIsr from controller %d epoch %d: %d partition(s), %d applied",
+                 controller_id, controller_epoch, len(results),
+                 sum(1 for e in results.values() if e == ErrorCode.NONE))
+        return ErrorCode.NONE, results
+
+    def _classify(self, p: LeaderAndIsrPartition) -> ErrorCode:
+        hosted = self.replica_manager.get_partition(p.topic, p.record.partition)
+        if hosted is not None and hosted.topic_id is not None and p.topic_id.int \
+                and hosted.topic_id != p.topic_id:
+            return ErrorCode.INCONSISTENT_TOPIC_ID
+        if hosted is not None and hosted.log is not None \
+                and p.record.leader_epoch <= hosted.leader_epoch:
+            return ErrorCode.STALE_CONTROLLER_EPOCH
+        if self.broker_id not in p.record.replicas:
+            return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        return ErrorCode.NONE
+
+    # -- UpdateMetadata ----------------------------------------------------------------------
+    def update_metadata(self, controller_id: int, controller_epoch: int, broker_epoch: int,
+                        live_brokers: list[BrokerNode], partitions: list[PartitionUpdate],
+                        ) -> ErrorCode:
+        error = self.check_epochs(controller_epoch, broker_epoch)
+        if error:
+            return error
+        self.metadata_cache.update_metadata(controller_id, live_brokers, partitions)
+        return ErrorCode.NONE
+
+    # -- StopReplica -------------------------------------------------------------------------
+    def stop_replica(self, controller_id: int, controller_epoch: int, broker_epoch: int,
+                     partitions: Sequence[StopReplicaPartition], now_ms: int,
+                     ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
+        error = self.check_epochs(controller_epoch, broker_epoch)
+        if error:
+            return error, {}
+        results: dict[TopicPartition, ErrorCode] = {}
+        for p in partitions:
+            hosted = self.replica_manager.get_partition(p.topic, p.partition)
+            if hosted is not None and p.leader_epoch not in (NO_EPOCH, EPOCH_DURING_DELETE) \
+                    and p.leader_epoch < hosted.leader_epoch:
+                results[(p.topic, p.partition)] = ErrorCode.FENCED_LEADER_EPOCH
+                continue
+            self.replica_manager.stop_replicas(p.topic, [p.partition], delete=p.delete,
+                                               now_ms=now_ms)
+            results[(p.topic, p.partition)] = ErrorCode.NONE
+        return ErrorCode.NONE, results
