@@ -195,11 +195,28 @@ BROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     _broker("offsets.load.buffer.size", INT, 5242880, at_least(1), described=False),
     _broker("producer.id.expiration.check.interval.ms", INT, 600000, at_least(1),
             described=False),
-    # ZooKeeper mode adds its properties here, one line each, with Kafka 3.9's documented
-    # type, default, validator and update mode; once added, DescribeConfigs lists them:
-    #   _broker("zookeeper.session.timeout.ms", INT, 18000),
-    #   _broker("zookeeper.connection.timeout.ms", INT, None),
-    #   _broker("zookeeper.max.in.flight.requests", INT, 10, at_least(1)),
+    # ZooKeeper mode: the cluster's own settings (Kafka 3.9's types, defaults, validators and
+    # update modes; tests/compat/test_config_catalogue.py checks them against Kafka's tables).
+    _broker("zookeeper.session.timeout.ms", INT, 18000),
+    _broker("zookeeper.connection.timeout.ms", INT, None),
+    _broker("zookeeper.max.in.flight.requests", INT, 10, at_least(1)),
+    _broker("inter.broker.listener.name", STRING, None),
+    _broker("inter.broker.protocol.version", STRING, "3.9-IV0", MESSAGE_FORMAT_VERSION),
+    _broker("controller.socket.timeout.ms", INT, 30000),
+    _broker("controlled.shutdown.enable", BOOLEAN, True),
+    _broker("controlled.shutdown.max.retries", INT, 3),
+    _broker("controlled.shutdown.retry.backoff.ms", LONG, 5000),
+    _broker("auto.leader.rebalance.enable", BOOLEAN, True),
+    _broker("leader.imbalance.check.interval.seconds", LONG, 300, at_least(1)),
+    _broker("leader.imbalance.per.broker.percentage", INT, 10),
+    _broker("replica.lag.time.max.ms", LONG, 30000),
+    _broker("num.replica.fetchers", INT, 1, mode=CLUSTER_WIDE),
+    _broker("replica.fetch.min.bytes", INT, 1),
+    _broker("replica.fetch.max.bytes", INT, 1048576, at_least(0)),
+    _broker("replica.fetch.response.max.bytes", INT, 10485760, at_least(0)),
+    _broker("replica.fetch.backoff.ms", INT, 1000, at_least(0)),
+    _broker("replica.socket.timeout.ms", INT, 30000),
+    _broker("replica.high.watermark.checkpoint.interval.ms", LONG, 5000),
 )}
 
 
