@@ -14,13 +14,15 @@ from protocol.messages import (
     init_producer_id_response as m,
 )
 from pybroker.api.context import RequestContext
-from pybroker.api.registry import api
+from pybroker.api.registry import Response, api
+from pybroker.purgatory import when_ready
 
 NO_PRODUCER_ID, NO_PRODUCER_EPOCH = -1, -1
 
 
 @api(ApiKey.INIT_PRODUCER_ID, 0, 5)
-def handle(ctx: RequestContext, request: req.InitProducerIdRequest) -> m.InitProducerIdResponse:
+def handle(ctx: RequestContext, request: req.InitProducerIdRequest,
+           ) -> Response[m.InitProducerIdResponse]:
     if (request.producer_id == NO_PRODUCER_ID) != (request.producer_epoch == NO_PRODUCER_EPOCH):
         # an epoch bump (KIP-360) names both the producer id and its epoch, or neither
         return m.InitProducerIdResponse(error_code=ErrorCode.INVALID_REQUEST,
@@ -29,5 +31,6 @@ def handle(ctx: RequestContext, request: req.InitProducerIdRequest) -> m.InitPro
     if request.transactional_id is not None:
         return m.InitProducerIdResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
                                         producer_id=-1, producer_epoch=-1)
-    pid = ctx.services.producer_ids.generate_producer_id()
-    return m.InitProducerIdResponse(error_code=ErrorCode.NONE, producer_id=pid, producer_epoch=0)
+    return when_ready(ctx.services.producer_ids.generate_producer_id(),
+                      lambda pid: m.InitProducerIdResponse(error_code=ErrorCode.NONE,
+                                                           producer_id=pid, producer_epoch=0))
