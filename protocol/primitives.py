@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import struct
 import uuid
-from collections.abc import Iterator, Sized
+from collections.abc import Iterator, Sequence, Sized
 from typing import TypeAlias
 
 from protocol.errors import ProtocolError
@@ -580,13 +580,14 @@ def _tag_of(field: tuple[int, object]) -> int:
 
 def write_tagged_fields(
     w: Writer,
-    unknown: list[tuple[int, bytes]] | None,
-    known: list[tuple[int, bytes | bytearray]] | None = None,
+    unknown: Sequence[tuple[int, bytes]] | None,
+    known: Sequence[tuple[int, bytes | bytearray]] | None = None,
 ) -> None:
     """Write a tagged-field section: ``known`` holds already-encoded values of the message's own
     tags, ``unknown`` the raw tags kept from decoding.  Tags go out in ascending order."""
+    fields: Sequence[tuple[int, bytes | bytearray]]
     if known:
-        fields = sorted(known + unknown, key=_tag_of) if unknown else known
+        fields = sorted([*known, *unknown], key=_tag_of) if unknown else known
     elif unknown:
         fields = unknown
     else:
