@@ -271,6 +271,21 @@ def test_records_objects_are_spliced_not_copied():
     assert fetch_response.encode(m, 11) == copied
 
 
+def test_file_slices_materialise_when_encoded_whole(tmp_path):
+    """``encode`` of a Fetch response carrying a segment-file slice reads the slice's bytes."""
+    from pybroker.log import FileSlice
+
+    path = tmp_path / "segment.log"
+    path.write_bytes(b"..BATCH..")
+    with path.open("rb") as f:
+        part = fetch_response.PartitionData(partition_index=0, records=FileSlice(f, 2, 5))
+        m = fetch_response.FetchResponse(
+            responses=[fetch_response.FetchableTopicResponse(topic="t", partitions=[part])])
+        data = fetch_response.encode(m, 11)
+    part.records = b"BATCH"
+    assert data == fetch_response.encode(m, 11)
+
+
 def test_writers_refuse_null_in_versions_without_a_null_form():
     # MetadataRequest.Topics is nullable from v1; v0 cannot say null (it used [] for "all")
     with pytest.raises(ValueError, match="MetadataRequest.Topics is null"):
