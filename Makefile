@@ -81,9 +81,10 @@ gen-check: $(GEN_STAMP) ## fail if the committed generated code or docs differ f
 compat-doc: $(STAMP) ## rewrite the table of documented differences from Apache Kafka in docs/compatibility.md
 	$(PY) -m tests.compat.differential.report --write
 
-lint: $(STAMP) ## ruff, and the layer contracts of .importlinter
+lint: $(STAMP) ## ruff, the layer contracts of .importlinter, and mypy on protocol/ and pybroker/
 	$(VENV)/bin/ruff check protocol pybroker tests scripts examples
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka and Spark; ratios), start-up/memory; JSON and PNG in bench-results/; BASELINE=rev also runs pybroker at that git revision (pybroker/baseline ratios)
 	$(PY) scripts/bench.py --out bench-results $(if $(BASELINE),--baseline $(BASELINE))

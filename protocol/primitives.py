@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import struct
 import uuid
-from collections.abc import Iterator, Sized
-from typing import TypeAlias
+from collections.abc import Iterator, Sequence, Sized
+from typing import Protocol, TypeAlias
 
 from protocol.errors import ProtocolError
 
@@ -26,15 +26,26 @@ __all__ = [
     "ZERO_UUID",
     "Reader",
     "RecordsData",
+    "Splice",
     "Writer",
 ]
 
 ZERO_UUID = uuid.UUID(int=0)
 MAX_STRING_LENGTH = 0x7FFF
 
+
+class Splice(Protocol):
+    """Bytes a :class:`Writer` records instead of copying (a file region): their length, and
+    the bytes themselves for :meth:`Writer.to_bytes`."""
+
+    def __len__(self) -> int: ...
+
+    def __bytes__(self) -> bytes: ...
+
+
 #: What a ``records`` field may hold when writing: bytes-like data is copied into the buffer;
-#: any other sized object (a file region) is recorded as a splice.  Decoding yields memoryviews.
-RecordsData: TypeAlias = "bytes | bytearray | memoryview | Sized"
+#: any other object (a file region) is recorded as a splice.  Decoding yields memoryviews.
+RecordsData: TypeAlias = "bytes | bytearray | memoryview | Splice"
 
 _I8 = struct.Struct(">b")
 _I16 = struct.Struct(">h")
@@ -376,16 +387,16 @@ class Writer(bytearray):
 
     def __init__(self, *args) -> None:
         super().__init__(*args)
-        self.splices: list[tuple[int, object]] = []
+        self.splices: list[tuple[int, Splice]] = []
 
-    def splice(self, obj: Sized) -> None:
+    def splice(self, obj: Splice) -> None:
         self.splices.append((len(self), obj))
 
     def total_size(self) -> int:
         """Bytes on the wire: the buffer plus every spliced object."""
         return len(self) + sum(len(obj) for _, obj in self.splices)
 
-    def chunks(self) -> Iterator[memoryview | object]:
+    def chunks(self) -> Iterator[memoryview | Splice]:
         """Buffer pieces (memoryviews) and spliced objects in wire order."""
         view = memoryview(self)
         start = 0
@@ -580,13 +591,14 @@ def _tag_of(field: tuple[int, object]) -> int:
 
 def write_tagged_fields(
     w: Writer,
-    unknown: list[tuple[int, bytes]] | None,
-    known: list[tuple[int, bytes | bytearray]] | None = None,
+    unknown: Sequence[tuple[int, bytes]] | None,
+    known: Sequence[tuple[int, bytes | bytearray]] | None = None,
 ) -> None:
     """Write a tagged-field section: ``known`` holds already-encoded values of the message's own
     tags, ``unknown`` the raw tags kept from decoding.  Tags go out in ascending order."""
+    fields: Sequence[tuple[int, bytes | bytearray]]
     if known:
-        fields = sorted(known + unknown, key=_tag_of) if unknown else known
+        fields = sorted([*known, *unknown], key=_tag_of) if unknown else known
     elif unknown:
         fields = unknown
     else:

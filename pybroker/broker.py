@@ -162,6 +162,7 @@ class Broker:
     def _start_scheduled_tasks(self) -> None:
         get = self.config.get_int
         logs = self.log_manager
+        assert self.groups is not None, "start_storage() builds the group coordinator"
         # flush.ms is checked every second: Kafka's log.flush.scheduler.interval.ms defaults to
         # "never" and relies on the OS; a topic that sets flush.ms still gets its fsyncs.
         self._schedule("log-flusher", 1000, logs.flush_dirty)

@@ -68,6 +68,13 @@ def _lit(text: str) -> str:
     return json.dumps(text)
 
 
+def _tag(f: FieldSpec) -> int:
+    """A tagged field's tag; the spec loader gives every field with tagged versions one."""
+    if f.tag is None:
+        raise ValueError(f"{f.name}: tagged versions but no tag")
+    return f.tag
+
+
 def _tuple(items: tuple[str, ...]) -> str:
     if len(items) == 1:
         return f"({_lit(items[0])},)"
@@ -151,7 +158,7 @@ class _Module:
         if t in ("int8", "int16", "uint16", "int32", "uint32", "int64"):
             return "0" if raw is None else str(int(str(raw), 0))
         if t == "float64":
-            return "0.0" if raw is None else repr(float(raw))
+            return "0.0" if raw is None else repr(float(str(raw)))
         if t == "string":
             return '""' if raw is None else _lit(str(raw))
         if t == "bytes":
@@ -167,10 +174,14 @@ class _Module:
             return value
         return "[]" if f.is_array else f"{f.element_type}()"
 
+    def optional(self, f: FieldSpec) -> bool:
+        """Whether the dataclass field may hold None: null in some version, or by default."""
+        return not f.nullable_versions.empty or self.default_value(f) == "None"
+
     def annotation(self, f: FieldSpec) -> str:
         base = f.element_type if f.is_struct else PY_TYPES[f.element_type]
         ann = f"list[{base}]" if f.is_array else base
-        if not f.nullable_versions.empty or self.default_value(f) == "None":
+        if self.optional(f):
             ann += " | None"
         return ann
 
@@ -250,7 +261,7 @@ class _Module:
     def read_body(self, struct: StructSpec, version: int, names: dict) -> list[str]:
         present = [f for f in struct.fields if version in f.versions]
         plain = [f for f in present if version not in f.tagged_versions]
-        tagged = sorted((f for f in present if version in f.tagged_versions), key=lambda f: f.tag)
+        tagged = sorted((f for f in present if version in f.tagged_versions), key=_tag)
         body: list[str] = []
         run: list[FieldSpec] = []
 
@@ -302,43 +313,67 @@ class _Module:
     def write_field(
         self, f: FieldSpec, version: int, names: dict, value: str, out: str, tagged: bool = False
     ) -> list[str]:
-        """Statements appending ``value`` (an expression naming the field) to ``out``."""
+        """Statements appending ``value`` (an expression naming the field) to ``out``.
+
+        Locals are named after the field (``_v_topics``, ``_e_topics``) so that each keeps one
+        type within a function.  A field that may hold None (null in another version, or null
+        by default) but cannot be null in this version is checked before it is written, as
+        Kafka's serializers refuse such a value; a tagged field whose default is None is
+        written only when it is not None and needs no check.
+        """
         form = self.form(f, version)
         t = f.element_type
+        check_null = (
+            self.optional(f)
+            and not form.nullable
+            and not (tagged and self.default_value(f) == "None")
+        )
+
+        def null_check(expr: str) -> list[str]:
+            if not check_null:
+                return []
+            what = f"{self.spec.name}.{f.name}"
+            return [
+                f"if {expr} is None:",
+                f'    raise ValueError("{what} is null but not nullable in this version")',
+            ]
+
+        v = f"_v_{f.py_name}"
         if f.is_array:
-            lines = [f"_v = {value}"]
+            e = f"_e_{f.py_name}"
+            lines = [f"{v} = {value}", *null_check(v)]
             if form.nullable:
                 fn = "write_compact_array_length" if form.flexible else "write_array_length"
-                lines.append(f"{self.helper(fn)}({out}, _v)")
+                lines.append(f"{self.helper(fn)}({out}, {v})")
             elif form.flexible:
-                lines.append(f"{self.helper('write_uvarint')}({out}, len(_v) + 1)")
+                lines.append(f"{self.helper('write_uvarint')}({out}, len({v}) + 1)")
             else:
-                lines.append(f"{out} += {self.struct_const('>i')}.pack(len(_v))")
+                lines.append(f"{out} += {self.struct_const('>i')}.pack(len({v}))")
             # a null array has no elements to write
             indent = ""
             if form.nullable:
-                lines.append("if _v:")
+                lines.append(f"if {v}:")
                 indent = "    "
             if t in FIXED:
-                lines.append(f'{indent}{self.helper("write_fixed_array")}({out}, "{FIXED[t]}", _v)')
+                lines.append(f'{indent}{self.helper("write_fixed_array")}({out}, "{FIXED[t]}", {v})')
             else:
-                lines.append(f"{indent}for _e in _v:")
+                lines.append(f"{indent}for {e} in {v}:")
                 lines.extend(
                     f"{indent}    " + s
-                    for s in self.write_value(f, Form(form.flexible, False), version, names, "_e", out)
+                    for s in self.write_value(f, Form(form.flexible, False), version, names, e, out)
                 )
             return lines
         if f.is_struct and form.nullable:
             null_marker, marker = ("0", "1") if tagged else ("255", "1")
             return [
-                f"_v = {value}",
-                "if _v is None:",
+                f"{v} = {value}",
+                f"if {v} is None:",
                 f"    {out}.append({null_marker})",
                 "else:",
                 f"    {out}.append({marker})",
-                *("    " + s for s in self.write_value(f, form, version, names, "_v", out)),
+                *("    " + s for s in self.write_value(f, form, version, names, v, out)),
             ]
-        return self.write_value(f, form, version, names, value, out)
+        return [*null_check(value), *self.write_value(f, form, version, names, value, out)]
 
     def write_value(
         self, f: FieldSpec, form: Form, version: int, names: dict, value: str, out: str
@@ -361,7 +396,7 @@ class _Module:
     def write_body(self, struct: StructSpec, version: int, names: dict) -> list[str]:
         present = [f for f in struct.fields if version in f.versions]
         plain = [f for f in present if version not in f.tagged_versions]
-        tagged = sorted((f for f in present if version in f.tagged_versions), key=lambda f: f.tag)
+        tagged = sorted((f for f in present if version in f.tagged_versions), key=_tag)
         body: list[str] = []
         run: list[FieldSpec] = []
 
@@ -461,8 +496,10 @@ class _Module:
         functions, aliases = self.emit_functions()
         lo = spec.valid_versions.lo
         hi = spec.valid_versions.hi
+        if hi is None:
+            raise ValueError(f"{spec.name}: open validVersions {spec.valid_versions}")
         flex = spec.flexible_versions
-        if flex.empty or (hi is not None and flex.lo > hi):
+        if flex.empty or flex.lo > hi:
             flexible = "None"
         else:
             flexible = f"({flex.lo}, {hi if flex.hi is None else min(flex.hi, hi)})"

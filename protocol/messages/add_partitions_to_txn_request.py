@@ -70,9 +70,9 @@ def _read_AddPartitionsToTxnTopic_v0(r: Reader) -> AddPartitionsToTxnTopic:
 
 def _write_AddPartitionsToTxnTopic_v0(w: Writer, m: AddPartitionsToTxnTopic) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    write_fixed_array(w, "i", _v_partitions)
 
 
 def _read_AddPartitionsToTxnTopic_v3(r: Reader) -> AddPartitionsToTxnTopic:
@@ -87,9 +87,9 @@ def _read_AddPartitionsToTxnTopic_v3(r: Reader) -> AddPartitionsToTxnTopic:
 
 def _write_AddPartitionsToTxnTopic_v3(w: Writer, m: AddPartitionsToTxnTopic) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    write_fixed_array(w, "i", _v_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -107,10 +107,10 @@ def _read_AddPartitionsToTxnTransaction_v4(r: Reader) -> AddPartitionsToTxnTrans
 def _write_AddPartitionsToTxnTransaction_v4(w: Writer, m: AddPartitionsToTxnTransaction) -> None:
     write_compact_string(w, m.transactional_id)
     w += _S_qhx.pack(m.producer_id, m.producer_epoch, m.verify_only)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AddPartitionsToTxnTopic_v3(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_AddPartitionsToTxnTopic_v3(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -127,10 +127,10 @@ def read_v0(r: Reader) -> AddPartitionsToTxnRequest:
 def write_v0(w: Writer, m: AddPartitionsToTxnRequest) -> None:
     write_string(w, m.v3_and_below_transactional_id)
     w += _S_qh.pack(m.v3_and_below_producer_id, m.v3_and_below_producer_epoch)
-    _v = m.v3_and_below_topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_AddPartitionsToTxnTopic_v0(w, _e)
+    _v_v3_and_below_topics = m.v3_and_below_topics
+    w += _S_i.pack(len(_v_v3_and_below_topics))
+    for _e_v3_and_below_topics in _v_v3_and_below_topics:
+        _write_AddPartitionsToTxnTopic_v0(w, _e_v3_and_below_topics)
 
 
 def read_v3(r: Reader) -> AddPartitionsToTxnRequest:
@@ -147,10 +147,10 @@ def read_v3(r: Reader) -> AddPartitionsToTxnRequest:
 def write_v3(w: Writer, m: AddPartitionsToTxnRequest) -> None:
     write_compact_string(w, m.v3_and_below_transactional_id)
     w += _S_qh.pack(m.v3_and_below_producer_id, m.v3_and_below_producer_epoch)
-    _v = m.v3_and_below_topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AddPartitionsToTxnTopic_v3(w, _e)
+    _v_v3_and_below_topics = m.v3_and_below_topics
+    write_uvarint(w, len(_v_v3_and_below_topics) + 1)
+    for _e_v3_and_below_topics in _v_v3_and_below_topics:
+        _write_AddPartitionsToTxnTopic_v3(w, _e_v3_and_below_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -164,10 +164,10 @@ def read_v4(r: Reader) -> AddPartitionsToTxnRequest:
 
 
 def write_v4(w: Writer, m: AddPartitionsToTxnRequest) -> None:
-    _v = m.transactions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AddPartitionsToTxnTransaction_v4(w, _e)
+    _v_transactions = m.transactions
+    write_uvarint(w, len(_v_transactions) + 1)
+    for _e_transactions in _v_transactions:
+        _write_AddPartitionsToTxnTransaction_v4(w, _e_transactions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

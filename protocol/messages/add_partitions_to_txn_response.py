@@ -91,10 +91,10 @@ def _read_AddPartitionsToTxnTopicResult_v0(r: Reader) -> AddPartitionsToTxnTopic
 
 def _write_AddPartitionsToTxnTopicResult_v0(w: Writer, m: AddPartitionsToTxnTopicResult) -> None:
     write_string(w, m.name)
-    _v = m.results_by_partition
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_AddPartitionsToTxnPartitionResult_v0(w, _e)
+    _v_results_by_partition = m.results_by_partition
+    w += _S_i.pack(len(_v_results_by_partition))
+    for _e_results_by_partition in _v_results_by_partition:
+        _write_AddPartitionsToTxnPartitionResult_v0(w, _e_results_by_partition)
 
 
 def _read_AddPartitionsToTxnTopicResult_v3(r: Reader) -> AddPartitionsToTxnTopicResult:
@@ -109,10 +109,10 @@ def _read_AddPartitionsToTxnTopicResult_v3(r: Reader) -> AddPartitionsToTxnTopic
 
 def _write_AddPartitionsToTxnTopicResult_v3(w: Writer, m: AddPartitionsToTxnTopicResult) -> None:
     write_compact_string(w, m.name)
-    _v = m.results_by_partition
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AddPartitionsToTxnPartitionResult_v3(w, _e)
+    _v_results_by_partition = m.results_by_partition
+    write_uvarint(w, len(_v_results_by_partition) + 1)
+    for _e_results_by_partition in _v_results_by_partition:
+        _write_AddPartitionsToTxnPartitionResult_v3(w, _e_results_by_partition)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -128,10 +128,10 @@ def _read_AddPartitionsToTxnResult_v4(r: Reader) -> AddPartitionsToTxnResult:
 
 def _write_AddPartitionsToTxnResult_v4(w: Writer, m: AddPartitionsToTxnResult) -> None:
     write_compact_string(w, m.transactional_id)
-    _v = m.topic_results
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AddPartitionsToTxnTopicResult_v3(w, _e)
+    _v_topic_results = m.topic_results
+    write_uvarint(w, len(_v_topic_results) + 1)
+    for _e_topic_results in _v_topic_results:
+        _write_AddPartitionsToTxnTopicResult_v3(w, _e_topic_results)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -146,10 +146,10 @@ def read_v0(r: Reader) -> AddPartitionsToTxnResponse:
 
 def write_v0(w: Writer, m: AddPartitionsToTxnResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.results_by_topic_v3_and_below
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_AddPartitionsToTxnTopicResult_v0(w, _e)
+    _v_results_by_topic_v3_and_below = m.results_by_topic_v3_and_below
+    w += _S_i.pack(len(_v_results_by_topic_v3_and_below))
+    for _e_results_by_topic_v3_and_below in _v_results_by_topic_v3_and_below:
+        _write_AddPartitionsToTxnTopicResult_v0(w, _e_results_by_topic_v3_and_below)
 
 
 def read_v3(r: Reader) -> AddPartitionsToTxnResponse:
@@ -164,10 +164,10 @@ def read_v3(r: Reader) -> AddPartitionsToTxnResponse:
 
 def write_v3(w: Writer, m: AddPartitionsToTxnResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.results_by_topic_v3_and_below
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AddPartitionsToTxnTopicResult_v3(w, _e)
+    _v_results_by_topic_v3_and_below = m.results_by_topic_v3_and_below
+    write_uvarint(w, len(_v_results_by_topic_v3_and_below) + 1)
+    for _e_results_by_topic_v3_and_below in _v_results_by_topic_v3_and_below:
+        _write_AddPartitionsToTxnTopicResult_v3(w, _e_results_by_topic_v3_and_below)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -183,10 +183,10 @@ def read_v4(r: Reader) -> AddPartitionsToTxnResponse:
 
 def write_v4(w: Writer, m: AddPartitionsToTxnResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.results_by_transaction
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AddPartitionsToTxnResult_v4(w, _e)
+    _v_results_by_transaction = m.results_by_transaction
+    write_uvarint(w, len(_v_results_by_transaction) + 1)
+    for _e_results_by_transaction in _v_results_by_transaction:
+        _write_AddPartitionsToTxnResult_v4(w, _e_results_by_transaction)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -81,10 +81,10 @@ def write_v0(w: Writer, m: AddRaftVoterRequest) -> None:
     write_compact_nullable_string(w, m.cluster_id)
     w += _S_ii.pack(m.timeout_ms, m.voter_id)
     w += m.voter_directory_id.bytes
-    _v = m.listeners
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Listener_v0(w, _e)
+    _v_listeners = m.listeners
+    write_uvarint(w, len(_v_listeners) + 1)
+    for _e_listeners in _v_listeners:
+        _write_Listener_v0(w, _e_listeners)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

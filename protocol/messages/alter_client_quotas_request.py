@@ -123,14 +123,14 @@ def _read_EntryData_v0(r: Reader) -> EntryData:
 
 
 def _write_EntryData_v0(w: Writer, m: EntryData) -> None:
-    _v = m.entity
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_EntityData_v0(w, _e)
-    _v = m.ops
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OpData_v0(w, _e)
+    _v_entity = m.entity
+    w += _S_i.pack(len(_v_entity))
+    for _e_entity in _v_entity:
+        _write_EntityData_v0(w, _e_entity)
+    _v_ops = m.ops
+    w += _S_i.pack(len(_v_ops))
+    for _e_ops in _v_ops:
+        _write_OpData_v0(w, _e_ops)
 
 
 def _read_EntryData_v1(r: Reader) -> EntryData:
@@ -147,14 +147,14 @@ def _read_EntryData_v1(r: Reader) -> EntryData:
 
 
 def _write_EntryData_v1(w: Writer, m: EntryData) -> None:
-    _v = m.entity
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_EntityData_v1(w, _e)
-    _v = m.ops
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_OpData_v1(w, _e)
+    _v_entity = m.entity
+    write_uvarint(w, len(_v_entity) + 1)
+    for _e_entity in _v_entity:
+        _write_EntityData_v1(w, _e_entity)
+    _v_ops = m.ops
+    write_uvarint(w, len(_v_ops) + 1)
+    for _e_ops in _v_ops:
+        _write_OpData_v1(w, _e_ops)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -168,10 +168,10 @@ def read_v0(r: Reader) -> AlterClientQuotasRequest:
 
 
 def write_v0(w: Writer, m: AlterClientQuotasRequest) -> None:
-    _v = m.entries
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_EntryData_v0(w, _e)
+    _v_entries = m.entries
+    w += _S_i.pack(len(_v_entries))
+    for _e_entries in _v_entries:
+        _write_EntryData_v0(w, _e_entries)
     w += _S_x.pack(m.validate_only)
 
 
@@ -186,10 +186,10 @@ def read_v1(r: Reader) -> AlterClientQuotasRequest:
 
 
 def write_v1(w: Writer, m: AlterClientQuotasRequest) -> None:
-    _v = m.entries
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_EntryData_v1(w, _e)
+    _v_entries = m.entries
+    write_uvarint(w, len(_v_entries) + 1)
+    for _e_entries in _v_entries:
+        _write_EntryData_v1(w, _e_entries)
     w += _S_x.pack(m.validate_only)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

@@ -91,10 +91,10 @@ def _read_EntryData_v0(r: Reader) -> EntryData:
 def _write_EntryData_v0(w: Writer, m: EntryData) -> None:
     w += _S_h.pack(m.error_code)
     write_nullable_string(w, m.error_message)
-    _v = m.entity
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_EntityData_v0(w, _e)
+    _v_entity = m.entity
+    w += _S_i.pack(len(_v_entity))
+    for _e_entity in _v_entity:
+        _write_EntityData_v0(w, _e_entity)
 
 
 def _read_EntryData_v1(r: Reader) -> EntryData:
@@ -111,10 +111,10 @@ def _read_EntryData_v1(r: Reader) -> EntryData:
 def _write_EntryData_v1(w: Writer, m: EntryData) -> None:
     w += _S_h.pack(m.error_code)
     write_compact_nullable_string(w, m.error_message)
-    _v = m.entity
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_EntityData_v1(w, _e)
+    _v_entity = m.entity
+    write_uvarint(w, len(_v_entity) + 1)
+    for _e_entity in _v_entity:
+        _write_EntityData_v1(w, _e_entity)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -129,10 +129,10 @@ def read_v0(r: Reader) -> AlterClientQuotasResponse:
 
 def write_v0(w: Writer, m: AlterClientQuotasResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.entries
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_EntryData_v0(w, _e)
+    _v_entries = m.entries
+    w += _S_i.pack(len(_v_entries))
+    for _e_entries in _v_entries:
+        _write_EntryData_v0(w, _e_entries)
 
 
 def read_v1(r: Reader) -> AlterClientQuotasResponse:
@@ -147,10 +147,10 @@ def read_v1(r: Reader) -> AlterClientQuotasResponse:
 
 def write_v1(w: Writer, m: AlterClientQuotasResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.entries
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_EntryData_v1(w, _e)
+    _v_entries = m.entries
+    write_uvarint(w, len(_v_entries) + 1)
+    for _e_entries in _v_entries:
+        _write_EntryData_v1(w, _e_entries)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

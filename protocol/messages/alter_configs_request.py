@@ -92,10 +92,10 @@ def _read_AlterConfigsResource_v0(r: Reader) -> AlterConfigsResource:
 def _write_AlterConfigsResource_v0(w: Writer, m: AlterConfigsResource) -> None:
     w += _S_b.pack(m.resource_type)
     write_string(w, m.resource_name)
-    _v = m.configs
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_AlterableConfig_v0(w, _e)
+    _v_configs = m.configs
+    w += _S_i.pack(len(_v_configs))
+    for _e_configs in _v_configs:
+        _write_AlterableConfig_v0(w, _e_configs)
 
 
 def _read_AlterConfigsResource_v2(r: Reader) -> AlterConfigsResource:
@@ -112,10 +112,10 @@ def _read_AlterConfigsResource_v2(r: Reader) -> AlterConfigsResource:
 def _write_AlterConfigsResource_v2(w: Writer, m: AlterConfigsResource) -> None:
     w += _S_b.pack(m.resource_type)
     write_compact_string(w, m.resource_name)
-    _v = m.configs
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AlterableConfig_v2(w, _e)
+    _v_configs = m.configs
+    write_uvarint(w, len(_v_configs) + 1)
+    for _e_configs in _v_configs:
+        _write_AlterableConfig_v2(w, _e_configs)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -129,10 +129,10 @@ def read_v0(r: Reader) -> AlterConfigsRequest:
 
 
 def write_v0(w: Writer, m: AlterConfigsRequest) -> None:
-    _v = m.resources
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_AlterConfigsResource_v0(w, _e)
+    _v_resources = m.resources
+    w += _S_i.pack(len(_v_resources))
+    for _e_resources in _v_resources:
+        _write_AlterConfigsResource_v0(w, _e_resources)
     w += _S_x.pack(m.validate_only)
 
 
@@ -147,10 +147,10 @@ def read_v2(r: Reader) -> AlterConfigsRequest:
 
 
 def write_v2(w: Writer, m: AlterConfigsRequest) -> None:
-    _v = m.resources
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AlterConfigsResource_v2(w, _e)
+    _v_resources = m.resources
+    write_uvarint(w, len(_v_resources) + 1)
+    for _e_resources in _v_resources:
+        _write_AlterConfigsResource_v2(w, _e_resources)
     w += _S_x.pack(m.validate_only)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

@@ -92,10 +92,10 @@ def read_v0(r: Reader) -> AlterConfigsResponse:
 
 def write_v0(w: Writer, m: AlterConfigsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_AlterConfigsResourceResponse_v0(w, _e)
+    _v_responses = m.responses
+    w += _S_i.pack(len(_v_responses))
+    for _e_responses in _v_responses:
+        _write_AlterConfigsResourceResponse_v0(w, _e_responses)
 
 
 def read_v2(r: Reader) -> AlterConfigsResponse:
@@ -110,10 +110,10 @@ def read_v2(r: Reader) -> AlterConfigsResponse:
 
 def write_v2(w: Writer, m: AlterConfigsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.responses
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AlterConfigsResourceResponse_v2(w, _e)
+    _v_responses = m.responses
+    write_uvarint(w, len(_v_responses) + 1)
+    for _e_responses in _v_responses:
+        _write_AlterConfigsResourceResponse_v2(w, _e_responses)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -61,10 +61,10 @@ def _read_ReassignablePartition_v0(r: Reader) -> ReassignablePartition:
 
 def _write_ReassignablePartition_v0(w: Writer, m: ReassignablePartition) -> None:
     w += _S_i.pack(m.partition_index)
-    _v = m.replicas
-    write_compact_array_length(w, _v)
-    if _v:
-        write_fixed_array(w, "i", _v)
+    _v_replicas = m.replicas
+    write_compact_array_length(w, _v_replicas)
+    if _v_replicas:
+        write_fixed_array(w, "i", _v_replicas)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -80,10 +80,10 @@ def _read_ReassignableTopic_v0(r: Reader) -> ReassignableTopic:
 
 def _write_ReassignableTopic_v0(w: Writer, m: ReassignableTopic) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ReassignablePartition_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_ReassignablePartition_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -99,10 +99,10 @@ def read_v0(r: Reader) -> AlterPartitionReassignmentsRequest:
 
 def write_v0(w: Writer, m: AlterPartitionReassignmentsRequest) -> None:
     w += _S_i.pack(m.timeout_ms)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ReassignableTopic_v0(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_ReassignableTopic_v0(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -78,10 +78,10 @@ def _read_ReassignableTopicResponse_v0(r: Reader) -> ReassignableTopicResponse:
 
 def _write_ReassignableTopicResponse_v0(w: Writer, m: ReassignableTopicResponse) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ReassignablePartitionResponse_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_ReassignablePartitionResponse_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -99,10 +99,10 @@ def read_v0(r: Reader) -> AlterPartitionReassignmentsResponse:
 def write_v0(w: Writer, m: AlterPartitionReassignmentsResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
     write_compact_nullable_string(w, m.error_message)
-    _v = m.responses
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ReassignableTopicResponse_v0(w, _e)
+    _v_responses = m.responses
+    write_uvarint(w, len(_v_responses) + 1)
+    for _e_responses in _v_responses:
+        _write_ReassignableTopicResponse_v0(w, _e_responses)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

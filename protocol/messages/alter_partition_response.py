@@ -75,9 +75,9 @@ def _read_PartitionData_v0(r: Reader) -> PartitionData:
 
 def _write_PartitionData_v0(w: Writer, m: PartitionData) -> None:
     w += _S_ihii.pack(m.partition_index, m.error_code, m.leader_id, m.leader_epoch)
-    _v = m.isr
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_isr = m.isr
+    write_uvarint(w, len(_v_isr) + 1)
+    write_fixed_array(w, "i", _v_isr)
     w += _S_i.pack(m.partition_epoch)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -95,9 +95,9 @@ def _read_PartitionData_v1(r: Reader) -> PartitionData:
 
 def _write_PartitionData_v1(w: Writer, m: PartitionData) -> None:
     w += _S_ihii.pack(m.partition_index, m.error_code, m.leader_id, m.leader_epoch)
-    _v = m.isr
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_isr = m.isr
+    write_uvarint(w, len(_v_isr) + 1)
+    write_fixed_array(w, "i", _v_isr)
     w += _S_bi.pack(m.leader_recovery_state, m.partition_epoch)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -114,10 +114,10 @@ def _read_TopicData_v0(r: Reader) -> TopicData:
 
 def _write_TopicData_v0(w: Writer, m: TopicData) -> None:
     write_compact_string(w, m.topic_name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionData_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -133,10 +133,10 @@ def _read_TopicData_v1(r: Reader) -> TopicData:
 
 def _write_TopicData_v1(w: Writer, m: TopicData) -> None:
     write_compact_string(w, m.topic_name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionData_v1(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v1(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -152,10 +152,10 @@ def _read_TopicData_v2(r: Reader) -> TopicData:
 
 def _write_TopicData_v2(w: Writer, m: TopicData) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionData_v1(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v1(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -171,10 +171,10 @@ def read_v0(r: Reader) -> AlterPartitionResponse:
 
 def write_v0(w: Writer, m: AlterPartitionResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicData_v0(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicData_v0(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -190,10 +190,10 @@ def read_v1(r: Reader) -> AlterPartitionResponse:
 
 def write_v1(w: Writer, m: AlterPartitionResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicData_v1(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicData_v1(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -209,10 +209,10 @@ def read_v2(r: Reader) -> AlterPartitionResponse:
 
 def write_v2(w: Writer, m: AlterPartitionResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicData_v2(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicData_v2(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

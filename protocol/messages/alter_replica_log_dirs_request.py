@@ -61,9 +61,9 @@ def _read_AlterReplicaLogDirTopic_v0(r: Reader) -> AlterReplicaLogDirTopic:
 
 def _write_AlterReplicaLogDirTopic_v0(w: Writer, m: AlterReplicaLogDirTopic) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    write_fixed_array(w, "i", _v_partitions)
 
 
 def _read_AlterReplicaLogDirTopic_v2(r: Reader) -> AlterReplicaLogDirTopic:
@@ -78,9 +78,9 @@ def _read_AlterReplicaLogDirTopic_v2(r: Reader) -> AlterReplicaLogDirTopic:
 
 def _write_AlterReplicaLogDirTopic_v2(w: Writer, m: AlterReplicaLogDirTopic) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    write_fixed_array(w, "i", _v_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -95,10 +95,10 @@ def _read_AlterReplicaLogDir_v0(r: Reader) -> AlterReplicaLogDir:
 
 def _write_AlterReplicaLogDir_v0(w: Writer, m: AlterReplicaLogDir) -> None:
     write_string(w, m.path)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_AlterReplicaLogDirTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_AlterReplicaLogDirTopic_v0(w, _e_topics)
 
 
 def _read_AlterReplicaLogDir_v2(r: Reader) -> AlterReplicaLogDir:
@@ -113,10 +113,10 @@ def _read_AlterReplicaLogDir_v2(r: Reader) -> AlterReplicaLogDir:
 
 def _write_AlterReplicaLogDir_v2(w: Writer, m: AlterReplicaLogDir) -> None:
     write_compact_string(w, m.path)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AlterReplicaLogDirTopic_v2(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_AlterReplicaLogDirTopic_v2(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -129,10 +129,10 @@ def read_v0(r: Reader) -> AlterReplicaLogDirsRequest:
 
 
 def write_v0(w: Writer, m: AlterReplicaLogDirsRequest) -> None:
-    _v = m.dirs
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_AlterReplicaLogDir_v0(w, _e)
+    _v_dirs = m.dirs
+    w += _S_i.pack(len(_v_dirs))
+    for _e_dirs in _v_dirs:
+        _write_AlterReplicaLogDir_v0(w, _e_dirs)
 
 
 def read_v2(r: Reader) -> AlterReplicaLogDirsRequest:
@@ -145,10 +145,10 @@ def read_v2(r: Reader) -> AlterReplicaLogDirsRequest:
 
 
 def write_v2(w: Writer, m: AlterReplicaLogDirsRequest) -> None:
-    _v = m.dirs
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AlterReplicaLogDir_v2(w, _e)
+    _v_dirs = m.dirs
+    write_uvarint(w, len(_v_dirs) + 1)
+    for _e_dirs in _v_dirs:
+        _write_AlterReplicaLogDir_v2(w, _e_dirs)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -82,10 +82,10 @@ def _read_AlterReplicaLogDirTopicResult_v0(r: Reader) -> AlterReplicaLogDirTopic
 
 def _write_AlterReplicaLogDirTopicResult_v0(w: Writer, m: AlterReplicaLogDirTopicResult) -> None:
     write_string(w, m.topic_name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_AlterReplicaLogDirPartitionResult_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_AlterReplicaLogDirPartitionResult_v0(w, _e_partitions)
 
 
 def _read_AlterReplicaLogDirTopicResult_v2(r: Reader) -> AlterReplicaLogDirTopicResult:
@@ -100,10 +100,10 @@ def _read_AlterReplicaLogDirTopicResult_v2(r: Reader) -> AlterReplicaLogDirTopic
 
 def _write_AlterReplicaLogDirTopicResult_v2(w: Writer, m: AlterReplicaLogDirTopicResult) -> None:
     write_compact_string(w, m.topic_name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AlterReplicaLogDirPartitionResult_v2(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_AlterReplicaLogDirPartitionResult_v2(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -118,10 +118,10 @@ def read_v0(r: Reader) -> AlterReplicaLogDirsResponse:
 
 def write_v0(w: Writer, m: AlterReplicaLogDirsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.results
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_AlterReplicaLogDirTopicResult_v0(w, _e)
+    _v_results = m.results
+    w += _S_i.pack(len(_v_results))
+    for _e_results in _v_results:
+        _write_AlterReplicaLogDirTopicResult_v0(w, _e_results)
 
 
 def read_v2(r: Reader) -> AlterReplicaLogDirsResponse:
@@ -136,10 +136,10 @@ def read_v2(r: Reader) -> AlterReplicaLogDirsResponse:
 
 def write_v2(w: Writer, m: AlterReplicaLogDirsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.results
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AlterReplicaLogDirTopicResult_v2(w, _e)
+    _v_results = m.results
+    write_uvarint(w, len(_v_results) + 1)
+    for _e_results in _v_results:
+        _write_AlterReplicaLogDirTopicResult_v2(w, _e_results)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

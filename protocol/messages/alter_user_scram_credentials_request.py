@@ -98,14 +98,14 @@ def read_v0(r: Reader) -> AlterUserScramCredentialsRequest:
 
 
 def write_v0(w: Writer, m: AlterUserScramCredentialsRequest) -> None:
-    _v = m.deletions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ScramCredentialDeletion_v0(w, _e)
-    _v = m.upsertions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ScramCredentialUpsertion_v0(w, _e)
+    _v_deletions = m.deletions
+    write_uvarint(w, len(_v_deletions) + 1)
+    for _e_deletions in _v_deletions:
+        _write_ScramCredentialDeletion_v0(w, _e_deletions)
+    _v_upsertions = m.upsertions
+    write_uvarint(w, len(_v_upsertions) + 1)
+    for _e_upsertions in _v_upsertions:
+        _write_ScramCredentialUpsertion_v0(w, _e_upsertions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

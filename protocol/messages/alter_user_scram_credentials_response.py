@@ -72,10 +72,10 @@ def read_v0(r: Reader) -> AlterUserScramCredentialsResponse:
 
 def write_v0(w: Writer, m: AlterUserScramCredentialsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.results
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AlterUserScramCredentialsResult_v0(w, _e)
+    _v_results = m.results
+    write_uvarint(w, len(_v_results) + 1)
+    for _e_results in _v_results:
+        _write_AlterUserScramCredentialsResult_v0(w, _e_results)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

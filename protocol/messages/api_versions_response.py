@@ -126,10 +126,10 @@ def read_v0(r: Reader) -> ApiVersionsResponse:
 
 def write_v0(w: Writer, m: ApiVersionsResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.api_keys
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ApiVersion_v0(w, _e)
+    _v_api_keys = m.api_keys
+    w += _S_i.pack(len(_v_api_keys))
+    for _e_api_keys in _v_api_keys:
+        _write_ApiVersion_v0(w, _e_api_keys)
 
 
 def read_v1(r: Reader) -> ApiVersionsResponse:
@@ -144,10 +144,10 @@ def read_v1(r: Reader) -> ApiVersionsResponse:
 
 def write_v1(w: Writer, m: ApiVersionsResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.api_keys
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ApiVersion_v0(w, _e)
+    _v_api_keys = m.api_keys
+    w += _S_i.pack(len(_v_api_keys))
+    for _e_api_keys in _v_api_keys:
+        _write_ApiVersion_v0(w, _e_api_keys)
     w += _S_i.pack(m.throttle_time_ms)
 
 
@@ -199,18 +199,18 @@ def read_v3(r: Reader) -> ApiVersionsResponse:
 
 def write_v3(w: Writer, m: ApiVersionsResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.api_keys
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ApiVersion_v3(w, _e)
+    _v_api_keys = m.api_keys
+    write_uvarint(w, len(_v_api_keys) + 1)
+    for _e_api_keys in _v_api_keys:
+        _write_ApiVersion_v3(w, _e_api_keys)
     w += _S_i.pack(m.throttle_time_ms)
     _known = []
     if m.supported_features != []:
         _t = Writer()
-        _v = m.supported_features
-        write_uvarint(_t, len(_v) + 1)
-        for _e in _v:
-            _write_SupportedFeatureKey_v3(_t, _e)
+        _v_supported_features = m.supported_features
+        write_uvarint(_t, len(_v_supported_features) + 1)
+        for _e_supported_features in _v_supported_features:
+            _write_SupportedFeatureKey_v3(_t, _e_supported_features)
         _known.append((0, _t))
     if m.finalized_features_epoch != -1:
         _t = Writer()
@@ -218,10 +218,10 @@ def write_v3(w: Writer, m: ApiVersionsResponse) -> None:
         _known.append((1, _t))
     if m.finalized_features != []:
         _t = Writer()
-        _v = m.finalized_features
-        write_uvarint(_t, len(_v) + 1)
-        for _e in _v:
-            _write_FinalizedFeatureKey_v3(_t, _e)
+        _v_finalized_features = m.finalized_features
+        write_uvarint(_t, len(_v_finalized_features) + 1)
+        for _e_finalized_features in _v_finalized_features:
+            _write_FinalizedFeatureKey_v3(_t, _e_finalized_features)
         _known.append((2, _t))
     if m.zk_migration_ready != False:
         _t = Writer()

@@ -81,10 +81,10 @@ def _read_TopicData_v0(r: Reader) -> TopicData:
 
 def _write_TopicData_v0(w: Writer, m: TopicData) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionData_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -100,10 +100,10 @@ def _read_DirectoryData_v0(r: Reader) -> DirectoryData:
 
 def _write_DirectoryData_v0(w: Writer, m: DirectoryData) -> None:
     w += m.id.bytes
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicData_v0(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicData_v0(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -119,10 +119,10 @@ def read_v0(r: Reader) -> AssignReplicasToDirsResponse:
 
 def write_v0(w: Writer, m: AssignReplicasToDirsResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.directories
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DirectoryData_v0(w, _e)
+    _v_directories = m.directories
+    write_uvarint(w, len(_v_directories) + 1)
+    for _e_directories in _v_directories:
+        _write_DirectoryData_v0(w, _e_directories)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -104,10 +104,10 @@ def _read_TopicData_v0(r: Reader) -> TopicData:
 
 def _write_TopicData_v0(w: Writer, m: TopicData) -> None:
     write_string(w, m.topic_name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_PartitionData_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v0(w, _e_partitions)
 
 
 def _read_TopicData_v1(r: Reader) -> TopicData:
@@ -122,10 +122,10 @@ def _read_TopicData_v1(r: Reader) -> TopicData:
 
 def _write_TopicData_v1(w: Writer, m: TopicData) -> None:
     write_compact_string(w, m.topic_name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionData_v1(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v1(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -155,10 +155,10 @@ def read_v0(r: Reader) -> BeginQuorumEpochRequest:
 
 def write_v0(w: Writer, m: BeginQuorumEpochRequest) -> None:
     write_nullable_string(w, m.cluster_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_TopicData_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_TopicData_v0(w, _e_topics)
 
 
 def read_v1(r: Reader) -> BeginQuorumEpochRequest:
@@ -179,14 +179,14 @@ def read_v1(r: Reader) -> BeginQuorumEpochRequest:
 def write_v1(w: Writer, m: BeginQuorumEpochRequest) -> None:
     write_compact_nullable_string(w, m.cluster_id)
     w += _S_i.pack(m.voter_id)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicData_v1(w, _e)
-    _v = m.leader_endpoints
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_LeaderEndpoint_v1(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicData_v1(w, _e_topics)
+    _v_leader_endpoints = m.leader_endpoints
+    write_uvarint(w, len(_v_leader_endpoints) + 1)
+    for _e_leader_endpoints in _v_leader_endpoints:
+        _write_LeaderEndpoint_v1(w, _e_leader_endpoints)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -95,10 +95,10 @@ def _read_TopicData_v0(r: Reader) -> TopicData:
 
 def _write_TopicData_v0(w: Writer, m: TopicData) -> None:
     write_string(w, m.topic_name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_PartitionData_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v0(w, _e_partitions)
 
 
 def _read_TopicData_v1(r: Reader) -> TopicData:
@@ -113,10 +113,10 @@ def _read_TopicData_v1(r: Reader) -> TopicData:
 
 def _write_TopicData_v1(w: Writer, m: TopicData) -> None:
     write_compact_string(w, m.topic_name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionData_v1(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v1(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -146,10 +146,10 @@ def read_v0(r: Reader) -> BeginQuorumEpochResponse:
 
 def write_v0(w: Writer, m: BeginQuorumEpochResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_TopicData_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_TopicData_v0(w, _e_topics)
 
 
 def read_v1(r: Reader) -> BeginQuorumEpochResponse:
@@ -178,17 +178,17 @@ def read_v1(r: Reader) -> BeginQuorumEpochResponse:
 
 def write_v1(w: Writer, m: BeginQuorumEpochResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicData_v1(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicData_v1(w, _e_topics)
     _known = []
     if m.node_endpoints != []:
         _t = Writer()
-        _v = m.node_endpoints
-        write_uvarint(_t, len(_v) + 1)
-        for _e in _v:
-            _write_NodeEndpoint_v1(_t, _e)
+        _v_node_endpoints = m.node_endpoints
+        write_uvarint(_t, len(_v_node_endpoints) + 1)
+        for _e_node_endpoints in _v_node_endpoints:
+            _write_NodeEndpoint_v1(_t, _e_node_endpoints)
         _known.append((0, _t))
     write_tagged_fields(w, m.unknown_tagged_fields, _known)
 

@@ -75,10 +75,10 @@ def write_v1(w: Writer, m: BrokerHeartbeatRequest) -> None:
     _known = []
     if m.offline_log_dirs != []:
         _t = Writer()
-        _v = m.offline_log_dirs
-        write_uvarint(_t, len(_v) + 1)
-        for _e in _v:
-            _t += _e.bytes
+        _v_offline_log_dirs = m.offline_log_dirs
+        write_uvarint(_t, len(_v_offline_log_dirs) + 1)
+        for _e_offline_log_dirs in _v_offline_log_dirs:
+            _t += _e_offline_log_dirs.bytes
         _known.append((0, _t))
     write_tagged_fields(w, m.unknown_tagged_fields, _known)
 

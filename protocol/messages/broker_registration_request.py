@@ -115,14 +115,14 @@ def write_v0(w: Writer, m: BrokerRegistrationRequest) -> None:
     w += _S_i.pack(m.broker_id)
     write_compact_string(w, m.cluster_id)
     w += m.incarnation_id.bytes
-    _v = m.listeners
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Listener_v0(w, _e)
-    _v = m.features
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Feature_v0(w, _e)
+    _v_listeners = m.listeners
+    write_uvarint(w, len(_v_listeners) + 1)
+    for _e_listeners in _v_listeners:
+        _write_Listener_v0(w, _e_listeners)
+    _v_features = m.features
+    write_uvarint(w, len(_v_features) + 1)
+    for _e_features in _v_features:
+        _write_Feature_v0(w, _e_features)
     write_compact_nullable_string(w, m.rack)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -149,14 +149,14 @@ def write_v1(w: Writer, m: BrokerRegistrationRequest) -> None:
     w += _S_i.pack(m.broker_id)
     write_compact_string(w, m.cluster_id)
     w += m.incarnation_id.bytes
-    _v = m.listeners
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Listener_v0(w, _e)
-    _v = m.features
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Feature_v0(w, _e)
+    _v_listeners = m.listeners
+    write_uvarint(w, len(_v_listeners) + 1)
+    for _e_listeners in _v_listeners:
+        _write_Listener_v0(w, _e_listeners)
+    _v_features = m.features
+    write_uvarint(w, len(_v_features) + 1)
+    for _e_features in _v_features:
+        _write_Feature_v0(w, _e_features)
     write_compact_nullable_string(w, m.rack)
     w += _S_x.pack(m.is_migrating_zk_broker)
     write_tagged_fields(w, m.unknown_tagged_fields)
@@ -188,20 +188,20 @@ def write_v2(w: Writer, m: BrokerRegistrationRequest) -> None:
     w += _S_i.pack(m.broker_id)
     write_compact_string(w, m.cluster_id)
     w += m.incarnation_id.bytes
-    _v = m.listeners
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Listener_v0(w, _e)
-    _v = m.features
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Feature_v0(w, _e)
+    _v_listeners = m.listeners
+    write_uvarint(w, len(_v_listeners) + 1)
+    for _e_listeners in _v_listeners:
+        _write_Listener_v0(w, _e_listeners)
+    _v_features = m.features
+    write_uvarint(w, len(_v_features) + 1)
+    for _e_features in _v_features:
+        _write_Feature_v0(w, _e_features)
     write_compact_nullable_string(w, m.rack)
     w += _S_x.pack(m.is_migrating_zk_broker)
-    _v = m.log_dirs
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        w += _e.bytes
+    _v_log_dirs = m.log_dirs
+    write_uvarint(w, len(_v_log_dirs) + 1)
+    for _e_log_dirs in _v_log_dirs:
+        w += _e_log_dirs.bytes
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -232,20 +232,20 @@ def write_v3(w: Writer, m: BrokerRegistrationRequest) -> None:
     w += _S_i.pack(m.broker_id)
     write_compact_string(w, m.cluster_id)
     w += m.incarnation_id.bytes
-    _v = m.listeners
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Listener_v0(w, _e)
-    _v = m.features
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Feature_v0(w, _e)
+    _v_listeners = m.listeners
+    write_uvarint(w, len(_v_listeners) + 1)
+    for _e_listeners in _v_listeners:
+        _write_Listener_v0(w, _e_listeners)
+    _v_features = m.features
+    write_uvarint(w, len(_v_features) + 1)
+    for _e_features in _v_features:
+        _write_Feature_v0(w, _e_features)
     write_compact_nullable_string(w, m.rack)
     w += _S_x.pack(m.is_migrating_zk_broker)
-    _v = m.log_dirs
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        w += _e.bytes
+    _v_log_dirs = m.log_dirs
+    write_uvarint(w, len(_v_log_dirs) + 1)
+    for _e_log_dirs in _v_log_dirs:
+        w += _e_log_dirs.bytes
     w += _S_q.pack(m.previous_broker_epoch)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

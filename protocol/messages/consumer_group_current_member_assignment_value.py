@@ -59,9 +59,9 @@ def _read_TopicPartitions_v0(r: Reader) -> TopicPartitions:
 
 def _write_TopicPartitions_v0(w: Writer, m: TopicPartitions) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    write_fixed_array(w, "i", _v_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -81,14 +81,14 @@ def read_v0(r: Reader) -> ConsumerGroupCurrentMemberAssignmentValue:
 
 def write_v0(w: Writer, m: ConsumerGroupCurrentMemberAssignmentValue) -> None:
     w += _S_iib.pack(m.member_epoch, m.previous_member_epoch, m.state)
-    _v = m.assigned_partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicPartitions_v0(w, _e)
-    _v = m.partitions_pending_revocation
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicPartitions_v0(w, _e)
+    _v_assigned_partitions = m.assigned_partitions
+    write_uvarint(w, len(_v_assigned_partitions) + 1)
+    for _e_assigned_partitions in _v_assigned_partitions:
+        _write_TopicPartitions_v0(w, _e_assigned_partitions)
+    _v_partitions_pending_revocation = m.partitions_pending_revocation
+    write_uvarint(w, len(_v_partitions_pending_revocation) + 1)
+    for _e_partitions_pending_revocation in _v_partitions_pending_revocation:
+        _write_TopicPartitions_v0(w, _e_partitions_pending_revocation)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

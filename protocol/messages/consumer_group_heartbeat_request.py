@@ -66,9 +66,9 @@ def _read_TopicPartitions_v0(r: Reader) -> TopicPartitions:
 
 def _write_TopicPartitions_v0(w: Writer, m: TopicPartitions) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    write_fixed_array(w, "i", _v_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -95,17 +95,17 @@ def write_v0(w: Writer, m: ConsumerGroupHeartbeatRequest) -> None:
     write_compact_nullable_string(w, m.instance_id)
     write_compact_nullable_string(w, m.rack_id)
     w += _S_i.pack(m.rebalance_timeout_ms)
-    _v = m.subscribed_topic_names
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            write_compact_string(w, _e)
+    _v_subscribed_topic_names = m.subscribed_topic_names
+    write_compact_array_length(w, _v_subscribed_topic_names)
+    if _v_subscribed_topic_names:
+        for _e_subscribed_topic_names in _v_subscribed_topic_names:
+            write_compact_string(w, _e_subscribed_topic_names)
     write_compact_nullable_string(w, m.server_assignor)
-    _v = m.topic_partitions
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_TopicPartitions_v0(w, _e)
+    _v_topic_partitions = m.topic_partitions
+    write_compact_array_length(w, _v_topic_partitions)
+    if _v_topic_partitions:
+        for _e_topic_partitions in _v_topic_partitions:
+            _write_TopicPartitions_v0(w, _e_topic_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

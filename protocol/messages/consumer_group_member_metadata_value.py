@@ -83,10 +83,10 @@ def _read_ClassicMemberMetadata_v0(r: Reader) -> ClassicMemberMetadata:
 
 def _write_ClassicMemberMetadata_v0(w: Writer, m: ClassicMemberMetadata) -> None:
     w += _S_i.pack(m.session_timeout_ms)
-    _v = m.supported_protocols
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ClassicProtocol_v0(w, _e)
+    _v_supported_protocols = m.supported_protocols
+    write_uvarint(w, len(_v_supported_protocols) + 1)
+    for _e_supported_protocols in _v_supported_protocols:
+        _write_ClassicProtocol_v0(w, _e_supported_protocols)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -122,22 +122,22 @@ def write_v0(w: Writer, m: ConsumerGroupMemberMetadataValue) -> None:
     write_compact_nullable_string(w, m.rack_id)
     write_compact_string(w, m.client_id)
     write_compact_string(w, m.client_host)
-    _v = m.subscribed_topic_names
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        write_compact_string(w, _e)
+    _v_subscribed_topic_names = m.subscribed_topic_names
+    write_uvarint(w, len(_v_subscribed_topic_names) + 1)
+    for _e_subscribed_topic_names in _v_subscribed_topic_names:
+        write_compact_string(w, _e_subscribed_topic_names)
     write_compact_nullable_string(w, m.subscribed_topic_regex)
     w += _S_i.pack(m.rebalance_timeout_ms)
     write_compact_nullable_string(w, m.server_assignor)
     _known = []
     if m.classic_member_metadata is not None:
         _t = Writer()
-        _v = m.classic_member_metadata
-        if _v is None:
+        _v_classic_member_metadata = m.classic_member_metadata
+        if _v_classic_member_metadata is None:
             _t.append(0)
         else:
             _t.append(1)
-            _write_ClassicMemberMetadata_v0(_t, _v)
+            _write_ClassicMemberMetadata_v0(_t, _v_classic_member_metadata)
         _known.append((0, _t))
     write_tagged_fields(w, m.unknown_tagged_fields, _known)
 

@@ -64,10 +64,10 @@ def _read_PartitionMetadata_v0(r: Reader) -> PartitionMetadata:
 
 def _write_PartitionMetadata_v0(w: Writer, m: PartitionMetadata) -> None:
     w += _S_i.pack(m.partition)
-    _v = m.racks
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        write_compact_string(w, _e)
+    _v_racks = m.racks
+    write_uvarint(w, len(_v_racks) + 1)
+    for _e_racks in _v_racks:
+        write_compact_string(w, _e_racks)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -87,10 +87,10 @@ def _write_TopicMetadata_v0(w: Writer, m: TopicMetadata) -> None:
     w += m.topic_id.bytes
     write_compact_string(w, m.topic_name)
     w += _S_i.pack(m.num_partitions)
-    _v = m.partition_metadata
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionMetadata_v0(w, _e)
+    _v_partition_metadata = m.partition_metadata
+    write_uvarint(w, len(_v_partition_metadata) + 1)
+    for _e_partition_metadata in _v_partition_metadata:
+        _write_PartitionMetadata_v0(w, _e_partition_metadata)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -104,10 +104,10 @@ def read_v0(r: Reader) -> ConsumerGroupPartitionMetadataValue:
 
 
 def write_v0(w: Writer, m: ConsumerGroupPartitionMetadataValue) -> None:
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicMetadata_v0(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicMetadata_v0(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

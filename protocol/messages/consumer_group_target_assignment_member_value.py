@@ -52,9 +52,9 @@ def _read_TopicPartition_v0(r: Reader) -> TopicPartition:
 
 def _write_TopicPartition_v0(w: Writer, m: TopicPartition) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    write_fixed_array(w, "i", _v_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -68,10 +68,10 @@ def read_v0(r: Reader) -> ConsumerGroupTargetAssignmentMemberValue:
 
 
 def write_v0(w: Writer, m: ConsumerGroupTargetAssignmentMemberValue) -> None:
-    _v = m.topic_partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicPartition_v0(w, _e)
+    _v_topic_partitions = m.topic_partitions
+    write_uvarint(w, len(_v_topic_partitions) + 1)
+    for _e_topic_partitions in _v_topic_partitions:
+        _write_TopicPartition_v0(w, _e_topic_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -53,9 +53,9 @@ def _read_TopicPartition_v0(r: Reader) -> TopicPartition:
 
 def _write_TopicPartition_v0(w: Writer, m: TopicPartition) -> None:
     write_string(w, m.topic)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    write_fixed_array(w, "i", _v_partitions)
 
 
 def read_v0(r: Reader) -> ConsumerProtocolAssignment:
@@ -68,10 +68,10 @@ def read_v0(r: Reader) -> ConsumerProtocolAssignment:
 
 
 def write_v0(w: Writer, m: ConsumerProtocolAssignment) -> None:
-    _v = m.assigned_partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_TopicPartition_v0(w, _e)
+    _v_assigned_partitions = m.assigned_partitions
+    w += _S_i.pack(len(_v_assigned_partitions))
+    for _e_assigned_partitions in _v_assigned_partitions:
+        _write_TopicPartition_v0(w, _e_assigned_partitions)
     write_nullable_bytes(w, m.user_data)
 
 

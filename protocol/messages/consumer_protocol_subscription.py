@@ -57,9 +57,9 @@ def _read_TopicPartition_v1(r: Reader) -> TopicPartition:
 
 def _write_TopicPartition_v1(w: Writer, m: TopicPartition) -> None:
     write_string(w, m.topic)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    write_fixed_array(w, "i", _v_partitions)
 
 
 def read_v0(r: Reader) -> ConsumerProtocolSubscription:
@@ -72,10 +72,10 @@ def read_v0(r: Reader) -> ConsumerProtocolSubscription:
 
 
 def write_v0(w: Writer, m: ConsumerProtocolSubscription) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        write_string(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        write_string(w, _e_topics)
     write_nullable_bytes(w, m.user_data)
 
 
@@ -93,15 +93,15 @@ def read_v1(r: Reader) -> ConsumerProtocolSubscription:
 
 
 def write_v1(w: Writer, m: ConsumerProtocolSubscription) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        write_string(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        write_string(w, _e_topics)
     write_nullable_bytes(w, m.user_data)
-    _v = m.owned_partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_TopicPartition_v1(w, _e)
+    _v_owned_partitions = m.owned_partitions
+    w += _S_i.pack(len(_v_owned_partitions))
+    for _e_owned_partitions in _v_owned_partitions:
+        _write_TopicPartition_v1(w, _e_owned_partitions)
 
 
 def read_v2(r: Reader) -> ConsumerProtocolSubscription:
@@ -119,15 +119,15 @@ def read_v2(r: Reader) -> ConsumerProtocolSubscription:
 
 
 def write_v2(w: Writer, m: ConsumerProtocolSubscription) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        write_string(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        write_string(w, _e_topics)
     write_nullable_bytes(w, m.user_data)
-    _v = m.owned_partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_TopicPartition_v1(w, _e)
+    _v_owned_partitions = m.owned_partitions
+    w += _S_i.pack(len(_v_owned_partitions))
+    for _e_owned_partitions in _v_owned_partitions:
+        _write_TopicPartition_v1(w, _e_owned_partitions)
     w += _S_i.pack(m.generation_id)
 
 
@@ -147,15 +147,15 @@ def read_v3(r: Reader) -> ConsumerProtocolSubscription:
 
 
 def write_v3(w: Writer, m: ConsumerProtocolSubscription) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        write_string(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        write_string(w, _e_topics)
     write_nullable_bytes(w, m.user_data)
-    _v = m.owned_partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_TopicPartition_v1(w, _e)
+    _v_owned_partitions = m.owned_partitions
+    w += _S_i.pack(len(_v_owned_partitions))
+    for _e_owned_partitions in _v_owned_partitions:
+        _write_TopicPartition_v1(w, _e_owned_partitions)
     w += _S_i.pack(m.generation_id)
     write_nullable_string(w, m.rack_id)
 

@@ -79,10 +79,10 @@ def read_v0(r: Reader) -> ControlledShutdownResponse:
 
 def write_v0(w: Writer, m: ControlledShutdownResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.remaining_partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_RemainingPartition_v0(w, _e)
+    _v_remaining_partitions = m.remaining_partitions
+    w += _S_i.pack(len(_v_remaining_partitions))
+    for _e_remaining_partitions in _v_remaining_partitions:
+        _write_RemainingPartition_v0(w, _e_remaining_partitions)
 
 
 def read_v3(r: Reader) -> ControlledShutdownResponse:
@@ -97,10 +97,10 @@ def read_v3(r: Reader) -> ControlledShutdownResponse:
 
 def write_v3(w: Writer, m: ControlledShutdownResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.remaining_partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_RemainingPartition_v3(w, _e)
+    _v_remaining_partitions = m.remaining_partitions
+    write_uvarint(w, len(_v_remaining_partitions) + 1)
+    for _e_remaining_partitions in _v_remaining_partitions:
+        _write_RemainingPartition_v3(w, _e_remaining_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

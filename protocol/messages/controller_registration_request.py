@@ -108,14 +108,14 @@ def write_v0(w: Writer, m: ControllerRegistrationRequest) -> None:
     w += _S_i.pack(m.controller_id)
     w += m.incarnation_id.bytes
     w += _S_x.pack(m.zk_migration_ready)
-    _v = m.listeners
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Listener_v0(w, _e)
-    _v = m.features
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Feature_v0(w, _e)
+    _v_listeners = m.listeners
+    write_uvarint(w, len(_v_listeners) + 1)
+    for _e_listeners in _v_listeners:
+        _write_Listener_v0(w, _e_listeners)
+    _v_features = m.features
+    write_uvarint(w, len(_v_features) + 1)
+    for _e_features in _v_features:
+        _write_Feature_v0(w, _e_features)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

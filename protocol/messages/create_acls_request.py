@@ -115,10 +115,10 @@ def read_v0(r: Reader) -> CreateAclsRequest:
 
 
 def write_v0(w: Writer, m: CreateAclsRequest) -> None:
-    _v = m.creations
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_AclCreation_v0(w, _e)
+    _v_creations = m.creations
+    w += _S_i.pack(len(_v_creations))
+    for _e_creations in _v_creations:
+        _write_AclCreation_v0(w, _e_creations)
 
 
 def read_v1(r: Reader) -> CreateAclsRequest:
@@ -130,10 +130,10 @@ def read_v1(r: Reader) -> CreateAclsRequest:
 
 
 def write_v1(w: Writer, m: CreateAclsRequest) -> None:
-    _v = m.creations
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_AclCreation_v1(w, _e)
+    _v_creations = m.creations
+    w += _S_i.pack(len(_v_creations))
+    for _e_creations in _v_creations:
+        _write_AclCreation_v1(w, _e_creations)
 
 
 def read_v2(r: Reader) -> CreateAclsRequest:
@@ -146,10 +146,10 @@ def read_v2(r: Reader) -> CreateAclsRequest:
 
 
 def write_v2(w: Writer, m: CreateAclsRequest) -> None:
-    _v = m.creations
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AclCreation_v2(w, _e)
+    _v_creations = m.creations
+    write_uvarint(w, len(_v_creations) + 1)
+    for _e_creations in _v_creations:
+        _write_AclCreation_v2(w, _e_creations)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -79,10 +79,10 @@ def read_v0(r: Reader) -> CreateAclsResponse:
 
 def write_v0(w: Writer, m: CreateAclsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.results
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_AclCreationResult_v0(w, _e)
+    _v_results = m.results
+    w += _S_i.pack(len(_v_results))
+    for _e_results in _v_results:
+        _write_AclCreationResult_v0(w, _e_results)
 
 
 def read_v2(r: Reader) -> CreateAclsResponse:
@@ -97,10 +97,10 @@ def read_v2(r: Reader) -> CreateAclsResponse:
 
 def write_v2(w: Writer, m: CreateAclsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.results
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AclCreationResult_v2(w, _e)
+    _v_results = m.results
+    write_uvarint(w, len(_v_results) + 1)
+    for _e_results in _v_results:
+        _write_AclCreationResult_v2(w, _e_results)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -81,10 +81,10 @@ def read_v0(r: Reader) -> CreateDelegationTokenRequest:
 
 
 def write_v0(w: Writer, m: CreateDelegationTokenRequest) -> None:
-    _v = m.renewers
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_CreatableRenewers_v0(w, _e)
+    _v_renewers = m.renewers
+    w += _S_i.pack(len(_v_renewers))
+    for _e_renewers in _v_renewers:
+        _write_CreatableRenewers_v0(w, _e_renewers)
     w += _S_q.pack(m.max_lifetime_ms)
 
 
@@ -99,10 +99,10 @@ def read_v2(r: Reader) -> CreateDelegationTokenRequest:
 
 
 def write_v2(w: Writer, m: CreateDelegationTokenRequest) -> None:
-    _v = m.renewers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_CreatableRenewers_v2(w, _e)
+    _v_renewers = m.renewers
+    write_uvarint(w, len(_v_renewers) + 1)
+    for _e_renewers in _v_renewers:
+        _write_CreatableRenewers_v2(w, _e_renewers)
     w += _S_q.pack(m.max_lifetime_ms)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -122,10 +122,10 @@ def read_v3(r: Reader) -> CreateDelegationTokenRequest:
 def write_v3(w: Writer, m: CreateDelegationTokenRequest) -> None:
     write_compact_nullable_string(w, m.owner_principal_type)
     write_compact_nullable_string(w, m.owner_principal_name)
-    _v = m.renewers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_CreatableRenewers_v2(w, _e)
+    _v_renewers = m.renewers
+    write_uvarint(w, len(_v_renewers) + 1)
+    for _e_renewers in _v_renewers:
+        _write_CreatableRenewers_v2(w, _e_renewers)
     w += _S_q.pack(m.max_lifetime_ms)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

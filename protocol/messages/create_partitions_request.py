@@ -64,9 +64,9 @@ def _read_CreatePartitionsAssignment_v0(r: Reader) -> CreatePartitionsAssignment
 
 
 def _write_CreatePartitionsAssignment_v0(w: Writer, m: CreatePartitionsAssignment) -> None:
-    _v = m.broker_ids
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_broker_ids = m.broker_ids
+    w += _S_i.pack(len(_v_broker_ids))
+    write_fixed_array(w, "i", _v_broker_ids)
 
 
 def _read_CreatePartitionsAssignment_v2(r: Reader) -> CreatePartitionsAssignment:
@@ -79,9 +79,9 @@ def _read_CreatePartitionsAssignment_v2(r: Reader) -> CreatePartitionsAssignment
 
 
 def _write_CreatePartitionsAssignment_v2(w: Writer, m: CreatePartitionsAssignment) -> None:
-    _v = m.broker_ids
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_broker_ids = m.broker_ids
+    write_uvarint(w, len(_v_broker_ids) + 1)
+    write_fixed_array(w, "i", _v_broker_ids)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -96,11 +96,11 @@ def _read_CreatePartitionsTopic_v0(r: Reader) -> CreatePartitionsTopic:
 def _write_CreatePartitionsTopic_v0(w: Writer, m: CreatePartitionsTopic) -> None:
     write_string(w, m.name)
     w += _S_i.pack(m.count)
-    _v = m.assignments
-    write_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_CreatePartitionsAssignment_v0(w, _e)
+    _v_assignments = m.assignments
+    write_array_length(w, _v_assignments)
+    if _v_assignments:
+        for _e_assignments in _v_assignments:
+            _write_CreatePartitionsAssignment_v0(w, _e_assignments)
 
 
 def _read_CreatePartitionsTopic_v2(r: Reader) -> CreatePartitionsTopic:
@@ -115,11 +115,11 @@ def _read_CreatePartitionsTopic_v2(r: Reader) -> CreatePartitionsTopic:
 def _write_CreatePartitionsTopic_v2(w: Writer, m: CreatePartitionsTopic) -> None:
     write_compact_string(w, m.name)
     w += _S_i.pack(m.count)
-    _v = m.assignments
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_CreatePartitionsAssignment_v2(w, _e)
+    _v_assignments = m.assignments
+    write_compact_array_length(w, _v_assignments)
+    if _v_assignments:
+        for _e_assignments in _v_assignments:
+            _write_CreatePartitionsAssignment_v2(w, _e_assignments)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -133,10 +133,10 @@ def read_v0(r: Reader) -> CreatePartitionsRequest:
 
 
 def write_v0(w: Writer, m: CreatePartitionsRequest) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_CreatePartitionsTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_CreatePartitionsTopic_v0(w, _e_topics)
     w += _S_ix.pack(m.timeout_ms, m.validate_only)
 
 
@@ -151,10 +151,10 @@ def read_v2(r: Reader) -> CreatePartitionsRequest:
 
 
 def write_v2(w: Writer, m: CreatePartitionsRequest) -> None:
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_CreatePartitionsTopic_v2(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_CreatePartitionsTopic_v2(w, _e_topics)
     w += _S_ix.pack(m.timeout_ms, m.validate_only)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

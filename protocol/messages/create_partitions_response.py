@@ -86,10 +86,10 @@ def read_v0(r: Reader) -> CreatePartitionsResponse:
 
 def write_v0(w: Writer, m: CreatePartitionsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.results
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_CreatePartitionsTopicResult_v0(w, _e)
+    _v_results = m.results
+    w += _S_i.pack(len(_v_results))
+    for _e_results in _v_results:
+        _write_CreatePartitionsTopicResult_v0(w, _e_results)
 
 
 def read_v2(r: Reader) -> CreatePartitionsResponse:
@@ -104,10 +104,10 @@ def read_v2(r: Reader) -> CreatePartitionsResponse:
 
 def write_v2(w: Writer, m: CreatePartitionsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.results
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_CreatePartitionsTopicResult_v2(w, _e)
+    _v_results = m.results
+    write_uvarint(w, len(_v_results) + 1)
+    for _e_results in _v_results:
+        _write_CreatePartitionsTopicResult_v2(w, _e_results)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -77,9 +77,9 @@ def _read_CreatableReplicaAssignment_v0(r: Reader) -> CreatableReplicaAssignment
 
 def _write_CreatableReplicaAssignment_v0(w: Writer, m: CreatableReplicaAssignment) -> None:
     w += _S_i.pack(m.partition_index)
-    _v = m.broker_ids
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_broker_ids = m.broker_ids
+    w += _S_i.pack(len(_v_broker_ids))
+    write_fixed_array(w, "i", _v_broker_ids)
 
 
 def _read_CreatableReplicaAssignment_v5(r: Reader) -> CreatableReplicaAssignment:
@@ -94,9 +94,9 @@ def _read_CreatableReplicaAssignment_v5(r: Reader) -> CreatableReplicaAssignment
 
 def _write_CreatableReplicaAssignment_v5(w: Writer, m: CreatableReplicaAssignment) -> None:
     w += _S_i.pack(m.partition_index)
-    _v = m.broker_ids
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_broker_ids = m.broker_ids
+    write_uvarint(w, len(_v_broker_ids) + 1)
+    write_fixed_array(w, "i", _v_broker_ids)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -141,14 +141,14 @@ def _read_CreatableTopic_v0(r: Reader) -> CreatableTopic:
 def _write_CreatableTopic_v0(w: Writer, m: CreatableTopic) -> None:
     write_string(w, m.name)
     w += _S_ih.pack(m.num_partitions, m.replication_factor)
-    _v = m.assignments
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_CreatableReplicaAssignment_v0(w, _e)
-    _v = m.configs
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_CreatableTopicConfig_v0(w, _e)
+    _v_assignments = m.assignments
+    w += _S_i.pack(len(_v_assignments))
+    for _e_assignments in _v_assignments:
+        _write_CreatableReplicaAssignment_v0(w, _e_assignments)
+    _v_configs = m.configs
+    w += _S_i.pack(len(_v_configs))
+    for _e_configs in _v_configs:
+        _write_CreatableTopicConfig_v0(w, _e_configs)
 
 
 def _read_CreatableTopic_v5(r: Reader) -> CreatableTopic:
@@ -169,14 +169,14 @@ def _read_CreatableTopic_v5(r: Reader) -> CreatableTopic:
 def _write_CreatableTopic_v5(w: Writer, m: CreatableTopic) -> None:
     write_compact_string(w, m.name)
     w += _S_ih.pack(m.num_partitions, m.replication_factor)
-    _v = m.assignments
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_CreatableReplicaAssignment_v5(w, _e)
-    _v = m.configs
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_CreatableTopicConfig_v5(w, _e)
+    _v_assignments = m.assignments
+    write_uvarint(w, len(_v_assignments) + 1)
+    for _e_assignments in _v_assignments:
+        _write_CreatableReplicaAssignment_v5(w, _e_assignments)
+    _v_configs = m.configs
+    write_uvarint(w, len(_v_configs) + 1)
+    for _e_configs in _v_configs:
+        _write_CreatableTopicConfig_v5(w, _e_configs)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -190,10 +190,10 @@ def read_v0(r: Reader) -> CreateTopicsRequest:
 
 
 def write_v0(w: Writer, m: CreateTopicsRequest) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_CreatableTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_CreatableTopic_v0(w, _e_topics)
     w += _S_i.pack(m.timeout_ms)
 
 
@@ -207,10 +207,10 @@ def read_v1(r: Reader) -> CreateTopicsRequest:
 
 
 def write_v1(w: Writer, m: CreateTopicsRequest) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_CreatableTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_CreatableTopic_v0(w, _e_topics)
     w += _S_ix.pack(m.timeout_ms, m.validate_only)
 
 
@@ -225,10 +225,10 @@ def read_v5(r: Reader) -> CreateTopicsRequest:
 
 
 def write_v5(w: Writer, m: CreateTopicsRequest) -> None:
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_CreatableTopic_v5(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_CreatableTopic_v5(w, _e_topics)
     w += _S_ix.pack(m.timeout_ms, m.validate_only)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

@@ -133,11 +133,11 @@ def _write_CreatableTopicResult_v5(w: Writer, m: CreatableTopicResult) -> None:
     w += _S_h.pack(m.error_code)
     write_compact_nullable_string(w, m.error_message)
     w += _S_ih.pack(m.num_partitions, m.replication_factor)
-    _v = m.configs
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_CreatableTopicConfigs_v5(w, _e)
+    _v_configs = m.configs
+    write_compact_array_length(w, _v_configs)
+    if _v_configs:
+        for _e_configs in _v_configs:
+            _write_CreatableTopicConfigs_v5(w, _e_configs)
     _known = []
     if m.topic_config_error_code != 0:
         _t = Writer()
@@ -175,11 +175,11 @@ def _write_CreatableTopicResult_v7(w: Writer, m: CreatableTopicResult) -> None:
     w += _S_h.pack(m.error_code)
     write_compact_nullable_string(w, m.error_message)
     w += _S_ih.pack(m.num_partitions, m.replication_factor)
-    _v = m.configs
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_CreatableTopicConfigs_v5(w, _e)
+    _v_configs = m.configs
+    write_compact_array_length(w, _v_configs)
+    if _v_configs:
+        for _e_configs in _v_configs:
+            _write_CreatableTopicConfigs_v5(w, _e_configs)
     _known = []
     if m.topic_config_error_code != 0:
         _t = Writer()
@@ -197,10 +197,10 @@ def read_v0(r: Reader) -> CreateTopicsResponse:
 
 
 def write_v0(w: Writer, m: CreateTopicsResponse) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_CreatableTopicResult_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_CreatableTopicResult_v0(w, _e_topics)
 
 
 def read_v1(r: Reader) -> CreateTopicsResponse:
@@ -212,10 +212,10 @@ def read_v1(r: Reader) -> CreateTopicsResponse:
 
 
 def write_v1(w: Writer, m: CreateTopicsResponse) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_CreatableTopicResult_v1(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_CreatableTopicResult_v1(w, _e_topics)
 
 
 def read_v2(r: Reader) -> CreateTopicsResponse:
@@ -229,10 +229,10 @@ def read_v2(r: Reader) -> CreateTopicsResponse:
 
 def write_v2(w: Writer, m: CreateTopicsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_CreatableTopicResult_v1(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_CreatableTopicResult_v1(w, _e_topics)
 
 
 def read_v5(r: Reader) -> CreateTopicsResponse:
@@ -247,10 +247,10 @@ def read_v5(r: Reader) -> CreateTopicsResponse:
 
 def write_v5(w: Writer, m: CreateTopicsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_CreatableTopicResult_v5(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_CreatableTopicResult_v5(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -266,10 +266,10 @@ def read_v7(r: Reader) -> CreateTopicsResponse:
 
 def write_v7(w: Writer, m: CreateTopicsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_CreatableTopicResult_v7(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_CreatableTopicResult_v7(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -115,10 +115,10 @@ def read_v0(r: Reader) -> DeleteAclsRequest:
 
 
 def write_v0(w: Writer, m: DeleteAclsRequest) -> None:
-    _v = m.filters
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DeleteAclsFilter_v0(w, _e)
+    _v_filters = m.filters
+    w += _S_i.pack(len(_v_filters))
+    for _e_filters in _v_filters:
+        _write_DeleteAclsFilter_v0(w, _e_filters)
 
 
 def read_v1(r: Reader) -> DeleteAclsRequest:
@@ -130,10 +130,10 @@ def read_v1(r: Reader) -> DeleteAclsRequest:
 
 
 def write_v1(w: Writer, m: DeleteAclsRequest) -> None:
-    _v = m.filters
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DeleteAclsFilter_v1(w, _e)
+    _v_filters = m.filters
+    w += _S_i.pack(len(_v_filters))
+    for _e_filters in _v_filters:
+        _write_DeleteAclsFilter_v1(w, _e_filters)
 
 
 def read_v2(r: Reader) -> DeleteAclsRequest:
@@ -146,10 +146,10 @@ def read_v2(r: Reader) -> DeleteAclsRequest:
 
 
 def write_v2(w: Writer, m: DeleteAclsRequest) -> None:
-    _v = m.filters
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DeleteAclsFilter_v2(w, _e)
+    _v_filters = m.filters
+    write_uvarint(w, len(_v_filters) + 1)
+    for _e_filters in _v_filters:
+        _write_DeleteAclsFilter_v2(w, _e_filters)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

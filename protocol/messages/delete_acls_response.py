@@ -145,10 +145,10 @@ def _read_DeleteAclsFilterResult_v0(r: Reader) -> DeleteAclsFilterResult:
 def _write_DeleteAclsFilterResult_v0(w: Writer, m: DeleteAclsFilterResult) -> None:
     w += _S_h.pack(m.error_code)
     write_nullable_string(w, m.error_message)
-    _v = m.matching_acls
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DeleteAclsMatchingAcl_v0(w, _e)
+    _v_matching_acls = m.matching_acls
+    w += _S_i.pack(len(_v_matching_acls))
+    for _e_matching_acls in _v_matching_acls:
+        _write_DeleteAclsMatchingAcl_v0(w, _e_matching_acls)
 
 
 def _read_DeleteAclsFilterResult_v1(r: Reader) -> DeleteAclsFilterResult:
@@ -164,10 +164,10 @@ def _read_DeleteAclsFilterResult_v1(r: Reader) -> DeleteAclsFilterResult:
 def _write_DeleteAclsFilterResult_v1(w: Writer, m: DeleteAclsFilterResult) -> None:
     w += _S_h.pack(m.error_code)
     write_nullable_string(w, m.error_message)
-    _v = m.matching_acls
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DeleteAclsMatchingAcl_v1(w, _e)
+    _v_matching_acls = m.matching_acls
+    w += _S_i.pack(len(_v_matching_acls))
+    for _e_matching_acls in _v_matching_acls:
+        _write_DeleteAclsMatchingAcl_v1(w, _e_matching_acls)
 
 
 def _read_DeleteAclsFilterResult_v2(r: Reader) -> DeleteAclsFilterResult:
@@ -184,10 +184,10 @@ def _read_DeleteAclsFilterResult_v2(r: Reader) -> DeleteAclsFilterResult:
 def _write_DeleteAclsFilterResult_v2(w: Writer, m: DeleteAclsFilterResult) -> None:
     w += _S_h.pack(m.error_code)
     write_compact_nullable_string(w, m.error_message)
-    _v = m.matching_acls
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DeleteAclsMatchingAcl_v2(w, _e)
+    _v_matching_acls = m.matching_acls
+    write_uvarint(w, len(_v_matching_acls) + 1)
+    for _e_matching_acls in _v_matching_acls:
+        _write_DeleteAclsMatchingAcl_v2(w, _e_matching_acls)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -202,10 +202,10 @@ def read_v0(r: Reader) -> DeleteAclsResponse:
 
 def write_v0(w: Writer, m: DeleteAclsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.filter_results
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DeleteAclsFilterResult_v0(w, _e)
+    _v_filter_results = m.filter_results
+    w += _S_i.pack(len(_v_filter_results))
+    for _e_filter_results in _v_filter_results:
+        _write_DeleteAclsFilterResult_v0(w, _e_filter_results)
 
 
 def read_v1(r: Reader) -> DeleteAclsResponse:
@@ -219,10 +219,10 @@ def read_v1(r: Reader) -> DeleteAclsResponse:
 
 def write_v1(w: Writer, m: DeleteAclsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.filter_results
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DeleteAclsFilterResult_v1(w, _e)
+    _v_filter_results = m.filter_results
+    w += _S_i.pack(len(_v_filter_results))
+    for _e_filter_results in _v_filter_results:
+        _write_DeleteAclsFilterResult_v1(w, _e_filter_results)
 
 
 def read_v2(r: Reader) -> DeleteAclsResponse:
@@ -237,10 +237,10 @@ def read_v2(r: Reader) -> DeleteAclsResponse:
 
 def write_v2(w: Writer, m: DeleteAclsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.filter_results
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DeleteAclsFilterResult_v2(w, _e)
+    _v_filter_results = m.filter_results
+    write_uvarint(w, len(_v_filter_results) + 1)
+    for _e_filter_results in _v_filter_results:
+        _write_DeleteAclsFilterResult_v2(w, _e_filter_results)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -44,10 +44,10 @@ def read_v0(r: Reader) -> DeleteGroupsRequest:
 
 
 def write_v0(w: Writer, m: DeleteGroupsRequest) -> None:
-    _v = m.groups_names
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        write_string(w, _e)
+    _v_groups_names = m.groups_names
+    w += _S_i.pack(len(_v_groups_names))
+    for _e_groups_names in _v_groups_names:
+        write_string(w, _e_groups_names)
 
 
 def read_v2(r: Reader) -> DeleteGroupsRequest:
@@ -60,10 +60,10 @@ def read_v2(r: Reader) -> DeleteGroupsRequest:
 
 
 def write_v2(w: Writer, m: DeleteGroupsRequest) -> None:
-    _v = m.groups_names
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        write_compact_string(w, _e)
+    _v_groups_names = m.groups_names
+    write_uvarint(w, len(_v_groups_names) + 1)
+    for _e_groups_names in _v_groups_names:
+        write_compact_string(w, _e_groups_names)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

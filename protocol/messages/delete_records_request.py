@@ -82,10 +82,10 @@ def _read_DeleteRecordsTopic_v0(r: Reader) -> DeleteRecordsTopic:
 
 def _write_DeleteRecordsTopic_v0(w: Writer, m: DeleteRecordsTopic) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DeleteRecordsPartition_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_DeleteRecordsPartition_v0(w, _e_partitions)
 
 
 def _read_DeleteRecordsTopic_v2(r: Reader) -> DeleteRecordsTopic:
@@ -100,10 +100,10 @@ def _read_DeleteRecordsTopic_v2(r: Reader) -> DeleteRecordsTopic:
 
 def _write_DeleteRecordsTopic_v2(w: Writer, m: DeleteRecordsTopic) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DeleteRecordsPartition_v2(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_DeleteRecordsPartition_v2(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -117,10 +117,10 @@ def read_v0(r: Reader) -> DeleteRecordsRequest:
 
 
 def write_v0(w: Writer, m: DeleteRecordsRequest) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DeleteRecordsTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_DeleteRecordsTopic_v0(w, _e_topics)
     w += _S_i.pack(m.timeout_ms)
 
 
@@ -135,10 +135,10 @@ def read_v2(r: Reader) -> DeleteRecordsRequest:
 
 
 def write_v2(w: Writer, m: DeleteRecordsRequest) -> None:
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DeleteRecordsTopic_v2(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_DeleteRecordsTopic_v2(w, _e_topics)
     w += _S_i.pack(m.timeout_ms)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

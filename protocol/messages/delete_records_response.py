@@ -83,10 +83,10 @@ def _read_DeleteRecordsTopicResult_v0(r: Reader) -> DeleteRecordsTopicResult:
 
 def _write_DeleteRecordsTopicResult_v0(w: Writer, m: DeleteRecordsTopicResult) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DeleteRecordsPartitionResult_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_DeleteRecordsPartitionResult_v0(w, _e_partitions)
 
 
 def _read_DeleteRecordsTopicResult_v2(r: Reader) -> DeleteRecordsTopicResult:
@@ -101,10 +101,10 @@ def _read_DeleteRecordsTopicResult_v2(r: Reader) -> DeleteRecordsTopicResult:
 
 def _write_DeleteRecordsTopicResult_v2(w: Writer, m: DeleteRecordsTopicResult) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DeleteRecordsPartitionResult_v2(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_DeleteRecordsPartitionResult_v2(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -119,10 +119,10 @@ def read_v0(r: Reader) -> DeleteRecordsResponse:
 
 def write_v0(w: Writer, m: DeleteRecordsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DeleteRecordsTopicResult_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_DeleteRecordsTopicResult_v0(w, _e_topics)
 
 
 def read_v2(r: Reader) -> DeleteRecordsResponse:
@@ -137,10 +137,10 @@ def read_v2(r: Reader) -> DeleteRecordsResponse:
 
 def write_v2(w: Writer, m: DeleteRecordsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DeleteRecordsTopicResult_v2(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_DeleteRecordsTopicResult_v2(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

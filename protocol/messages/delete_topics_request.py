@@ -70,10 +70,10 @@ def read_v0(r: Reader) -> DeleteTopicsRequest:
 
 
 def write_v0(w: Writer, m: DeleteTopicsRequest) -> None:
-    _v = m.topic_names
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        write_string(w, _e)
+    _v_topic_names = m.topic_names
+    w += _S_i.pack(len(_v_topic_names))
+    for _e_topic_names in _v_topic_names:
+        write_string(w, _e_topic_names)
     w += _S_i.pack(m.timeout_ms)
 
 
@@ -88,10 +88,10 @@ def read_v4(r: Reader) -> DeleteTopicsRequest:
 
 
 def write_v4(w: Writer, m: DeleteTopicsRequest) -> None:
-    _v = m.topic_names
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        write_compact_string(w, _e)
+    _v_topic_names = m.topic_names
+    write_uvarint(w, len(_v_topic_names) + 1)
+    for _e_topic_names in _v_topic_names:
+        write_compact_string(w, _e_topic_names)
     w += _S_i.pack(m.timeout_ms)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -107,10 +107,10 @@ def read_v6(r: Reader) -> DeleteTopicsRequest:
 
 
 def write_v6(w: Writer, m: DeleteTopicsRequest) -> None:
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DeleteTopicState_v6(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_DeleteTopicState_v6(w, _e_topics)
     w += _S_i.pack(m.timeout_ms)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

@@ -56,6 +56,8 @@ def _read_DeletableTopicResult_v0(r: Reader) -> DeletableTopicResult:
 
 
 def _write_DeletableTopicResult_v0(w: Writer, m: DeletableTopicResult) -> None:
+    if m.name is None:
+        raise ValueError("DeleteTopicsResponse.Name is null but not nullable in this version")
     write_string(w, m.name)
     w += _S_h.pack(m.error_code)
 
@@ -68,6 +70,8 @@ def _read_DeletableTopicResult_v4(r: Reader) -> DeletableTopicResult:
 
 
 def _write_DeletableTopicResult_v4(w: Writer, m: DeletableTopicResult) -> None:
+    if m.name is None:
+        raise ValueError("DeleteTopicsResponse.Name is null but not nullable in this version")
     write_compact_string(w, m.name)
     w += _S_h.pack(m.error_code)
     write_tagged_fields(w, m.unknown_tagged_fields)
@@ -82,6 +86,8 @@ def _read_DeletableTopicResult_v5(r: Reader) -> DeletableTopicResult:
 
 
 def _write_DeletableTopicResult_v5(w: Writer, m: DeletableTopicResult) -> None:
+    if m.name is None:
+        raise ValueError("DeleteTopicsResponse.Name is null but not nullable in this version")
     write_compact_string(w, m.name)
     w += _S_h.pack(m.error_code)
     write_compact_nullable_string(w, m.error_message)
@@ -114,10 +120,10 @@ def read_v0(r: Reader) -> DeleteTopicsResponse:
 
 
 def write_v0(w: Writer, m: DeleteTopicsResponse) -> None:
-    _v = m.responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DeletableTopicResult_v0(w, _e)
+    _v_responses = m.responses
+    w += _S_i.pack(len(_v_responses))
+    for _e_responses in _v_responses:
+        _write_DeletableTopicResult_v0(w, _e_responses)
 
 
 def read_v1(r: Reader) -> DeleteTopicsResponse:
@@ -131,10 +137,10 @@ def read_v1(r: Reader) -> DeleteTopicsResponse:
 
 def write_v1(w: Writer, m: DeleteTopicsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DeletableTopicResult_v0(w, _e)
+    _v_responses = m.responses
+    w += _S_i.pack(len(_v_responses))
+    for _e_responses in _v_responses:
+        _write_DeletableTopicResult_v0(w, _e_responses)
 
 
 def read_v4(r: Reader) -> DeleteTopicsResponse:
@@ -149,10 +155,10 @@ def read_v4(r: Reader) -> DeleteTopicsResponse:
 
 def write_v4(w: Writer, m: DeleteTopicsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.responses
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DeletableTopicResult_v4(w, _e)
+    _v_responses = m.responses
+    write_uvarint(w, len(_v_responses) + 1)
+    for _e_responses in _v_responses:
+        _write_DeletableTopicResult_v4(w, _e_responses)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -168,10 +174,10 @@ def read_v5(r: Reader) -> DeleteTopicsResponse:
 
 def write_v5(w: Writer, m: DeleteTopicsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.responses
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DeletableTopicResult_v5(w, _e)
+    _v_responses = m.responses
+    write_uvarint(w, len(_v_responses) + 1)
+    for _e_responses in _v_responses:
+        _write_DeletableTopicResult_v5(w, _e_responses)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -187,10 +193,10 @@ def read_v6(r: Reader) -> DeleteTopicsResponse:
 
 def write_v6(w: Writer, m: DeleteTopicsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.responses
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DeletableTopicResult_v6(w, _e)
+    _v_responses = m.responses
+    write_uvarint(w, len(_v_responses) + 1)
+    for _e_responses in _v_responses:
+        _write_DeletableTopicResult_v6(w, _e_responses)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -102,10 +102,10 @@ def _read_DescribeAclsResource_v0(r: Reader) -> DescribeAclsResource:
 def _write_DescribeAclsResource_v0(w: Writer, m: DescribeAclsResource) -> None:
     w += _S_b.pack(m.resource_type)
     write_string(w, m.resource_name)
-    _v = m.acls
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_AclDescription_v0(w, _e)
+    _v_acls = m.acls
+    w += _S_i.pack(len(_v_acls))
+    for _e_acls in _v_acls:
+        _write_AclDescription_v0(w, _e_acls)
 
 
 def _read_DescribeAclsResource_v1(r: Reader) -> DescribeAclsResource:
@@ -123,10 +123,10 @@ def _write_DescribeAclsResource_v1(w: Writer, m: DescribeAclsResource) -> None:
     w += _S_b.pack(m.resource_type)
     write_string(w, m.resource_name)
     w += _S_b.pack(m.pattern_type)
-    _v = m.acls
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_AclDescription_v0(w, _e)
+    _v_acls = m.acls
+    w += _S_i.pack(len(_v_acls))
+    for _e_acls in _v_acls:
+        _write_AclDescription_v0(w, _e_acls)
 
 
 def _read_DescribeAclsResource_v2(r: Reader) -> DescribeAclsResource:
@@ -145,10 +145,10 @@ def _write_DescribeAclsResource_v2(w: Writer, m: DescribeAclsResource) -> None:
     w += _S_b.pack(m.resource_type)
     write_compact_string(w, m.resource_name)
     w += _S_b.pack(m.pattern_type)
-    _v = m.acls
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AclDescription_v2(w, _e)
+    _v_acls = m.acls
+    write_uvarint(w, len(_v_acls) + 1)
+    for _e_acls in _v_acls:
+        _write_AclDescription_v2(w, _e_acls)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -165,10 +165,10 @@ def read_v0(r: Reader) -> DescribeAclsResponse:
 def write_v0(w: Writer, m: DescribeAclsResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
     write_nullable_string(w, m.error_message)
-    _v = m.resources
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribeAclsResource_v0(w, _e)
+    _v_resources = m.resources
+    w += _S_i.pack(len(_v_resources))
+    for _e_resources in _v_resources:
+        _write_DescribeAclsResource_v0(w, _e_resources)
 
 
 def read_v1(r: Reader) -> DescribeAclsResponse:
@@ -184,10 +184,10 @@ def read_v1(r: Reader) -> DescribeAclsResponse:
 def write_v1(w: Writer, m: DescribeAclsResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
     write_nullable_string(w, m.error_message)
-    _v = m.resources
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribeAclsResource_v1(w, _e)
+    _v_resources = m.resources
+    w += _S_i.pack(len(_v_resources))
+    for _e_resources in _v_resources:
+        _write_DescribeAclsResource_v1(w, _e_resources)
 
 
 def read_v2(r: Reader) -> DescribeAclsResponse:
@@ -204,10 +204,10 @@ def read_v2(r: Reader) -> DescribeAclsResponse:
 def write_v2(w: Writer, m: DescribeAclsResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
     write_compact_nullable_string(w, m.error_message)
-    _v = m.resources
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribeAclsResource_v2(w, _e)
+    _v_resources = m.resources
+    write_uvarint(w, len(_v_resources) + 1)
+    for _e_resources in _v_resources:
+        _write_DescribeAclsResource_v2(w, _e_resources)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -86,10 +86,10 @@ def read_v0(r: Reader) -> DescribeClientQuotasRequest:
 
 
 def write_v0(w: Writer, m: DescribeClientQuotasRequest) -> None:
-    _v = m.components
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ComponentData_v0(w, _e)
+    _v_components = m.components
+    w += _S_i.pack(len(_v_components))
+    for _e_components in _v_components:
+        _write_ComponentData_v0(w, _e_components)
     w += _S_x.pack(m.strict)
 
 
@@ -104,10 +104,10 @@ def read_v1(r: Reader) -> DescribeClientQuotasRequest:
 
 
 def write_v1(w: Writer, m: DescribeClientQuotasRequest) -> None:
-    _v = m.components
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ComponentData_v1(w, _e)
+    _v_components = m.components
+    write_uvarint(w, len(_v_components) + 1)
+    for _e_components in _v_components:
+        _write_ComponentData_v1(w, _e_components)
     w += _S_x.pack(m.strict)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

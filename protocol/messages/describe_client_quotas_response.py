@@ -126,14 +126,14 @@ def _read_EntryData_v0(r: Reader) -> EntryData:
 
 
 def _write_EntryData_v0(w: Writer, m: EntryData) -> None:
-    _v = m.entity
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_EntityData_v0(w, _e)
-    _v = m.values
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ValueData_v0(w, _e)
+    _v_entity = m.entity
+    w += _S_i.pack(len(_v_entity))
+    for _e_entity in _v_entity:
+        _write_EntityData_v0(w, _e_entity)
+    _v_values = m.values
+    w += _S_i.pack(len(_v_values))
+    for _e_values in _v_values:
+        _write_ValueData_v0(w, _e_values)
 
 
 def _read_EntryData_v1(r: Reader) -> EntryData:
@@ -150,14 +150,14 @@ def _read_EntryData_v1(r: Reader) -> EntryData:
 
 
 def _write_EntryData_v1(w: Writer, m: EntryData) -> None:
-    _v = m.entity
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_EntityData_v1(w, _e)
-    _v = m.values
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ValueData_v1(w, _e)
+    _v_entity = m.entity
+    write_uvarint(w, len(_v_entity) + 1)
+    for _e_entity in _v_entity:
+        _write_EntityData_v1(w, _e_entity)
+    _v_values = m.values
+    write_uvarint(w, len(_v_values) + 1)
+    for _e_values in _v_values:
+        _write_ValueData_v1(w, _e_values)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -172,11 +172,11 @@ def read_v0(r: Reader) -> DescribeClientQuotasResponse:
 def write_v0(w: Writer, m: DescribeClientQuotasResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
     write_nullable_string(w, m.error_message)
-    _v = m.entries
-    write_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_EntryData_v0(w, _e)
+    _v_entries = m.entries
+    write_array_length(w, _v_entries)
+    if _v_entries:
+        for _e_entries in _v_entries:
+            _write_EntryData_v0(w, _e_entries)
 
 
 def read_v1(r: Reader) -> DescribeClientQuotasResponse:
@@ -191,11 +191,11 @@ def read_v1(r: Reader) -> DescribeClientQuotasResponse:
 def write_v1(w: Writer, m: DescribeClientQuotasResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
     write_compact_nullable_string(w, m.error_message)
-    _v = m.entries
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_EntryData_v1(w, _e)
+    _v_entries = m.entries
+    write_compact_array_length(w, _v_entries)
+    if _v_entries:
+        for _e_entries in _v_entries:
+            _write_EntryData_v1(w, _e_entries)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -89,10 +89,10 @@ def write_v0(w: Writer, m: DescribeClusterResponse) -> None:
     write_compact_nullable_string(w, m.error_message)
     write_compact_string(w, m.cluster_id)
     w += _S_i.pack(m.controller_id)
-    _v = m.brokers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribeClusterBroker_v0(w, _e)
+    _v_brokers = m.brokers
+    write_uvarint(w, len(_v_brokers) + 1)
+    for _e_brokers in _v_brokers:
+        _write_DescribeClusterBroker_v0(w, _e_brokers)
     w += _S_i.pack(m.cluster_authorized_operations)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -118,10 +118,10 @@ def write_v1(w: Writer, m: DescribeClusterResponse) -> None:
     w += _S_b.pack(m.endpoint_type)
     write_compact_string(w, m.cluster_id)
     w += _S_i.pack(m.controller_id)
-    _v = m.brokers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribeClusterBroker_v0(w, _e)
+    _v_brokers = m.brokers
+    write_uvarint(w, len(_v_brokers) + 1)
+    for _e_brokers in _v_brokers:
+        _write_DescribeClusterBroker_v0(w, _e_brokers)
     w += _S_i.pack(m.cluster_authorized_operations)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

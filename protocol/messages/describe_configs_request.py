@@ -61,11 +61,11 @@ def _read_DescribeConfigsResource_v0(r: Reader) -> DescribeConfigsResource:
 def _write_DescribeConfigsResource_v0(w: Writer, m: DescribeConfigsResource) -> None:
     w += _S_b.pack(m.resource_type)
     write_string(w, m.resource_name)
-    _v = m.configuration_keys
-    write_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            write_string(w, _e)
+    _v_configuration_keys = m.configuration_keys
+    write_array_length(w, _v_configuration_keys)
+    if _v_configuration_keys:
+        for _e_configuration_keys in _v_configuration_keys:
+            write_string(w, _e_configuration_keys)
 
 
 def _read_DescribeConfigsResource_v4(r: Reader) -> DescribeConfigsResource:
@@ -80,11 +80,11 @@ def _read_DescribeConfigsResource_v4(r: Reader) -> DescribeConfigsResource:
 def _write_DescribeConfigsResource_v4(w: Writer, m: DescribeConfigsResource) -> None:
     w += _S_b.pack(m.resource_type)
     write_compact_string(w, m.resource_name)
-    _v = m.configuration_keys
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            write_compact_string(w, _e)
+    _v_configuration_keys = m.configuration_keys
+    write_compact_array_length(w, _v_configuration_keys)
+    if _v_configuration_keys:
+        for _e_configuration_keys in _v_configuration_keys:
+            write_compact_string(w, _e_configuration_keys)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -97,10 +97,10 @@ def read_v0(r: Reader) -> DescribeConfigsRequest:
 
 
 def write_v0(w: Writer, m: DescribeConfigsRequest) -> None:
-    _v = m.resources
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribeConfigsResource_v0(w, _e)
+    _v_resources = m.resources
+    w += _S_i.pack(len(_v_resources))
+    for _e_resources in _v_resources:
+        _write_DescribeConfigsResource_v0(w, _e_resources)
 
 
 def read_v1(r: Reader) -> DescribeConfigsRequest:
@@ -113,10 +113,10 @@ def read_v1(r: Reader) -> DescribeConfigsRequest:
 
 
 def write_v1(w: Writer, m: DescribeConfigsRequest) -> None:
-    _v = m.resources
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribeConfigsResource_v0(w, _e)
+    _v_resources = m.resources
+    w += _S_i.pack(len(_v_resources))
+    for _e_resources in _v_resources:
+        _write_DescribeConfigsResource_v0(w, _e_resources)
     w += _S_x.pack(m.include_synonyms)
 
 
@@ -130,10 +130,10 @@ def read_v3(r: Reader) -> DescribeConfigsRequest:
 
 
 def write_v3(w: Writer, m: DescribeConfigsRequest) -> None:
-    _v = m.resources
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribeConfigsResource_v0(w, _e)
+    _v_resources = m.resources
+    w += _S_i.pack(len(_v_resources))
+    for _e_resources in _v_resources:
+        _write_DescribeConfigsResource_v0(w, _e_resources)
     w += _S_xx.pack(m.include_synonyms, m.include_documentation)
 
 
@@ -148,10 +148,10 @@ def read_v4(r: Reader) -> DescribeConfigsRequest:
 
 
 def write_v4(w: Writer, m: DescribeConfigsRequest) -> None:
-    _v = m.resources
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribeConfigsResource_v4(w, _e)
+    _v_resources = m.resources
+    write_uvarint(w, len(_v_resources) + 1)
+    for _e_resources in _v_resources:
+        _write_DescribeConfigsResource_v4(w, _e_resources)
     w += _S_xx.pack(m.include_synonyms, m.include_documentation)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

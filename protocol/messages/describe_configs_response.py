@@ -130,10 +130,10 @@ def _write_DescribeConfigsResourceResult_v1(w: Writer, m: DescribeConfigsResourc
     write_string(w, m.name)
     write_nullable_string(w, m.value)
     w += _S_xbx.pack(m.read_only, m.config_source, m.is_sensitive)
-    _v = m.synonyms
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribeConfigsSynonym_v1(w, _e)
+    _v_synonyms = m.synonyms
+    w += _S_i.pack(len(_v_synonyms))
+    for _e_synonyms in _v_synonyms:
+        _write_DescribeConfigsSynonym_v1(w, _e_synonyms)
 
 
 def _read_DescribeConfigsResourceResult_v3(r: Reader) -> DescribeConfigsResourceResult:
@@ -153,10 +153,10 @@ def _write_DescribeConfigsResourceResult_v3(w: Writer, m: DescribeConfigsResourc
     write_string(w, m.name)
     write_nullable_string(w, m.value)
     w += _S_xbx.pack(m.read_only, m.config_source, m.is_sensitive)
-    _v = m.synonyms
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribeConfigsSynonym_v1(w, _e)
+    _v_synonyms = m.synonyms
+    w += _S_i.pack(len(_v_synonyms))
+    for _e_synonyms in _v_synonyms:
+        _write_DescribeConfigsSynonym_v1(w, _e_synonyms)
     w += _S_b.pack(m.config_type)
     write_nullable_string(w, m.documentation)
 
@@ -179,10 +179,10 @@ def _write_DescribeConfigsResourceResult_v4(w: Writer, m: DescribeConfigsResourc
     write_compact_string(w, m.name)
     write_compact_nullable_string(w, m.value)
     w += _S_xbx.pack(m.read_only, m.config_source, m.is_sensitive)
-    _v = m.synonyms
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribeConfigsSynonym_v4(w, _e)
+    _v_synonyms = m.synonyms
+    write_uvarint(w, len(_v_synonyms) + 1)
+    for _e_synonyms in _v_synonyms:
+        _write_DescribeConfigsSynonym_v4(w, _e_synonyms)
     w += _S_b.pack(m.config_type)
     write_compact_nullable_string(w, m.documentation)
     write_tagged_fields(w, m.unknown_tagged_fields)
@@ -205,10 +205,10 @@ def _write_DescribeConfigsResult_v0(w: Writer, m: DescribeConfigsResult) -> None
     write_nullable_string(w, m.error_message)
     w += _S_b.pack(m.resource_type)
     write_string(w, m.resource_name)
-    _v = m.configs
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribeConfigsResourceResult_v0(w, _e)
+    _v_configs = m.configs
+    w += _S_i.pack(len(_v_configs))
+    for _e_configs in _v_configs:
+        _write_DescribeConfigsResourceResult_v0(w, _e_configs)
 
 
 def _read_DescribeConfigsResult_v1(r: Reader) -> DescribeConfigsResult:
@@ -228,10 +228,10 @@ def _write_DescribeConfigsResult_v1(w: Writer, m: DescribeConfigsResult) -> None
     write_nullable_string(w, m.error_message)
     w += _S_b.pack(m.resource_type)
     write_string(w, m.resource_name)
-    _v = m.configs
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribeConfigsResourceResult_v1(w, _e)
+    _v_configs = m.configs
+    w += _S_i.pack(len(_v_configs))
+    for _e_configs in _v_configs:
+        _write_DescribeConfigsResourceResult_v1(w, _e_configs)
 
 
 def _read_DescribeConfigsResult_v3(r: Reader) -> DescribeConfigsResult:
@@ -251,10 +251,10 @@ def _write_DescribeConfigsResult_v3(w: Writer, m: DescribeConfigsResult) -> None
     write_nullable_string(w, m.error_message)
     w += _S_b.pack(m.resource_type)
     write_string(w, m.resource_name)
-    _v = m.configs
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribeConfigsResourceResult_v3(w, _e)
+    _v_configs = m.configs
+    w += _S_i.pack(len(_v_configs))
+    for _e_configs in _v_configs:
+        _write_DescribeConfigsResourceResult_v3(w, _e_configs)
 
 
 def _read_DescribeConfigsResult_v4(r: Reader) -> DescribeConfigsResult:
@@ -275,10 +275,10 @@ def _write_DescribeConfigsResult_v4(w: Writer, m: DescribeConfigsResult) -> None
     write_compact_nullable_string(w, m.error_message)
     w += _S_b.pack(m.resource_type)
     write_compact_string(w, m.resource_name)
-    _v = m.configs
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribeConfigsResourceResult_v4(w, _e)
+    _v_configs = m.configs
+    write_uvarint(w, len(_v_configs) + 1)
+    for _e_configs in _v_configs:
+        _write_DescribeConfigsResourceResult_v4(w, _e_configs)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -293,10 +293,10 @@ def read_v0(r: Reader) -> DescribeConfigsResponse:
 
 def write_v0(w: Writer, m: DescribeConfigsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.results
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribeConfigsResult_v0(w, _e)
+    _v_results = m.results
+    w += _S_i.pack(len(_v_results))
+    for _e_results in _v_results:
+        _write_DescribeConfigsResult_v0(w, _e_results)
 
 
 def read_v1(r: Reader) -> DescribeConfigsResponse:
@@ -310,10 +310,10 @@ def read_v1(r: Reader) -> DescribeConfigsResponse:
 
 def write_v1(w: Writer, m: DescribeConfigsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.results
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribeConfigsResult_v1(w, _e)
+    _v_results = m.results
+    w += _S_i.pack(len(_v_results))
+    for _e_results in _v_results:
+        _write_DescribeConfigsResult_v1(w, _e_results)
 
 
 def read_v3(r: Reader) -> DescribeConfigsResponse:
@@ -327,10 +327,10 @@ def read_v3(r: Reader) -> DescribeConfigsResponse:
 
 def write_v3(w: Writer, m: DescribeConfigsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.results
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribeConfigsResult_v3(w, _e)
+    _v_results = m.results
+    w += _S_i.pack(len(_v_results))
+    for _e_results in _v_results:
+        _write_DescribeConfigsResult_v3(w, _e_results)
 
 
 def read_v4(r: Reader) -> DescribeConfigsResponse:
@@ -345,10 +345,10 @@ def read_v4(r: Reader) -> DescribeConfigsResponse:
 
 def write_v4(w: Writer, m: DescribeConfigsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.results
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribeConfigsResult_v4(w, _e)
+    _v_results = m.results
+    write_uvarint(w, len(_v_results) + 1)
+    for _e_results in _v_results:
+        _write_DescribeConfigsResult_v4(w, _e_results)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -71,11 +71,11 @@ def read_v0(r: Reader) -> DescribeDelegationTokenRequest:
 
 
 def write_v0(w: Writer, m: DescribeDelegationTokenRequest) -> None:
-    _v = m.owners
-    write_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_DescribeDelegationTokenOwner_v0(w, _e)
+    _v_owners = m.owners
+    write_array_length(w, _v_owners)
+    if _v_owners:
+        for _e_owners in _v_owners:
+            _write_DescribeDelegationTokenOwner_v0(w, _e_owners)
 
 
 def read_v2(r: Reader) -> DescribeDelegationTokenRequest:
@@ -86,11 +86,11 @@ def read_v2(r: Reader) -> DescribeDelegationTokenRequest:
 
 
 def write_v2(w: Writer, m: DescribeDelegationTokenRequest) -> None:
-    _v = m.owners
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_DescribeDelegationTokenOwner_v2(w, _e)
+    _v_owners = m.owners
+    write_compact_array_length(w, _v_owners)
+    if _v_owners:
+        for _e_owners in _v_owners:
+            _write_DescribeDelegationTokenOwner_v2(w, _e_owners)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

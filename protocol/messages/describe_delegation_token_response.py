@@ -106,10 +106,10 @@ def _write_DescribedDelegationToken_v0(w: Writer, m: DescribedDelegationToken) -
     w += _S_qqq.pack(m.issue_timestamp, m.expiry_timestamp, m.max_timestamp)
     write_string(w, m.token_id)
     write_bytes(w, m.hmac)
-    _v = m.renewers
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribedDelegationTokenRenewer_v0(w, _e)
+    _v_renewers = m.renewers
+    w += _S_i.pack(len(_v_renewers))
+    for _e_renewers in _v_renewers:
+        _write_DescribedDelegationTokenRenewer_v0(w, _e_renewers)
 
 
 def _read_DescribedDelegationToken_v2(r: Reader) -> DescribedDelegationToken:
@@ -132,10 +132,10 @@ def _write_DescribedDelegationToken_v2(w: Writer, m: DescribedDelegationToken) -
     w += _S_qqq.pack(m.issue_timestamp, m.expiry_timestamp, m.max_timestamp)
     write_compact_string(w, m.token_id)
     write_compact_bytes(w, m.hmac)
-    _v = m.renewers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribedDelegationTokenRenewer_v2(w, _e)
+    _v_renewers = m.renewers
+    write_uvarint(w, len(_v_renewers) + 1)
+    for _e_renewers in _v_renewers:
+        _write_DescribedDelegationTokenRenewer_v2(w, _e_renewers)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -163,10 +163,10 @@ def _write_DescribedDelegationToken_v3(w: Writer, m: DescribedDelegationToken) -
     w += _S_qqq.pack(m.issue_timestamp, m.expiry_timestamp, m.max_timestamp)
     write_compact_string(w, m.token_id)
     write_compact_bytes(w, m.hmac)
-    _v = m.renewers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribedDelegationTokenRenewer_v2(w, _e)
+    _v_renewers = m.renewers
+    write_uvarint(w, len(_v_renewers) + 1)
+    for _e_renewers in _v_renewers:
+        _write_DescribedDelegationTokenRenewer_v2(w, _e_renewers)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -182,10 +182,10 @@ def read_v0(r: Reader) -> DescribeDelegationTokenResponse:
 
 def write_v0(w: Writer, m: DescribeDelegationTokenResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.tokens
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribedDelegationToken_v0(w, _e)
+    _v_tokens = m.tokens
+    w += _S_i.pack(len(_v_tokens))
+    for _e_tokens in _v_tokens:
+        _write_DescribedDelegationToken_v0(w, _e_tokens)
     w += _S_i.pack(m.throttle_time_ms)
 
 
@@ -202,10 +202,10 @@ def read_v2(r: Reader) -> DescribeDelegationTokenResponse:
 
 def write_v2(w: Writer, m: DescribeDelegationTokenResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.tokens
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribedDelegationToken_v2(w, _e)
+    _v_tokens = m.tokens
+    write_uvarint(w, len(_v_tokens) + 1)
+    for _e_tokens in _v_tokens:
+        _write_DescribedDelegationToken_v2(w, _e_tokens)
     w += _S_i.pack(m.throttle_time_ms)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -223,10 +223,10 @@ def read_v3(r: Reader) -> DescribeDelegationTokenResponse:
 
 def write_v3(w: Writer, m: DescribeDelegationTokenResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.tokens
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribedDelegationToken_v3(w, _e)
+    _v_tokens = m.tokens
+    write_uvarint(w, len(_v_tokens) + 1)
+    for _e_tokens in _v_tokens:
+        _write_DescribedDelegationToken_v3(w, _e_tokens)
     w += _S_i.pack(m.throttle_time_ms)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

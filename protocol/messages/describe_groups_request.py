@@ -46,10 +46,10 @@ def read_v0(r: Reader) -> DescribeGroupsRequest:
 
 
 def write_v0(w: Writer, m: DescribeGroupsRequest) -> None:
-    _v = m.groups
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        write_string(w, _e)
+    _v_groups = m.groups
+    w += _S_i.pack(len(_v_groups))
+    for _e_groups in _v_groups:
+        write_string(w, _e_groups)
 
 
 def read_v3(r: Reader) -> DescribeGroupsRequest:
@@ -62,10 +62,10 @@ def read_v3(r: Reader) -> DescribeGroupsRequest:
 
 
 def write_v3(w: Writer, m: DescribeGroupsRequest) -> None:
-    _v = m.groups
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        write_string(w, _e)
+    _v_groups = m.groups
+    w += _S_i.pack(len(_v_groups))
+    for _e_groups in _v_groups:
+        write_string(w, _e_groups)
     w += _S_x.pack(m.include_authorized_operations)
 
 
@@ -80,10 +80,10 @@ def read_v5(r: Reader) -> DescribeGroupsRequest:
 
 
 def write_v5(w: Writer, m: DescribeGroupsRequest) -> None:
-    _v = m.groups
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        write_compact_string(w, _e)
+    _v_groups = m.groups
+    write_uvarint(w, len(_v_groups) + 1)
+    for _e_groups in _v_groups:
+        write_compact_string(w, _e_groups)
     w += _S_x.pack(m.include_authorized_operations)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

@@ -140,10 +140,10 @@ def _write_DescribedGroup_v0(w: Writer, m: DescribedGroup) -> None:
     write_string(w, m.group_state)
     write_string(w, m.protocol_type)
     write_string(w, m.protocol_data)
-    _v = m.members
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribedGroupMember_v0(w, _e)
+    _v_members = m.members
+    w += _S_i.pack(len(_v_members))
+    for _e_members in _v_members:
+        _write_DescribedGroupMember_v0(w, _e_members)
 
 
 def _read_DescribedGroup_v3(r: Reader) -> DescribedGroup:
@@ -166,10 +166,10 @@ def _write_DescribedGroup_v3(w: Writer, m: DescribedGroup) -> None:
     write_string(w, m.group_state)
     write_string(w, m.protocol_type)
     write_string(w, m.protocol_data)
-    _v = m.members
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribedGroupMember_v0(w, _e)
+    _v_members = m.members
+    w += _S_i.pack(len(_v_members))
+    for _e_members in _v_members:
+        _write_DescribedGroupMember_v0(w, _e_members)
     w += _S_i.pack(m.authorized_operations)
 
 
@@ -193,10 +193,10 @@ def _write_DescribedGroup_v4(w: Writer, m: DescribedGroup) -> None:
     write_string(w, m.group_state)
     write_string(w, m.protocol_type)
     write_string(w, m.protocol_data)
-    _v = m.members
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribedGroupMember_v4(w, _e)
+    _v_members = m.members
+    w += _S_i.pack(len(_v_members))
+    for _e_members in _v_members:
+        _write_DescribedGroupMember_v4(w, _e_members)
     w += _S_i.pack(m.authorized_operations)
 
 
@@ -221,10 +221,10 @@ def _write_DescribedGroup_v5(w: Writer, m: DescribedGroup) -> None:
     write_compact_string(w, m.group_state)
     write_compact_string(w, m.protocol_type)
     write_compact_string(w, m.protocol_data)
-    _v = m.members
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribedGroupMember_v5(w, _e)
+    _v_members = m.members
+    write_uvarint(w, len(_v_members) + 1)
+    for _e_members in _v_members:
+        _write_DescribedGroupMember_v5(w, _e_members)
     w += _S_i.pack(m.authorized_operations)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -238,10 +238,10 @@ def read_v0(r: Reader) -> DescribeGroupsResponse:
 
 
 def write_v0(w: Writer, m: DescribeGroupsResponse) -> None:
-    _v = m.groups
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribedGroup_v0(w, _e)
+    _v_groups = m.groups
+    w += _S_i.pack(len(_v_groups))
+    for _e_groups in _v_groups:
+        _write_DescribedGroup_v0(w, _e_groups)
 
 
 def read_v1(r: Reader) -> DescribeGroupsResponse:
@@ -255,10 +255,10 @@ def read_v1(r: Reader) -> DescribeGroupsResponse:
 
 def write_v1(w: Writer, m: DescribeGroupsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.groups
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribedGroup_v0(w, _e)
+    _v_groups = m.groups
+    w += _S_i.pack(len(_v_groups))
+    for _e_groups in _v_groups:
+        _write_DescribedGroup_v0(w, _e_groups)
 
 
 def read_v3(r: Reader) -> DescribeGroupsResponse:
@@ -272,10 +272,10 @@ def read_v3(r: Reader) -> DescribeGroupsResponse:
 
 def write_v3(w: Writer, m: DescribeGroupsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.groups
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribedGroup_v3(w, _e)
+    _v_groups = m.groups
+    w += _S_i.pack(len(_v_groups))
+    for _e_groups in _v_groups:
+        _write_DescribedGroup_v3(w, _e_groups)
 
 
 def read_v4(r: Reader) -> DescribeGroupsResponse:
@@ -289,10 +289,10 @@ def read_v4(r: Reader) -> DescribeGroupsResponse:
 
 def write_v4(w: Writer, m: DescribeGroupsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.groups
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribedGroup_v4(w, _e)
+    _v_groups = m.groups
+    w += _S_i.pack(len(_v_groups))
+    for _e_groups in _v_groups:
+        _write_DescribedGroup_v4(w, _e_groups)
 
 
 def read_v5(r: Reader) -> DescribeGroupsResponse:
@@ -307,10 +307,10 @@ def read_v5(r: Reader) -> DescribeGroupsResponse:
 
 def write_v5(w: Writer, m: DescribeGroupsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.groups
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribedGroup_v5(w, _e)
+    _v_groups = m.groups
+    write_uvarint(w, len(_v_groups) + 1)
+    for _e_groups in _v_groups:
+        _write_DescribedGroup_v5(w, _e_groups)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

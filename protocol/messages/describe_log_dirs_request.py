@@ -56,9 +56,9 @@ def _read_DescribableLogDirTopic_v0(r: Reader) -> DescribableLogDirTopic:
 
 def _write_DescribableLogDirTopic_v0(w: Writer, m: DescribableLogDirTopic) -> None:
     write_string(w, m.topic)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    write_fixed_array(w, "i", _v_partitions)
 
 
 def _read_DescribableLogDirTopic_v2(r: Reader) -> DescribableLogDirTopic:
@@ -73,9 +73,9 @@ def _read_DescribableLogDirTopic_v2(r: Reader) -> DescribableLogDirTopic:
 
 def _write_DescribableLogDirTopic_v2(w: Writer, m: DescribableLogDirTopic) -> None:
     write_compact_string(w, m.topic)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    write_fixed_array(w, "i", _v_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -86,11 +86,11 @@ def read_v0(r: Reader) -> DescribeLogDirsRequest:
 
 
 def write_v0(w: Writer, m: DescribeLogDirsRequest) -> None:
-    _v = m.topics
-    write_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_DescribableLogDirTopic_v0(w, _e)
+    _v_topics = m.topics
+    write_array_length(w, _v_topics)
+    if _v_topics:
+        for _e_topics in _v_topics:
+            _write_DescribableLogDirTopic_v0(w, _e_topics)
 
 
 def read_v2(r: Reader) -> DescribeLogDirsRequest:
@@ -101,11 +101,11 @@ def read_v2(r: Reader) -> DescribeLogDirsRequest:
 
 
 def write_v2(w: Writer, m: DescribeLogDirsRequest) -> None:
-    _v = m.topics
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_DescribableLogDirTopic_v2(w, _e)
+    _v_topics = m.topics
+    write_compact_array_length(w, _v_topics)
+    if _v_topics:
+        for _e_topics in _v_topics:
+            _write_DescribableLogDirTopic_v2(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

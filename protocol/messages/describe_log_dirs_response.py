@@ -98,10 +98,10 @@ def _read_DescribeLogDirsTopic_v0(r: Reader) -> DescribeLogDirsTopic:
 
 def _write_DescribeLogDirsTopic_v0(w: Writer, m: DescribeLogDirsTopic) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribeLogDirsPartition_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_DescribeLogDirsPartition_v0(w, _e_partitions)
 
 
 def _read_DescribeLogDirsTopic_v2(r: Reader) -> DescribeLogDirsTopic:
@@ -116,10 +116,10 @@ def _read_DescribeLogDirsTopic_v2(r: Reader) -> DescribeLogDirsTopic:
 
 def _write_DescribeLogDirsTopic_v2(w: Writer, m: DescribeLogDirsTopic) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribeLogDirsPartition_v2(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_DescribeLogDirsPartition_v2(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -136,10 +136,10 @@ def _read_DescribeLogDirsResult_v0(r: Reader) -> DescribeLogDirsResult:
 def _write_DescribeLogDirsResult_v0(w: Writer, m: DescribeLogDirsResult) -> None:
     w += _S_h.pack(m.error_code)
     write_string(w, m.log_dir)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribeLogDirsTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_DescribeLogDirsTopic_v0(w, _e_topics)
 
 
 def _read_DescribeLogDirsResult_v2(r: Reader) -> DescribeLogDirsResult:
@@ -156,10 +156,10 @@ def _read_DescribeLogDirsResult_v2(r: Reader) -> DescribeLogDirsResult:
 def _write_DescribeLogDirsResult_v2(w: Writer, m: DescribeLogDirsResult) -> None:
     w += _S_h.pack(m.error_code)
     write_compact_string(w, m.log_dir)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribeLogDirsTopic_v2(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_DescribeLogDirsTopic_v2(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -178,10 +178,10 @@ def _read_DescribeLogDirsResult_v4(r: Reader) -> DescribeLogDirsResult:
 def _write_DescribeLogDirsResult_v4(w: Writer, m: DescribeLogDirsResult) -> None:
     w += _S_h.pack(m.error_code)
     write_compact_string(w, m.log_dir)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribeLogDirsTopic_v2(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_DescribeLogDirsTopic_v2(w, _e_topics)
     w += _S_qq.pack(m.total_bytes, m.usable_bytes)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -197,10 +197,10 @@ def read_v0(r: Reader) -> DescribeLogDirsResponse:
 
 def write_v0(w: Writer, m: DescribeLogDirsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.results
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_DescribeLogDirsResult_v0(w, _e)
+    _v_results = m.results
+    w += _S_i.pack(len(_v_results))
+    for _e_results in _v_results:
+        _write_DescribeLogDirsResult_v0(w, _e_results)
 
 
 def read_v2(r: Reader) -> DescribeLogDirsResponse:
@@ -215,10 +215,10 @@ def read_v2(r: Reader) -> DescribeLogDirsResponse:
 
 def write_v2(w: Writer, m: DescribeLogDirsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.results
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribeLogDirsResult_v2(w, _e)
+    _v_results = m.results
+    write_uvarint(w, len(_v_results) + 1)
+    for _e_results in _v_results:
+        _write_DescribeLogDirsResult_v2(w, _e_results)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -234,10 +234,10 @@ def read_v3(r: Reader) -> DescribeLogDirsResponse:
 
 def write_v3(w: Writer, m: DescribeLogDirsResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.results
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribeLogDirsResult_v2(w, _e)
+    _v_results = m.results
+    write_uvarint(w, len(_v_results) + 1)
+    for _e_results in _v_results:
+        _write_DescribeLogDirsResult_v2(w, _e_results)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -253,10 +253,10 @@ def read_v4(r: Reader) -> DescribeLogDirsResponse:
 
 def write_v4(w: Writer, m: DescribeLogDirsResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.results
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribeLogDirsResult_v4(w, _e)
+    _v_results = m.results
+    write_uvarint(w, len(_v_results) + 1)
+    for _e_results in _v_results:
+        _write_DescribeLogDirsResult_v4(w, _e_results)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

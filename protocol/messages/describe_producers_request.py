@@ -51,9 +51,9 @@ def _read_TopicRequest_v0(r: Reader) -> TopicRequest:
 
 def _write_TopicRequest_v0(w: Writer, m: TopicRequest) -> None:
     write_compact_string(w, m.name)
-    _v = m.partition_indexes
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partition_indexes = m.partition_indexes
+    write_uvarint(w, len(_v_partition_indexes) + 1)
+    write_fixed_array(w, "i", _v_partition_indexes)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -67,10 +67,10 @@ def read_v0(r: Reader) -> DescribeProducersRequest:
 
 
 def write_v0(w: Writer, m: DescribeProducersRequest) -> None:
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicRequest_v0(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicRequest_v0(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -90,10 +90,10 @@ def _read_PartitionResponse_v0(r: Reader) -> PartitionResponse:
 def _write_PartitionResponse_v0(w: Writer, m: PartitionResponse) -> None:
     w += _S_ih.pack(m.partition_index, m.error_code)
     write_compact_nullable_string(w, m.error_message)
-    _v = m.active_producers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ProducerState_v0(w, _e)
+    _v_active_producers = m.active_producers
+    write_uvarint(w, len(_v_active_producers) + 1)
+    for _e_active_producers in _v_active_producers:
+        _write_ProducerState_v0(w, _e_active_producers)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -109,10 +109,10 @@ def _read_TopicResponse_v0(r: Reader) -> TopicResponse:
 
 def _write_TopicResponse_v0(w: Writer, m: TopicResponse) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionResponse_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionResponse_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -128,10 +128,10 @@ def read_v0(r: Reader) -> DescribeProducersResponse:
 
 def write_v0(w: Writer, m: DescribeProducersResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicResponse_v0(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicResponse_v0(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

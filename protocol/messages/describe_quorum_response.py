@@ -146,14 +146,14 @@ def _read_PartitionData_v0(r: Reader) -> PartitionData:
 
 def _write_PartitionData_v0(w: Writer, m: PartitionData) -> None:
     w += _S_ihiiq.pack(m.partition_index, m.error_code, m.leader_id, m.leader_epoch, m.high_watermark)
-    _v = m.current_voters
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ReplicaState_v0(w, _e)
-    _v = m.observers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ReplicaState_v0(w, _e)
+    _v_current_voters = m.current_voters
+    write_uvarint(w, len(_v_current_voters) + 1)
+    for _e_current_voters in _v_current_voters:
+        _write_ReplicaState_v0(w, _e_current_voters)
+    _v_observers = m.observers
+    write_uvarint(w, len(_v_observers) + 1)
+    for _e_observers in _v_observers:
+        _write_ReplicaState_v0(w, _e_observers)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -173,14 +173,14 @@ def _read_PartitionData_v1(r: Reader) -> PartitionData:
 
 def _write_PartitionData_v1(w: Writer, m: PartitionData) -> None:
     w += _S_ihiiq.pack(m.partition_index, m.error_code, m.leader_id, m.leader_epoch, m.high_watermark)
-    _v = m.current_voters
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ReplicaState_v1(w, _e)
-    _v = m.observers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ReplicaState_v1(w, _e)
+    _v_current_voters = m.current_voters
+    write_uvarint(w, len(_v_current_voters) + 1)
+    for _e_current_voters in _v_current_voters:
+        _write_ReplicaState_v1(w, _e_current_voters)
+    _v_observers = m.observers
+    write_uvarint(w, len(_v_observers) + 1)
+    for _e_observers in _v_observers:
+        _write_ReplicaState_v1(w, _e_observers)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -204,14 +204,14 @@ def _write_PartitionData_v2(w: Writer, m: PartitionData) -> None:
     w += _S_ih.pack(m.partition_index, m.error_code)
     write_compact_nullable_string(w, m.error_message)
     w += _S_iiq.pack(m.leader_id, m.leader_epoch, m.high_watermark)
-    _v = m.current_voters
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ReplicaState_v2(w, _e)
-    _v = m.observers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ReplicaState_v2(w, _e)
+    _v_current_voters = m.current_voters
+    write_uvarint(w, len(_v_current_voters) + 1)
+    for _e_current_voters in _v_current_voters:
+        _write_ReplicaState_v2(w, _e_current_voters)
+    _v_observers = m.observers
+    write_uvarint(w, len(_v_observers) + 1)
+    for _e_observers in _v_observers:
+        _write_ReplicaState_v2(w, _e_observers)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -227,10 +227,10 @@ def _read_TopicData_v0(r: Reader) -> TopicData:
 
 def _write_TopicData_v0(w: Writer, m: TopicData) -> None:
     write_compact_string(w, m.topic_name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionData_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -246,10 +246,10 @@ def _read_TopicData_v1(r: Reader) -> TopicData:
 
 def _write_TopicData_v1(w: Writer, m: TopicData) -> None:
     write_compact_string(w, m.topic_name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionData_v1(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v1(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -265,10 +265,10 @@ def _read_TopicData_v2(r: Reader) -> TopicData:
 
 def _write_TopicData_v2(w: Writer, m: TopicData) -> None:
     write_compact_string(w, m.topic_name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionData_v2(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v2(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -299,10 +299,10 @@ def _read_Node_v2(r: Reader) -> Node:
 
 def _write_Node_v2(w: Writer, m: Node) -> None:
     w += _S_i.pack(m.node_id)
-    _v = m.listeners
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Listener_v2(w, _e)
+    _v_listeners = m.listeners
+    write_uvarint(w, len(_v_listeners) + 1)
+    for _e_listeners in _v_listeners:
+        _write_Listener_v2(w, _e_listeners)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -318,10 +318,10 @@ def read_v0(r: Reader) -> DescribeQuorumResponse:
 
 def write_v0(w: Writer, m: DescribeQuorumResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicData_v0(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicData_v0(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -337,10 +337,10 @@ def read_v1(r: Reader) -> DescribeQuorumResponse:
 
 def write_v1(w: Writer, m: DescribeQuorumResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicData_v1(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicData_v1(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -362,14 +362,14 @@ def read_v2(r: Reader) -> DescribeQuorumResponse:
 def write_v2(w: Writer, m: DescribeQuorumResponse) -> None:
     w += _S_h.pack(m.error_code)
     write_compact_nullable_string(w, m.error_message)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicData_v2(w, _e)
-    _v = m.nodes
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Node_v2(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicData_v2(w, _e_topics)
+    _v_nodes = m.nodes
+    write_uvarint(w, len(_v_nodes) + 1)
+    for _e_nodes in _v_nodes:
+        _write_Node_v2(w, _e_nodes)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

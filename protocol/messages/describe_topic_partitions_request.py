@@ -85,17 +85,17 @@ def read_v0(r: Reader) -> DescribeTopicPartitionsRequest:
 
 
 def write_v0(w: Writer, m: DescribeTopicPartitionsRequest) -> None:
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicRequest_v0(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicRequest_v0(w, _e_topics)
     w += _S_i.pack(m.response_partition_limit)
-    _v = m.cursor
-    if _v is None:
+    _v_cursor = m.cursor
+    if _v_cursor is None:
         w.append(255)
     else:
         w.append(1)
-        _write_Cursor_v0(w, _v)
+        _write_Cursor_v0(w, _v_cursor)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

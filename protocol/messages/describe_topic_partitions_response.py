@@ -100,23 +100,23 @@ def _read_DescribeTopicPartitionsResponsePartition_v0(r: Reader) -> DescribeTopi
 
 def _write_DescribeTopicPartitionsResponsePartition_v0(w: Writer, m: DescribeTopicPartitionsResponsePartition) -> None:
     w += _S_hiii.pack(m.error_code, m.partition_index, m.leader_id, m.leader_epoch)
-    _v = m.replica_nodes
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
-    _v = m.isr_nodes
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
-    _v = m.eligible_leader_replicas
-    write_compact_array_length(w, _v)
-    if _v:
-        write_fixed_array(w, "i", _v)
-    _v = m.last_known_elr
-    write_compact_array_length(w, _v)
-    if _v:
-        write_fixed_array(w, "i", _v)
-    _v = m.offline_replicas
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_replica_nodes = m.replica_nodes
+    write_uvarint(w, len(_v_replica_nodes) + 1)
+    write_fixed_array(w, "i", _v_replica_nodes)
+    _v_isr_nodes = m.isr_nodes
+    write_uvarint(w, len(_v_isr_nodes) + 1)
+    write_fixed_array(w, "i", _v_isr_nodes)
+    _v_eligible_leader_replicas = m.eligible_leader_replicas
+    write_compact_array_length(w, _v_eligible_leader_replicas)
+    if _v_eligible_leader_replicas:
+        write_fixed_array(w, "i", _v_eligible_leader_replicas)
+    _v_last_known_elr = m.last_known_elr
+    write_compact_array_length(w, _v_last_known_elr)
+    if _v_last_known_elr:
+        write_fixed_array(w, "i", _v_last_known_elr)
+    _v_offline_replicas = m.offline_replicas
+    write_uvarint(w, len(_v_offline_replicas) + 1)
+    write_fixed_array(w, "i", _v_offline_replicas)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -139,10 +139,10 @@ def _write_DescribeTopicPartitionsResponseTopic_v0(w: Writer, m: DescribeTopicPa
     write_compact_nullable_string(w, m.name)
     w += m.topic_id.bytes
     w += _S_x.pack(m.is_internal)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribeTopicPartitionsResponsePartition_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_DescribeTopicPartitionsResponsePartition_v0(w, _e_partitions)
     w += _S_i.pack(m.topic_authorized_operations)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -173,16 +173,16 @@ def read_v0(r: Reader) -> DescribeTopicPartitionsResponse:
 
 def write_v0(w: Writer, m: DescribeTopicPartitionsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribeTopicPartitionsResponseTopic_v0(w, _e)
-    _v = m.next_cursor
-    if _v is None:
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_DescribeTopicPartitionsResponseTopic_v0(w, _e_topics)
+    _v_next_cursor = m.next_cursor
+    if _v_next_cursor is None:
         w.append(255)
     else:
         w.append(1)
-        _write_Cursor_v0(w, _v)
+        _write_Cursor_v0(w, _v_next_cursor)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -41,10 +41,10 @@ def read_v0(r: Reader) -> DescribeTransactionsRequest:
 
 
 def write_v0(w: Writer, m: DescribeTransactionsRequest) -> None:
-    _v = m.transactional_ids
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        write_compact_string(w, _e)
+    _v_transactional_ids = m.transactional_ids
+    write_uvarint(w, len(_v_transactional_ids) + 1)
+    for _e_transactional_ids in _v_transactional_ids:
+        write_compact_string(w, _e_transactional_ids)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -70,9 +70,9 @@ def _read_TopicData_v0(r: Reader) -> TopicData:
 
 def _write_TopicData_v0(w: Writer, m: TopicData) -> None:
     write_compact_string(w, m.topic)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    write_fixed_array(w, "i", _v_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -94,10 +94,10 @@ def _write_TransactionState_v0(w: Writer, m: TransactionState) -> None:
     write_compact_string(w, m.transactional_id)
     write_compact_string(w, m.transaction_state)
     w += _S_iqqh.pack(m.transaction_timeout_ms, m.transaction_start_time_ms, m.producer_id, m.producer_epoch)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicData_v0(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicData_v0(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -113,10 +113,10 @@ def read_v0(r: Reader) -> DescribeTransactionsResponse:
 
 def write_v0(w: Writer, m: DescribeTransactionsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.transaction_states
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TransactionState_v0(w, _e)
+    _v_transaction_states = m.transaction_states
+    write_uvarint(w, len(_v_transaction_states) + 1)
+    for _e_transaction_states in _v_transaction_states:
+        _write_TransactionState_v0(w, _e_transaction_states)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -56,11 +56,11 @@ def read_v0(r: Reader) -> DescribeUserScramCredentialsRequest:
 
 
 def write_v0(w: Writer, m: DescribeUserScramCredentialsRequest) -> None:
-    _v = m.users
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_UserName_v0(w, _e)
+    _v_users = m.users
+    write_compact_array_length(w, _v_users)
+    if _v_users:
+        for _e_users in _v_users:
+            _write_UserName_v0(w, _e_users)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -83,10 +83,10 @@ def _write_DescribeUserScramCredentialsResult_v0(w: Writer, m: DescribeUserScram
     write_compact_string(w, m.user)
     w += _S_h.pack(m.error_code)
     write_compact_nullable_string(w, m.error_message)
-    _v = m.credential_infos
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_CredentialInfo_v0(w, _e)
+    _v_credential_infos = m.credential_infos
+    write_uvarint(w, len(_v_credential_infos) + 1)
+    for _e_credential_infos in _v_credential_infos:
+        _write_CredentialInfo_v0(w, _e_credential_infos)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -104,10 +104,10 @@ def read_v0(r: Reader) -> DescribeUserScramCredentialsResponse:
 def write_v0(w: Writer, m: DescribeUserScramCredentialsResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
     write_compact_nullable_string(w, m.error_message)
-    _v = m.results
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribeUserScramCredentialsResult_v0(w, _e)
+    _v_results = m.results
+    write_uvarint(w, len(_v_results) + 1)
+    for _e_results in _v_results:
+        _write_DescribeUserScramCredentialsResult_v0(w, _e_results)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -59,9 +59,9 @@ def _read_TopicPartitions_v0(r: Reader) -> TopicPartitions:
 
 def _write_TopicPartitions_v0(w: Writer, m: TopicPartitions) -> None:
     write_string(w, m.topic)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    write_fixed_array(w, "i", _v_partitions)
 
 
 def _read_TopicPartitions_v2(r: Reader) -> TopicPartitions:
@@ -76,9 +76,9 @@ def _read_TopicPartitions_v2(r: Reader) -> TopicPartitions:
 
 def _write_TopicPartitions_v2(w: Writer, m: TopicPartitions) -> None:
     write_compact_string(w, m.topic)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    write_fixed_array(w, "i", _v_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -90,11 +90,11 @@ def read_v0(r: Reader) -> ElectLeadersRequest:
 
 
 def write_v0(w: Writer, m: ElectLeadersRequest) -> None:
-    _v = m.topic_partitions
-    write_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_TopicPartitions_v0(w, _e)
+    _v_topic_partitions = m.topic_partitions
+    write_array_length(w, _v_topic_partitions)
+    if _v_topic_partitions:
+        for _e_topic_partitions in _v_topic_partitions:
+            _write_TopicPartitions_v0(w, _e_topic_partitions)
     w += _S_i.pack(m.timeout_ms)
 
 
@@ -108,11 +108,11 @@ def read_v1(r: Reader) -> ElectLeadersRequest:
 
 def write_v1(w: Writer, m: ElectLeadersRequest) -> None:
     w += _S_b.pack(m.election_type)
-    _v = m.topic_partitions
-    write_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_TopicPartitions_v0(w, _e)
+    _v_topic_partitions = m.topic_partitions
+    write_array_length(w, _v_topic_partitions)
+    if _v_topic_partitions:
+        for _e_topic_partitions in _v_topic_partitions:
+            _write_TopicPartitions_v0(w, _e_topic_partitions)
     w += _S_i.pack(m.timeout_ms)
 
 
@@ -127,11 +127,11 @@ def read_v2(r: Reader) -> ElectLeadersRequest:
 
 def write_v2(w: Writer, m: ElectLeadersRequest) -> None:
     w += _S_b.pack(m.election_type)
-    _v = m.topic_partitions
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_TopicPartitions_v2(w, _e)
+    _v_topic_partitions = m.topic_partitions
+    write_compact_array_length(w, _v_topic_partitions)
+    if _v_topic_partitions:
+        for _e_topic_partitions in _v_topic_partitions:
+            _write_TopicPartitions_v2(w, _e_topic_partitions)
     w += _S_i.pack(m.timeout_ms)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

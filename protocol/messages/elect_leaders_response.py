@@ -90,10 +90,10 @@ def _read_ReplicaElectionResult_v0(r: Reader) -> ReplicaElectionResult:
 
 def _write_ReplicaElectionResult_v0(w: Writer, m: ReplicaElectionResult) -> None:
     write_string(w, m.topic)
-    _v = m.partition_result
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_PartitionResult_v0(w, _e)
+    _v_partition_result = m.partition_result
+    w += _S_i.pack(len(_v_partition_result))
+    for _e_partition_result in _v_partition_result:
+        _write_PartitionResult_v0(w, _e_partition_result)
 
 
 def _read_ReplicaElectionResult_v2(r: Reader) -> ReplicaElectionResult:
@@ -108,10 +108,10 @@ def _read_ReplicaElectionResult_v2(r: Reader) -> ReplicaElectionResult:
 
 def _write_ReplicaElectionResult_v2(w: Writer, m: ReplicaElectionResult) -> None:
     write_compact_string(w, m.topic)
-    _v = m.partition_result
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionResult_v2(w, _e)
+    _v_partition_result = m.partition_result
+    write_uvarint(w, len(_v_partition_result) + 1)
+    for _e_partition_result in _v_partition_result:
+        _write_PartitionResult_v2(w, _e_partition_result)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -126,10 +126,10 @@ def read_v0(r: Reader) -> ElectLeadersResponse:
 
 def write_v0(w: Writer, m: ElectLeadersResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.replica_election_results
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ReplicaElectionResult_v0(w, _e)
+    _v_replica_election_results = m.replica_election_results
+    w += _S_i.pack(len(_v_replica_election_results))
+    for _e_replica_election_results in _v_replica_election_results:
+        _write_ReplicaElectionResult_v0(w, _e_replica_election_results)
 
 
 def read_v1(r: Reader) -> ElectLeadersResponse:
@@ -143,10 +143,10 @@ def read_v1(r: Reader) -> ElectLeadersResponse:
 
 def write_v1(w: Writer, m: ElectLeadersResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.replica_election_results
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ReplicaElectionResult_v0(w, _e)
+    _v_replica_election_results = m.replica_election_results
+    w += _S_i.pack(len(_v_replica_election_results))
+    for _e_replica_election_results in _v_replica_election_results:
+        _write_ReplicaElectionResult_v0(w, _e_replica_election_results)
 
 
 def read_v2(r: Reader) -> ElectLeadersResponse:
@@ -161,10 +161,10 @@ def read_v2(r: Reader) -> ElectLeadersResponse:
 
 def write_v2(w: Writer, m: ElectLeadersResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.replica_election_results
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ReplicaElectionResult_v2(w, _e)
+    _v_replica_election_results = m.replica_election_results
+    write_uvarint(w, len(_v_replica_election_results) + 1)
+    for _e_replica_election_results in _v_replica_election_results:
+        _write_ReplicaElectionResult_v2(w, _e_replica_election_results)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -182,10 +182,10 @@ def _read_FetchTopic_v0(r: Reader) -> FetchTopic:
 
 def _write_FetchTopic_v0(w: Writer, m: FetchTopic) -> None:
     write_string(w, m.topic)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_FetchPartition_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_FetchPartition_v0(w, _e_partitions)
 
 
 def _read_FetchTopic_v5(r: Reader) -> FetchTopic:
@@ -199,10 +199,10 @@ def _read_FetchTopic_v5(r: Reader) -> FetchTopic:
 
 def _write_FetchTopic_v5(w: Writer, m: FetchTopic) -> None:
     write_string(w, m.topic)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_FetchPartition_v5(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_FetchPartition_v5(w, _e_partitions)
 
 
 def _read_FetchTopic_v9(r: Reader) -> FetchTopic:
@@ -216,10 +216,10 @@ def _read_FetchTopic_v9(r: Reader) -> FetchTopic:
 
 def _write_FetchTopic_v9(w: Writer, m: FetchTopic) -> None:
     write_string(w, m.topic)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_FetchPartition_v9(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_FetchPartition_v9(w, _e_partitions)
 
 
 def _read_FetchTopic_v12(r: Reader) -> FetchTopic:
@@ -234,10 +234,10 @@ def _read_FetchTopic_v12(r: Reader) -> FetchTopic:
 
 def _write_FetchTopic_v12(w: Writer, m: FetchTopic) -> None:
     write_compact_string(w, m.topic)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_FetchPartition_v12(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_FetchPartition_v12(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -253,10 +253,10 @@ def _read_FetchTopic_v13(r: Reader) -> FetchTopic:
 
 def _write_FetchTopic_v13(w: Writer, m: FetchTopic) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_FetchPartition_v12(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_FetchPartition_v12(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -272,10 +272,10 @@ def _read_FetchTopic_v17(r: Reader) -> FetchTopic:
 
 def _write_FetchTopic_v17(w: Writer, m: FetchTopic) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_FetchPartition_v17(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_FetchPartition_v17(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -290,9 +290,9 @@ def _read_ForgottenTopic_v7(r: Reader) -> ForgottenTopic:
 
 def _write_ForgottenTopic_v7(w: Writer, m: ForgottenTopic) -> None:
     write_string(w, m.topic)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    write_fixed_array(w, "i", _v_partitions)
 
 
 def _read_ForgottenTopic_v12(r: Reader) -> ForgottenTopic:
@@ -307,9 +307,9 @@ def _read_ForgottenTopic_v12(r: Reader) -> ForgottenTopic:
 
 def _write_ForgottenTopic_v12(w: Writer, m: ForgottenTopic) -> None:
     write_compact_string(w, m.topic)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    write_fixed_array(w, "i", _v_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -325,9 +325,9 @@ def _read_ForgottenTopic_v13(r: Reader) -> ForgottenTopic:
 
 def _write_ForgottenTopic_v13(w: Writer, m: ForgottenTopic) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    write_fixed_array(w, "i", _v_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -342,10 +342,10 @@ def read_v0(r: Reader) -> FetchRequest:
 
 def write_v0(w: Writer, m: FetchRequest) -> None:
     w += _S_iii.pack(m.replica_id, m.max_wait_ms, m.min_bytes)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_FetchTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_FetchTopic_v0(w, _e_topics)
 
 
 def read_v3(r: Reader) -> FetchRequest:
@@ -359,10 +359,10 @@ def read_v3(r: Reader) -> FetchRequest:
 
 def write_v3(w: Writer, m: FetchRequest) -> None:
     w += _S_iiii.pack(m.replica_id, m.max_wait_ms, m.min_bytes, m.max_bytes)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_FetchTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_FetchTopic_v0(w, _e_topics)
 
 
 def read_v4(r: Reader) -> FetchRequest:
@@ -376,10 +376,10 @@ def read_v4(r: Reader) -> FetchRequest:
 
 def write_v4(w: Writer, m: FetchRequest) -> None:
     w += _S_iiiib.pack(m.replica_id, m.max_wait_ms, m.min_bytes, m.max_bytes, m.isolation_level)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_FetchTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_FetchTopic_v0(w, _e_topics)
 
 
 def read_v5(r: Reader) -> FetchRequest:
@@ -393,10 +393,10 @@ def read_v5(r: Reader) -> FetchRequest:
 
 def write_v5(w: Writer, m: FetchRequest) -> None:
     w += _S_iiiib.pack(m.replica_id, m.max_wait_ms, m.min_bytes, m.max_bytes, m.isolation_level)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_FetchTopic_v5(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_FetchTopic_v5(w, _e_topics)
 
 
 def read_v7(r: Reader) -> FetchRequest:
@@ -414,14 +414,14 @@ def read_v7(r: Reader) -> FetchRequest:
 
 def write_v7(w: Writer, m: FetchRequest) -> None:
     w += _S_iiiibii.pack(m.replica_id, m.max_wait_ms, m.min_bytes, m.max_bytes, m.isolation_level, m.session_id, m.session_epoch)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_FetchTopic_v5(w, _e)
-    _v = m.forgotten_topics_data
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ForgottenTopic_v7(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_FetchTopic_v5(w, _e_topics)
+    _v_forgotten_topics_data = m.forgotten_topics_data
+    w += _S_i.pack(len(_v_forgotten_topics_data))
+    for _e_forgotten_topics_data in _v_forgotten_topics_data:
+        _write_ForgottenTopic_v7(w, _e_forgotten_topics_data)
 
 
 def read_v9(r: Reader) -> FetchRequest:
@@ -439,14 +439,14 @@ def read_v9(r: Reader) -> FetchRequest:
 
 def write_v9(w: Writer, m: FetchRequest) -> None:
     w += _S_iiiibii.pack(m.replica_id, m.max_wait_ms, m.min_bytes, m.max_bytes, m.isolation_level, m.session_id, m.session_epoch)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_FetchTopic_v9(w, _e)
-    _v = m.forgotten_topics_data
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ForgottenTopic_v7(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_FetchTopic_v9(w, _e_topics)
+    _v_forgotten_topics_data = m.forgotten_topics_data
+    w += _S_i.pack(len(_v_forgotten_topics_data))
+    for _e_forgotten_topics_data in _v_forgotten_topics_data:
+        _write_ForgottenTopic_v7(w, _e_forgotten_topics_data)
 
 
 def read_v11(r: Reader) -> FetchRequest:
@@ -465,14 +465,14 @@ def read_v11(r: Reader) -> FetchRequest:
 
 def write_v11(w: Writer, m: FetchRequest) -> None:
     w += _S_iiiibii.pack(m.replica_id, m.max_wait_ms, m.min_bytes, m.max_bytes, m.isolation_level, m.session_id, m.session_epoch)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_FetchTopic_v9(w, _e)
-    _v = m.forgotten_topics_data
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ForgottenTopic_v7(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_FetchTopic_v9(w, _e_topics)
+    _v_forgotten_topics_data = m.forgotten_topics_data
+    w += _S_i.pack(len(_v_forgotten_topics_data))
+    for _e_forgotten_topics_data in _v_forgotten_topics_data:
+        _write_ForgottenTopic_v7(w, _e_forgotten_topics_data)
     write_string(w, m.rack_id)
 
 
@@ -504,14 +504,14 @@ def read_v12(r: Reader) -> FetchRequest:
 
 def write_v12(w: Writer, m: FetchRequest) -> None:
     w += _S_iiiibii.pack(m.replica_id, m.max_wait_ms, m.min_bytes, m.max_bytes, m.isolation_level, m.session_id, m.session_epoch)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_FetchTopic_v12(w, _e)
-    _v = m.forgotten_topics_data
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ForgottenTopic_v12(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_FetchTopic_v12(w, _e_topics)
+    _v_forgotten_topics_data = m.forgotten_topics_data
+    write_uvarint(w, len(_v_forgotten_topics_data) + 1)
+    for _e_forgotten_topics_data in _v_forgotten_topics_data:
+        _write_ForgottenTopic_v12(w, _e_forgotten_topics_data)
     write_compact_string(w, m.rack_id)
     _known = []
     if m.cluster_id is not None:
@@ -549,14 +549,14 @@ def read_v13(r: Reader) -> FetchRequest:
 
 def write_v13(w: Writer, m: FetchRequest) -> None:
     w += _S_iiiibii.pack(m.replica_id, m.max_wait_ms, m.min_bytes, m.max_bytes, m.isolation_level, m.session_id, m.session_epoch)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_FetchTopic_v13(w, _e)
-    _v = m.forgotten_topics_data
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ForgottenTopic_v13(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_FetchTopic_v13(w, _e_topics)
+    _v_forgotten_topics_data = m.forgotten_topics_data
+    write_uvarint(w, len(_v_forgotten_topics_data) + 1)
+    for _e_forgotten_topics_data in _v_forgotten_topics_data:
+        _write_ForgottenTopic_v13(w, _e_forgotten_topics_data)
     write_compact_string(w, m.rack_id)
     _known = []
     if m.cluster_id is not None:
@@ -600,14 +600,14 @@ def read_v15(r: Reader) -> FetchRequest:
 
 def write_v15(w: Writer, m: FetchRequest) -> None:
     w += _S_iiibii.pack(m.max_wait_ms, m.min_bytes, m.max_bytes, m.isolation_level, m.session_id, m.session_epoch)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_FetchTopic_v13(w, _e)
-    _v = m.forgotten_topics_data
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ForgottenTopic_v13(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_FetchTopic_v13(w, _e_topics)
+    _v_forgotten_topics_data = m.forgotten_topics_data
+    write_uvarint(w, len(_v_forgotten_topics_data) + 1)
+    for _e_forgotten_topics_data in _v_forgotten_topics_data:
+        _write_ForgottenTopic_v13(w, _e_forgotten_topics_data)
     write_compact_string(w, m.rack_id)
     _known = []
     if m.cluster_id is not None:
@@ -655,14 +655,14 @@ def read_v17(r: Reader) -> FetchRequest:
 
 def write_v17(w: Writer, m: FetchRequest) -> None:
     w += _S_iiibii.pack(m.max_wait_ms, m.min_bytes, m.max_bytes, m.isolation_level, m.session_id, m.session_epoch)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_FetchTopic_v17(w, _e)
-    _v = m.forgotten_topics_data
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ForgottenTopic_v13(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_FetchTopic_v17(w, _e_topics)
+    _v_forgotten_topics_data = m.forgotten_topics_data
+    write_uvarint(w, len(_v_forgotten_topics_data) + 1)
+    for _e_forgotten_topics_data in _v_forgotten_topics_data:
+        _write_ForgottenTopic_v13(w, _e_forgotten_topics_data)
     write_compact_string(w, m.rack_id)
     _known = []
     if m.cluster_id is not None:

@@ -190,11 +190,11 @@ def _read_PartitionData_v4(r: Reader) -> PartitionData:
 
 def _write_PartitionData_v4(w: Writer, m: PartitionData) -> None:
     w += _S_ihqq.pack(m.partition_index, m.error_code, m.high_watermark, m.last_stable_offset)
-    _v = m.aborted_transactions
-    write_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_AbortedTransaction_v4(w, _e)
+    _v_aborted_transactions = m.aborted_transactions
+    write_array_length(w, _v_aborted_transactions)
+    if _v_aborted_transactions:
+        for _e_aborted_transactions in _v_aborted_transactions:
+            _write_AbortedTransaction_v4(w, _e_aborted_transactions)
     write_records(w, m.records)
 
 
@@ -208,11 +208,11 @@ def _read_PartitionData_v5(r: Reader) -> PartitionData:
 
 def _write_PartitionData_v5(w: Writer, m: PartitionData) -> None:
     w += _S_ihqqq.pack(m.partition_index, m.error_code, m.high_watermark, m.last_stable_offset, m.log_start_offset)
-    _v = m.aborted_transactions
-    write_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_AbortedTransaction_v4(w, _e)
+    _v_aborted_transactions = m.aborted_transactions
+    write_array_length(w, _v_aborted_transactions)
+    if _v_aborted_transactions:
+        for _e_aborted_transactions in _v_aborted_transactions:
+            _write_AbortedTransaction_v4(w, _e_aborted_transactions)
     write_records(w, m.records)
 
 
@@ -227,11 +227,11 @@ def _read_PartitionData_v11(r: Reader) -> PartitionData:
 
 def _write_PartitionData_v11(w: Writer, m: PartitionData) -> None:
     w += _S_ihqqq.pack(m.partition_index, m.error_code, m.high_watermark, m.last_stable_offset, m.log_start_offset)
-    _v = m.aborted_transactions
-    write_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_AbortedTransaction_v4(w, _e)
+    _v_aborted_transactions = m.aborted_transactions
+    write_array_length(w, _v_aborted_transactions)
+    if _v_aborted_transactions:
+        for _e_aborted_transactions in _v_aborted_transactions:
+            _write_AbortedTransaction_v4(w, _e_aborted_transactions)
     w += _S_i.pack(m.preferred_read_replica)
     write_records(w, m.records)
 
@@ -271,11 +271,11 @@ def _read_PartitionData_v12(r: Reader) -> PartitionData:
 
 def _write_PartitionData_v12(w: Writer, m: PartitionData) -> None:
     w += _S_ihqqq.pack(m.partition_index, m.error_code, m.high_watermark, m.last_stable_offset, m.log_start_offset)
-    _v = m.aborted_transactions
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_AbortedTransaction_v12(w, _e)
+    _v_aborted_transactions = m.aborted_transactions
+    write_compact_array_length(w, _v_aborted_transactions)
+    if _v_aborted_transactions:
+        for _e_aborted_transactions in _v_aborted_transactions:
+            _write_AbortedTransaction_v12(w, _e_aborted_transactions)
     w += _S_i.pack(m.preferred_read_replica)
     write_compact_records(w, m.records)
     _known = []
@@ -305,10 +305,10 @@ def _read_FetchableTopicResponse_v0(r: Reader) -> FetchableTopicResponse:
 
 def _write_FetchableTopicResponse_v0(w: Writer, m: FetchableTopicResponse) -> None:
     write_string(w, m.topic)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_PartitionData_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v0(w, _e_partitions)
 
 
 def _read_FetchableTopicResponse_v4(r: Reader) -> FetchableTopicResponse:
@@ -322,10 +322,10 @@ def _read_FetchableTopicResponse_v4(r: Reader) -> FetchableTopicResponse:
 
 def _write_FetchableTopicResponse_v4(w: Writer, m: FetchableTopicResponse) -> None:
     write_string(w, m.topic)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_PartitionData_v4(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v4(w, _e_partitions)
 
 
 def _read_FetchableTopicResponse_v5(r: Reader) -> FetchableTopicResponse:
@@ -339,10 +339,10 @@ def _read_FetchableTopicResponse_v5(r: Reader) -> FetchableTopicResponse:
 
 def _write_FetchableTopicResponse_v5(w: Writer, m: FetchableTopicResponse) -> None:
     write_string(w, m.topic)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_PartitionData_v5(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v5(w, _e_partitions)
 
 
 def _read_FetchableTopicResponse_v11(r: Reader) -> FetchableTopicResponse:
@@ -356,10 +356,10 @@ def _read_FetchableTopicResponse_v11(r: Reader) -> FetchableTopicResponse:
 
 def _write_FetchableTopicResponse_v11(w: Writer, m: FetchableTopicResponse) -> None:
     write_string(w, m.topic)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_PartitionData_v11(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v11(w, _e_partitions)
 
 
 def _read_FetchableTopicResponse_v12(r: Reader) -> FetchableTopicResponse:
@@ -374,10 +374,10 @@ def _read_FetchableTopicResponse_v12(r: Reader) -> FetchableTopicResponse:
 
 def _write_FetchableTopicResponse_v12(w: Writer, m: FetchableTopicResponse) -> None:
     write_compact_string(w, m.topic)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionData_v12(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v12(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -393,10 +393,10 @@ def _read_FetchableTopicResponse_v13(r: Reader) -> FetchableTopicResponse:
 
 def _write_FetchableTopicResponse_v13(w: Writer, m: FetchableTopicResponse) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionData_v12(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v12(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -426,10 +426,10 @@ def read_v0(r: Reader) -> FetchResponse:
 
 
 def write_v0(w: Writer, m: FetchResponse) -> None:
-    _v = m.responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_FetchableTopicResponse_v0(w, _e)
+    _v_responses = m.responses
+    w += _S_i.pack(len(_v_responses))
+    for _e_responses in _v_responses:
+        _write_FetchableTopicResponse_v0(w, _e_responses)
 
 
 def read_v1(r: Reader) -> FetchResponse:
@@ -443,10 +443,10 @@ def read_v1(r: Reader) -> FetchResponse:
 
 def write_v1(w: Writer, m: FetchResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_FetchableTopicResponse_v0(w, _e)
+    _v_responses = m.responses
+    w += _S_i.pack(len(_v_responses))
+    for _e_responses in _v_responses:
+        _write_FetchableTopicResponse_v0(w, _e_responses)
 
 
 def read_v4(r: Reader) -> FetchResponse:
@@ -460,10 +460,10 @@ def read_v4(r: Reader) -> FetchResponse:
 
 def write_v4(w: Writer, m: FetchResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_FetchableTopicResponse_v4(w, _e)
+    _v_responses = m.responses
+    w += _S_i.pack(len(_v_responses))
+    for _e_responses in _v_responses:
+        _write_FetchableTopicResponse_v4(w, _e_responses)
 
 
 def read_v5(r: Reader) -> FetchResponse:
@@ -477,10 +477,10 @@ def read_v5(r: Reader) -> FetchResponse:
 
 def write_v5(w: Writer, m: FetchResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_FetchableTopicResponse_v5(w, _e)
+    _v_responses = m.responses
+    w += _S_i.pack(len(_v_responses))
+    for _e_responses in _v_responses:
+        _write_FetchableTopicResponse_v5(w, _e_responses)
 
 
 def read_v7(r: Reader) -> FetchResponse:
@@ -494,10 +494,10 @@ def read_v7(r: Reader) -> FetchResponse:
 
 def write_v7(w: Writer, m: FetchResponse) -> None:
     w += _S_ihi.pack(m.throttle_time_ms, m.error_code, m.session_id)
-    _v = m.responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_FetchableTopicResponse_v5(w, _e)
+    _v_responses = m.responses
+    w += _S_i.pack(len(_v_responses))
+    for _e_responses in _v_responses:
+        _write_FetchableTopicResponse_v5(w, _e_responses)
 
 
 def read_v11(r: Reader) -> FetchResponse:
@@ -511,10 +511,10 @@ def read_v11(r: Reader) -> FetchResponse:
 
 def write_v11(w: Writer, m: FetchResponse) -> None:
     w += _S_ihi.pack(m.throttle_time_ms, m.error_code, m.session_id)
-    _v = m.responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_FetchableTopicResponse_v11(w, _e)
+    _v_responses = m.responses
+    w += _S_i.pack(len(_v_responses))
+    for _e_responses in _v_responses:
+        _write_FetchableTopicResponse_v11(w, _e_responses)
 
 
 def read_v12(r: Reader) -> FetchResponse:
@@ -529,10 +529,10 @@ def read_v12(r: Reader) -> FetchResponse:
 
 def write_v12(w: Writer, m: FetchResponse) -> None:
     w += _S_ihi.pack(m.throttle_time_ms, m.error_code, m.session_id)
-    _v = m.responses
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_FetchableTopicResponse_v12(w, _e)
+    _v_responses = m.responses
+    write_uvarint(w, len(_v_responses) + 1)
+    for _e_responses in _v_responses:
+        _write_FetchableTopicResponse_v12(w, _e_responses)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -548,10 +548,10 @@ def read_v13(r: Reader) -> FetchResponse:
 
 def write_v13(w: Writer, m: FetchResponse) -> None:
     w += _S_ihi.pack(m.throttle_time_ms, m.error_code, m.session_id)
-    _v = m.responses
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_FetchableTopicResponse_v13(w, _e)
+    _v_responses = m.responses
+    write_uvarint(w, len(_v_responses) + 1)
+    for _e_responses in _v_responses:
+        _write_FetchableTopicResponse_v13(w, _e_responses)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -581,17 +581,17 @@ def read_v16(r: Reader) -> FetchResponse:
 
 def write_v16(w: Writer, m: FetchResponse) -> None:
     w += _S_ihi.pack(m.throttle_time_ms, m.error_code, m.session_id)
-    _v = m.responses
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_FetchableTopicResponse_v13(w, _e)
+    _v_responses = m.responses
+    write_uvarint(w, len(_v_responses) + 1)
+    for _e_responses in _v_responses:
+        _write_FetchableTopicResponse_v13(w, _e_responses)
     _known = []
     if m.node_endpoints != []:
         _t = Writer()
-        _v = m.node_endpoints
-        write_uvarint(_t, len(_v) + 1)
-        for _e in _v:
-            _write_NodeEndpoint_v16(_t, _e)
+        _v_node_endpoints = m.node_endpoints
+        write_uvarint(_t, len(_v_node_endpoints) + 1)
+        for _e_node_endpoints in _v_node_endpoints:
+            _write_NodeEndpoint_v16(_t, _e_node_endpoints)
         _known.append((0, _t))
     write_tagged_fields(w, m.unknown_tagged_fields, _known)
 

@@ -135,10 +135,10 @@ def _read_TopicSnapshot_v0(r: Reader) -> TopicSnapshot:
 
 def _write_TopicSnapshot_v0(w: Writer, m: TopicSnapshot) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionSnapshot_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionSnapshot_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -154,10 +154,10 @@ def _read_TopicSnapshot_v1(r: Reader) -> TopicSnapshot:
 
 def _write_TopicSnapshot_v1(w: Writer, m: TopicSnapshot) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionSnapshot_v1(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionSnapshot_v1(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -184,10 +184,10 @@ def read_v0(r: Reader) -> FetchSnapshotRequest:
 
 def write_v0(w: Writer, m: FetchSnapshotRequest) -> None:
     w += _S_ii.pack(m.replica_id, m.max_bytes)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicSnapshot_v0(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicSnapshot_v0(w, _e_topics)
     _known = []
     if m.cluster_id is not None:
         _t = Writer()
@@ -219,10 +219,10 @@ def read_v1(r: Reader) -> FetchSnapshotRequest:
 
 def write_v1(w: Writer, m: FetchSnapshotRequest) -> None:
     w += _S_ii.pack(m.replica_id, m.max_bytes)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicSnapshot_v1(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicSnapshot_v1(w, _e_topics)
     _known = []
     if m.cluster_id is not None:
         _t = Writer()

@@ -133,6 +133,8 @@ def _write_PartitionSnapshot_v0(w: Writer, m: PartitionSnapshot) -> None:
     w += _S_ih.pack(m.index, m.error_code)
     _write_SnapshotId_v0(w, m.snapshot_id)
     w += _S_qq.pack(m.size, m.position)
+    if m.unaligned_records is None:
+        raise ValueError("FetchSnapshotResponse.UnalignedRecords is null but not nullable in this version")
     write_compact_records(w, m.unaligned_records)
     _known = []
     if m.current_leader != LeaderIdAndEpoch():
@@ -154,10 +156,10 @@ def _read_TopicSnapshot_v0(r: Reader) -> TopicSnapshot:
 
 def _write_TopicSnapshot_v0(w: Writer, m: TopicSnapshot) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionSnapshot_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionSnapshot_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -188,10 +190,10 @@ def read_v0(r: Reader) -> FetchSnapshotResponse:
 
 def write_v0(w: Writer, m: FetchSnapshotResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicSnapshot_v0(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicSnapshot_v0(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -221,17 +223,17 @@ def read_v1(r: Reader) -> FetchSnapshotResponse:
 
 def write_v1(w: Writer, m: FetchSnapshotResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicSnapshot_v0(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TopicSnapshot_v0(w, _e_topics)
     _known = []
     if m.node_endpoints != []:
         _t = Writer()
-        _v = m.node_endpoints
-        write_uvarint(_t, len(_v) + 1)
-        for _e in _v:
-            _write_NodeEndpoint_v1(_t, _e)
+        _v_node_endpoints = m.node_endpoints
+        write_uvarint(_t, len(_v_node_endpoints) + 1)
+        for _e_node_endpoints in _v_node_endpoints:
+            _write_NodeEndpoint_v1(_t, _e_node_endpoints)
         _known.append((0, _t))
     write_tagged_fields(w, m.unknown_tagged_fields, _known)
 

@@ -82,10 +82,10 @@ def read_v4(r: Reader) -> FindCoordinatorRequest:
 
 def write_v4(w: Writer, m: FindCoordinatorRequest) -> None:
     w += _S_b.pack(m.key_type)
-    _v = m.coordinator_keys
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        write_compact_string(w, _e)
+    _v_coordinator_keys = m.coordinator_keys
+    write_uvarint(w, len(_v_coordinator_keys) + 1)
+    for _e_coordinator_keys in _v_coordinator_keys:
+        write_compact_string(w, _e_coordinator_keys)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

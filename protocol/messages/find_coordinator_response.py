@@ -136,10 +136,10 @@ def read_v4(r: Reader) -> FindCoordinatorResponse:
 
 def write_v4(w: Writer, m: FindCoordinatorResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.coordinators
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Coordinator_v4(w, _e)
+    _v_coordinators = m.coordinators
+    write_uvarint(w, len(_v_coordinators) + 1)
+    for _e_coordinators in _v_coordinators:
+        _write_Coordinator_v4(w, _e_coordinators)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

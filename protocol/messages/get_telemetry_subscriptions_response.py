@@ -68,14 +68,14 @@ def write_v0(w: Writer, m: GetTelemetrySubscriptionsResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
     w += m.client_instance_id.bytes
     w += _S_i.pack(m.subscription_id)
-    _v = m.accepted_compression_types
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "b", _v)
+    _v_accepted_compression_types = m.accepted_compression_types
+    write_uvarint(w, len(_v_accepted_compression_types) + 1)
+    write_fixed_array(w, "b", _v_accepted_compression_types)
     w += _S_iix.pack(m.push_interval_ms, m.telemetry_max_bytes, m.delta_temporality)
-    _v = m.requested_metrics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        write_compact_string(w, _e)
+    _v_requested_metrics = m.requested_metrics
+    write_uvarint(w, len(_v_requested_metrics) + 1)
+    for _e_requested_metrics in _v_requested_metrics:
+        write_compact_string(w, _e_requested_metrics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -158,10 +158,10 @@ def write_v0(w: Writer, m: GroupMetadataValue) -> None:
     w += _S_i.pack(m.generation)
     write_nullable_string(w, m.protocol)
     write_nullable_string(w, m.leader)
-    _v = m.members
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MemberMetadata_v0(w, _e)
+    _v_members = m.members
+    w += _S_i.pack(len(_v_members))
+    for _e_members in _v_members:
+        _write_MemberMetadata_v0(w, _e_members)
 
 
 def read_v1(r: Reader) -> GroupMetadataValue:
@@ -181,10 +181,10 @@ def write_v1(w: Writer, m: GroupMetadataValue) -> None:
     w += _S_i.pack(m.generation)
     write_nullable_string(w, m.protocol)
     write_nullable_string(w, m.leader)
-    _v = m.members
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MemberMetadata_v1(w, _e)
+    _v_members = m.members
+    w += _S_i.pack(len(_v_members))
+    for _e_members in _v_members:
+        _write_MemberMetadata_v1(w, _e_members)
 
 
 def read_v2(r: Reader) -> GroupMetadataValue:
@@ -206,10 +206,10 @@ def write_v2(w: Writer, m: GroupMetadataValue) -> None:
     write_nullable_string(w, m.protocol)
     write_nullable_string(w, m.leader)
     w += _S_q.pack(m.current_state_timestamp)
-    _v = m.members
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MemberMetadata_v1(w, _e)
+    _v_members = m.members
+    w += _S_i.pack(len(_v_members))
+    for _e_members in _v_members:
+        _write_MemberMetadata_v1(w, _e_members)
 
 
 def read_v3(r: Reader) -> GroupMetadataValue:
@@ -231,10 +231,10 @@ def write_v3(w: Writer, m: GroupMetadataValue) -> None:
     write_nullable_string(w, m.protocol)
     write_nullable_string(w, m.leader)
     w += _S_q.pack(m.current_state_timestamp)
-    _v = m.members
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MemberMetadata_v3(w, _e)
+    _v_members = m.members
+    w += _S_i.pack(len(_v_members))
+    for _e_members in _v_members:
+        _write_MemberMetadata_v3(w, _e_members)
 
 
 def read_v4(r: Reader) -> GroupMetadataValue:
@@ -257,10 +257,10 @@ def write_v4(w: Writer, m: GroupMetadataValue) -> None:
     write_compact_nullable_string(w, m.protocol)
     write_compact_nullable_string(w, m.leader)
     w += _S_q.pack(m.current_state_timestamp)
-    _v = m.members
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_MemberMetadata_v4(w, _e)
+    _v_members = m.members
+    write_uvarint(w, len(_v_members) + 1)
+    for _e_members in _v_members:
+        _write_MemberMetadata_v4(w, _e_members)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -97,10 +97,10 @@ def _read_AlterConfigsResource_v0(r: Reader) -> AlterConfigsResource:
 def _write_AlterConfigsResource_v0(w: Writer, m: AlterConfigsResource) -> None:
     w += _S_b.pack(m.resource_type)
     write_string(w, m.resource_name)
-    _v = m.configs
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_AlterableConfig_v0(w, _e)
+    _v_configs = m.configs
+    w += _S_i.pack(len(_v_configs))
+    for _e_configs in _v_configs:
+        _write_AlterableConfig_v0(w, _e_configs)
 
 
 def _read_AlterConfigsResource_v1(r: Reader) -> AlterConfigsResource:
@@ -117,10 +117,10 @@ def _read_AlterConfigsResource_v1(r: Reader) -> AlterConfigsResource:
 def _write_AlterConfigsResource_v1(w: Writer, m: AlterConfigsResource) -> None:
     w += _S_b.pack(m.resource_type)
     write_compact_string(w, m.resource_name)
-    _v = m.configs
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AlterableConfig_v1(w, _e)
+    _v_configs = m.configs
+    write_uvarint(w, len(_v_configs) + 1)
+    for _e_configs in _v_configs:
+        _write_AlterableConfig_v1(w, _e_configs)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -134,10 +134,10 @@ def read_v0(r: Reader) -> IncrementalAlterConfigsRequest:
 
 
 def write_v0(w: Writer, m: IncrementalAlterConfigsRequest) -> None:
-    _v = m.resources
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_AlterConfigsResource_v0(w, _e)
+    _v_resources = m.resources
+    w += _S_i.pack(len(_v_resources))
+    for _e_resources in _v_resources:
+        _write_AlterConfigsResource_v0(w, _e_resources)
     w += _S_x.pack(m.validate_only)
 
 
@@ -152,10 +152,10 @@ def read_v1(r: Reader) -> IncrementalAlterConfigsRequest:
 
 
 def write_v1(w: Writer, m: IncrementalAlterConfigsRequest) -> None:
-    _v = m.resources
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AlterConfigsResource_v1(w, _e)
+    _v_resources = m.resources
+    write_uvarint(w, len(_v_resources) + 1)
+    for _e_resources in _v_resources:
+        _write_AlterConfigsResource_v1(w, _e_resources)
     w += _S_x.pack(m.validate_only)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

@@ -95,10 +95,10 @@ def write_v0(w: Writer, m: JoinGroupRequest) -> None:
     w += _S_i.pack(m.session_timeout_ms)
     write_string(w, m.member_id)
     write_string(w, m.protocol_type)
-    _v = m.protocols
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_JoinGroupRequestProtocol_v0(w, _e)
+    _v_protocols = m.protocols
+    w += _S_i.pack(len(_v_protocols))
+    for _e_protocols in _v_protocols:
+        _write_JoinGroupRequestProtocol_v0(w, _e_protocols)
 
 
 def read_v1(r: Reader) -> JoinGroupRequest:
@@ -118,10 +118,10 @@ def write_v1(w: Writer, m: JoinGroupRequest) -> None:
     w += _S_ii.pack(m.session_timeout_ms, m.rebalance_timeout_ms)
     write_string(w, m.member_id)
     write_string(w, m.protocol_type)
-    _v = m.protocols
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_JoinGroupRequestProtocol_v0(w, _e)
+    _v_protocols = m.protocols
+    w += _S_i.pack(len(_v_protocols))
+    for _e_protocols in _v_protocols:
+        _write_JoinGroupRequestProtocol_v0(w, _e_protocols)
 
 
 def read_v5(r: Reader) -> JoinGroupRequest:
@@ -143,10 +143,10 @@ def write_v5(w: Writer, m: JoinGroupRequest) -> None:
     write_string(w, m.member_id)
     write_nullable_string(w, m.group_instance_id)
     write_string(w, m.protocol_type)
-    _v = m.protocols
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_JoinGroupRequestProtocol_v0(w, _e)
+    _v_protocols = m.protocols
+    w += _S_i.pack(len(_v_protocols))
+    for _e_protocols in _v_protocols:
+        _write_JoinGroupRequestProtocol_v0(w, _e_protocols)
 
 
 def read_v6(r: Reader) -> JoinGroupRequest:
@@ -169,10 +169,10 @@ def write_v6(w: Writer, m: JoinGroupRequest) -> None:
     write_compact_string(w, m.member_id)
     write_compact_nullable_string(w, m.group_instance_id)
     write_compact_string(w, m.protocol_type)
-    _v = m.protocols
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_JoinGroupRequestProtocol_v6(w, _e)
+    _v_protocols = m.protocols
+    write_uvarint(w, len(_v_protocols) + 1)
+    for _e_protocols in _v_protocols:
+        _write_JoinGroupRequestProtocol_v6(w, _e_protocols)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -197,10 +197,10 @@ def write_v8(w: Writer, m: JoinGroupRequest) -> None:
     write_compact_string(w, m.member_id)
     write_compact_nullable_string(w, m.group_instance_id)
     write_compact_string(w, m.protocol_type)
-    _v = m.protocols
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_JoinGroupRequestProtocol_v6(w, _e)
+    _v_protocols = m.protocols
+    write_uvarint(w, len(_v_protocols) + 1)
+    for _e_protocols in _v_protocols:
+        _write_JoinGroupRequestProtocol_v6(w, _e_protocols)
     write_compact_nullable_string(w, m.reason)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

@@ -111,13 +111,15 @@ def read_v0(r: Reader) -> JoinGroupResponse:
 
 def write_v0(w: Writer, m: JoinGroupResponse) -> None:
     w += _S_hi.pack(m.error_code, m.generation_id)
+    if m.protocol_name is None:
+        raise ValueError("JoinGroupResponse.ProtocolName is null but not nullable in this version")
     write_string(w, m.protocol_name)
     write_string(w, m.leader)
     write_string(w, m.member_id)
-    _v = m.members
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_JoinGroupResponseMember_v0(w, _e)
+    _v_members = m.members
+    w += _S_i.pack(len(_v_members))
+    for _e_members in _v_members:
+        _write_JoinGroupResponseMember_v0(w, _e_members)
 
 
 def read_v2(r: Reader) -> JoinGroupResponse:
@@ -134,13 +136,15 @@ def read_v2(r: Reader) -> JoinGroupResponse:
 
 def write_v2(w: Writer, m: JoinGroupResponse) -> None:
     w += _S_ihi.pack(m.throttle_time_ms, m.error_code, m.generation_id)
+    if m.protocol_name is None:
+        raise ValueError("JoinGroupResponse.ProtocolName is null but not nullable in this version")
     write_string(w, m.protocol_name)
     write_string(w, m.leader)
     write_string(w, m.member_id)
-    _v = m.members
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_JoinGroupResponseMember_v0(w, _e)
+    _v_members = m.members
+    w += _S_i.pack(len(_v_members))
+    for _e_members in _v_members:
+        _write_JoinGroupResponseMember_v0(w, _e_members)
 
 
 def read_v5(r: Reader) -> JoinGroupResponse:
@@ -157,13 +161,15 @@ def read_v5(r: Reader) -> JoinGroupResponse:
 
 def write_v5(w: Writer, m: JoinGroupResponse) -> None:
     w += _S_ihi.pack(m.throttle_time_ms, m.error_code, m.generation_id)
+    if m.protocol_name is None:
+        raise ValueError("JoinGroupResponse.ProtocolName is null but not nullable in this version")
     write_string(w, m.protocol_name)
     write_string(w, m.leader)
     write_string(w, m.member_id)
-    _v = m.members
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_JoinGroupResponseMember_v5(w, _e)
+    _v_members = m.members
+    w += _S_i.pack(len(_v_members))
+    for _e_members in _v_members:
+        _write_JoinGroupResponseMember_v5(w, _e_members)
 
 
 def read_v6(r: Reader) -> JoinGroupResponse:
@@ -181,13 +187,15 @@ def read_v6(r: Reader) -> JoinGroupResponse:
 
 def write_v6(w: Writer, m: JoinGroupResponse) -> None:
     w += _S_ihi.pack(m.throttle_time_ms, m.error_code, m.generation_id)
+    if m.protocol_name is None:
+        raise ValueError("JoinGroupResponse.ProtocolName is null but not nullable in this version")
     write_compact_string(w, m.protocol_name)
     write_compact_string(w, m.leader)
     write_compact_string(w, m.member_id)
-    _v = m.members
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_JoinGroupResponseMember_v6(w, _e)
+    _v_members = m.members
+    write_uvarint(w, len(_v_members) + 1)
+    for _e_members in _v_members:
+        _write_JoinGroupResponseMember_v6(w, _e_members)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -211,10 +219,10 @@ def write_v7(w: Writer, m: JoinGroupResponse) -> None:
     write_compact_nullable_string(w, m.protocol_name)
     write_compact_string(w, m.leader)
     write_compact_string(w, m.member_id)
-    _v = m.members
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_JoinGroupResponseMember_v6(w, _e)
+    _v_members = m.members
+    write_uvarint(w, len(_v_members) + 1)
+    for _e_members in _v_members:
+        _write_JoinGroupResponseMember_v6(w, _e_members)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -240,10 +248,10 @@ def write_v9(w: Writer, m: JoinGroupResponse) -> None:
     write_compact_string(w, m.leader)
     w += _S_x.pack(m.skip_assignment)
     write_compact_string(w, m.member_id)
-    _v = m.members
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_JoinGroupResponseMember_v6(w, _e)
+    _v_members = m.members
+    write_uvarint(w, len(_v_members) + 1)
+    for _e_members in _v_members:
+        _write_JoinGroupResponseMember_v6(w, _e_members)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -103,13 +103,13 @@ def _read_LeaderAndIsrPartitionState_v0(r: Reader) -> LeaderAndIsrPartitionState
 def _write_LeaderAndIsrPartitionState_v0(w: Writer, m: LeaderAndIsrPartitionState) -> None:
     write_string(w, m.topic_name)
     w += _S_iiii.pack(m.partition_index, m.controller_epoch, m.leader, m.leader_epoch)
-    _v = m.isr
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_isr = m.isr
+    w += _S_i.pack(len(_v_isr))
+    write_fixed_array(w, "i", _v_isr)
     w += _S_i.pack(m.partition_epoch)
-    _v = m.replicas
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_replicas = m.replicas
+    w += _S_i.pack(len(_v_replicas))
+    write_fixed_array(w, "i", _v_replicas)
 
 
 def _read_LeaderAndIsrPartitionState_v1(r: Reader) -> LeaderAndIsrPartitionState:
@@ -131,13 +131,13 @@ def _read_LeaderAndIsrPartitionState_v1(r: Reader) -> LeaderAndIsrPartitionState
 def _write_LeaderAndIsrPartitionState_v1(w: Writer, m: LeaderAndIsrPartitionState) -> None:
     write_string(w, m.topic_name)
     w += _S_iiii.pack(m.partition_index, m.controller_epoch, m.leader, m.leader_epoch)
-    _v = m.isr
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_isr = m.isr
+    w += _S_i.pack(len(_v_isr))
+    write_fixed_array(w, "i", _v_isr)
     w += _S_i.pack(m.partition_epoch)
-    _v = m.replicas
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_replicas = m.replicas
+    w += _S_i.pack(len(_v_replicas))
+    write_fixed_array(w, "i", _v_replicas)
     w += _S_x.pack(m.is_new)
 
 
@@ -158,13 +158,13 @@ def _read_LeaderAndIsrPartitionState_v2(r: Reader) -> LeaderAndIsrPartitionState
 
 def _write_LeaderAndIsrPartitionState_v2(w: Writer, m: LeaderAndIsrPartitionState) -> None:
     w += _S_iiii.pack(m.partition_index, m.controller_epoch, m.leader, m.leader_epoch)
-    _v = m.isr
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_isr = m.isr
+    w += _S_i.pack(len(_v_isr))
+    write_fixed_array(w, "i", _v_isr)
     w += _S_i.pack(m.partition_epoch)
-    _v = m.replicas
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_replicas = m.replicas
+    w += _S_i.pack(len(_v_replicas))
+    write_fixed_array(w, "i", _v_replicas)
     w += _S_x.pack(m.is_new)
 
 
@@ -193,19 +193,19 @@ def _read_LeaderAndIsrPartitionState_v3(r: Reader) -> LeaderAndIsrPartitionState
 
 def _write_LeaderAndIsrPartitionState_v3(w: Writer, m: LeaderAndIsrPartitionState) -> None:
     w += _S_iiii.pack(m.partition_index, m.controller_epoch, m.leader, m.leader_epoch)
-    _v = m.isr
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_isr = m.isr
+    w += _S_i.pack(len(_v_isr))
+    write_fixed_array(w, "i", _v_isr)
     w += _S_i.pack(m.partition_epoch)
-    _v = m.replicas
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
-    _v = m.adding_replicas
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
-    _v = m.removing_replicas
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_replicas = m.replicas
+    w += _S_i.pack(len(_v_replicas))
+    write_fixed_array(w, "i", _v_replicas)
+    _v_adding_replicas = m.adding_replicas
+    w += _S_i.pack(len(_v_adding_replicas))
+    write_fixed_array(w, "i", _v_adding_replicas)
+    _v_removing_replicas = m.removing_replicas
+    w += _S_i.pack(len(_v_removing_replicas))
+    write_fixed_array(w, "i", _v_removing_replicas)
     w += _S_x.pack(m.is_new)
 
 
@@ -235,19 +235,19 @@ def _read_LeaderAndIsrPartitionState_v4(r: Reader) -> LeaderAndIsrPartitionState
 
 def _write_LeaderAndIsrPartitionState_v4(w: Writer, m: LeaderAndIsrPartitionState) -> None:
     w += _S_iiii.pack(m.partition_index, m.controller_epoch, m.leader, m.leader_epoch)
-    _v = m.isr
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_isr = m.isr
+    write_uvarint(w, len(_v_isr) + 1)
+    write_fixed_array(w, "i", _v_isr)
     w += _S_i.pack(m.partition_epoch)
-    _v = m.replicas
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
-    _v = m.adding_replicas
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
-    _v = m.removing_replicas
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_replicas = m.replicas
+    write_uvarint(w, len(_v_replicas) + 1)
+    write_fixed_array(w, "i", _v_replicas)
+    _v_adding_replicas = m.adding_replicas
+    write_uvarint(w, len(_v_adding_replicas) + 1)
+    write_fixed_array(w, "i", _v_adding_replicas)
+    _v_removing_replicas = m.removing_replicas
+    write_uvarint(w, len(_v_removing_replicas) + 1)
+    write_fixed_array(w, "i", _v_removing_replicas)
     w += _S_x.pack(m.is_new)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -278,19 +278,19 @@ def _read_LeaderAndIsrPartitionState_v6(r: Reader) -> LeaderAndIsrPartitionState
 
 def _write_LeaderAndIsrPartitionState_v6(w: Writer, m: LeaderAndIsrPartitionState) -> None:
     w += _S_iiii.pack(m.partition_index, m.controller_epoch, m.leader, m.leader_epoch)
-    _v = m.isr
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_isr = m.isr
+    write_uvarint(w, len(_v_isr) + 1)
+    write_fixed_array(w, "i", _v_isr)
     w += _S_i.pack(m.partition_epoch)
-    _v = m.replicas
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
-    _v = m.adding_replicas
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
-    _v = m.removing_replicas
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_replicas = m.replicas
+    write_uvarint(w, len(_v_replicas) + 1)
+    write_fixed_array(w, "i", _v_replicas)
+    _v_adding_replicas = m.adding_replicas
+    write_uvarint(w, len(_v_adding_replicas) + 1)
+    write_fixed_array(w, "i", _v_adding_replicas)
+    _v_removing_replicas = m.removing_replicas
+    write_uvarint(w, len(_v_removing_replicas) + 1)
+    write_fixed_array(w, "i", _v_removing_replicas)
     w += _S_xb.pack(m.is_new, m.leader_recovery_state)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -306,10 +306,10 @@ def _read_LeaderAndIsrTopicState_v2(r: Reader) -> LeaderAndIsrTopicState:
 
 def _write_LeaderAndIsrTopicState_v2(w: Writer, m: LeaderAndIsrTopicState) -> None:
     write_string(w, m.topic_name)
-    _v = m.partition_states
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_LeaderAndIsrPartitionState_v2(w, _e)
+    _v_partition_states = m.partition_states
+    w += _S_i.pack(len(_v_partition_states))
+    for _e_partition_states in _v_partition_states:
+        _write_LeaderAndIsrPartitionState_v2(w, _e_partition_states)
 
 
 def _read_LeaderAndIsrTopicState_v3(r: Reader) -> LeaderAndIsrTopicState:
@@ -323,10 +323,10 @@ def _read_LeaderAndIsrTopicState_v3(r: Reader) -> LeaderAndIsrTopicState:
 
 def _write_LeaderAndIsrTopicState_v3(w: Writer, m: LeaderAndIsrTopicState) -> None:
     write_string(w, m.topic_name)
-    _v = m.partition_states
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_LeaderAndIsrPartitionState_v3(w, _e)
+    _v_partition_states = m.partition_states
+    w += _S_i.pack(len(_v_partition_states))
+    for _e_partition_states in _v_partition_states:
+        _write_LeaderAndIsrPartitionState_v3(w, _e_partition_states)
 
 
 def _read_LeaderAndIsrTopicState_v4(r: Reader) -> LeaderAndIsrTopicState:
@@ -341,10 +341,10 @@ def _read_LeaderAndIsrTopicState_v4(r: Reader) -> LeaderAndIsrTopicState:
 
 def _write_LeaderAndIsrTopicState_v4(w: Writer, m: LeaderAndIsrTopicState) -> None:
     write_compact_string(w, m.topic_name)
-    _v = m.partition_states
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_LeaderAndIsrPartitionState_v4(w, _e)
+    _v_partition_states = m.partition_states
+    write_uvarint(w, len(_v_partition_states) + 1)
+    for _e_partition_states in _v_partition_states:
+        _write_LeaderAndIsrPartitionState_v4(w, _e_partition_states)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -362,10 +362,10 @@ def _read_LeaderAndIsrTopicState_v5(r: Reader) -> LeaderAndIsrTopicState:
 def _write_LeaderAndIsrTopicState_v5(w: Writer, m: LeaderAndIsrTopicState) -> None:
     write_compact_string(w, m.topic_name)
     w += m.topic_id.bytes
-    _v = m.partition_states
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_LeaderAndIsrPartitionState_v4(w, _e)
+    _v_partition_states = m.partition_states
+    write_uvarint(w, len(_v_partition_states) + 1)
+    for _e_partition_states in _v_partition_states:
+        _write_LeaderAndIsrPartitionState_v4(w, _e_partition_states)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -383,10 +383,10 @@ def _read_LeaderAndIsrTopicState_v6(r: Reader) -> LeaderAndIsrTopicState:
 def _write_LeaderAndIsrTopicState_v6(w: Writer, m: LeaderAndIsrTopicState) -> None:
     write_compact_string(w, m.topic_name)
     w += m.topic_id.bytes
-    _v = m.partition_states
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_LeaderAndIsrPartitionState_v6(w, _e)
+    _v_partition_states = m.partition_states
+    write_uvarint(w, len(_v_partition_states) + 1)
+    for _e_partition_states in _v_partition_states:
+        _write_LeaderAndIsrPartitionState_v6(w, _e_partition_states)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -433,14 +433,14 @@ def read_v0(r: Reader) -> LeaderAndIsrRequest:
 
 def write_v0(w: Writer, m: LeaderAndIsrRequest) -> None:
     w += _S_ii.pack(m.controller_id, m.controller_epoch)
-    _v = m.ungrouped_partition_states
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_LeaderAndIsrPartitionState_v0(w, _e)
-    _v = m.live_leaders
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_LeaderAndIsrLiveLeader_v0(w, _e)
+    _v_ungrouped_partition_states = m.ungrouped_partition_states
+    w += _S_i.pack(len(_v_ungrouped_partition_states))
+    for _e_ungrouped_partition_states in _v_ungrouped_partition_states:
+        _write_LeaderAndIsrPartitionState_v0(w, _e_ungrouped_partition_states)
+    _v_live_leaders = m.live_leaders
+    w += _S_i.pack(len(_v_live_leaders))
+    for _e_live_leaders in _v_live_leaders:
+        _write_LeaderAndIsrLiveLeader_v0(w, _e_live_leaders)
 
 
 def read_v1(r: Reader) -> LeaderAndIsrRequest:
@@ -458,14 +458,14 @@ def read_v1(r: Reader) -> LeaderAndIsrRequest:
 
 def write_v1(w: Writer, m: LeaderAndIsrRequest) -> None:
     w += _S_ii.pack(m.controller_id, m.controller_epoch)
-    _v = m.ungrouped_partition_states
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_LeaderAndIsrPartitionState_v1(w, _e)
-    _v = m.live_leaders
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_LeaderAndIsrLiveLeader_v0(w, _e)
+    _v_ungrouped_partition_states = m.ungrouped_partition_states
+    w += _S_i.pack(len(_v_ungrouped_partition_states))
+    for _e_ungrouped_partition_states in _v_ungrouped_partition_states:
+        _write_LeaderAndIsrPartitionState_v1(w, _e_ungrouped_partition_states)
+    _v_live_leaders = m.live_leaders
+    w += _S_i.pack(len(_v_live_leaders))
+    for _e_live_leaders in _v_live_leaders:
+        _write_LeaderAndIsrLiveLeader_v0(w, _e_live_leaders)
 
 
 def read_v2(r: Reader) -> LeaderAndIsrRequest:
@@ -483,14 +483,14 @@ def read_v2(r: Reader) -> LeaderAndIsrRequest:
 
 def write_v2(w: Writer, m: LeaderAndIsrRequest) -> None:
     w += _S_iiq.pack(m.controller_id, m.controller_epoch, m.broker_epoch)
-    _v = m.topic_states
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_LeaderAndIsrTopicState_v2(w, _e)
-    _v = m.live_leaders
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_LeaderAndIsrLiveLeader_v0(w, _e)
+    _v_topic_states = m.topic_states
+    w += _S_i.pack(len(_v_topic_states))
+    for _e_topic_states in _v_topic_states:
+        _write_LeaderAndIsrTopicState_v2(w, _e_topic_states)
+    _v_live_leaders = m.live_leaders
+    w += _S_i.pack(len(_v_live_leaders))
+    for _e_live_leaders in _v_live_leaders:
+        _write_LeaderAndIsrLiveLeader_v0(w, _e_live_leaders)
 
 
 def read_v3(r: Reader) -> LeaderAndIsrRequest:
@@ -508,14 +508,14 @@ def read_v3(r: Reader) -> LeaderAndIsrRequest:
 
 def write_v3(w: Writer, m: LeaderAndIsrRequest) -> None:
     w += _S_iiq.pack(m.controller_id, m.controller_epoch, m.broker_epoch)
-    _v = m.topic_states
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_LeaderAndIsrTopicState_v3(w, _e)
-    _v = m.live_leaders
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_LeaderAndIsrLiveLeader_v0(w, _e)
+    _v_topic_states = m.topic_states
+    w += _S_i.pack(len(_v_topic_states))
+    for _e_topic_states in _v_topic_states:
+        _write_LeaderAndIsrTopicState_v3(w, _e_topic_states)
+    _v_live_leaders = m.live_leaders
+    w += _S_i.pack(len(_v_live_leaders))
+    for _e_live_leaders in _v_live_leaders:
+        _write_LeaderAndIsrLiveLeader_v0(w, _e_live_leaders)
 
 
 def read_v4(r: Reader) -> LeaderAndIsrRequest:
@@ -534,14 +534,14 @@ def read_v4(r: Reader) -> LeaderAndIsrRequest:
 
 def write_v4(w: Writer, m: LeaderAndIsrRequest) -> None:
     w += _S_iiq.pack(m.controller_id, m.controller_epoch, m.broker_epoch)
-    _v = m.topic_states
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_LeaderAndIsrTopicState_v4(w, _e)
-    _v = m.live_leaders
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_LeaderAndIsrLiveLeader_v4(w, _e)
+    _v_topic_states = m.topic_states
+    write_uvarint(w, len(_v_topic_states) + 1)
+    for _e_topic_states in _v_topic_states:
+        _write_LeaderAndIsrTopicState_v4(w, _e_topic_states)
+    _v_live_leaders = m.live_leaders
+    write_uvarint(w, len(_v_live_leaders) + 1)
+    for _e_live_leaders in _v_live_leaders:
+        _write_LeaderAndIsrLiveLeader_v4(w, _e_live_leaders)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -561,14 +561,14 @@ def read_v5(r: Reader) -> LeaderAndIsrRequest:
 
 def write_v5(w: Writer, m: LeaderAndIsrRequest) -> None:
     w += _S_iiqb.pack(m.controller_id, m.controller_epoch, m.broker_epoch, m.type)
-    _v = m.topic_states
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_LeaderAndIsrTopicState_v5(w, _e)
-    _v = m.live_leaders
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_LeaderAndIsrLiveLeader_v4(w, _e)
+    _v_topic_states = m.topic_states
+    write_uvarint(w, len(_v_topic_states) + 1)
+    for _e_topic_states in _v_topic_states:
+        _write_LeaderAndIsrTopicState_v5(w, _e_topic_states)
+    _v_live_leaders = m.live_leaders
+    write_uvarint(w, len(_v_live_leaders) + 1)
+    for _e_live_leaders in _v_live_leaders:
+        _write_LeaderAndIsrLiveLeader_v4(w, _e_live_leaders)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -588,14 +588,14 @@ def read_v6(r: Reader) -> LeaderAndIsrRequest:
 
 def write_v6(w: Writer, m: LeaderAndIsrRequest) -> None:
     w += _S_iiqb.pack(m.controller_id, m.controller_epoch, m.broker_epoch, m.type)
-    _v = m.topic_states
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_LeaderAndIsrTopicState_v6(w, _e)
-    _v = m.live_leaders
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_LeaderAndIsrLiveLeader_v4(w, _e)
+    _v_topic_states = m.topic_states
+    write_uvarint(w, len(_v_topic_states) + 1)
+    for _e_topic_states in _v_topic_states:
+        _write_LeaderAndIsrTopicState_v6(w, _e_topic_states)
+    _v_live_leaders = m.live_leaders
+    write_uvarint(w, len(_v_live_leaders) + 1)
+    for _e_live_leaders in _v_live_leaders:
+        _write_LeaderAndIsrLiveLeader_v4(w, _e_live_leaders)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -615,14 +615,14 @@ def read_v7(r: Reader) -> LeaderAndIsrRequest:
 
 def write_v7(w: Writer, m: LeaderAndIsrRequest) -> None:
     w += _S_ixiqb.pack(m.controller_id, m.is_kraft_controller, m.controller_epoch, m.broker_epoch, m.type)
-    _v = m.topic_states
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_LeaderAndIsrTopicState_v6(w, _e)
-    _v = m.live_leaders
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_LeaderAndIsrLiveLeader_v4(w, _e)
+    _v_topic_states = m.topic_states
+    write_uvarint(w, len(_v_topic_states) + 1)
+    for _e_topic_states in _v_topic_states:
+        _write_LeaderAndIsrTopicState_v6(w, _e_topic_states)
+    _v_live_leaders = m.live_leaders
+    write_uvarint(w, len(_v_live_leaders) + 1)
+    for _e_live_leaders in _v_live_leaders:
+        _write_LeaderAndIsrLiveLeader_v4(w, _e_live_leaders)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

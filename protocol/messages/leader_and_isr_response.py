@@ -103,10 +103,10 @@ def _read_LeaderAndIsrTopicError_v5(r: Reader) -> LeaderAndIsrTopicError:
 
 def _write_LeaderAndIsrTopicError_v5(w: Writer, m: LeaderAndIsrTopicError) -> None:
     w += m.topic_id.bytes
-    _v = m.partition_errors
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_LeaderAndIsrPartitionError_v5(w, _e)
+    _v_partition_errors = m.partition_errors
+    write_uvarint(w, len(_v_partition_errors) + 1)
+    for _e_partition_errors in _v_partition_errors:
+        _write_LeaderAndIsrPartitionError_v5(w, _e_partition_errors)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -121,10 +121,10 @@ def read_v0(r: Reader) -> LeaderAndIsrResponse:
 
 def write_v0(w: Writer, m: LeaderAndIsrResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.partition_errors
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_LeaderAndIsrPartitionError_v0(w, _e)
+    _v_partition_errors = m.partition_errors
+    w += _S_i.pack(len(_v_partition_errors))
+    for _e_partition_errors in _v_partition_errors:
+        _write_LeaderAndIsrPartitionError_v0(w, _e_partition_errors)
 
 
 def read_v4(r: Reader) -> LeaderAndIsrResponse:
@@ -139,10 +139,10 @@ def read_v4(r: Reader) -> LeaderAndIsrResponse:
 
 def write_v4(w: Writer, m: LeaderAndIsrResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.partition_errors
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_LeaderAndIsrPartitionError_v4(w, _e)
+    _v_partition_errors = m.partition_errors
+    write_uvarint(w, len(_v_partition_errors) + 1)
+    for _e_partition_errors in _v_partition_errors:
+        _write_LeaderAndIsrPartitionError_v4(w, _e_partition_errors)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -158,10 +158,10 @@ def read_v5(r: Reader) -> LeaderAndIsrResponse:
 
 def write_v5(w: Writer, m: LeaderAndIsrResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_LeaderAndIsrTopicError_v5(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_LeaderAndIsrTopicError_v5(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -86,14 +86,14 @@ def read_v0(r: Reader) -> LeaderChangeMessage:
 
 def write_v0(w: Writer, m: LeaderChangeMessage) -> None:
     w += _S_hi.pack(m.version, m.leader_id)
-    _v = m.voters
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Voter_v0(w, _e)
-    _v = m.granting_voters
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Voter_v0(w, _e)
+    _v_voters = m.voters
+    write_uvarint(w, len(_v_voters) + 1)
+    for _e_voters in _v_voters:
+        _write_Voter_v0(w, _e_voters)
+    _v_granting_voters = m.granting_voters
+    write_uvarint(w, len(_v_granting_voters) + 1)
+    for _e_granting_voters in _v_granting_voters:
+        _write_Voter_v0(w, _e_granting_voters)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -113,14 +113,14 @@ def read_v1(r: Reader) -> LeaderChangeMessage:
 
 def write_v1(w: Writer, m: LeaderChangeMessage) -> None:
     w += _S_hi.pack(m.version, m.leader_id)
-    _v = m.voters
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Voter_v1(w, _e)
-    _v = m.granting_voters
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Voter_v1(w, _e)
+    _v_voters = m.voters
+    write_uvarint(w, len(_v_voters) + 1)
+    for _e_voters in _v_voters:
+        _write_Voter_v1(w, _e_voters)
+    _v_granting_voters = m.granting_voters
+    write_uvarint(w, len(_v_granting_voters) + 1)
+    for _e_granting_voters in _v_granting_voters:
+        _write_Voter_v1(w, _e_granting_voters)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -108,10 +108,10 @@ def read_v3(r: Reader) -> LeaveGroupRequest:
 
 def write_v3(w: Writer, m: LeaveGroupRequest) -> None:
     write_string(w, m.group_id)
-    _v = m.members
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MemberIdentity_v3(w, _e)
+    _v_members = m.members
+    w += _S_i.pack(len(_v_members))
+    for _e_members in _v_members:
+        _write_MemberIdentity_v3(w, _e_members)
 
 
 def read_v4(r: Reader) -> LeaveGroupRequest:
@@ -126,10 +126,10 @@ def read_v4(r: Reader) -> LeaveGroupRequest:
 
 def write_v4(w: Writer, m: LeaveGroupRequest) -> None:
     write_compact_string(w, m.group_id)
-    _v = m.members
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_MemberIdentity_v4(w, _e)
+    _v_members = m.members
+    write_uvarint(w, len(_v_members) + 1)
+    for _e_members in _v_members:
+        _write_MemberIdentity_v4(w, _e_members)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -145,10 +145,10 @@ def read_v5(r: Reader) -> LeaveGroupRequest:
 
 def write_v5(w: Writer, m: LeaveGroupRequest) -> None:
     write_compact_string(w, m.group_id)
-    _v = m.members
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_MemberIdentity_v5(w, _e)
+    _v_members = m.members
+    write_uvarint(w, len(_v_members) + 1)
+    for _e_members in _v_members:
+        _write_MemberIdentity_v5(w, _e_members)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

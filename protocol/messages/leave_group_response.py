@@ -106,10 +106,10 @@ def read_v3(r: Reader) -> LeaveGroupResponse:
 
 def write_v3(w: Writer, m: LeaveGroupResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.members
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MemberResponse_v3(w, _e)
+    _v_members = m.members
+    w += _S_i.pack(len(_v_members))
+    for _e_members in _v_members:
+        _write_MemberResponse_v3(w, _e_members)
 
 
 def read_v4(r: Reader) -> LeaveGroupResponse:
@@ -124,10 +124,10 @@ def read_v4(r: Reader) -> LeaveGroupResponse:
 
 def write_v4(w: Writer, m: LeaveGroupResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.members
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_MemberResponse_v4(w, _e)
+    _v_members = m.members
+    write_uvarint(w, len(_v_members) + 1)
+    for _e_members in _v_members:
+        _write_MemberResponse_v4(w, _e_members)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

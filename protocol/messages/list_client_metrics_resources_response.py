@@ -65,10 +65,10 @@ def read_v0(r: Reader) -> ListClientMetricsResourcesResponse:
 
 def write_v0(w: Writer, m: ListClientMetricsResourcesResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.client_metrics_resources
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ClientMetricsResource_v0(w, _e)
+    _v_client_metrics_resources = m.client_metrics_resources
+    write_uvarint(w, len(_v_client_metrics_resources) + 1)
+    for _e_client_metrics_resources in _v_client_metrics_resources:
+        _write_ClientMetricsResource_v0(w, _e_client_metrics_resources)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

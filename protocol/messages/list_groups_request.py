@@ -59,10 +59,10 @@ def read_v4(r: Reader) -> ListGroupsRequest:
 
 
 def write_v4(w: Writer, m: ListGroupsRequest) -> None:
-    _v = m.states_filter
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        write_compact_string(w, _e)
+    _v_states_filter = m.states_filter
+    write_uvarint(w, len(_v_states_filter) + 1)
+    for _e_states_filter in _v_states_filter:
+        write_compact_string(w, _e_states_filter)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -80,14 +80,14 @@ def read_v5(r: Reader) -> ListGroupsRequest:
 
 
 def write_v5(w: Writer, m: ListGroupsRequest) -> None:
-    _v = m.states_filter
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        write_compact_string(w, _e)
-    _v = m.types_filter
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        write_compact_string(w, _e)
+    _v_states_filter = m.states_filter
+    write_uvarint(w, len(_v_states_filter) + 1)
+    for _e_states_filter in _v_states_filter:
+        write_compact_string(w, _e_states_filter)
+    _v_types_filter = m.types_filter
+    write_uvarint(w, len(_v_types_filter) + 1)
+    for _e_types_filter in _v_types_filter:
+        write_compact_string(w, _e_types_filter)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -115,10 +115,10 @@ def read_v0(r: Reader) -> ListGroupsResponse:
 
 def write_v0(w: Writer, m: ListGroupsResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.groups
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ListedGroup_v0(w, _e)
+    _v_groups = m.groups
+    w += _S_i.pack(len(_v_groups))
+    for _e_groups in _v_groups:
+        _write_ListedGroup_v0(w, _e_groups)
 
 
 def read_v1(r: Reader) -> ListGroupsResponse:
@@ -132,10 +132,10 @@ def read_v1(r: Reader) -> ListGroupsResponse:
 
 def write_v1(w: Writer, m: ListGroupsResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.groups
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ListedGroup_v0(w, _e)
+    _v_groups = m.groups
+    w += _S_i.pack(len(_v_groups))
+    for _e_groups in _v_groups:
+        _write_ListedGroup_v0(w, _e_groups)
 
 
 def read_v3(r: Reader) -> ListGroupsResponse:
@@ -150,10 +150,10 @@ def read_v3(r: Reader) -> ListGroupsResponse:
 
 def write_v3(w: Writer, m: ListGroupsResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.groups
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ListedGroup_v3(w, _e)
+    _v_groups = m.groups
+    write_uvarint(w, len(_v_groups) + 1)
+    for _e_groups in _v_groups:
+        _write_ListedGroup_v3(w, _e_groups)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -169,10 +169,10 @@ def read_v4(r: Reader) -> ListGroupsResponse:
 
 def write_v4(w: Writer, m: ListGroupsResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.groups
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ListedGroup_v4(w, _e)
+    _v_groups = m.groups
+    write_uvarint(w, len(_v_groups) + 1)
+    for _e_groups in _v_groups:
+        _write_ListedGroup_v4(w, _e_groups)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -188,10 +188,10 @@ def read_v5(r: Reader) -> ListGroupsResponse:
 
 def write_v5(w: Writer, m: ListGroupsResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.groups
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ListedGroup_v5(w, _e)
+    _v_groups = m.groups
+    write_uvarint(w, len(_v_groups) + 1)
+    for _e_groups in _v_groups:
+        _write_ListedGroup_v5(w, _e_groups)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

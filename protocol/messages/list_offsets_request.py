@@ -106,10 +106,10 @@ def _read_ListOffsetsTopic_v0(r: Reader) -> ListOffsetsTopic:
 
 def _write_ListOffsetsTopic_v0(w: Writer, m: ListOffsetsTopic) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ListOffsetsPartition_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_ListOffsetsPartition_v0(w, _e_partitions)
 
 
 def _read_ListOffsetsTopic_v1(r: Reader) -> ListOffsetsTopic:
@@ -123,10 +123,10 @@ def _read_ListOffsetsTopic_v1(r: Reader) -> ListOffsetsTopic:
 
 def _write_ListOffsetsTopic_v1(w: Writer, m: ListOffsetsTopic) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ListOffsetsPartition_v1(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_ListOffsetsPartition_v1(w, _e_partitions)
 
 
 def _read_ListOffsetsTopic_v4(r: Reader) -> ListOffsetsTopic:
@@ -140,10 +140,10 @@ def _read_ListOffsetsTopic_v4(r: Reader) -> ListOffsetsTopic:
 
 def _write_ListOffsetsTopic_v4(w: Writer, m: ListOffsetsTopic) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ListOffsetsPartition_v4(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_ListOffsetsPartition_v4(w, _e_partitions)
 
 
 def _read_ListOffsetsTopic_v6(r: Reader) -> ListOffsetsTopic:
@@ -158,10 +158,10 @@ def _read_ListOffsetsTopic_v6(r: Reader) -> ListOffsetsTopic:
 
 def _write_ListOffsetsTopic_v6(w: Writer, m: ListOffsetsTopic) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ListOffsetsPartition_v6(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_ListOffsetsPartition_v6(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -176,10 +176,10 @@ def read_v0(r: Reader) -> ListOffsetsRequest:
 
 def write_v0(w: Writer, m: ListOffsetsRequest) -> None:
     w += _S_i.pack(m.replica_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ListOffsetsTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_ListOffsetsTopic_v0(w, _e_topics)
 
 
 def read_v1(r: Reader) -> ListOffsetsRequest:
@@ -193,10 +193,10 @@ def read_v1(r: Reader) -> ListOffsetsRequest:
 
 def write_v1(w: Writer, m: ListOffsetsRequest) -> None:
     w += _S_i.pack(m.replica_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ListOffsetsTopic_v1(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_ListOffsetsTopic_v1(w, _e_topics)
 
 
 def read_v2(r: Reader) -> ListOffsetsRequest:
@@ -210,10 +210,10 @@ def read_v2(r: Reader) -> ListOffsetsRequest:
 
 def write_v2(w: Writer, m: ListOffsetsRequest) -> None:
     w += _S_ib.pack(m.replica_id, m.isolation_level)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ListOffsetsTopic_v1(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_ListOffsetsTopic_v1(w, _e_topics)
 
 
 def read_v4(r: Reader) -> ListOffsetsRequest:
@@ -227,10 +227,10 @@ def read_v4(r: Reader) -> ListOffsetsRequest:
 
 def write_v4(w: Writer, m: ListOffsetsRequest) -> None:
     w += _S_ib.pack(m.replica_id, m.isolation_level)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ListOffsetsTopic_v4(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_ListOffsetsTopic_v4(w, _e_topics)
 
 
 def read_v6(r: Reader) -> ListOffsetsRequest:
@@ -245,10 +245,10 @@ def read_v6(r: Reader) -> ListOffsetsRequest:
 
 def write_v6(w: Writer, m: ListOffsetsRequest) -> None:
     w += _S_ib.pack(m.replica_id, m.isolation_level)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ListOffsetsTopic_v6(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_ListOffsetsTopic_v6(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

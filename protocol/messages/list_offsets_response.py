@@ -69,9 +69,9 @@ def _read_ListOffsetsPartitionResponse_v0(r: Reader) -> ListOffsetsPartitionResp
 
 def _write_ListOffsetsPartitionResponse_v0(w: Writer, m: ListOffsetsPartitionResponse) -> None:
     w += _S_ih.pack(m.partition_index, m.error_code)
-    _v = m.old_style_offsets
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "q", _v)
+    _v_old_style_offsets = m.old_style_offsets
+    w += _S_i.pack(len(_v_old_style_offsets))
+    write_fixed_array(w, "q", _v_old_style_offsets)
 
 
 def _read_ListOffsetsPartitionResponse_v1(r: Reader) -> ListOffsetsPartitionResponse:
@@ -114,10 +114,10 @@ def _read_ListOffsetsTopicResponse_v0(r: Reader) -> ListOffsetsTopicResponse:
 
 def _write_ListOffsetsTopicResponse_v0(w: Writer, m: ListOffsetsTopicResponse) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ListOffsetsPartitionResponse_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_ListOffsetsPartitionResponse_v0(w, _e_partitions)
 
 
 def _read_ListOffsetsTopicResponse_v1(r: Reader) -> ListOffsetsTopicResponse:
@@ -131,10 +131,10 @@ def _read_ListOffsetsTopicResponse_v1(r: Reader) -> ListOffsetsTopicResponse:
 
 def _write_ListOffsetsTopicResponse_v1(w: Writer, m: ListOffsetsTopicResponse) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ListOffsetsPartitionResponse_v1(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_ListOffsetsPartitionResponse_v1(w, _e_partitions)
 
 
 def _read_ListOffsetsTopicResponse_v4(r: Reader) -> ListOffsetsTopicResponse:
@@ -148,10 +148,10 @@ def _read_ListOffsetsTopicResponse_v4(r: Reader) -> ListOffsetsTopicResponse:
 
 def _write_ListOffsetsTopicResponse_v4(w: Writer, m: ListOffsetsTopicResponse) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ListOffsetsPartitionResponse_v4(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_ListOffsetsPartitionResponse_v4(w, _e_partitions)
 
 
 def _read_ListOffsetsTopicResponse_v6(r: Reader) -> ListOffsetsTopicResponse:
@@ -166,10 +166,10 @@ def _read_ListOffsetsTopicResponse_v6(r: Reader) -> ListOffsetsTopicResponse:
 
 def _write_ListOffsetsTopicResponse_v6(w: Writer, m: ListOffsetsTopicResponse) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ListOffsetsPartitionResponse_v6(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_ListOffsetsPartitionResponse_v6(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -182,10 +182,10 @@ def read_v0(r: Reader) -> ListOffsetsResponse:
 
 
 def write_v0(w: Writer, m: ListOffsetsResponse) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ListOffsetsTopicResponse_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_ListOffsetsTopicResponse_v0(w, _e_topics)
 
 
 def read_v1(r: Reader) -> ListOffsetsResponse:
@@ -197,10 +197,10 @@ def read_v1(r: Reader) -> ListOffsetsResponse:
 
 
 def write_v1(w: Writer, m: ListOffsetsResponse) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ListOffsetsTopicResponse_v1(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_ListOffsetsTopicResponse_v1(w, _e_topics)
 
 
 def read_v2(r: Reader) -> ListOffsetsResponse:
@@ -214,10 +214,10 @@ def read_v2(r: Reader) -> ListOffsetsResponse:
 
 def write_v2(w: Writer, m: ListOffsetsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ListOffsetsTopicResponse_v1(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_ListOffsetsTopicResponse_v1(w, _e_topics)
 
 
 def read_v4(r: Reader) -> ListOffsetsResponse:
@@ -231,10 +231,10 @@ def read_v4(r: Reader) -> ListOffsetsResponse:
 
 def write_v4(w: Writer, m: ListOffsetsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_ListOffsetsTopicResponse_v4(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_ListOffsetsTopicResponse_v4(w, _e_topics)
 
 
 def read_v6(r: Reader) -> ListOffsetsResponse:
@@ -249,10 +249,10 @@ def read_v6(r: Reader) -> ListOffsetsResponse:
 
 def write_v6(w: Writer, m: ListOffsetsResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ListOffsetsTopicResponse_v6(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_ListOffsetsTopicResponse_v6(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

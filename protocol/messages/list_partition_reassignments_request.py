@@ -56,9 +56,9 @@ def _read_ListPartitionReassignmentsTopics_v0(r: Reader) -> ListPartitionReassig
 
 def _write_ListPartitionReassignmentsTopics_v0(w: Writer, m: ListPartitionReassignmentsTopics) -> None:
     write_compact_string(w, m.name)
-    _v = m.partition_indexes
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partition_indexes = m.partition_indexes
+    write_uvarint(w, len(_v_partition_indexes) + 1)
+    write_fixed_array(w, "i", _v_partition_indexes)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -72,11 +72,11 @@ def read_v0(r: Reader) -> ListPartitionReassignmentsRequest:
 
 def write_v0(w: Writer, m: ListPartitionReassignmentsRequest) -> None:
     w += _S_i.pack(m.timeout_ms)
-    _v = m.topics
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_ListPartitionReassignmentsTopics_v0(w, _e)
+    _v_topics = m.topics
+    write_compact_array_length(w, _v_topics)
+    if _v_topics:
+        for _e_topics in _v_topics:
+            _write_ListPartitionReassignmentsTopics_v0(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -76,15 +76,15 @@ def _read_OngoingPartitionReassignment_v0(r: Reader) -> OngoingPartitionReassign
 
 def _write_OngoingPartitionReassignment_v0(w: Writer, m: OngoingPartitionReassignment) -> None:
     w += _S_i.pack(m.partition_index)
-    _v = m.replicas
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
-    _v = m.adding_replicas
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
-    _v = m.removing_replicas
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_replicas = m.replicas
+    write_uvarint(w, len(_v_replicas) + 1)
+    write_fixed_array(w, "i", _v_replicas)
+    _v_adding_replicas = m.adding_replicas
+    write_uvarint(w, len(_v_adding_replicas) + 1)
+    write_fixed_array(w, "i", _v_adding_replicas)
+    _v_removing_replicas = m.removing_replicas
+    write_uvarint(w, len(_v_removing_replicas) + 1)
+    write_fixed_array(w, "i", _v_removing_replicas)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -100,10 +100,10 @@ def _read_OngoingTopicReassignment_v0(r: Reader) -> OngoingTopicReassignment:
 
 def _write_OngoingTopicReassignment_v0(w: Writer, m: OngoingTopicReassignment) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_OngoingPartitionReassignment_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_OngoingPartitionReassignment_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -121,10 +121,10 @@ def read_v0(r: Reader) -> ListPartitionReassignmentsResponse:
 def write_v0(w: Writer, m: ListPartitionReassignmentsResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
     write_compact_nullable_string(w, m.error_message)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_OngoingTopicReassignment_v0(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_OngoingTopicReassignment_v0(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -51,13 +51,13 @@ def read_v0(r: Reader) -> ListTransactionsRequest:
 
 
 def write_v0(w: Writer, m: ListTransactionsRequest) -> None:
-    _v = m.state_filters
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        write_compact_string(w, _e)
-    _v = m.producer_id_filters
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "q", _v)
+    _v_state_filters = m.state_filters
+    write_uvarint(w, len(_v_state_filters) + 1)
+    for _e_state_filters in _v_state_filters:
+        write_compact_string(w, _e_state_filters)
+    _v_producer_id_filters = m.producer_id_filters
+    write_uvarint(w, len(_v_producer_id_filters) + 1)
+    write_fixed_array(w, "q", _v_producer_id_filters)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -76,13 +76,13 @@ def read_v1(r: Reader) -> ListTransactionsRequest:
 
 
 def write_v1(w: Writer, m: ListTransactionsRequest) -> None:
-    _v = m.state_filters
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        write_compact_string(w, _e)
-    _v = m.producer_id_filters
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "q", _v)
+    _v_state_filters = m.state_filters
+    write_uvarint(w, len(_v_state_filters) + 1)
+    for _e_state_filters in _v_state_filters:
+        write_compact_string(w, _e_state_filters)
+    _v_producer_id_filters = m.producer_id_filters
+    write_uvarint(w, len(_v_producer_id_filters) + 1)
+    write_fixed_array(w, "q", _v_producer_id_filters)
     w += _S_q.pack(m.duration_filter)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

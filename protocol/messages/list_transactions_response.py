@@ -77,14 +77,14 @@ def read_v0(r: Reader) -> ListTransactionsResponse:
 
 def write_v0(w: Writer, m: ListTransactionsResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
-    _v = m.unknown_state_filters
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        write_compact_string(w, _e)
-    _v = m.transaction_states
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TransactionState_v0(w, _e)
+    _v_unknown_state_filters = m.unknown_state_filters
+    write_uvarint(w, len(_v_unknown_state_filters) + 1)
+    for _e_unknown_state_filters in _v_unknown_state_filters:
+        write_compact_string(w, _e_unknown_state_filters)
+    _v_transaction_states = m.transaction_states
+    write_uvarint(w, len(_v_transaction_states) + 1)
+    for _e_transaction_states in _v_transaction_states:
+        _write_TransactionState_v0(w, _e_transaction_states)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -58,6 +58,8 @@ def _read_MetadataRequestTopic_v0(r: Reader) -> MetadataRequestTopic:
 
 
 def _write_MetadataRequestTopic_v0(w: Writer, m: MetadataRequestTopic) -> None:
+    if m.name is None:
+        raise ValueError("MetadataRequest.Name is null but not nullable in this version")
     write_string(w, m.name)
 
 
@@ -68,6 +70,8 @@ def _read_MetadataRequestTopic_v9(r: Reader) -> MetadataRequestTopic:
 
 
 def _write_MetadataRequestTopic_v9(w: Writer, m: MetadataRequestTopic) -> None:
+    if m.name is None:
+        raise ValueError("MetadataRequest.Name is null but not nullable in this version")
     write_compact_string(w, m.name)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -94,10 +98,12 @@ def read_v0(r: Reader) -> MetadataRequest:
 
 
 def write_v0(w: Writer, m: MetadataRequest) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataRequestTopic_v0(w, _e)
+    _v_topics = m.topics
+    if _v_topics is None:
+        raise ValueError("MetadataRequest.Topics is null but not nullable in this version")
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_MetadataRequestTopic_v0(w, _e_topics)
 
 
 def read_v1(r: Reader) -> MetadataRequest:
@@ -107,11 +113,11 @@ def read_v1(r: Reader) -> MetadataRequest:
 
 
 def write_v1(w: Writer, m: MetadataRequest) -> None:
-    _v = m.topics
-    write_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_MetadataRequestTopic_v0(w, _e)
+    _v_topics = m.topics
+    write_array_length(w, _v_topics)
+    if _v_topics:
+        for _e_topics in _v_topics:
+            _write_MetadataRequestTopic_v0(w, _e_topics)
 
 
 def read_v4(r: Reader) -> MetadataRequest:
@@ -122,11 +128,11 @@ def read_v4(r: Reader) -> MetadataRequest:
 
 
 def write_v4(w: Writer, m: MetadataRequest) -> None:
-    _v = m.topics
-    write_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_MetadataRequestTopic_v0(w, _e)
+    _v_topics = m.topics
+    write_array_length(w, _v_topics)
+    if _v_topics:
+        for _e_topics in _v_topics:
+            _write_MetadataRequestTopic_v0(w, _e_topics)
     w += _S_x.pack(m.allow_auto_topic_creation)
 
 
@@ -138,11 +144,11 @@ def read_v8(r: Reader) -> MetadataRequest:
 
 
 def write_v8(w: Writer, m: MetadataRequest) -> None:
-    _v = m.topics
-    write_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_MetadataRequestTopic_v0(w, _e)
+    _v_topics = m.topics
+    write_array_length(w, _v_topics)
+    if _v_topics:
+        for _e_topics in _v_topics:
+            _write_MetadataRequestTopic_v0(w, _e_topics)
     w += _S_xxx.pack(m.allow_auto_topic_creation, m.include_cluster_authorized_operations, m.include_topic_authorized_operations)
 
 
@@ -155,11 +161,11 @@ def read_v9(r: Reader) -> MetadataRequest:
 
 
 def write_v9(w: Writer, m: MetadataRequest) -> None:
-    _v = m.topics
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_MetadataRequestTopic_v9(w, _e)
+    _v_topics = m.topics
+    write_compact_array_length(w, _v_topics)
+    if _v_topics:
+        for _e_topics in _v_topics:
+            _write_MetadataRequestTopic_v9(w, _e_topics)
     w += _S_xxx.pack(m.allow_auto_topic_creation, m.include_cluster_authorized_operations, m.include_topic_authorized_operations)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -173,11 +179,11 @@ def read_v10(r: Reader) -> MetadataRequest:
 
 
 def write_v10(w: Writer, m: MetadataRequest) -> None:
-    _v = m.topics
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_MetadataRequestTopic_v10(w, _e)
+    _v_topics = m.topics
+    write_compact_array_length(w, _v_topics)
+    if _v_topics:
+        for _e_topics in _v_topics:
+            _write_MetadataRequestTopic_v10(w, _e_topics)
     w += _S_xxx.pack(m.allow_auto_topic_creation, m.include_cluster_authorized_operations, m.include_topic_authorized_operations)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -191,11 +197,11 @@ def read_v11(r: Reader) -> MetadataRequest:
 
 
 def write_v11(w: Writer, m: MetadataRequest) -> None:
-    _v = m.topics
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_MetadataRequestTopic_v10(w, _e)
+    _v_topics = m.topics
+    write_compact_array_length(w, _v_topics)
+    if _v_topics:
+        for _e_topics in _v_topics:
+            _write_MetadataRequestTopic_v10(w, _e_topics)
     w += _S_xx.pack(m.allow_auto_topic_creation, m.include_topic_authorized_operations)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

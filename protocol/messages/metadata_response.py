@@ -141,12 +141,12 @@ def _read_MetadataResponsePartition_v0(r: Reader) -> MetadataResponsePartition:
 
 def _write_MetadataResponsePartition_v0(w: Writer, m: MetadataResponsePartition) -> None:
     w += _S_hii.pack(m.error_code, m.partition_index, m.leader_id)
-    _v = m.replica_nodes
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
-    _v = m.isr_nodes
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_replica_nodes = m.replica_nodes
+    w += _S_i.pack(len(_v_replica_nodes))
+    write_fixed_array(w, "i", _v_replica_nodes)
+    _v_isr_nodes = m.isr_nodes
+    w += _S_i.pack(len(_v_isr_nodes))
+    write_fixed_array(w, "i", _v_isr_nodes)
 
 
 def _read_MetadataResponsePartition_v5(r: Reader) -> MetadataResponsePartition:
@@ -168,15 +168,15 @@ def _read_MetadataResponsePartition_v5(r: Reader) -> MetadataResponsePartition:
 
 def _write_MetadataResponsePartition_v5(w: Writer, m: MetadataResponsePartition) -> None:
     w += _S_hii.pack(m.error_code, m.partition_index, m.leader_id)
-    _v = m.replica_nodes
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
-    _v = m.isr_nodes
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
-    _v = m.offline_replicas
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_replica_nodes = m.replica_nodes
+    w += _S_i.pack(len(_v_replica_nodes))
+    write_fixed_array(w, "i", _v_replica_nodes)
+    _v_isr_nodes = m.isr_nodes
+    w += _S_i.pack(len(_v_isr_nodes))
+    write_fixed_array(w, "i", _v_isr_nodes)
+    _v_offline_replicas = m.offline_replicas
+    w += _S_i.pack(len(_v_offline_replicas))
+    write_fixed_array(w, "i", _v_offline_replicas)
 
 
 def _read_MetadataResponsePartition_v7(r: Reader) -> MetadataResponsePartition:
@@ -198,15 +198,15 @@ def _read_MetadataResponsePartition_v7(r: Reader) -> MetadataResponsePartition:
 
 def _write_MetadataResponsePartition_v7(w: Writer, m: MetadataResponsePartition) -> None:
     w += _S_hiii.pack(m.error_code, m.partition_index, m.leader_id, m.leader_epoch)
-    _v = m.replica_nodes
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
-    _v = m.isr_nodes
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
-    _v = m.offline_replicas
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_replica_nodes = m.replica_nodes
+    w += _S_i.pack(len(_v_replica_nodes))
+    write_fixed_array(w, "i", _v_replica_nodes)
+    _v_isr_nodes = m.isr_nodes
+    w += _S_i.pack(len(_v_isr_nodes))
+    write_fixed_array(w, "i", _v_isr_nodes)
+    _v_offline_replicas = m.offline_replicas
+    w += _S_i.pack(len(_v_offline_replicas))
+    write_fixed_array(w, "i", _v_offline_replicas)
 
 
 def _read_MetadataResponsePartition_v9(r: Reader) -> MetadataResponsePartition:
@@ -229,15 +229,15 @@ def _read_MetadataResponsePartition_v9(r: Reader) -> MetadataResponsePartition:
 
 def _write_MetadataResponsePartition_v9(w: Writer, m: MetadataResponsePartition) -> None:
     w += _S_hiii.pack(m.error_code, m.partition_index, m.leader_id, m.leader_epoch)
-    _v = m.replica_nodes
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
-    _v = m.isr_nodes
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
-    _v = m.offline_replicas
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_replica_nodes = m.replica_nodes
+    write_uvarint(w, len(_v_replica_nodes) + 1)
+    write_fixed_array(w, "i", _v_replica_nodes)
+    _v_isr_nodes = m.isr_nodes
+    write_uvarint(w, len(_v_isr_nodes) + 1)
+    write_fixed_array(w, "i", _v_isr_nodes)
+    _v_offline_replicas = m.offline_replicas
+    write_uvarint(w, len(_v_offline_replicas) + 1)
+    write_fixed_array(w, "i", _v_offline_replicas)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -253,11 +253,13 @@ def _read_MetadataResponseTopic_v0(r: Reader) -> MetadataResponseTopic:
 
 def _write_MetadataResponseTopic_v0(w: Writer, m: MetadataResponseTopic) -> None:
     w += _S_h.pack(m.error_code)
+    if m.name is None:
+        raise ValueError("MetadataResponse.Name is null but not nullable in this version")
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponsePartition_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_MetadataResponsePartition_v0(w, _e_partitions)
 
 
 def _read_MetadataResponseTopic_v1(r: Reader) -> MetadataResponseTopic:
@@ -273,12 +275,14 @@ def _read_MetadataResponseTopic_v1(r: Reader) -> MetadataResponseTopic:
 
 def _write_MetadataResponseTopic_v1(w: Writer, m: MetadataResponseTopic) -> None:
     w += _S_h.pack(m.error_code)
+    if m.name is None:
+        raise ValueError("MetadataResponse.Name is null but not nullable in this version")
     write_string(w, m.name)
     w += _S_x.pack(m.is_internal)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponsePartition_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_MetadataResponsePartition_v0(w, _e_partitions)
 
 
 def _read_MetadataResponseTopic_v5(r: Reader) -> MetadataResponseTopic:
@@ -294,12 +298,14 @@ def _read_MetadataResponseTopic_v5(r: Reader) -> MetadataResponseTopic:
 
 def _write_MetadataResponseTopic_v5(w: Writer, m: MetadataResponseTopic) -> None:
     w += _S_h.pack(m.error_code)
+    if m.name is None:
+        raise ValueError("MetadataResponse.Name is null but not nullable in this version")
     write_string(w, m.name)
     w += _S_x.pack(m.is_internal)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponsePartition_v5(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_MetadataResponsePartition_v5(w, _e_partitions)
 
 
 def _read_MetadataResponseTopic_v7(r: Reader) -> MetadataResponseTopic:
@@ -315,12 +321,14 @@ def _read_MetadataResponseTopic_v7(r: Reader) -> MetadataResponseTopic:
 
 def _write_MetadataResponseTopic_v7(w: Writer, m: MetadataResponseTopic) -> None:
     w += _S_h.pack(m.error_code)
+    if m.name is None:
+        raise ValueError("MetadataResponse.Name is null but not nullable in this version")
     write_string(w, m.name)
     w += _S_x.pack(m.is_internal)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponsePartition_v7(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_MetadataResponsePartition_v7(w, _e_partitions)
 
 
 def _read_MetadataResponseTopic_v8(r: Reader) -> MetadataResponseTopic:
@@ -337,12 +345,14 @@ def _read_MetadataResponseTopic_v8(r: Reader) -> MetadataResponseTopic:
 
 def _write_MetadataResponseTopic_v8(w: Writer, m: MetadataResponseTopic) -> None:
     w += _S_h.pack(m.error_code)
+    if m.name is None:
+        raise ValueError("MetadataResponse.Name is null but not nullable in this version")
     write_string(w, m.name)
     w += _S_x.pack(m.is_internal)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponsePartition_v7(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_MetadataResponsePartition_v7(w, _e_partitions)
     w += _S_i.pack(m.topic_authorized_operations)
 
 
@@ -361,12 +371,14 @@ def _read_MetadataResponseTopic_v9(r: Reader) -> MetadataResponseTopic:
 
 def _write_MetadataResponseTopic_v9(w: Writer, m: MetadataResponseTopic) -> None:
     w += _S_h.pack(m.error_code)
+    if m.name is None:
+        raise ValueError("MetadataResponse.Name is null but not nullable in this version")
     write_compact_string(w, m.name)
     w += _S_x.pack(m.is_internal)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_MetadataResponsePartition_v9(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_MetadataResponsePartition_v9(w, _e_partitions)
     w += _S_i.pack(m.topic_authorized_operations)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -387,13 +399,15 @@ def _read_MetadataResponseTopic_v10(r: Reader) -> MetadataResponseTopic:
 
 def _write_MetadataResponseTopic_v10(w: Writer, m: MetadataResponseTopic) -> None:
     w += _S_h.pack(m.error_code)
+    if m.name is None:
+        raise ValueError("MetadataResponse.Name is null but not nullable in this version")
     write_compact_string(w, m.name)
     w += m.topic_id.bytes
     w += _S_x.pack(m.is_internal)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_MetadataResponsePartition_v9(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_MetadataResponsePartition_v9(w, _e_partitions)
     w += _S_i.pack(m.topic_authorized_operations)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -417,10 +431,10 @@ def _write_MetadataResponseTopic_v12(w: Writer, m: MetadataResponseTopic) -> Non
     write_compact_nullable_string(w, m.name)
     w += m.topic_id.bytes
     w += _S_x.pack(m.is_internal)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_MetadataResponsePartition_v9(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_MetadataResponsePartition_v9(w, _e_partitions)
     w += _S_i.pack(m.topic_authorized_operations)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -438,14 +452,14 @@ def read_v0(r: Reader) -> MetadataResponse:
 
 
 def write_v0(w: Writer, m: MetadataResponse) -> None:
-    _v = m.brokers
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponseBroker_v0(w, _e)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponseTopic_v0(w, _e)
+    _v_brokers = m.brokers
+    w += _S_i.pack(len(_v_brokers))
+    for _e_brokers in _v_brokers:
+        _write_MetadataResponseBroker_v0(w, _e_brokers)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_MetadataResponseTopic_v0(w, _e_topics)
 
 
 def read_v1(r: Reader) -> MetadataResponse:
@@ -462,15 +476,15 @@ def read_v1(r: Reader) -> MetadataResponse:
 
 
 def write_v1(w: Writer, m: MetadataResponse) -> None:
-    _v = m.brokers
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponseBroker_v1(w, _e)
+    _v_brokers = m.brokers
+    w += _S_i.pack(len(_v_brokers))
+    for _e_brokers in _v_brokers:
+        _write_MetadataResponseBroker_v1(w, _e_brokers)
     w += _S_i.pack(m.controller_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponseTopic_v1(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_MetadataResponseTopic_v1(w, _e_topics)
 
 
 def read_v2(r: Reader) -> MetadataResponse:
@@ -488,16 +502,16 @@ def read_v2(r: Reader) -> MetadataResponse:
 
 
 def write_v2(w: Writer, m: MetadataResponse) -> None:
-    _v = m.brokers
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponseBroker_v1(w, _e)
+    _v_brokers = m.brokers
+    w += _S_i.pack(len(_v_brokers))
+    for _e_brokers in _v_brokers:
+        _write_MetadataResponseBroker_v1(w, _e_brokers)
     write_nullable_string(w, m.cluster_id)
     w += _S_i.pack(m.controller_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponseTopic_v1(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_MetadataResponseTopic_v1(w, _e_topics)
 
 
 def read_v3(r: Reader) -> MetadataResponse:
@@ -517,16 +531,16 @@ def read_v3(r: Reader) -> MetadataResponse:
 
 def write_v3(w: Writer, m: MetadataResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.brokers
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponseBroker_v1(w, _e)
+    _v_brokers = m.brokers
+    w += _S_i.pack(len(_v_brokers))
+    for _e_brokers in _v_brokers:
+        _write_MetadataResponseBroker_v1(w, _e_brokers)
     write_nullable_string(w, m.cluster_id)
     w += _S_i.pack(m.controller_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponseTopic_v1(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_MetadataResponseTopic_v1(w, _e_topics)
 
 
 def read_v5(r: Reader) -> MetadataResponse:
@@ -546,16 +560,16 @@ def read_v5(r: Reader) -> MetadataResponse:
 
 def write_v5(w: Writer, m: MetadataResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.brokers
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponseBroker_v1(w, _e)
+    _v_brokers = m.brokers
+    w += _S_i.pack(len(_v_brokers))
+    for _e_brokers in _v_brokers:
+        _write_MetadataResponseBroker_v1(w, _e_brokers)
     write_nullable_string(w, m.cluster_id)
     w += _S_i.pack(m.controller_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponseTopic_v5(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_MetadataResponseTopic_v5(w, _e_topics)
 
 
 def read_v7(r: Reader) -> MetadataResponse:
@@ -575,16 +589,16 @@ def read_v7(r: Reader) -> MetadataResponse:
 
 def write_v7(w: Writer, m: MetadataResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.brokers
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponseBroker_v1(w, _e)
+    _v_brokers = m.brokers
+    w += _S_i.pack(len(_v_brokers))
+    for _e_brokers in _v_brokers:
+        _write_MetadataResponseBroker_v1(w, _e_brokers)
     write_nullable_string(w, m.cluster_id)
     w += _S_i.pack(m.controller_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponseTopic_v7(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_MetadataResponseTopic_v7(w, _e_topics)
 
 
 def read_v8(r: Reader) -> MetadataResponse:
@@ -605,16 +619,16 @@ def read_v8(r: Reader) -> MetadataResponse:
 
 def write_v8(w: Writer, m: MetadataResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.brokers
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponseBroker_v1(w, _e)
+    _v_brokers = m.brokers
+    w += _S_i.pack(len(_v_brokers))
+    for _e_brokers in _v_brokers:
+        _write_MetadataResponseBroker_v1(w, _e_brokers)
     write_nullable_string(w, m.cluster_id)
     w += _S_i.pack(m.controller_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_MetadataResponseTopic_v8(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_MetadataResponseTopic_v8(w, _e_topics)
     w += _S_i.pack(m.cluster_authorized_operations)
 
 
@@ -637,16 +651,16 @@ def read_v9(r: Reader) -> MetadataResponse:
 
 def write_v9(w: Writer, m: MetadataResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.brokers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_MetadataResponseBroker_v9(w, _e)
+    _v_brokers = m.brokers
+    write_uvarint(w, len(_v_brokers) + 1)
+    for _e_brokers in _v_brokers:
+        _write_MetadataResponseBroker_v9(w, _e_brokers)
     write_compact_nullable_string(w, m.cluster_id)
     w += _S_i.pack(m.controller_id)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_MetadataResponseTopic_v9(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_MetadataResponseTopic_v9(w, _e_topics)
     w += _S_i.pack(m.cluster_authorized_operations)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -670,16 +684,16 @@ def read_v10(r: Reader) -> MetadataResponse:
 
 def write_v10(w: Writer, m: MetadataResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.brokers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_MetadataResponseBroker_v9(w, _e)
+    _v_brokers = m.brokers
+    write_uvarint(w, len(_v_brokers) + 1)
+    for _e_brokers in _v_brokers:
+        _write_MetadataResponseBroker_v9(w, _e_brokers)
     write_compact_nullable_string(w, m.cluster_id)
     w += _S_i.pack(m.controller_id)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_MetadataResponseTopic_v10(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_MetadataResponseTopic_v10(w, _e_topics)
     w += _S_i.pack(m.cluster_authorized_operations)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -702,16 +716,16 @@ def read_v11(r: Reader) -> MetadataResponse:
 
 def write_v11(w: Writer, m: MetadataResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.brokers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_MetadataResponseBroker_v9(w, _e)
+    _v_brokers = m.brokers
+    write_uvarint(w, len(_v_brokers) + 1)
+    for _e_brokers in _v_brokers:
+        _write_MetadataResponseBroker_v9(w, _e_brokers)
     write_compact_nullable_string(w, m.cluster_id)
     w += _S_i.pack(m.controller_id)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_MetadataResponseTopic_v10(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_MetadataResponseTopic_v10(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -733,16 +747,16 @@ def read_v12(r: Reader) -> MetadataResponse:
 
 def write_v12(w: Writer, m: MetadataResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.brokers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_MetadataResponseBroker_v9(w, _e)
+    _v_brokers = m.brokers
+    write_uvarint(w, len(_v_brokers) + 1)
+    for _e_brokers in _v_brokers:
+        _write_MetadataResponseBroker_v9(w, _e_brokers)
     write_compact_nullable_string(w, m.cluster_id)
     w += _S_i.pack(m.controller_id)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_MetadataResponseTopic_v12(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_MetadataResponseTopic_v12(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -120,10 +120,10 @@ def _read_OffsetCommitRequestTopic_v0(r: Reader) -> OffsetCommitRequestTopic:
 
 def _write_OffsetCommitRequestTopic_v0(w: Writer, m: OffsetCommitRequestTopic) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetCommitRequestPartition_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_OffsetCommitRequestPartition_v0(w, _e_partitions)
 
 
 def _read_OffsetCommitRequestTopic_v1(r: Reader) -> OffsetCommitRequestTopic:
@@ -137,10 +137,10 @@ def _read_OffsetCommitRequestTopic_v1(r: Reader) -> OffsetCommitRequestTopic:
 
 def _write_OffsetCommitRequestTopic_v1(w: Writer, m: OffsetCommitRequestTopic) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetCommitRequestPartition_v1(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_OffsetCommitRequestPartition_v1(w, _e_partitions)
 
 
 def _read_OffsetCommitRequestTopic_v6(r: Reader) -> OffsetCommitRequestTopic:
@@ -154,10 +154,10 @@ def _read_OffsetCommitRequestTopic_v6(r: Reader) -> OffsetCommitRequestTopic:
 
 def _write_OffsetCommitRequestTopic_v6(w: Writer, m: OffsetCommitRequestTopic) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetCommitRequestPartition_v6(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_OffsetCommitRequestPartition_v6(w, _e_partitions)
 
 
 def _read_OffsetCommitRequestTopic_v8(r: Reader) -> OffsetCommitRequestTopic:
@@ -172,10 +172,10 @@ def _read_OffsetCommitRequestTopic_v8(r: Reader) -> OffsetCommitRequestTopic:
 
 def _write_OffsetCommitRequestTopic_v8(w: Writer, m: OffsetCommitRequestTopic) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_OffsetCommitRequestPartition_v8(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_OffsetCommitRequestPartition_v8(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -190,10 +190,10 @@ def read_v0(r: Reader) -> OffsetCommitRequest:
 
 def write_v0(w: Writer, m: OffsetCommitRequest) -> None:
     write_string(w, m.group_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetCommitRequestTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetCommitRequestTopic_v0(w, _e_topics)
 
 
 def read_v1(r: Reader) -> OffsetCommitRequest:
@@ -211,10 +211,10 @@ def write_v1(w: Writer, m: OffsetCommitRequest) -> None:
     write_string(w, m.group_id)
     w += _S_i.pack(m.generation_id_or_member_epoch)
     write_string(w, m.member_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetCommitRequestTopic_v1(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetCommitRequestTopic_v1(w, _e_topics)
 
 
 def read_v2(r: Reader) -> OffsetCommitRequest:
@@ -234,10 +234,10 @@ def write_v2(w: Writer, m: OffsetCommitRequest) -> None:
     w += _S_i.pack(m.generation_id_or_member_epoch)
     write_string(w, m.member_id)
     w += _S_q.pack(m.retention_time_ms)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetCommitRequestTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetCommitRequestTopic_v0(w, _e_topics)
 
 
 def read_v5(r: Reader) -> OffsetCommitRequest:
@@ -255,10 +255,10 @@ def write_v5(w: Writer, m: OffsetCommitRequest) -> None:
     write_string(w, m.group_id)
     w += _S_i.pack(m.generation_id_or_member_epoch)
     write_string(w, m.member_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetCommitRequestTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetCommitRequestTopic_v0(w, _e_topics)
 
 
 def read_v6(r: Reader) -> OffsetCommitRequest:
@@ -276,10 +276,10 @@ def write_v6(w: Writer, m: OffsetCommitRequest) -> None:
     write_string(w, m.group_id)
     w += _S_i.pack(m.generation_id_or_member_epoch)
     write_string(w, m.member_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetCommitRequestTopic_v6(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetCommitRequestTopic_v6(w, _e_topics)
 
 
 def read_v7(r: Reader) -> OffsetCommitRequest:
@@ -299,10 +299,10 @@ def write_v7(w: Writer, m: OffsetCommitRequest) -> None:
     w += _S_i.pack(m.generation_id_or_member_epoch)
     write_string(w, m.member_id)
     write_nullable_string(w, m.group_instance_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetCommitRequestTopic_v6(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetCommitRequestTopic_v6(w, _e_topics)
 
 
 def read_v8(r: Reader) -> OffsetCommitRequest:
@@ -323,10 +323,10 @@ def write_v8(w: Writer, m: OffsetCommitRequest) -> None:
     w += _S_i.pack(m.generation_id_or_member_epoch)
     write_compact_string(w, m.member_id)
     write_compact_nullable_string(w, m.group_instance_id)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_OffsetCommitRequestTopic_v8(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_OffsetCommitRequestTopic_v8(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

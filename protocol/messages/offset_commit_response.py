@@ -82,10 +82,10 @@ def _read_OffsetCommitResponseTopic_v0(r: Reader) -> OffsetCommitResponseTopic:
 
 def _write_OffsetCommitResponseTopic_v0(w: Writer, m: OffsetCommitResponseTopic) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetCommitResponsePartition_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_OffsetCommitResponsePartition_v0(w, _e_partitions)
 
 
 def _read_OffsetCommitResponseTopic_v8(r: Reader) -> OffsetCommitResponseTopic:
@@ -100,10 +100,10 @@ def _read_OffsetCommitResponseTopic_v8(r: Reader) -> OffsetCommitResponseTopic:
 
 def _write_OffsetCommitResponseTopic_v8(w: Writer, m: OffsetCommitResponseTopic) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_OffsetCommitResponsePartition_v8(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_OffsetCommitResponsePartition_v8(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -116,10 +116,10 @@ def read_v0(r: Reader) -> OffsetCommitResponse:
 
 
 def write_v0(w: Writer, m: OffsetCommitResponse) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetCommitResponseTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetCommitResponseTopic_v0(w, _e_topics)
 
 
 def read_v3(r: Reader) -> OffsetCommitResponse:
@@ -133,10 +133,10 @@ def read_v3(r: Reader) -> OffsetCommitResponse:
 
 def write_v3(w: Writer, m: OffsetCommitResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetCommitResponseTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetCommitResponseTopic_v0(w, _e_topics)
 
 
 def read_v8(r: Reader) -> OffsetCommitResponse:
@@ -151,10 +151,10 @@ def read_v8(r: Reader) -> OffsetCommitResponse:
 
 def write_v8(w: Writer, m: OffsetCommitResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_OffsetCommitResponseTopic_v8(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_OffsetCommitResponseTopic_v8(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

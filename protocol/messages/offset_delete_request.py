@@ -66,10 +66,10 @@ def _read_OffsetDeleteRequestTopic_v0(r: Reader) -> OffsetDeleteRequestTopic:
 
 def _write_OffsetDeleteRequestTopic_v0(w: Writer, m: OffsetDeleteRequestTopic) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetDeleteRequestPartition_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_OffsetDeleteRequestPartition_v0(w, _e_partitions)
 
 
 def read_v0(r: Reader) -> OffsetDeleteRequest:
@@ -83,10 +83,10 @@ def read_v0(r: Reader) -> OffsetDeleteRequest:
 
 def write_v0(w: Writer, m: OffsetDeleteRequest) -> None:
     write_string(w, m.group_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetDeleteRequestTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetDeleteRequestTopic_v0(w, _e_topics)
 
 
 READERS = {0: read_v0}

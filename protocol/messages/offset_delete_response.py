@@ -70,10 +70,10 @@ def _read_OffsetDeleteResponseTopic_v0(r: Reader) -> OffsetDeleteResponseTopic:
 
 def _write_OffsetDeleteResponseTopic_v0(w: Writer, m: OffsetDeleteResponseTopic) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetDeleteResponsePartition_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_OffsetDeleteResponsePartition_v0(w, _e_partitions)
 
 
 def read_v0(r: Reader) -> OffsetDeleteResponse:
@@ -87,10 +87,10 @@ def read_v0(r: Reader) -> OffsetDeleteResponse:
 
 def write_v0(w: Writer, m: OffsetDeleteResponse) -> None:
     w += _S_hi.pack(m.error_code, m.throttle_time_ms)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetDeleteResponseTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetDeleteResponseTopic_v0(w, _e_topics)
 
 
 READERS = {0: read_v0}

@@ -77,9 +77,9 @@ def _read_OffsetFetchRequestTopic_v0(r: Reader) -> OffsetFetchRequestTopic:
 
 def _write_OffsetFetchRequestTopic_v0(w: Writer, m: OffsetFetchRequestTopic) -> None:
     write_string(w, m.name)
-    _v = m.partition_indexes
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_partition_indexes = m.partition_indexes
+    w += _S_i.pack(len(_v_partition_indexes))
+    write_fixed_array(w, "i", _v_partition_indexes)
 
 
 def _read_OffsetFetchRequestTopic_v6(r: Reader) -> OffsetFetchRequestTopic:
@@ -94,9 +94,9 @@ def _read_OffsetFetchRequestTopic_v6(r: Reader) -> OffsetFetchRequestTopic:
 
 def _write_OffsetFetchRequestTopic_v6(w: Writer, m: OffsetFetchRequestTopic) -> None:
     write_compact_string(w, m.name)
-    _v = m.partition_indexes
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partition_indexes = m.partition_indexes
+    write_uvarint(w, len(_v_partition_indexes) + 1)
+    write_fixed_array(w, "i", _v_partition_indexes)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -112,9 +112,9 @@ def _read_OffsetFetchRequestTopics_v8(r: Reader) -> OffsetFetchRequestTopics:
 
 def _write_OffsetFetchRequestTopics_v8(w: Writer, m: OffsetFetchRequestTopics) -> None:
     write_compact_string(w, m.name)
-    _v = m.partition_indexes
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partition_indexes = m.partition_indexes
+    write_uvarint(w, len(_v_partition_indexes) + 1)
+    write_fixed_array(w, "i", _v_partition_indexes)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -128,11 +128,11 @@ def _read_OffsetFetchRequestGroup_v8(r: Reader) -> OffsetFetchRequestGroup:
 
 def _write_OffsetFetchRequestGroup_v8(w: Writer, m: OffsetFetchRequestGroup) -> None:
     write_compact_string(w, m.group_id)
-    _v = m.topics
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_OffsetFetchRequestTopics_v8(w, _e)
+    _v_topics = m.topics
+    write_compact_array_length(w, _v_topics)
+    if _v_topics:
+        for _e_topics in _v_topics:
+            _write_OffsetFetchRequestTopics_v8(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -150,11 +150,11 @@ def _write_OffsetFetchRequestGroup_v9(w: Writer, m: OffsetFetchRequestGroup) -> 
     write_compact_string(w, m.group_id)
     write_compact_nullable_string(w, m.member_id)
     w += _S_i.pack(m.member_epoch)
-    _v = m.topics
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_OffsetFetchRequestTopics_v8(w, _e)
+    _v_topics = m.topics
+    write_compact_array_length(w, _v_topics)
+    if _v_topics:
+        for _e_topics in _v_topics:
+            _write_OffsetFetchRequestTopics_v8(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -169,10 +169,12 @@ def read_v0(r: Reader) -> OffsetFetchRequest:
 
 def write_v0(w: Writer, m: OffsetFetchRequest) -> None:
     write_string(w, m.group_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetFetchRequestTopic_v0(w, _e)
+    _v_topics = m.topics
+    if _v_topics is None:
+        raise ValueError("OffsetFetchRequest.Topics is null but not nullable in this version")
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetFetchRequestTopic_v0(w, _e_topics)
 
 
 def read_v2(r: Reader) -> OffsetFetchRequest:
@@ -184,11 +186,11 @@ def read_v2(r: Reader) -> OffsetFetchRequest:
 
 def write_v2(w: Writer, m: OffsetFetchRequest) -> None:
     write_string(w, m.group_id)
-    _v = m.topics
-    write_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_OffsetFetchRequestTopic_v0(w, _e)
+    _v_topics = m.topics
+    write_array_length(w, _v_topics)
+    if _v_topics:
+        for _e_topics in _v_topics:
+            _write_OffsetFetchRequestTopic_v0(w, _e_topics)
 
 
 def read_v6(r: Reader) -> OffsetFetchRequest:
@@ -201,11 +203,11 @@ def read_v6(r: Reader) -> OffsetFetchRequest:
 
 def write_v6(w: Writer, m: OffsetFetchRequest) -> None:
     write_compact_string(w, m.group_id)
-    _v = m.topics
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_OffsetFetchRequestTopic_v6(w, _e)
+    _v_topics = m.topics
+    write_compact_array_length(w, _v_topics)
+    if _v_topics:
+        for _e_topics in _v_topics:
+            _write_OffsetFetchRequestTopic_v6(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -220,11 +222,11 @@ def read_v7(r: Reader) -> OffsetFetchRequest:
 
 def write_v7(w: Writer, m: OffsetFetchRequest) -> None:
     write_compact_string(w, m.group_id)
-    _v = m.topics
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_OffsetFetchRequestTopic_v6(w, _e)
+    _v_topics = m.topics
+    write_compact_array_length(w, _v_topics)
+    if _v_topics:
+        for _e_topics in _v_topics:
+            _write_OffsetFetchRequestTopic_v6(w, _e_topics)
     w += _S_x.pack(m.require_stable)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -240,10 +242,10 @@ def read_v8(r: Reader) -> OffsetFetchRequest:
 
 
 def write_v8(w: Writer, m: OffsetFetchRequest) -> None:
-    _v = m.groups
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_OffsetFetchRequestGroup_v8(w, _e)
+    _v_groups = m.groups
+    write_uvarint(w, len(_v_groups) + 1)
+    for _e_groups in _v_groups:
+        _write_OffsetFetchRequestGroup_v8(w, _e_groups)
     w += _S_x.pack(m.require_stable)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -259,10 +261,10 @@ def read_v9(r: Reader) -> OffsetFetchRequest:
 
 
 def write_v9(w: Writer, m: OffsetFetchRequest) -> None:
-    _v = m.groups
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_OffsetFetchRequestGroup_v9(w, _e)
+    _v_groups = m.groups
+    write_uvarint(w, len(_v_groups) + 1)
+    for _e_groups in _v_groups:
+        _write_OffsetFetchRequestGroup_v9(w, _e_groups)
     w += _S_x.pack(m.require_stable)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

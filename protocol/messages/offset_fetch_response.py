@@ -137,10 +137,10 @@ def _read_OffsetFetchResponseTopic_v0(r: Reader) -> OffsetFetchResponseTopic:
 
 def _write_OffsetFetchResponseTopic_v0(w: Writer, m: OffsetFetchResponseTopic) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetFetchResponsePartition_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_OffsetFetchResponsePartition_v0(w, _e_partitions)
 
 
 def _read_OffsetFetchResponseTopic_v5(r: Reader) -> OffsetFetchResponseTopic:
@@ -154,10 +154,10 @@ def _read_OffsetFetchResponseTopic_v5(r: Reader) -> OffsetFetchResponseTopic:
 
 def _write_OffsetFetchResponseTopic_v5(w: Writer, m: OffsetFetchResponseTopic) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetFetchResponsePartition_v5(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_OffsetFetchResponsePartition_v5(w, _e_partitions)
 
 
 def _read_OffsetFetchResponseTopic_v6(r: Reader) -> OffsetFetchResponseTopic:
@@ -172,10 +172,10 @@ def _read_OffsetFetchResponseTopic_v6(r: Reader) -> OffsetFetchResponseTopic:
 
 def _write_OffsetFetchResponseTopic_v6(w: Writer, m: OffsetFetchResponseTopic) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_OffsetFetchResponsePartition_v6(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_OffsetFetchResponsePartition_v6(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -206,10 +206,10 @@ def _read_OffsetFetchResponseTopics_v8(r: Reader) -> OffsetFetchResponseTopics:
 
 def _write_OffsetFetchResponseTopics_v8(w: Writer, m: OffsetFetchResponseTopics) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_OffsetFetchResponsePartitions_v8(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_OffsetFetchResponsePartitions_v8(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -226,10 +226,10 @@ def _read_OffsetFetchResponseGroup_v8(r: Reader) -> OffsetFetchResponseGroup:
 
 def _write_OffsetFetchResponseGroup_v8(w: Writer, m: OffsetFetchResponseGroup) -> None:
     write_compact_string(w, m.group_id)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_OffsetFetchResponseTopics_v8(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_OffsetFetchResponseTopics_v8(w, _e_topics)
     w += _S_h.pack(m.error_code)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -243,10 +243,10 @@ def read_v0(r: Reader) -> OffsetFetchResponse:
 
 
 def write_v0(w: Writer, m: OffsetFetchResponse) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetFetchResponseTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetFetchResponseTopic_v0(w, _e_topics)
 
 
 def read_v2(r: Reader) -> OffsetFetchResponse:
@@ -259,10 +259,10 @@ def read_v2(r: Reader) -> OffsetFetchResponse:
 
 
 def write_v2(w: Writer, m: OffsetFetchResponse) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetFetchResponseTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetFetchResponseTopic_v0(w, _e_topics)
     w += _S_h.pack(m.error_code)
 
 
@@ -278,10 +278,10 @@ def read_v3(r: Reader) -> OffsetFetchResponse:
 
 def write_v3(w: Writer, m: OffsetFetchResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetFetchResponseTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetFetchResponseTopic_v0(w, _e_topics)
     w += _S_h.pack(m.error_code)
 
 
@@ -297,10 +297,10 @@ def read_v5(r: Reader) -> OffsetFetchResponse:
 
 def write_v5(w: Writer, m: OffsetFetchResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetFetchResponseTopic_v5(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetFetchResponseTopic_v5(w, _e_topics)
     w += _S_h.pack(m.error_code)
 
 
@@ -317,10 +317,10 @@ def read_v6(r: Reader) -> OffsetFetchResponse:
 
 def write_v6(w: Writer, m: OffsetFetchResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_OffsetFetchResponseTopic_v6(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_OffsetFetchResponseTopic_v6(w, _e_topics)
     w += _S_h.pack(m.error_code)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -337,10 +337,10 @@ def read_v8(r: Reader) -> OffsetFetchResponse:
 
 def write_v8(w: Writer, m: OffsetFetchResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.groups
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_OffsetFetchResponseGroup_v8(w, _e)
+    _v_groups = m.groups
+    write_uvarint(w, len(_v_groups) + 1)
+    for _e_groups in _v_groups:
+        _write_OffsetFetchResponseGroup_v8(w, _e_groups)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

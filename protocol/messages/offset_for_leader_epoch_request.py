@@ -93,10 +93,10 @@ def _read_OffsetForLeaderTopic_v0(r: Reader) -> OffsetForLeaderTopic:
 
 def _write_OffsetForLeaderTopic_v0(w: Writer, m: OffsetForLeaderTopic) -> None:
     write_string(w, m.topic)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetForLeaderPartition_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_OffsetForLeaderPartition_v0(w, _e_partitions)
 
 
 def _read_OffsetForLeaderTopic_v2(r: Reader) -> OffsetForLeaderTopic:
@@ -110,10 +110,10 @@ def _read_OffsetForLeaderTopic_v2(r: Reader) -> OffsetForLeaderTopic:
 
 def _write_OffsetForLeaderTopic_v2(w: Writer, m: OffsetForLeaderTopic) -> None:
     write_string(w, m.topic)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetForLeaderPartition_v2(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_OffsetForLeaderPartition_v2(w, _e_partitions)
 
 
 def _read_OffsetForLeaderTopic_v4(r: Reader) -> OffsetForLeaderTopic:
@@ -128,10 +128,10 @@ def _read_OffsetForLeaderTopic_v4(r: Reader) -> OffsetForLeaderTopic:
 
 def _write_OffsetForLeaderTopic_v4(w: Writer, m: OffsetForLeaderTopic) -> None:
     write_compact_string(w, m.topic)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_OffsetForLeaderPartition_v4(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_OffsetForLeaderPartition_v4(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -144,10 +144,10 @@ def read_v0(r: Reader) -> OffsetForLeaderEpochRequest:
 
 
 def write_v0(w: Writer, m: OffsetForLeaderEpochRequest) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetForLeaderTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetForLeaderTopic_v0(w, _e_topics)
 
 
 def read_v2(r: Reader) -> OffsetForLeaderEpochRequest:
@@ -159,10 +159,10 @@ def read_v2(r: Reader) -> OffsetForLeaderEpochRequest:
 
 
 def write_v2(w: Writer, m: OffsetForLeaderEpochRequest) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetForLeaderTopic_v2(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetForLeaderTopic_v2(w, _e_topics)
 
 
 def read_v3(r: Reader) -> OffsetForLeaderEpochRequest:
@@ -176,10 +176,10 @@ def read_v3(r: Reader) -> OffsetForLeaderEpochRequest:
 
 def write_v3(w: Writer, m: OffsetForLeaderEpochRequest) -> None:
     w += _S_i.pack(m.replica_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetForLeaderTopic_v2(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetForLeaderTopic_v2(w, _e_topics)
 
 
 def read_v4(r: Reader) -> OffsetForLeaderEpochRequest:
@@ -194,10 +194,10 @@ def read_v4(r: Reader) -> OffsetForLeaderEpochRequest:
 
 def write_v4(w: Writer, m: OffsetForLeaderEpochRequest) -> None:
     w += _S_i.pack(m.replica_id)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_OffsetForLeaderTopic_v4(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_OffsetForLeaderTopic_v4(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

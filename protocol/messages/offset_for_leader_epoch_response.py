@@ -94,10 +94,10 @@ def _read_OffsetForLeaderTopicResult_v0(r: Reader) -> OffsetForLeaderTopicResult
 
 def _write_OffsetForLeaderTopicResult_v0(w: Writer, m: OffsetForLeaderTopicResult) -> None:
     write_string(w, m.topic)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_EpochEndOffset_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_EpochEndOffset_v0(w, _e_partitions)
 
 
 def _read_OffsetForLeaderTopicResult_v1(r: Reader) -> OffsetForLeaderTopicResult:
@@ -111,10 +111,10 @@ def _read_OffsetForLeaderTopicResult_v1(r: Reader) -> OffsetForLeaderTopicResult
 
 def _write_OffsetForLeaderTopicResult_v1(w: Writer, m: OffsetForLeaderTopicResult) -> None:
     write_string(w, m.topic)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_EpochEndOffset_v1(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_EpochEndOffset_v1(w, _e_partitions)
 
 
 def _read_OffsetForLeaderTopicResult_v4(r: Reader) -> OffsetForLeaderTopicResult:
@@ -129,10 +129,10 @@ def _read_OffsetForLeaderTopicResult_v4(r: Reader) -> OffsetForLeaderTopicResult
 
 def _write_OffsetForLeaderTopicResult_v4(w: Writer, m: OffsetForLeaderTopicResult) -> None:
     write_compact_string(w, m.topic)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_EpochEndOffset_v4(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_EpochEndOffset_v4(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -145,10 +145,10 @@ def read_v0(r: Reader) -> OffsetForLeaderEpochResponse:
 
 
 def write_v0(w: Writer, m: OffsetForLeaderEpochResponse) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetForLeaderTopicResult_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetForLeaderTopicResult_v0(w, _e_topics)
 
 
 def read_v1(r: Reader) -> OffsetForLeaderEpochResponse:
@@ -160,10 +160,10 @@ def read_v1(r: Reader) -> OffsetForLeaderEpochResponse:
 
 
 def write_v1(w: Writer, m: OffsetForLeaderEpochResponse) -> None:
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetForLeaderTopicResult_v1(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetForLeaderTopicResult_v1(w, _e_topics)
 
 
 def read_v2(r: Reader) -> OffsetForLeaderEpochResponse:
@@ -177,10 +177,10 @@ def read_v2(r: Reader) -> OffsetForLeaderEpochResponse:
 
 def write_v2(w: Writer, m: OffsetForLeaderEpochResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_OffsetForLeaderTopicResult_v1(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_OffsetForLeaderTopicResult_v1(w, _e_topics)
 
 
 def read_v4(r: Reader) -> OffsetForLeaderEpochResponse:
@@ -195,10 +195,10 @@ def read_v4(r: Reader) -> OffsetForLeaderEpochResponse:
 
 def write_v4(w: Writer, m: OffsetForLeaderEpochResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_OffsetForLeaderTopicResult_v4(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_OffsetForLeaderTopicResult_v4(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

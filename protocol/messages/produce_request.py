@@ -93,10 +93,10 @@ def _read_TopicProduceData_v0(r: Reader) -> TopicProduceData:
 
 def _write_TopicProduceData_v0(w: Writer, m: TopicProduceData) -> None:
     write_string(w, m.name)
-    _v = m.partition_data
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_PartitionProduceData_v0(w, _e)
+    _v_partition_data = m.partition_data
+    w += _S_i.pack(len(_v_partition_data))
+    for _e_partition_data in _v_partition_data:
+        _write_PartitionProduceData_v0(w, _e_partition_data)
 
 
 def _read_TopicProduceData_v9(r: Reader) -> TopicProduceData:
@@ -111,10 +111,10 @@ def _read_TopicProduceData_v9(r: Reader) -> TopicProduceData:
 
 def _write_TopicProduceData_v9(w: Writer, m: TopicProduceData) -> None:
     write_compact_string(w, m.name)
-    _v = m.partition_data
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionProduceData_v9(w, _e)
+    _v_partition_data = m.partition_data
+    write_uvarint(w, len(_v_partition_data) + 1)
+    for _e_partition_data in _v_partition_data:
+        _write_PartitionProduceData_v9(w, _e_partition_data)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -129,10 +129,10 @@ def read_v0(r: Reader) -> ProduceRequest:
 
 def write_v0(w: Writer, m: ProduceRequest) -> None:
     w += _S_hi.pack(m.acks, m.timeout_ms)
-    _v = m.topic_data
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_TopicProduceData_v0(w, _e)
+    _v_topic_data = m.topic_data
+    w += _S_i.pack(len(_v_topic_data))
+    for _e_topic_data in _v_topic_data:
+        _write_TopicProduceData_v0(w, _e_topic_data)
 
 
 def read_v3(r: Reader) -> ProduceRequest:
@@ -148,10 +148,10 @@ def read_v3(r: Reader) -> ProduceRequest:
 def write_v3(w: Writer, m: ProduceRequest) -> None:
     write_nullable_string(w, m.transactional_id)
     w += _S_hi.pack(m.acks, m.timeout_ms)
-    _v = m.topic_data
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_TopicProduceData_v0(w, _e)
+    _v_topic_data = m.topic_data
+    w += _S_i.pack(len(_v_topic_data))
+    for _e_topic_data in _v_topic_data:
+        _write_TopicProduceData_v0(w, _e_topic_data)
 
 
 def read_v9(r: Reader) -> ProduceRequest:
@@ -168,10 +168,10 @@ def read_v9(r: Reader) -> ProduceRequest:
 def write_v9(w: Writer, m: ProduceRequest) -> None:
     write_compact_nullable_string(w, m.transactional_id)
     w += _S_hi.pack(m.acks, m.timeout_ms)
-    _v = m.topic_data
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicProduceData_v9(w, _e)
+    _v_topic_data = m.topic_data
+    write_uvarint(w, len(_v_topic_data) + 1)
+    for _e_topic_data in _v_topic_data:
+        _write_TopicProduceData_v9(w, _e_topic_data)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -160,10 +160,10 @@ def _read_PartitionProduceResponse_v8(r: Reader) -> PartitionProduceResponse:
 
 def _write_PartitionProduceResponse_v8(w: Writer, m: PartitionProduceResponse) -> None:
     w += _S_ihqqq.pack(m.index, m.error_code, m.base_offset, m.log_append_time_ms, m.log_start_offset)
-    _v = m.record_errors
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_BatchIndexAndErrorMessage_v8(w, _e)
+    _v_record_errors = m.record_errors
+    w += _S_i.pack(len(_v_record_errors))
+    for _e_record_errors in _v_record_errors:
+        _write_BatchIndexAndErrorMessage_v8(w, _e_record_errors)
     write_nullable_string(w, m.error_message)
 
 
@@ -180,10 +180,10 @@ def _read_PartitionProduceResponse_v9(r: Reader) -> PartitionProduceResponse:
 
 def _write_PartitionProduceResponse_v9(w: Writer, m: PartitionProduceResponse) -> None:
     w += _S_ihqqq.pack(m.index, m.error_code, m.base_offset, m.log_append_time_ms, m.log_start_offset)
-    _v = m.record_errors
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_BatchIndexAndErrorMessage_v9(w, _e)
+    _v_record_errors = m.record_errors
+    write_uvarint(w, len(_v_record_errors) + 1)
+    for _e_record_errors in _v_record_errors:
+        _write_BatchIndexAndErrorMessage_v9(w, _e_record_errors)
     write_compact_nullable_string(w, m.error_message)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -212,10 +212,10 @@ def _read_PartitionProduceResponse_v10(r: Reader) -> PartitionProduceResponse:
 
 def _write_PartitionProduceResponse_v10(w: Writer, m: PartitionProduceResponse) -> None:
     w += _S_ihqqq.pack(m.index, m.error_code, m.base_offset, m.log_append_time_ms, m.log_start_offset)
-    _v = m.record_errors
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_BatchIndexAndErrorMessage_v9(w, _e)
+    _v_record_errors = m.record_errors
+    write_uvarint(w, len(_v_record_errors) + 1)
+    for _e_record_errors in _v_record_errors:
+        _write_BatchIndexAndErrorMessage_v9(w, _e_record_errors)
     write_compact_nullable_string(w, m.error_message)
     _known = []
     if m.current_leader != LeaderIdAndEpoch():
@@ -236,10 +236,10 @@ def _read_TopicProduceResponse_v0(r: Reader) -> TopicProduceResponse:
 
 def _write_TopicProduceResponse_v0(w: Writer, m: TopicProduceResponse) -> None:
     write_string(w, m.name)
-    _v = m.partition_responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_PartitionProduceResponse_v0(w, _e)
+    _v_partition_responses = m.partition_responses
+    w += _S_i.pack(len(_v_partition_responses))
+    for _e_partition_responses in _v_partition_responses:
+        _write_PartitionProduceResponse_v0(w, _e_partition_responses)
 
 
 def _read_TopicProduceResponse_v2(r: Reader) -> TopicProduceResponse:
@@ -253,10 +253,10 @@ def _read_TopicProduceResponse_v2(r: Reader) -> TopicProduceResponse:
 
 def _write_TopicProduceResponse_v2(w: Writer, m: TopicProduceResponse) -> None:
     write_string(w, m.name)
-    _v = m.partition_responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_PartitionProduceResponse_v2(w, _e)
+    _v_partition_responses = m.partition_responses
+    w += _S_i.pack(len(_v_partition_responses))
+    for _e_partition_responses in _v_partition_responses:
+        _write_PartitionProduceResponse_v2(w, _e_partition_responses)
 
 
 def _read_TopicProduceResponse_v5(r: Reader) -> TopicProduceResponse:
@@ -270,10 +270,10 @@ def _read_TopicProduceResponse_v5(r: Reader) -> TopicProduceResponse:
 
 def _write_TopicProduceResponse_v5(w: Writer, m: TopicProduceResponse) -> None:
     write_string(w, m.name)
-    _v = m.partition_responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_PartitionProduceResponse_v5(w, _e)
+    _v_partition_responses = m.partition_responses
+    w += _S_i.pack(len(_v_partition_responses))
+    for _e_partition_responses in _v_partition_responses:
+        _write_PartitionProduceResponse_v5(w, _e_partition_responses)
 
 
 def _read_TopicProduceResponse_v8(r: Reader) -> TopicProduceResponse:
@@ -287,10 +287,10 @@ def _read_TopicProduceResponse_v8(r: Reader) -> TopicProduceResponse:
 
 def _write_TopicProduceResponse_v8(w: Writer, m: TopicProduceResponse) -> None:
     write_string(w, m.name)
-    _v = m.partition_responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_PartitionProduceResponse_v8(w, _e)
+    _v_partition_responses = m.partition_responses
+    w += _S_i.pack(len(_v_partition_responses))
+    for _e_partition_responses in _v_partition_responses:
+        _write_PartitionProduceResponse_v8(w, _e_partition_responses)
 
 
 def _read_TopicProduceResponse_v9(r: Reader) -> TopicProduceResponse:
@@ -305,10 +305,10 @@ def _read_TopicProduceResponse_v9(r: Reader) -> TopicProduceResponse:
 
 def _write_TopicProduceResponse_v9(w: Writer, m: TopicProduceResponse) -> None:
     write_compact_string(w, m.name)
-    _v = m.partition_responses
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionProduceResponse_v9(w, _e)
+    _v_partition_responses = m.partition_responses
+    write_uvarint(w, len(_v_partition_responses) + 1)
+    for _e_partition_responses in _v_partition_responses:
+        _write_PartitionProduceResponse_v9(w, _e_partition_responses)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -324,10 +324,10 @@ def _read_TopicProduceResponse_v10(r: Reader) -> TopicProduceResponse:
 
 def _write_TopicProduceResponse_v10(w: Writer, m: TopicProduceResponse) -> None:
     write_compact_string(w, m.name)
-    _v = m.partition_responses
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionProduceResponse_v10(w, _e)
+    _v_partition_responses = m.partition_responses
+    write_uvarint(w, len(_v_partition_responses) + 1)
+    for _e_partition_responses in _v_partition_responses:
+        _write_PartitionProduceResponse_v10(w, _e_partition_responses)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -357,10 +357,10 @@ def read_v0(r: Reader) -> ProduceResponse:
 
 
 def write_v0(w: Writer, m: ProduceResponse) -> None:
-    _v = m.responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_TopicProduceResponse_v0(w, _e)
+    _v_responses = m.responses
+    w += _S_i.pack(len(_v_responses))
+    for _e_responses in _v_responses:
+        _write_TopicProduceResponse_v0(w, _e_responses)
 
 
 def read_v1(r: Reader) -> ProduceResponse:
@@ -373,10 +373,10 @@ def read_v1(r: Reader) -> ProduceResponse:
 
 
 def write_v1(w: Writer, m: ProduceResponse) -> None:
-    _v = m.responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_TopicProduceResponse_v0(w, _e)
+    _v_responses = m.responses
+    w += _S_i.pack(len(_v_responses))
+    for _e_responses in _v_responses:
+        _write_TopicProduceResponse_v0(w, _e_responses)
     w += _S_i.pack(m.throttle_time_ms)
 
 
@@ -390,10 +390,10 @@ def read_v2(r: Reader) -> ProduceResponse:
 
 
 def write_v2(w: Writer, m: ProduceResponse) -> None:
-    _v = m.responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_TopicProduceResponse_v2(w, _e)
+    _v_responses = m.responses
+    w += _S_i.pack(len(_v_responses))
+    for _e_responses in _v_responses:
+        _write_TopicProduceResponse_v2(w, _e_responses)
     w += _S_i.pack(m.throttle_time_ms)
 
 
@@ -407,10 +407,10 @@ def read_v5(r: Reader) -> ProduceResponse:
 
 
 def write_v5(w: Writer, m: ProduceResponse) -> None:
-    _v = m.responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_TopicProduceResponse_v5(w, _e)
+    _v_responses = m.responses
+    w += _S_i.pack(len(_v_responses))
+    for _e_responses in _v_responses:
+        _write_TopicProduceResponse_v5(w, _e_responses)
     w += _S_i.pack(m.throttle_time_ms)
 
 
@@ -424,10 +424,10 @@ def read_v8(r: Reader) -> ProduceResponse:
 
 
 def write_v8(w: Writer, m: ProduceResponse) -> None:
-    _v = m.responses
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_TopicProduceResponse_v8(w, _e)
+    _v_responses = m.responses
+    w += _S_i.pack(len(_v_responses))
+    for _e_responses in _v_responses:
+        _write_TopicProduceResponse_v8(w, _e_responses)
     w += _S_i.pack(m.throttle_time_ms)
 
 
@@ -442,10 +442,10 @@ def read_v9(r: Reader) -> ProduceResponse:
 
 
 def write_v9(w: Writer, m: ProduceResponse) -> None:
-    _v = m.responses
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicProduceResponse_v9(w, _e)
+    _v_responses = m.responses
+    write_uvarint(w, len(_v_responses) + 1)
+    for _e_responses in _v_responses:
+        _write_TopicProduceResponse_v9(w, _e_responses)
     w += _S_i.pack(m.throttle_time_ms)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -475,18 +475,18 @@ def read_v10(r: Reader) -> ProduceResponse:
 
 
 def write_v10(w: Writer, m: ProduceResponse) -> None:
-    _v = m.responses
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicProduceResponse_v10(w, _e)
+    _v_responses = m.responses
+    write_uvarint(w, len(_v_responses) + 1)
+    for _e_responses in _v_responses:
+        _write_TopicProduceResponse_v10(w, _e_responses)
     w += _S_i.pack(m.throttle_time_ms)
     _known = []
     if m.node_endpoints != []:
         _t = Writer()
-        _v = m.node_endpoints
-        write_uvarint(_t, len(_v) + 1)
-        for _e in _v:
-            _write_NodeEndpoint_v10(_t, _e)
+        _v_node_endpoints = m.node_endpoints
+        write_uvarint(_t, len(_v_node_endpoints) + 1)
+        for _e_node_endpoints in _v_node_endpoints:
+            _write_NodeEndpoint_v10(_t, _e_node_endpoints)
         _known.append((0, _t))
     write_tagged_fields(w, m.unknown_tagged_fields, _known)
 

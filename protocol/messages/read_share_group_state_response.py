@@ -92,10 +92,10 @@ def _write_PartitionResult_v0(w: Writer, m: PartitionResult) -> None:
     w += _S_ih.pack(m.partition, m.error_code)
     write_compact_nullable_string(w, m.error_message)
     w += _S_iq.pack(m.state_epoch, m.start_offset)
-    _v = m.state_batches
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_StateBatch_v0(w, _e)
+    _v_state_batches = m.state_batches
+    write_uvarint(w, len(_v_state_batches) + 1)
+    for _e_state_batches in _v_state_batches:
+        _write_StateBatch_v0(w, _e_state_batches)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -111,10 +111,10 @@ def _read_ReadStateResult_v0(r: Reader) -> ReadStateResult:
 
 def _write_ReadStateResult_v0(w: Writer, m: ReadStateResult) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionResult_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionResult_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -128,10 +128,10 @@ def read_v0(r: Reader) -> ReadShareGroupStateResponse:
 
 
 def write_v0(w: Writer, m: ReadShareGroupStateResponse) -> None:
-    _v = m.results
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ReadStateResult_v0(w, _e)
+    _v_results = m.results
+    write_uvarint(w, len(_v_results) + 1)
+    for _e_results in _v_results:
+        _write_ReadStateResult_v0(w, _e_results)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -74,10 +74,10 @@ def _read_ReadStateSummaryData_v0(r: Reader) -> ReadStateSummaryData:
 
 def _write_ReadStateSummaryData_v0(w: Writer, m: ReadStateSummaryData) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionData_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -93,10 +93,10 @@ def read_v0(r: Reader) -> ReadShareGroupStateSummaryRequest:
 
 def write_v0(w: Writer, m: ReadShareGroupStateSummaryRequest) -> None:
     write_compact_string(w, m.group_id)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ReadStateSummaryData_v0(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_ReadStateSummaryData_v0(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

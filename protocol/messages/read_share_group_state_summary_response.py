@@ -81,10 +81,10 @@ def _read_ReadStateSummaryResult_v0(r: Reader) -> ReadStateSummaryResult:
 
 def _write_ReadStateSummaryResult_v0(w: Writer, m: ReadStateSummaryResult) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionResult_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionResult_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -98,10 +98,10 @@ def read_v0(r: Reader) -> ReadShareGroupStateSummaryResponse:
 
 
 def write_v0(w: Writer, m: ReadShareGroupStateSummaryResponse) -> None:
-    _v = m.results
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ReadStateSummaryResult_v0(w, _e)
+    _v_results = m.results
+    write_uvarint(w, len(_v_results) + 1)
+    for _e_results in _v_results:
+        _write_ReadStateSummaryResult_v0(w, _e_results)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

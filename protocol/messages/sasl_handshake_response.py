@@ -45,10 +45,10 @@ def read_v0(r: Reader) -> SaslHandshakeResponse:
 
 def write_v0(w: Writer, m: SaslHandshakeResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.mechanisms
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        write_string(w, _e)
+    _v_mechanisms = m.mechanisms
+    w += _S_i.pack(len(_v_mechanisms))
+    for _e_mechanisms in _v_mechanisms:
+        write_string(w, _e_mechanisms)
 
 
 read_v1 = read_v0

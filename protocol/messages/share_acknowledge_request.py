@@ -75,9 +75,9 @@ def _read_AcknowledgementBatch_v0(r: Reader) -> AcknowledgementBatch:
 
 def _write_AcknowledgementBatch_v0(w: Writer, m: AcknowledgementBatch) -> None:
     w += _S_qq.pack(m.first_offset, m.last_offset)
-    _v = m.acknowledge_types
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "b", _v)
+    _v_acknowledge_types = m.acknowledge_types
+    write_uvarint(w, len(_v_acknowledge_types) + 1)
+    write_fixed_array(w, "b", _v_acknowledge_types)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -93,10 +93,10 @@ def _read_AcknowledgePartition_v0(r: Reader) -> AcknowledgePartition:
 
 def _write_AcknowledgePartition_v0(w: Writer, m: AcknowledgePartition) -> None:
     w += _S_i.pack(m.partition_index)
-    _v = m.acknowledgement_batches
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AcknowledgementBatch_v0(w, _e)
+    _v_acknowledgement_batches = m.acknowledgement_batches
+    write_uvarint(w, len(_v_acknowledgement_batches) + 1)
+    for _e_acknowledgement_batches in _v_acknowledgement_batches:
+        _write_AcknowledgementBatch_v0(w, _e_acknowledgement_batches)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -112,10 +112,10 @@ def _read_AcknowledgeTopic_v0(r: Reader) -> AcknowledgeTopic:
 
 def _write_AcknowledgeTopic_v0(w: Writer, m: AcknowledgeTopic) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AcknowledgePartition_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_AcknowledgePartition_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -135,10 +135,10 @@ def write_v0(w: Writer, m: ShareAcknowledgeRequest) -> None:
     write_compact_nullable_string(w, m.group_id)
     write_compact_nullable_string(w, m.member_id)
     w += _S_i.pack(m.share_session_epoch)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AcknowledgeTopic_v0(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_AcknowledgeTopic_v0(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -113,10 +113,10 @@ def _read_ShareAcknowledgeTopicResponse_v0(r: Reader) -> ShareAcknowledgeTopicRe
 
 def _write_ShareAcknowledgeTopicResponse_v0(w: Writer, m: ShareAcknowledgeTopicResponse) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionData_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -155,14 +155,14 @@ def read_v0(r: Reader) -> ShareAcknowledgeResponse:
 def write_v0(w: Writer, m: ShareAcknowledgeResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
     write_compact_nullable_string(w, m.error_message)
-    _v = m.responses
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ShareAcknowledgeTopicResponse_v0(w, _e)
-    _v = m.node_endpoints
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_NodeEndpoint_v0(w, _e)
+    _v_responses = m.responses
+    write_uvarint(w, len(_v_responses) + 1)
+    for _e_responses in _v_responses:
+        _write_ShareAcknowledgeTopicResponse_v0(w, _e_responses)
+    _v_node_endpoints = m.node_endpoints
+    write_uvarint(w, len(_v_node_endpoints) + 1)
+    for _e_node_endpoints in _v_node_endpoints:
+        _write_NodeEndpoint_v0(w, _e_node_endpoints)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

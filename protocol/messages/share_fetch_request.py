@@ -88,9 +88,9 @@ def _read_AcknowledgementBatch_v0(r: Reader) -> AcknowledgementBatch:
 
 def _write_AcknowledgementBatch_v0(w: Writer, m: AcknowledgementBatch) -> None:
     w += _S_qq.pack(m.first_offset, m.last_offset)
-    _v = m.acknowledge_types
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "b", _v)
+    _v_acknowledge_types = m.acknowledge_types
+    write_uvarint(w, len(_v_acknowledge_types) + 1)
+    write_fixed_array(w, "b", _v_acknowledge_types)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -106,10 +106,10 @@ def _read_FetchPartition_v0(r: Reader) -> FetchPartition:
 
 def _write_FetchPartition_v0(w: Writer, m: FetchPartition) -> None:
     w += _S_ii.pack(m.partition_index, m.partition_max_bytes)
-    _v = m.acknowledgement_batches
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AcknowledgementBatch_v0(w, _e)
+    _v_acknowledgement_batches = m.acknowledgement_batches
+    write_uvarint(w, len(_v_acknowledgement_batches) + 1)
+    for _e_acknowledgement_batches in _v_acknowledgement_batches:
+        _write_AcknowledgementBatch_v0(w, _e_acknowledgement_batches)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -125,10 +125,10 @@ def _read_FetchTopic_v0(r: Reader) -> FetchTopic:
 
 def _write_FetchTopic_v0(w: Writer, m: FetchTopic) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_FetchPartition_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_FetchPartition_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -144,9 +144,9 @@ def _read_ForgottenTopic_v0(r: Reader) -> ForgottenTopic:
 
 def _write_ForgottenTopic_v0(w: Writer, m: ForgottenTopic) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    write_fixed_array(w, "i", _v_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -170,14 +170,14 @@ def write_v0(w: Writer, m: ShareFetchRequest) -> None:
     write_compact_nullable_string(w, m.group_id)
     write_compact_nullable_string(w, m.member_id)
     w += _S_iiii.pack(m.share_session_epoch, m.max_wait_ms, m.min_bytes, m.max_bytes)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_FetchTopic_v0(w, _e)
-    _v = m.forgotten_topics_data
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ForgottenTopic_v0(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_FetchTopic_v0(w, _e_topics)
+    _v_forgotten_topics_data = m.forgotten_topics_data
+    write_uvarint(w, len(_v_forgotten_topics_data) + 1)
+    for _e_forgotten_topics_data in _v_forgotten_topics_data:
+        _write_ForgottenTopic_v0(w, _e_forgotten_topics_data)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

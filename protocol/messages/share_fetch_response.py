@@ -135,10 +135,10 @@ def _write_PartitionData_v0(w: Writer, m: PartitionData) -> None:
     write_compact_nullable_string(w, m.acknowledge_error_message)
     _write_LeaderIdAndEpoch_v0(w, m.current_leader)
     write_compact_records(w, m.records)
-    _v = m.acquired_records
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_AcquiredRecords_v0(w, _e)
+    _v_acquired_records = m.acquired_records
+    write_uvarint(w, len(_v_acquired_records) + 1)
+    for _e_acquired_records in _v_acquired_records:
+        _write_AcquiredRecords_v0(w, _e_acquired_records)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -154,10 +154,10 @@ def _read_ShareFetchableTopicResponse_v0(r: Reader) -> ShareFetchableTopicRespon
 
 def _write_ShareFetchableTopicResponse_v0(w: Writer, m: ShareFetchableTopicResponse) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionData_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -196,14 +196,14 @@ def read_v0(r: Reader) -> ShareFetchResponse:
 def write_v0(w: Writer, m: ShareFetchResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
     write_compact_nullable_string(w, m.error_message)
-    _v = m.responses
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_ShareFetchableTopicResponse_v0(w, _e)
-    _v = m.node_endpoints
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_NodeEndpoint_v0(w, _e)
+    _v_responses = m.responses
+    write_uvarint(w, len(_v_responses) + 1)
+    for _e_responses in _v_responses:
+        _write_ShareFetchableTopicResponse_v0(w, _e_responses)
+    _v_node_endpoints = m.node_endpoints
+    write_uvarint(w, len(_v_node_endpoints) + 1)
+    for _e_node_endpoints in _v_node_endpoints:
+        _write_NodeEndpoint_v0(w, _e_node_endpoints)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -46,10 +46,10 @@ def read_v0(r: Reader) -> ShareGroupDescribeRequest:
 
 
 def write_v0(w: Writer, m: ShareGroupDescribeRequest) -> None:
-    _v = m.group_ids
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        write_compact_string(w, _e)
+    _v_group_ids = m.group_ids
+    write_uvarint(w, len(_v_group_ids) + 1)
+    for _e_group_ids in _v_group_ids:
+        write_compact_string(w, _e_group_ids)
     w += _S_x.pack(m.include_authorized_operations)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

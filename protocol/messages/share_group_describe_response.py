@@ -95,9 +95,9 @@ def _read_TopicPartitions_v0(r: Reader) -> TopicPartitions:
 def _write_TopicPartitions_v0(w: Writer, m: TopicPartitions) -> None:
     w += m.topic_id.bytes
     write_compact_string(w, m.topic_name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    write_fixed_array(w, "i", _v_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -111,10 +111,10 @@ def _read_Assignment_v0(r: Reader) -> Assignment:
 
 
 def _write_Assignment_v0(w: Writer, m: Assignment) -> None:
-    _v = m.topic_partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicPartitions_v0(w, _e)
+    _v_topic_partitions = m.topic_partitions
+    write_uvarint(w, len(_v_topic_partitions) + 1)
+    for _e_topic_partitions in _v_topic_partitions:
+        _write_TopicPartitions_v0(w, _e_topic_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -139,10 +139,10 @@ def _write_Member_v0(w: Writer, m: Member) -> None:
     w += _S_i.pack(m.member_epoch)
     write_compact_string(w, m.client_id)
     write_compact_string(w, m.client_host)
-    _v = m.subscribed_topic_names
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        write_compact_string(w, _e)
+    _v_subscribed_topic_names = m.subscribed_topic_names
+    write_uvarint(w, len(_v_subscribed_topic_names) + 1)
+    for _e_subscribed_topic_names in _v_subscribed_topic_names:
+        write_compact_string(w, _e_subscribed_topic_names)
     _write_Assignment_v0(w, m.assignment)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -170,10 +170,10 @@ def _write_DescribedGroup_v0(w: Writer, m: DescribedGroup) -> None:
     write_compact_string(w, m.group_state)
     w += _S_ii.pack(m.group_epoch, m.assignment_epoch)
     write_compact_string(w, m.assignor_name)
-    _v = m.members
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Member_v0(w, _e)
+    _v_members = m.members
+    write_uvarint(w, len(_v_members) + 1)
+    for _e_members in _v_members:
+        _write_Member_v0(w, _e_members)
     w += _S_i.pack(m.authorized_operations)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -190,10 +190,10 @@ def read_v0(r: Reader) -> ShareGroupDescribeResponse:
 
 def write_v0(w: Writer, m: ShareGroupDescribeResponse) -> None:
     w += _S_i.pack(m.throttle_time_ms)
-    _v = m.groups
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_DescribedGroup_v0(w, _e)
+    _v_groups = m.groups
+    write_uvarint(w, len(_v_groups) + 1)
+    for _e_groups in _v_groups:
+        _write_DescribedGroup_v0(w, _e_groups)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

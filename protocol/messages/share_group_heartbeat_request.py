@@ -55,11 +55,11 @@ def write_v0(w: Writer, m: ShareGroupHeartbeatRequest) -> None:
     write_compact_string(w, m.member_id)
     w += _S_i.pack(m.member_epoch)
     write_compact_nullable_string(w, m.rack_id)
-    _v = m.subscribed_topic_names
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            write_compact_string(w, _e)
+    _v_subscribed_topic_names = m.subscribed_topic_names
+    write_compact_array_length(w, _v_subscribed_topic_names)
+    if _v_subscribed_topic_names:
+        for _e_subscribed_topic_names in _v_subscribed_topic_names:
+            write_compact_string(w, _e_subscribed_topic_names)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -69,9 +69,9 @@ def _read_TopicPartitions_v0(r: Reader) -> TopicPartitions:
 
 def _write_TopicPartitions_v0(w: Writer, m: TopicPartitions) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    write_fixed_array(w, "i", _v_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -85,10 +85,10 @@ def _read_Assignment_v0(r: Reader) -> Assignment:
 
 
 def _write_Assignment_v0(w: Writer, m: Assignment) -> None:
-    _v = m.topic_partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicPartitions_v0(w, _e)
+    _v_topic_partitions = m.topic_partitions
+    write_uvarint(w, len(_v_topic_partitions) + 1)
+    for _e_topic_partitions in _v_topic_partitions:
+        _write_TopicPartitions_v0(w, _e_topic_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -107,12 +107,12 @@ def write_v0(w: Writer, m: ShareGroupHeartbeatResponse) -> None:
     write_compact_nullable_string(w, m.error_message)
     write_compact_nullable_string(w, m.member_id)
     w += _S_ii.pack(m.member_epoch, m.heartbeat_interval_ms)
-    _v = m.assignment
-    if _v is None:
+    _v_assignment = m.assignment
+    if _v_assignment is None:
         w.append(255)
     else:
         w.append(1)
-        _write_Assignment_v0(w, _v)
+        _write_Assignment_v0(w, _v_assignment)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -51,10 +51,10 @@ def write_v0(w: Writer, m: ShareGroupMemberMetadataValue) -> None:
     write_compact_nullable_string(w, m.rack_id)
     write_compact_string(w, m.client_id)
     write_compact_string(w, m.client_host)
-    _v = m.subscribed_topic_names
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        write_compact_string(w, _e)
+    _v_subscribed_topic_names = m.subscribed_topic_names
+    write_uvarint(w, len(_v_subscribed_topic_names) + 1)
+    for _e_subscribed_topic_names in _v_subscribed_topic_names:
+        write_compact_string(w, _e_subscribed_topic_names)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

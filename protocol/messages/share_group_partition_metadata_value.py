@@ -64,9 +64,9 @@ def _read_TopicPartitionsInfo_v0(r: Reader) -> TopicPartitionsInfo:
 def _write_TopicPartitionsInfo_v0(w: Writer, m: TopicPartitionsInfo) -> None:
     w += m.topic_id.bytes
     write_compact_string(w, m.topic_name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    write_fixed_array(w, "i", _v_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -97,14 +97,14 @@ def read_v0(r: Reader) -> ShareGroupPartitionMetadataValue:
 
 
 def write_v0(w: Writer, m: ShareGroupPartitionMetadataValue) -> None:
-    _v = m.initialized_topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicPartitionsInfo_v0(w, _e)
-    _v = m.deleting_topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TopicInfo_v0(w, _e)
+    _v_initialized_topics = m.initialized_topics
+    write_uvarint(w, len(_v_initialized_topics) + 1)
+    for _e_initialized_topics in _v_initialized_topics:
+        _write_TopicPartitionsInfo_v0(w, _e_initialized_topics)
+    _v_deleting_topics = m.deleting_topics
+    write_uvarint(w, len(_v_deleting_topics) + 1)
+    for _e_deleting_topics in _v_deleting_topics:
+        _write_TopicInfo_v0(w, _e_deleting_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

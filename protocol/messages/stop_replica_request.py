@@ -98,9 +98,9 @@ def _read_StopReplicaTopicV1_v1(r: Reader) -> StopReplicaTopicV1:
 
 def _write_StopReplicaTopicV1_v1(w: Writer, m: StopReplicaTopicV1) -> None:
     write_string(w, m.name)
-    _v = m.partition_indexes
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_partition_indexes = m.partition_indexes
+    w += _S_i.pack(len(_v_partition_indexes))
+    write_fixed_array(w, "i", _v_partition_indexes)
 
 
 def _read_StopReplicaTopicV1_v2(r: Reader) -> StopReplicaTopicV1:
@@ -115,9 +115,9 @@ def _read_StopReplicaTopicV1_v2(r: Reader) -> StopReplicaTopicV1:
 
 def _write_StopReplicaTopicV1_v2(w: Writer, m: StopReplicaTopicV1) -> None:
     write_compact_string(w, m.name)
-    _v = m.partition_indexes
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partition_indexes = m.partition_indexes
+    write_uvarint(w, len(_v_partition_indexes) + 1)
+    write_fixed_array(w, "i", _v_partition_indexes)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -144,10 +144,10 @@ def _read_StopReplicaTopicState_v3(r: Reader) -> StopReplicaTopicState:
 
 def _write_StopReplicaTopicState_v3(w: Writer, m: StopReplicaTopicState) -> None:
     write_compact_string(w, m.topic_name)
-    _v = m.partition_states
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_StopReplicaPartitionState_v3(w, _e)
+    _v_partition_states = m.partition_states
+    write_uvarint(w, len(_v_partition_states) + 1)
+    for _e_partition_states in _v_partition_states:
+        _write_StopReplicaPartitionState_v3(w, _e_partition_states)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -162,10 +162,10 @@ def read_v0(r: Reader) -> StopReplicaRequest:
 
 def write_v0(w: Writer, m: StopReplicaRequest) -> None:
     w += _S_iix.pack(m.controller_id, m.controller_epoch, m.delete_partitions)
-    _v = m.ungrouped_partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_StopReplicaPartitionV0_v0(w, _e)
+    _v_ungrouped_partitions = m.ungrouped_partitions
+    w += _S_i.pack(len(_v_ungrouped_partitions))
+    for _e_ungrouped_partitions in _v_ungrouped_partitions:
+        _write_StopReplicaPartitionV0_v0(w, _e_ungrouped_partitions)
 
 
 def read_v1(r: Reader) -> StopReplicaRequest:
@@ -179,10 +179,10 @@ def read_v1(r: Reader) -> StopReplicaRequest:
 
 def write_v1(w: Writer, m: StopReplicaRequest) -> None:
     w += _S_iiqx.pack(m.controller_id, m.controller_epoch, m.broker_epoch, m.delete_partitions)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_StopReplicaTopicV1_v1(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_StopReplicaTopicV1_v1(w, _e_topics)
 
 
 def read_v2(r: Reader) -> StopReplicaRequest:
@@ -197,10 +197,10 @@ def read_v2(r: Reader) -> StopReplicaRequest:
 
 def write_v2(w: Writer, m: StopReplicaRequest) -> None:
     w += _S_iiqx.pack(m.controller_id, m.controller_epoch, m.broker_epoch, m.delete_partitions)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_StopReplicaTopicV1_v2(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_StopReplicaTopicV1_v2(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -216,10 +216,10 @@ def read_v3(r: Reader) -> StopReplicaRequest:
 
 def write_v3(w: Writer, m: StopReplicaRequest) -> None:
     w += _S_iiq.pack(m.controller_id, m.controller_epoch, m.broker_epoch)
-    _v = m.topic_states
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_StopReplicaTopicState_v3(w, _e)
+    _v_topic_states = m.topic_states
+    write_uvarint(w, len(_v_topic_states) + 1)
+    for _e_topic_states in _v_topic_states:
+        _write_StopReplicaTopicState_v3(w, _e_topic_states)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -235,10 +235,10 @@ def read_v4(r: Reader) -> StopReplicaRequest:
 
 def write_v4(w: Writer, m: StopReplicaRequest) -> None:
     w += _S_ixiq.pack(m.controller_id, m.is_kraft_controller, m.controller_epoch, m.broker_epoch)
-    _v = m.topic_states
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_StopReplicaTopicState_v3(w, _e)
+    _v_topic_states = m.topic_states
+    write_uvarint(w, len(_v_topic_states) + 1)
+    for _e_topic_states in _v_topic_states:
+        _write_StopReplicaTopicState_v3(w, _e_topic_states)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -81,10 +81,10 @@ def read_v0(r: Reader) -> StopReplicaResponse:
 
 def write_v0(w: Writer, m: StopReplicaResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.partition_errors
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_StopReplicaPartitionError_v0(w, _e)
+    _v_partition_errors = m.partition_errors
+    w += _S_i.pack(len(_v_partition_errors))
+    for _e_partition_errors in _v_partition_errors:
+        _write_StopReplicaPartitionError_v0(w, _e_partition_errors)
 
 
 def read_v2(r: Reader) -> StopReplicaResponse:
@@ -99,10 +99,10 @@ def read_v2(r: Reader) -> StopReplicaResponse:
 
 def write_v2(w: Writer, m: StopReplicaResponse) -> None:
     w += _S_h.pack(m.error_code)
-    _v = m.partition_errors
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_StopReplicaPartitionError_v2(w, _e)
+    _v_partition_errors = m.partition_errors
+    write_uvarint(w, len(_v_partition_errors) + 1)
+    for _e_partition_errors in _v_partition_errors:
+        _write_StopReplicaPartitionError_v2(w, _e_partition_errors)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -91,10 +91,10 @@ def write_v0(w: Writer, m: SyncGroupRequest) -> None:
     write_string(w, m.group_id)
     w += _S_i.pack(m.generation_id)
     write_string(w, m.member_id)
-    _v = m.assignments
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_SyncGroupRequestAssignment_v0(w, _e)
+    _v_assignments = m.assignments
+    w += _S_i.pack(len(_v_assignments))
+    for _e_assignments in _v_assignments:
+        _write_SyncGroupRequestAssignment_v0(w, _e_assignments)
 
 
 def read_v3(r: Reader) -> SyncGroupRequest:
@@ -114,10 +114,10 @@ def write_v3(w: Writer, m: SyncGroupRequest) -> None:
     w += _S_i.pack(m.generation_id)
     write_string(w, m.member_id)
     write_nullable_string(w, m.group_instance_id)
-    _v = m.assignments
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_SyncGroupRequestAssignment_v0(w, _e)
+    _v_assignments = m.assignments
+    w += _S_i.pack(len(_v_assignments))
+    for _e_assignments in _v_assignments:
+        _write_SyncGroupRequestAssignment_v0(w, _e_assignments)
 
 
 def read_v4(r: Reader) -> SyncGroupRequest:
@@ -138,10 +138,10 @@ def write_v4(w: Writer, m: SyncGroupRequest) -> None:
     w += _S_i.pack(m.generation_id)
     write_compact_string(w, m.member_id)
     write_compact_nullable_string(w, m.group_instance_id)
-    _v = m.assignments
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_SyncGroupRequestAssignment_v4(w, _e)
+    _v_assignments = m.assignments
+    write_uvarint(w, len(_v_assignments) + 1)
+    for _e_assignments in _v_assignments:
+        _write_SyncGroupRequestAssignment_v4(w, _e_assignments)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -167,10 +167,10 @@ def write_v5(w: Writer, m: SyncGroupRequest) -> None:
     write_compact_nullable_string(w, m.group_instance_id)
     write_compact_nullable_string(w, m.protocol_type)
     write_compact_nullable_string(w, m.protocol_name)
-    _v = m.assignments
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_SyncGroupRequestAssignment_v4(w, _e)
+    _v_assignments = m.assignments
+    write_uvarint(w, len(_v_assignments) + 1)
+    for _e_assignments in _v_assignments:
+        _write_SyncGroupRequestAssignment_v4(w, _e_assignments)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -64,9 +64,9 @@ def _read_PartitionsSchema_v0(r: Reader) -> PartitionsSchema:
 
 def _write_PartitionsSchema_v0(w: Writer, m: PartitionsSchema) -> None:
     write_string(w, m.topic)
-    _v = m.partition_ids
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_partition_ids = m.partition_ids
+    w += _S_i.pack(len(_v_partition_ids))
+    write_fixed_array(w, "i", _v_partition_ids)
 
 
 def _read_PartitionsSchema_v1(r: Reader) -> PartitionsSchema:
@@ -81,9 +81,9 @@ def _read_PartitionsSchema_v1(r: Reader) -> PartitionsSchema:
 
 def _write_PartitionsSchema_v1(w: Writer, m: PartitionsSchema) -> None:
     write_compact_string(w, m.topic)
-    _v = m.partition_ids
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partition_ids = m.partition_ids
+    write_uvarint(w, len(_v_partition_ids) + 1)
+    write_fixed_array(w, "i", _v_partition_ids)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -97,11 +97,11 @@ def read_v0(r: Reader) -> TransactionLogValue:
 
 def write_v0(w: Writer, m: TransactionLogValue) -> None:
     w += _S_qhib.pack(m.producer_id, m.producer_epoch, m.transaction_timeout_ms, m.transaction_status)
-    _v = m.transaction_partitions
-    write_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_PartitionsSchema_v0(w, _e)
+    _v_transaction_partitions = m.transaction_partitions
+    write_array_length(w, _v_transaction_partitions)
+    if _v_transaction_partitions:
+        for _e_transaction_partitions in _v_transaction_partitions:
+            _write_PartitionsSchema_v0(w, _e_transaction_partitions)
     w += _S_qq.pack(m.transaction_last_update_timestamp_ms, m.transaction_start_timestamp_ms)
 
 
@@ -116,11 +116,11 @@ def read_v1(r: Reader) -> TransactionLogValue:
 
 def write_v1(w: Writer, m: TransactionLogValue) -> None:
     w += _S_qhib.pack(m.producer_id, m.producer_epoch, m.transaction_timeout_ms, m.transaction_status)
-    _v = m.transaction_partitions
-    write_compact_array_length(w, _v)
-    if _v:
-        for _e in _v:
-            _write_PartitionsSchema_v1(w, _e)
+    _v_transaction_partitions = m.transaction_partitions
+    write_compact_array_length(w, _v_transaction_partitions)
+    if _v_transaction_partitions:
+        for _e_transaction_partitions in _v_transaction_partitions:
+            _write_PartitionsSchema_v1(w, _e_transaction_partitions)
     w += _S_qq.pack(m.transaction_last_update_timestamp_ms, m.transaction_start_timestamp_ms)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

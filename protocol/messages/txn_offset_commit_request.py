@@ -110,10 +110,10 @@ def _read_TxnOffsetCommitRequestTopic_v0(r: Reader) -> TxnOffsetCommitRequestTop
 
 def _write_TxnOffsetCommitRequestTopic_v0(w: Writer, m: TxnOffsetCommitRequestTopic) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_TxnOffsetCommitRequestPartition_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_TxnOffsetCommitRequestPartition_v0(w, _e_partitions)
 
 
 def _read_TxnOffsetCommitRequestTopic_v2(r: Reader) -> TxnOffsetCommitRequestTopic:
@@ -127,10 +127,10 @@ def _read_TxnOffsetCommitRequestTopic_v2(r: Reader) -> TxnOffsetCommitRequestTop
 
 def _write_TxnOffsetCommitRequestTopic_v2(w: Writer, m: TxnOffsetCommitRequestTopic) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_TxnOffsetCommitRequestPartition_v2(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_TxnOffsetCommitRequestPartition_v2(w, _e_partitions)
 
 
 def _read_TxnOffsetCommitRequestTopic_v3(r: Reader) -> TxnOffsetCommitRequestTopic:
@@ -145,10 +145,10 @@ def _read_TxnOffsetCommitRequestTopic_v3(r: Reader) -> TxnOffsetCommitRequestTop
 
 def _write_TxnOffsetCommitRequestTopic_v3(w: Writer, m: TxnOffsetCommitRequestTopic) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TxnOffsetCommitRequestPartition_v3(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_TxnOffsetCommitRequestPartition_v3(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -167,10 +167,10 @@ def write_v0(w: Writer, m: TxnOffsetCommitRequest) -> None:
     write_string(w, m.transactional_id)
     write_string(w, m.group_id)
     w += _S_qh.pack(m.producer_id, m.producer_epoch)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_TxnOffsetCommitRequestTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_TxnOffsetCommitRequestTopic_v0(w, _e_topics)
 
 
 def read_v2(r: Reader) -> TxnOffsetCommitRequest:
@@ -188,10 +188,10 @@ def write_v2(w: Writer, m: TxnOffsetCommitRequest) -> None:
     write_string(w, m.transactional_id)
     write_string(w, m.group_id)
     w += _S_qh.pack(m.producer_id, m.producer_epoch)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_TxnOffsetCommitRequestTopic_v2(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_TxnOffsetCommitRequestTopic_v2(w, _e_topics)
 
 
 def read_v3(r: Reader) -> TxnOffsetCommitRequest:
@@ -214,10 +214,10 @@ def write_v3(w: Writer, m: TxnOffsetCommitRequest) -> None:
     w += _S_qhi.pack(m.producer_id, m.producer_epoch, m.generation_id)
     write_compact_string(w, m.member_id)
     write_compact_nullable_string(w, m.group_instance_id)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_TxnOffsetCommitRequestTopic_v3(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_TxnOffsetCommitRequestTopic_v3(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

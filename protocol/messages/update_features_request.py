@@ -86,10 +86,10 @@ def read_v0(r: Reader) -> UpdateFeaturesRequest:
 
 def write_v0(w: Writer, m: UpdateFeaturesRequest) -> None:
     w += _S_i.pack(m.timeout_ms)
-    _v = m.feature_updates
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_FeatureUpdateKey_v0(w, _e)
+    _v_feature_updates = m.feature_updates
+    write_uvarint(w, len(_v_feature_updates) + 1)
+    for _e_feature_updates in _v_feature_updates:
+        _write_FeatureUpdateKey_v0(w, _e_feature_updates)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -106,10 +106,10 @@ def read_v1(r: Reader) -> UpdateFeaturesRequest:
 
 def write_v1(w: Writer, m: UpdateFeaturesRequest) -> None:
     w += _S_i.pack(m.timeout_ms)
-    _v = m.feature_updates
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_FeatureUpdateKey_v1(w, _e)
+    _v_feature_updates = m.feature_updates
+    write_uvarint(w, len(_v_feature_updates) + 1)
+    for _e_feature_updates in _v_feature_updates:
+        _write_FeatureUpdateKey_v1(w, _e_feature_updates)
     w += _S_x.pack(m.validate_only)
     write_tagged_fields(w, m.unknown_tagged_fields)
 

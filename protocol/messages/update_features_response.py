@@ -76,10 +76,10 @@ def read_v0(r: Reader) -> UpdateFeaturesResponse:
 def write_v0(w: Writer, m: UpdateFeaturesResponse) -> None:
     w += _S_ih.pack(m.throttle_time_ms, m.error_code)
     write_compact_nullable_string(w, m.error_message)
-    _v = m.results
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_UpdatableFeatureResult_v0(w, _e)
+    _v_results = m.results
+    write_uvarint(w, len(_v_results) + 1)
+    for _e_results in _v_results:
+        _write_UpdatableFeatureResult_v0(w, _e_results)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

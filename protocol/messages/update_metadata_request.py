@@ -112,13 +112,13 @@ def _read_UpdateMetadataPartitionState_v0(r: Reader) -> UpdateMetadataPartitionS
 def _write_UpdateMetadataPartitionState_v0(w: Writer, m: UpdateMetadataPartitionState) -> None:
     write_string(w, m.topic_name)
     w += _S_iiii.pack(m.partition_index, m.controller_epoch, m.leader, m.leader_epoch)
-    _v = m.isr
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_isr = m.isr
+    w += _S_i.pack(len(_v_isr))
+    write_fixed_array(w, "i", _v_isr)
     w += _S_i.pack(m.zk_version)
-    _v = m.replicas
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_replicas = m.replicas
+    w += _S_i.pack(len(_v_replicas))
+    write_fixed_array(w, "i", _v_replicas)
 
 
 def _read_UpdateMetadataPartitionState_v4(r: Reader) -> UpdateMetadataPartitionState:
@@ -143,16 +143,16 @@ def _read_UpdateMetadataPartitionState_v4(r: Reader) -> UpdateMetadataPartitionS
 def _write_UpdateMetadataPartitionState_v4(w: Writer, m: UpdateMetadataPartitionState) -> None:
     write_string(w, m.topic_name)
     w += _S_iiii.pack(m.partition_index, m.controller_epoch, m.leader, m.leader_epoch)
-    _v = m.isr
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_isr = m.isr
+    w += _S_i.pack(len(_v_isr))
+    write_fixed_array(w, "i", _v_isr)
     w += _S_i.pack(m.zk_version)
-    _v = m.replicas
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
-    _v = m.offline_replicas
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_replicas = m.replicas
+    w += _S_i.pack(len(_v_replicas))
+    write_fixed_array(w, "i", _v_replicas)
+    _v_offline_replicas = m.offline_replicas
+    w += _S_i.pack(len(_v_offline_replicas))
+    write_fixed_array(w, "i", _v_offline_replicas)
 
 
 def _read_UpdateMetadataPartitionState_v5(r: Reader) -> UpdateMetadataPartitionState:
@@ -175,16 +175,16 @@ def _read_UpdateMetadataPartitionState_v5(r: Reader) -> UpdateMetadataPartitionS
 
 def _write_UpdateMetadataPartitionState_v5(w: Writer, m: UpdateMetadataPartitionState) -> None:
     w += _S_iiii.pack(m.partition_index, m.controller_epoch, m.leader, m.leader_epoch)
-    _v = m.isr
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_isr = m.isr
+    w += _S_i.pack(len(_v_isr))
+    write_fixed_array(w, "i", _v_isr)
     w += _S_i.pack(m.zk_version)
-    _v = m.replicas
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
-    _v = m.offline_replicas
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_replicas = m.replicas
+    w += _S_i.pack(len(_v_replicas))
+    write_fixed_array(w, "i", _v_replicas)
+    _v_offline_replicas = m.offline_replicas
+    w += _S_i.pack(len(_v_offline_replicas))
+    write_fixed_array(w, "i", _v_offline_replicas)
 
 
 def _read_UpdateMetadataPartitionState_v6(r: Reader) -> UpdateMetadataPartitionState:
@@ -208,16 +208,16 @@ def _read_UpdateMetadataPartitionState_v6(r: Reader) -> UpdateMetadataPartitionS
 
 def _write_UpdateMetadataPartitionState_v6(w: Writer, m: UpdateMetadataPartitionState) -> None:
     w += _S_iiii.pack(m.partition_index, m.controller_epoch, m.leader, m.leader_epoch)
-    _v = m.isr
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_isr = m.isr
+    write_uvarint(w, len(_v_isr) + 1)
+    write_fixed_array(w, "i", _v_isr)
     w += _S_i.pack(m.zk_version)
-    _v = m.replicas
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
-    _v = m.offline_replicas
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_replicas = m.replicas
+    write_uvarint(w, len(_v_replicas) + 1)
+    write_fixed_array(w, "i", _v_replicas)
+    _v_offline_replicas = m.offline_replicas
+    write_uvarint(w, len(_v_offline_replicas) + 1)
+    write_fixed_array(w, "i", _v_offline_replicas)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -232,10 +232,10 @@ def _read_UpdateMetadataTopicState_v5(r: Reader) -> UpdateMetadataTopicState:
 
 def _write_UpdateMetadataTopicState_v5(w: Writer, m: UpdateMetadataTopicState) -> None:
     write_string(w, m.topic_name)
-    _v = m.partition_states
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_UpdateMetadataPartitionState_v5(w, _e)
+    _v_partition_states = m.partition_states
+    w += _S_i.pack(len(_v_partition_states))
+    for _e_partition_states in _v_partition_states:
+        _write_UpdateMetadataPartitionState_v5(w, _e_partition_states)
 
 
 def _read_UpdateMetadataTopicState_v6(r: Reader) -> UpdateMetadataTopicState:
@@ -250,10 +250,10 @@ def _read_UpdateMetadataTopicState_v6(r: Reader) -> UpdateMetadataTopicState:
 
 def _write_UpdateMetadataTopicState_v6(w: Writer, m: UpdateMetadataTopicState) -> None:
     write_compact_string(w, m.topic_name)
-    _v = m.partition_states
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_UpdateMetadataPartitionState_v6(w, _e)
+    _v_partition_states = m.partition_states
+    write_uvarint(w, len(_v_partition_states) + 1)
+    for _e_partition_states in _v_partition_states:
+        _write_UpdateMetadataPartitionState_v6(w, _e_partition_states)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -271,10 +271,10 @@ def _read_UpdateMetadataTopicState_v7(r: Reader) -> UpdateMetadataTopicState:
 def _write_UpdateMetadataTopicState_v7(w: Writer, m: UpdateMetadataTopicState) -> None:
     write_compact_string(w, m.topic_name)
     w += m.topic_id.bytes
-    _v = m.partition_states
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_UpdateMetadataPartitionState_v6(w, _e)
+    _v_partition_states = m.partition_states
+    write_uvarint(w, len(_v_partition_states) + 1)
+    for _e_partition_states in _v_partition_states:
+        _write_UpdateMetadataPartitionState_v6(w, _e_partition_states)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -347,10 +347,10 @@ def _read_UpdateMetadataBroker_v1(r: Reader) -> UpdateMetadataBroker:
 
 def _write_UpdateMetadataBroker_v1(w: Writer, m: UpdateMetadataBroker) -> None:
     w += _S_i.pack(m.id)
-    _v = m.endpoints
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_UpdateMetadataEndpoint_v1(w, _e)
+    _v_endpoints = m.endpoints
+    w += _S_i.pack(len(_v_endpoints))
+    for _e_endpoints in _v_endpoints:
+        _write_UpdateMetadataEndpoint_v1(w, _e_endpoints)
 
 
 def _read_UpdateMetadataBroker_v2(r: Reader) -> UpdateMetadataBroker:
@@ -365,10 +365,10 @@ def _read_UpdateMetadataBroker_v2(r: Reader) -> UpdateMetadataBroker:
 
 def _write_UpdateMetadataBroker_v2(w: Writer, m: UpdateMetadataBroker) -> None:
     w += _S_i.pack(m.id)
-    _v = m.endpoints
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_UpdateMetadataEndpoint_v1(w, _e)
+    _v_endpoints = m.endpoints
+    w += _S_i.pack(len(_v_endpoints))
+    for _e_endpoints in _v_endpoints:
+        _write_UpdateMetadataEndpoint_v1(w, _e_endpoints)
     write_nullable_string(w, m.rack)
 
 
@@ -384,10 +384,10 @@ def _read_UpdateMetadataBroker_v3(r: Reader) -> UpdateMetadataBroker:
 
 def _write_UpdateMetadataBroker_v3(w: Writer, m: UpdateMetadataBroker) -> None:
     w += _S_i.pack(m.id)
-    _v = m.endpoints
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_UpdateMetadataEndpoint_v3(w, _e)
+    _v_endpoints = m.endpoints
+    w += _S_i.pack(len(_v_endpoints))
+    for _e_endpoints in _v_endpoints:
+        _write_UpdateMetadataEndpoint_v3(w, _e_endpoints)
     write_nullable_string(w, m.rack)
 
 
@@ -404,10 +404,10 @@ def _read_UpdateMetadataBroker_v6(r: Reader) -> UpdateMetadataBroker:
 
 def _write_UpdateMetadataBroker_v6(w: Writer, m: UpdateMetadataBroker) -> None:
     w += _S_i.pack(m.id)
-    _v = m.endpoints
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_UpdateMetadataEndpoint_v6(w, _e)
+    _v_endpoints = m.endpoints
+    write_uvarint(w, len(_v_endpoints) + 1)
+    for _e_endpoints in _v_endpoints:
+        _write_UpdateMetadataEndpoint_v6(w, _e_endpoints)
     write_compact_nullable_string(w, m.rack)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -427,14 +427,14 @@ def read_v0(r: Reader) -> UpdateMetadataRequest:
 
 def write_v0(w: Writer, m: UpdateMetadataRequest) -> None:
     w += _S_ii.pack(m.controller_id, m.controller_epoch)
-    _v = m.ungrouped_partition_states
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_UpdateMetadataPartitionState_v0(w, _e)
-    _v = m.live_brokers
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_UpdateMetadataBroker_v0(w, _e)
+    _v_ungrouped_partition_states = m.ungrouped_partition_states
+    w += _S_i.pack(len(_v_ungrouped_partition_states))
+    for _e_ungrouped_partition_states in _v_ungrouped_partition_states:
+        _write_UpdateMetadataPartitionState_v0(w, _e_ungrouped_partition_states)
+    _v_live_brokers = m.live_brokers
+    w += _S_i.pack(len(_v_live_brokers))
+    for _e_live_brokers in _v_live_brokers:
+        _write_UpdateMetadataBroker_v0(w, _e_live_brokers)
 
 
 def read_v1(r: Reader) -> UpdateMetadataRequest:
@@ -452,14 +452,14 @@ def read_v1(r: Reader) -> UpdateMetadataRequest:
 
 def write_v1(w: Writer, m: UpdateMetadataRequest) -> None:
     w += _S_ii.pack(m.controller_id, m.controller_epoch)
-    _v = m.ungrouped_partition_states
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_UpdateMetadataPartitionState_v0(w, _e)
-    _v = m.live_brokers
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_UpdateMetadataBroker_v1(w, _e)
+    _v_ungrouped_partition_states = m.ungrouped_partition_states
+    w += _S_i.pack(len(_v_ungrouped_partition_states))
+    for _e_ungrouped_partition_states in _v_ungrouped_partition_states:
+        _write_UpdateMetadataPartitionState_v0(w, _e_ungrouped_partition_states)
+    _v_live_brokers = m.live_brokers
+    w += _S_i.pack(len(_v_live_brokers))
+    for _e_live_brokers in _v_live_brokers:
+        _write_UpdateMetadataBroker_v1(w, _e_live_brokers)
 
 
 def read_v2(r: Reader) -> UpdateMetadataRequest:
@@ -477,14 +477,14 @@ def read_v2(r: Reader) -> UpdateMetadataRequest:
 
 def write_v2(w: Writer, m: UpdateMetadataRequest) -> None:
     w += _S_ii.pack(m.controller_id, m.controller_epoch)
-    _v = m.ungrouped_partition_states
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_UpdateMetadataPartitionState_v0(w, _e)
-    _v = m.live_brokers
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_UpdateMetadataBroker_v2(w, _e)
+    _v_ungrouped_partition_states = m.ungrouped_partition_states
+    w += _S_i.pack(len(_v_ungrouped_partition_states))
+    for _e_ungrouped_partition_states in _v_ungrouped_partition_states:
+        _write_UpdateMetadataPartitionState_v0(w, _e_ungrouped_partition_states)
+    _v_live_brokers = m.live_brokers
+    w += _S_i.pack(len(_v_live_brokers))
+    for _e_live_brokers in _v_live_brokers:
+        _write_UpdateMetadataBroker_v2(w, _e_live_brokers)
 
 
 def read_v3(r: Reader) -> UpdateMetadataRequest:
@@ -502,14 +502,14 @@ def read_v3(r: Reader) -> UpdateMetadataRequest:
 
 def write_v3(w: Writer, m: UpdateMetadataRequest) -> None:
     w += _S_ii.pack(m.controller_id, m.controller_epoch)
-    _v = m.ungrouped_partition_states
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_UpdateMetadataPartitionState_v0(w, _e)
-    _v = m.live_brokers
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_UpdateMetadataBroker_v3(w, _e)
+    _v_ungrouped_partition_states = m.ungrouped_partition_states
+    w += _S_i.pack(len(_v_ungrouped_partition_states))
+    for _e_ungrouped_partition_states in _v_ungrouped_partition_states:
+        _write_UpdateMetadataPartitionState_v0(w, _e_ungrouped_partition_states)
+    _v_live_brokers = m.live_brokers
+    w += _S_i.pack(len(_v_live_brokers))
+    for _e_live_brokers in _v_live_brokers:
+        _write_UpdateMetadataBroker_v3(w, _e_live_brokers)
 
 
 def read_v4(r: Reader) -> UpdateMetadataRequest:
@@ -527,14 +527,14 @@ def read_v4(r: Reader) -> UpdateMetadataRequest:
 
 def write_v4(w: Writer, m: UpdateMetadataRequest) -> None:
     w += _S_ii.pack(m.controller_id, m.controller_epoch)
-    _v = m.ungrouped_partition_states
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_UpdateMetadataPartitionState_v4(w, _e)
-    _v = m.live_brokers
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_UpdateMetadataBroker_v3(w, _e)
+    _v_ungrouped_partition_states = m.ungrouped_partition_states
+    w += _S_i.pack(len(_v_ungrouped_partition_states))
+    for _e_ungrouped_partition_states in _v_ungrouped_partition_states:
+        _write_UpdateMetadataPartitionState_v4(w, _e_ungrouped_partition_states)
+    _v_live_brokers = m.live_brokers
+    w += _S_i.pack(len(_v_live_brokers))
+    for _e_live_brokers in _v_live_brokers:
+        _write_UpdateMetadataBroker_v3(w, _e_live_brokers)
 
 
 def read_v5(r: Reader) -> UpdateMetadataRequest:
@@ -552,14 +552,14 @@ def read_v5(r: Reader) -> UpdateMetadataRequest:
 
 def write_v5(w: Writer, m: UpdateMetadataRequest) -> None:
     w += _S_iiq.pack(m.controller_id, m.controller_epoch, m.broker_epoch)
-    _v = m.topic_states
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_UpdateMetadataTopicState_v5(w, _e)
-    _v = m.live_brokers
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_UpdateMetadataBroker_v3(w, _e)
+    _v_topic_states = m.topic_states
+    w += _S_i.pack(len(_v_topic_states))
+    for _e_topic_states in _v_topic_states:
+        _write_UpdateMetadataTopicState_v5(w, _e_topic_states)
+    _v_live_brokers = m.live_brokers
+    w += _S_i.pack(len(_v_live_brokers))
+    for _e_live_brokers in _v_live_brokers:
+        _write_UpdateMetadataBroker_v3(w, _e_live_brokers)
 
 
 def read_v6(r: Reader) -> UpdateMetadataRequest:
@@ -578,14 +578,14 @@ def read_v6(r: Reader) -> UpdateMetadataRequest:
 
 def write_v6(w: Writer, m: UpdateMetadataRequest) -> None:
     w += _S_iiq.pack(m.controller_id, m.controller_epoch, m.broker_epoch)
-    _v = m.topic_states
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_UpdateMetadataTopicState_v6(w, _e)
-    _v = m.live_brokers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_UpdateMetadataBroker_v6(w, _e)
+    _v_topic_states = m.topic_states
+    write_uvarint(w, len(_v_topic_states) + 1)
+    for _e_topic_states in _v_topic_states:
+        _write_UpdateMetadataTopicState_v6(w, _e_topic_states)
+    _v_live_brokers = m.live_brokers
+    write_uvarint(w, len(_v_live_brokers) + 1)
+    for _e_live_brokers in _v_live_brokers:
+        _write_UpdateMetadataBroker_v6(w, _e_live_brokers)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -605,14 +605,14 @@ def read_v7(r: Reader) -> UpdateMetadataRequest:
 
 def write_v7(w: Writer, m: UpdateMetadataRequest) -> None:
     w += _S_iiq.pack(m.controller_id, m.controller_epoch, m.broker_epoch)
-    _v = m.topic_states
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_UpdateMetadataTopicState_v7(w, _e)
-    _v = m.live_brokers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_UpdateMetadataBroker_v6(w, _e)
+    _v_topic_states = m.topic_states
+    write_uvarint(w, len(_v_topic_states) + 1)
+    for _e_topic_states in _v_topic_states:
+        _write_UpdateMetadataTopicState_v7(w, _e_topic_states)
+    _v_live_brokers = m.live_brokers
+    write_uvarint(w, len(_v_live_brokers) + 1)
+    for _e_live_brokers in _v_live_brokers:
+        _write_UpdateMetadataBroker_v6(w, _e_live_brokers)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -643,14 +643,14 @@ def read_v8(r: Reader) -> UpdateMetadataRequest:
 
 def write_v8(w: Writer, m: UpdateMetadataRequest) -> None:
     w += _S_ixiq.pack(m.controller_id, m.is_kraft_controller, m.controller_epoch, m.broker_epoch)
-    _v = m.topic_states
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_UpdateMetadataTopicState_v7(w, _e)
-    _v = m.live_brokers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_UpdateMetadataBroker_v6(w, _e)
+    _v_topic_states = m.topic_states
+    write_uvarint(w, len(_v_topic_states) + 1)
+    for _e_topic_states in _v_topic_states:
+        _write_UpdateMetadataTopicState_v7(w, _e_topic_states)
+    _v_live_brokers = m.live_brokers
+    write_uvarint(w, len(_v_live_brokers) + 1)
+    for _e_live_brokers in _v_live_brokers:
+        _write_UpdateMetadataBroker_v6(w, _e_live_brokers)
     _known = []
     if m.type != 0:
         _t = Writer()

@@ -105,10 +105,10 @@ def _read_Voter_v0(r: Reader) -> Voter:
 def _write_Voter_v0(w: Writer, m: Voter) -> None:
     w += _S_i.pack(m.voter_id)
     w += m.voter_directory_id.bytes
-    _v = m.endpoints
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Endpoint_v0(w, _e)
+    _v_endpoints = m.endpoints
+    write_uvarint(w, len(_v_endpoints) + 1)
+    for _e_endpoints in _v_endpoints:
+        _write_Endpoint_v0(w, _e_endpoints)
     _write_KRaftVersionFeature_v0(w, m.kraft_version_feature)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -125,10 +125,10 @@ def read_v0(r: Reader) -> VotersRecord:
 
 def write_v0(w: Writer, m: VotersRecord) -> None:
     w += _S_h.pack(m.version)
-    _v = m.voters
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_Voter_v0(w, _e)
+    _v_voters = m.voters
+    write_uvarint(w, len(_v_voters) + 1)
+    for _e_voters in _v_voters:
+        _write_Voter_v0(w, _e_voters)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

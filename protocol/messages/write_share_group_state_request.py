@@ -87,10 +87,10 @@ def _read_PartitionData_v0(r: Reader) -> PartitionData:
 
 def _write_PartitionData_v0(w: Writer, m: PartitionData) -> None:
     w += _S_iiiq.pack(m.partition, m.state_epoch, m.leader_epoch, m.start_offset)
-    _v = m.state_batches
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_StateBatch_v0(w, _e)
+    _v_state_batches = m.state_batches
+    write_uvarint(w, len(_v_state_batches) + 1)
+    for _e_state_batches in _v_state_batches:
+        _write_StateBatch_v0(w, _e_state_batches)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -106,10 +106,10 @@ def _read_WriteStateData_v0(r: Reader) -> WriteStateData:
 
 def _write_WriteStateData_v0(w: Writer, m: WriteStateData) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionData_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionData_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -125,10 +125,10 @@ def read_v0(r: Reader) -> WriteShareGroupStateRequest:
 
 def write_v0(w: Writer, m: WriteShareGroupStateRequest) -> None:
     write_compact_string(w, m.group_id)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_WriteStateData_v0(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_WriteStateData_v0(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

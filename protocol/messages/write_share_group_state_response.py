@@ -76,10 +76,10 @@ def _read_WriteStateResult_v0(r: Reader) -> WriteStateResult:
 
 def _write_WriteStateResult_v0(w: Writer, m: WriteStateResult) -> None:
     w += m.topic_id.bytes
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_PartitionResult_v0(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_PartitionResult_v0(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -93,10 +93,10 @@ def read_v0(r: Reader) -> WriteShareGroupStateResponse:
 
 
 def write_v0(w: Writer, m: WriteShareGroupStateResponse) -> None:
-    _v = m.results
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_WriteStateResult_v0(w, _e)
+    _v_results = m.results
+    write_uvarint(w, len(_v_results) + 1)
+    for _e_results in _v_results:
+        _write_WriteStateResult_v0(w, _e_results)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

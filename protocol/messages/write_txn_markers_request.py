@@ -65,9 +65,9 @@ def _read_WritableTxnMarkerTopic_v0(r: Reader) -> WritableTxnMarkerTopic:
 
 def _write_WritableTxnMarkerTopic_v0(w: Writer, m: WritableTxnMarkerTopic) -> None:
     write_string(w, m.name)
-    _v = m.partition_indexes
-    w += _S_i.pack(len(_v))
-    write_fixed_array(w, "i", _v)
+    _v_partition_indexes = m.partition_indexes
+    w += _S_i.pack(len(_v_partition_indexes))
+    write_fixed_array(w, "i", _v_partition_indexes)
 
 
 def _read_WritableTxnMarkerTopic_v1(r: Reader) -> WritableTxnMarkerTopic:
@@ -82,9 +82,9 @@ def _read_WritableTxnMarkerTopic_v1(r: Reader) -> WritableTxnMarkerTopic:
 
 def _write_WritableTxnMarkerTopic_v1(w: Writer, m: WritableTxnMarkerTopic) -> None:
     write_compact_string(w, m.name)
-    _v = m.partition_indexes
-    write_uvarint(w, len(_v) + 1)
-    write_fixed_array(w, "i", _v)
+    _v_partition_indexes = m.partition_indexes
+    write_uvarint(w, len(_v_partition_indexes) + 1)
+    write_fixed_array(w, "i", _v_partition_indexes)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -100,10 +100,10 @@ def _read_WritableTxnMarker_v0(r: Reader) -> WritableTxnMarker:
 
 def _write_WritableTxnMarker_v0(w: Writer, m: WritableTxnMarker) -> None:
     w += _S_qhx.pack(m.producer_id, m.producer_epoch, m.transaction_result)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_WritableTxnMarkerTopic_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_WritableTxnMarkerTopic_v0(w, _e_topics)
     w += _S_i.pack(m.coordinator_epoch)
 
 
@@ -120,10 +120,10 @@ def _read_WritableTxnMarker_v1(r: Reader) -> WritableTxnMarker:
 
 def _write_WritableTxnMarker_v1(w: Writer, m: WritableTxnMarker) -> None:
     w += _S_qhx.pack(m.producer_id, m.producer_epoch, m.transaction_result)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_WritableTxnMarkerTopic_v1(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_WritableTxnMarkerTopic_v1(w, _e_topics)
     w += _S_i.pack(m.coordinator_epoch)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
@@ -137,10 +137,10 @@ def read_v0(r: Reader) -> WriteTxnMarkersRequest:
 
 
 def write_v0(w: Writer, m: WriteTxnMarkersRequest) -> None:
-    _v = m.markers
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_WritableTxnMarker_v0(w, _e)
+    _v_markers = m.markers
+    w += _S_i.pack(len(_v_markers))
+    for _e_markers in _v_markers:
+        _write_WritableTxnMarker_v0(w, _e_markers)
 
 
 def read_v1(r: Reader) -> WriteTxnMarkersRequest:
@@ -153,10 +153,10 @@ def read_v1(r: Reader) -> WriteTxnMarkersRequest:
 
 
 def write_v1(w: Writer, m: WriteTxnMarkersRequest) -> None:
-    _v = m.markers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_WritableTxnMarker_v1(w, _e)
+    _v_markers = m.markers
+    write_uvarint(w, len(_v_markers) + 1)
+    for _e_markers in _v_markers:
+        _write_WritableTxnMarker_v1(w, _e_markers)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

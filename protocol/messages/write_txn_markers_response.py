@@ -89,10 +89,10 @@ def _read_WritableTxnMarkerTopicResult_v0(r: Reader) -> WritableTxnMarkerTopicRe
 
 def _write_WritableTxnMarkerTopicResult_v0(w: Writer, m: WritableTxnMarkerTopicResult) -> None:
     write_string(w, m.name)
-    _v = m.partitions
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_WritableTxnMarkerPartitionResult_v0(w, _e)
+    _v_partitions = m.partitions
+    w += _S_i.pack(len(_v_partitions))
+    for _e_partitions in _v_partitions:
+        _write_WritableTxnMarkerPartitionResult_v0(w, _e_partitions)
 
 
 def _read_WritableTxnMarkerTopicResult_v1(r: Reader) -> WritableTxnMarkerTopicResult:
@@ -107,10 +107,10 @@ def _read_WritableTxnMarkerTopicResult_v1(r: Reader) -> WritableTxnMarkerTopicRe
 
 def _write_WritableTxnMarkerTopicResult_v1(w: Writer, m: WritableTxnMarkerTopicResult) -> None:
     write_compact_string(w, m.name)
-    _v = m.partitions
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_WritableTxnMarkerPartitionResult_v1(w, _e)
+    _v_partitions = m.partitions
+    write_uvarint(w, len(_v_partitions) + 1)
+    for _e_partitions in _v_partitions:
+        _write_WritableTxnMarkerPartitionResult_v1(w, _e_partitions)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -125,10 +125,10 @@ def _read_WritableTxnMarkerResult_v0(r: Reader) -> WritableTxnMarkerResult:
 
 def _write_WritableTxnMarkerResult_v0(w: Writer, m: WritableTxnMarkerResult) -> None:
     w += _S_q.pack(m.producer_id)
-    _v = m.topics
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_WritableTxnMarkerTopicResult_v0(w, _e)
+    _v_topics = m.topics
+    w += _S_i.pack(len(_v_topics))
+    for _e_topics in _v_topics:
+        _write_WritableTxnMarkerTopicResult_v0(w, _e_topics)
 
 
 def _read_WritableTxnMarkerResult_v1(r: Reader) -> WritableTxnMarkerResult:
@@ -143,10 +143,10 @@ def _read_WritableTxnMarkerResult_v1(r: Reader) -> WritableTxnMarkerResult:
 
 def _write_WritableTxnMarkerResult_v1(w: Writer, m: WritableTxnMarkerResult) -> None:
     w += _S_q.pack(m.producer_id)
-    _v = m.topics
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_WritableTxnMarkerTopicResult_v1(w, _e)
+    _v_topics = m.topics
+    write_uvarint(w, len(_v_topics) + 1)
+    for _e_topics in _v_topics:
+        _write_WritableTxnMarkerTopicResult_v1(w, _e_topics)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 
@@ -159,10 +159,10 @@ def read_v0(r: Reader) -> WriteTxnMarkersResponse:
 
 
 def write_v0(w: Writer, m: WriteTxnMarkersResponse) -> None:
-    _v = m.markers
-    w += _S_i.pack(len(_v))
-    for _e in _v:
-        _write_WritableTxnMarkerResult_v0(w, _e)
+    _v_markers = m.markers
+    w += _S_i.pack(len(_v_markers))
+    for _e_markers in _v_markers:
+        _write_WritableTxnMarkerResult_v0(w, _e_markers)
 
 
 def read_v1(r: Reader) -> WriteTxnMarkersResponse:
@@ -175,10 +175,10 @@ def read_v1(r: Reader) -> WriteTxnMarkersResponse:
 
 
 def write_v1(w: Writer, m: WriteTxnMarkersResponse) -> None:
-    _v = m.markers
-    write_uvarint(w, len(_v) + 1)
-    for _e in _v:
-        _write_WritableTxnMarkerResult_v1(w, _e)
+    _v_markers = m.markers
+    write_uvarint(w, len(_v_markers) + 1)
+    for _e_markers in _v_markers:
+        _write_WritableTxnMarkerResult_v1(w, _e_markers)
     write_tagged_fields(w, m.unknown_tagged_fields)
 
 

@@ -277,13 +277,13 @@ def _zstd_bound(view: memoryview) -> int:
 
 
 def _bounded(
-    bound: Callable[[memoryview], int], module: object
+    bound: Callable[[memoryview], int], decompress_all: Callable[[BytesLike], cramjam.Buffer]
 ) -> Callable[[BytesLike, int], bytes]:
     def decompress(data: BytesLike, max_size: int) -> bytes:
         size = bound(memoryview(data))
         if size > max_size:
             raise _too_large(size, max_size)
-        return bytes(module.decompress(data))  # type: ignore[attr-defined]
+        return bytes(decompress_all(data))
 
     return decompress
 
@@ -300,8 +300,8 @@ _COMPRESSORS: dict[int, Callable[[BytesLike, int | None], bytes]] = {
 _DECOMPRESSORS: dict[int, Callable[[BytesLike, int], bytes]] = {
     CompressionType.GZIP: _gzip_decompress,
     CompressionType.SNAPPY: _snappy_decompress,
-    CompressionType.LZ4: _bounded(_lz4_bound, cramjam.lz4),
-    CompressionType.ZSTD: _bounded(_zstd_bound, cramjam.zstd),
+    CompressionType.LZ4: _bounded(_lz4_bound, cramjam.lz4.decompress),
+    CompressionType.ZSTD: _bounded(_zstd_bound, cramjam.zstd.decompress),
 }
 
 

@@ -320,6 +320,8 @@ def build_batch(
     count = 0
     prev_delta = -1
     base_timestamp = max_timestamp = NO_TIMESTAMP
+    headers: Sequence[Header]
+    timestamp: int | None
     for item in records:
         if isinstance(item, Record):
             delta = item.offset - base_offset
@@ -328,8 +330,8 @@ def build_batch(
         else:
             delta = prev_delta + 1
             key, value = item[0], item[1]
-            headers = item[2] if len(item) > 2 else ()  # type: ignore[misc]
-            timestamp = item[3] if len(item) > 3 else None  # type: ignore[misc]
+            headers = item[2] if len(item) > 2 else ()
+            timestamp = item[3] if len(item) > 3 else None
             attributes = 0
             if timestamp is None:
                 timestamp = default_timestamp

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeAlias, TypeVar
 
 from protocol.errors import KafkaError
 from pybroker.metadata.model import TopicRecord
@@ -27,7 +27,7 @@ from pybroker.purgatory import when_ready
 T = TypeVar("T")
 
 #: results now, or a future of them
-Outcome = T | asyncio.Future[T]
+Outcome: TypeAlias = T | asyncio.Future[T]
 
 TopicPartition = tuple[str, int]
 

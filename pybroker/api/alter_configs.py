@@ -27,7 +27,9 @@ def handle(ctx: RequestContext, request: req.AlterConfigsRequest) -> m.AlterConf
                 raise refused[id(r)]
             error = change_configs(services.metadata_cache, services.configs, services.admin,
                                    r.resource_type, r.resource_name,
-                                   {c.name: c.value for c in r.configs}, request.validate_only)
+                                   # (null values were refused by preprocess)
+                                   {c.name: c.value for c in r.configs if c.value is not None},
+                                   request.validate_only)
             if isinstance(error, KafkaError):
                 raise error
         except KafkaError as e:

@@ -14,7 +14,7 @@ from pybroker.api.registry import ApiHandler, api
 _SOFTWARE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 
 
-def advertised_api_keys(handlers: Mapping[ApiKey, ApiHandler]) -> list[m.ApiVersion]:
+def advertised_api_keys(handlers: Mapping[int, ApiHandler]) -> list[m.ApiVersion]:
     return [
         m.ApiVersion(api_key=h.api_key, min_version=h.min_version, max_version=h.max_version)
         for h in sorted(handlers.values(), key=lambda h: h.api_key)

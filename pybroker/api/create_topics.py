@@ -41,7 +41,8 @@ def handle(ctx: RequestContext, request: req.CreateTopicsRequest,
     outcome = ctx.services.admin.create_topics(
         [NewTopic(t.name, t.num_partitions, t.replication_factor,
                   {a.partition_index: tuple(a.broker_ids) for a in t.assignments} or None,
-                  {c.name: c.value for c in t.configs}) for _, t in wanted],
+                  # (null values were refused by _check)
+                  {c.name: c.value for c in t.configs if c.value is not None}) for _, t in wanted],
         validate_only=request.validate_only, timeout_ms=request.timeout_ms, now_ms=ctx.now_ms)
 
     def respond(created: list[TopicRecord | KafkaError]) -> m.CreateTopicsResponse:

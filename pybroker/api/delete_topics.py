@@ -24,6 +24,7 @@ def handle(ctx: RequestContext, request: req.DeleteTopicsRequest,
         wanted = [(name, ZERO_UUID) for name in request.topic_names]
     results = []
     deletable: list[m.DeletableTopicResult] = []
+    names: list[str] = []  # the names of the deletable topics, in the same order
     for name, topic_id in wanted:
         result = m.DeletableTopicResult(name=name, topic_id=topic_id, error_code=ErrorCode.NONE,
                                         error_message=None)
@@ -44,7 +45,8 @@ def handle(ctx: RequestContext, request: req.DeleteTopicsRequest,
             result.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             continue
         deletable.append(result)
-    outcome = services.admin.delete_topics([r.name for r in deletable],
+        names.append(name)
+    outcome = services.admin.delete_topics(names,
                                            timeout_ms=request.timeout_ms, now_ms=ctx.now_ms)
 
     def respond(deleted: list[TopicRecord | KafkaError]) -> m.DeleteTopicsResponse:

@@ -34,8 +34,9 @@ def handle(ctx: RequestContext, request: req.ElectLeadersRequest,
     if election_type not in (PREFERRED, UNCLEAN):
         # Kafka fails the whole request (its ElectionType lookup throws): every partition named
         # gets UNKNOWN_SERVER_ERROR without a message, and so does the request.
-        failed = [((t.topic, p), (ErrorCode.UNKNOWN_SERVER_ERROR, None))
-                  for t in requested or () for p in t.partitions]
+        failed: list[tuple[TopicPartition, tuple[ErrorCode, str | None]]] = [
+            ((t.topic, p), (ErrorCode.UNKNOWN_SERVER_ERROR, None))
+            for t in requested or () for p in t.partitions]
         return m.ElectLeadersResponse(throttle_time_ms=0, error_code=ErrorCode.UNKNOWN_SERVER_ERROR,
                                       replica_election_results=_group(failed))
     if requested is None:

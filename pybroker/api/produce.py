@@ -68,12 +68,15 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
             elif replica_manager.get_partition(topic.name, pdata.index) is None:
                 refused[key] = (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None)
             else:
+                records = pdata.records
                 try:
-                    validate_records(pdata.records, version)
+                    validate_records(records, version)
                 except KafkaError as e:
                     refused[key] = (e.code, e.message)
                     continue
-                batches[key] = bytearray(pdata.records)
+                # not None (refused above): a decoded request's records are a memoryview
+                assert isinstance(records, (bytes, bytearray, memoryview))
+                batches[key] = bytearray(records)
     outcome = replica_manager.append_records(batches, required_acks=acks,
                                              timeout_ms=request.timeout_ms, now_ms=ctx.now_ms)
 

@@ -8,7 +8,7 @@ import importlib
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 from protocol import messages
 from protocol.messages import ApiKey
@@ -16,7 +16,7 @@ from protocol.messages import ApiKey
 T = TypeVar("T")
 
 #: what a handler returns: the response, or a future of it when it must wait (purgatory)
-Response = T | asyncio.Future[T]
+Response: TypeAlias = T | asyncio.Future[T]
 
 Handler = Callable[[Any, Any], Any]
 
@@ -45,7 +45,8 @@ class ApiHandler:
         return self.min_version <= version <= self.max_version
 
 
-HANDLERS: dict[ApiKey, ApiHandler] = {}
+#: api key -> handler; the dispatcher looks keys up with the number read from the wire
+HANDLERS: dict[int, ApiHandler] = {}
 
 
 def api(api_key: ApiKey, min_version: int, max_version: int, *, rejected_below: int = -1,
@@ -77,7 +78,7 @@ def api(api_key: ApiKey, min_version: int, max_version: int, *, rejected_below: 
     return register
 
 
-def load_handlers(mode: str | None = EMBEDDED) -> dict[ApiKey, ApiHandler]:
+def load_handlers(mode: str | None = EMBEDDED) -> dict[int, ApiHandler]:
     """Import every module of :mod:`pybroker.api` so each registers itself; the handlers a
     broker in ``mode`` serves (None: every handler)."""
     import pybroker.api as package

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from protocol.messages import ApiKey
     from pybroker.admin import AdminManager
     from pybroker.api.registry import ApiHandler
     from pybroker.cluster.control import ControlRequestHandler
@@ -44,6 +43,6 @@ class BrokerServices:
     #: producer ids for idempotent producers
     producer_ids: ProducerIdManager
     #: the APIs this broker serves, as ApiVersions advertises them
-    apis: Mapping[ApiKey, ApiHandler]
+    apis: Mapping[int, ApiHandler]
     #: the controller's requests (LeaderAndIsr, UpdateMetadata, StopReplica); ZooKeeper mode
     control: ControlRequestHandler | None = None

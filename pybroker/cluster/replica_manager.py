@@ -36,6 +36,7 @@ from pybroker.purgatory.delayed_produce import DelayedProduce, ProducePartitionS
 
 if TYPE_CHECKING:
     from pybroker.log.config import LogConfig
+    from pybroker.log.file_slice import FileSlice
     from pybroker.log.log import Log
     from pybroker.log.manager import LogManager
     from pybroker.log.producer_state import ProducerEntry
@@ -92,7 +93,7 @@ class FetchResult:
     high_watermark: int = -1
     last_stable_offset: int = -1
     log_start_offset: int = -1
-    records: Any = b""
+    records: FileSlice | bytes = b""
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 
 #: every broker property with a default, as Kafka prints it (what a properties file would say)
 _DEFAULT_PROPERTIES: dict[str, str] = {
-    k.name: k.default_string for k in BROKER_CONFIGS.values() if k.default is not None
+    k.name: text for k in BROKER_CONFIGS.values() if (text := k.default_string) is not None
 }
 
 

@@ -42,14 +42,14 @@ class GroupCoordinatorService:
         self.offsets_config = OffsetsConfig.from_props(config.props)
         self.topic = OffsetsTopic(replica_manager, metadata, admin, self.offsets_config)
         self.offsets = OffsetManager(self.topic, self.offsets_config)
-        self.coordinator: GroupCoordinator | None = None
+        self._coordinator: GroupCoordinator | None = None  # built by startup()
         self.group_config = GroupConfig.from_properties(config.props)
         replica_manager.add_leadership_listener(self.topic.name, self.on_leadership_change)
 
     def on_leadership_change(self, change: LeadershipChange, now_ms: int) -> None:
         """Load the groups of a partition this broker now leads; unload those of one it no
         longer leads. Before :meth:`startup` nothing is loaded: startup loads what is led."""
-        coordinator = self.coordinator
+        coordinator = self._coordinator
         if coordinator is None:
             return
         if change.is_leader:
@@ -63,27 +63,34 @@ class GroupCoordinatorService:
         log.info("Unloaded the groups of %s-%d (no longer its leader)", self.topic.name,
                  change.partition)
 
+    @property
+    def coordinator(self) -> GroupCoordinator:
+        """The coordinator the group APIs call; the broker starts it before it serves requests."""
+        if self._coordinator is None:
+            raise RuntimeError("the group coordinator is used before startup()")
+        return self._coordinator
+
     def startup(self, now_ms: int) -> None:
         loop = asyncio.get_running_loop()
-        self.coordinator = GroupCoordinator(
+        coordinator = self._coordinator = GroupCoordinator(
             self.group_config, self.offsets, LoopScheduler(loop, _now_ms),
             is_coordinator_for=lambda group_id: self.topic.is_leader(
                 self.topic.partition_for(group_id)) if self.topic.exists else True,
         )
         for group_id, value in self.offsets.load_led_partitions().items():
-            self.coordinator.load_group(group_id, value, now_ms)
-        self.coordinator.startup()
+            coordinator.load_group(group_id, value, now_ms)
+        coordinator.startup()
 
     def shutdown(self, now_ms: int) -> None:
-        if self.coordinator is not None:
-            self.coordinator.shutdown(now_ms)
+        if self._coordinator is not None:
+            self._coordinator.shutdown(now_ms)
 
     def ensure_offsets_topic(self, now_ms: int):
         """Create ``__consumer_offsets`` on first need (Kafka does it on FindCoordinator)."""
         return self.offsets.ensure_topic(now_ms)
 
     def expire_offsets(self, now_ms: int) -> None:
-        coordinator = self.coordinator
+        coordinator = self._coordinator
         if coordinator is None:
             return
 

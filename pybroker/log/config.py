@@ -171,8 +171,13 @@ class LogConfig:
 
     def to_properties(self) -> dict[str, str]:
         """Every topic config as Kafka names and prints it."""
-        return {name: to_config_string(getattr(self, key.field), key.type)
-                for name, key in TOPIC_CONFIGS.items()}
+        props: dict[str, str] = {}
+        for name, key in TOPIC_CONFIGS.items():
+            text = to_config_string(getattr(self, key.field), key.type)
+            if text is None:  # every topic config has a default, so never None here
+                raise ValueError(f"topic config {name} has no value")
+            props[name] = text
+        return props
 
     def diff(self, other: LogConfig) -> dict[str, str]:
         """The topic configs whose value in ``self`` differs from ``other`` (the overrides)."""

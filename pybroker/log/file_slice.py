@@ -269,12 +269,17 @@ class FileSlice:
         self._file = file
         self.position = position
         self.size = size
-        self._held = isinstance(file, SharedFile)
-        if self._held:
-            file.retain()  # type: ignore[union-attr]
+        self._held: SharedFile | None = None  # the shared file this slice keeps open
+        if isinstance(file, SharedFile):
+            file.retain()
+            self._held = file
 
     def __len__(self) -> int:
         return self.size
+
+    def __bytes__(self) -> bytes:
+        """The bytes, for ``Writer.to_bytes`` (``encode`` of a Fetch response carrying slices)."""
+        return self.read_bytes()
 
     def __repr__(self) -> str:
         fd = self._file if isinstance(self._file, int) else getattr(self._file, "_fd", "?")
@@ -293,9 +298,10 @@ class FileSlice:
 
     def release(self) -> None:
         """Let go of a :class:`SharedFile` the slice was built on; safe to call more than once."""
-        if self._held:
-            self._held = False
-            self._file.release()  # type: ignore[union-attr]
+        held = self._held
+        if held is not None:
+            self._held = None
+            held.release()
 
     def __del__(self) -> None:
         try:

@@ -7,6 +7,7 @@ import inspect
 import logging
 import struct
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from protocol import messages
@@ -44,7 +45,7 @@ class RequestDispatcher:
     """Turns frames into handler calls. It knows the handlers and the services they are given;
     it never calls back into the broker."""
 
-    def __init__(self, services: BrokerServices | None, handlers: dict[ApiKey, ApiHandler]) -> None:
+    def __init__(self, services: BrokerServices | None, handlers: Mapping[int, ApiHandler]) -> None:
         self.services = services
         self.handlers = handlers
 

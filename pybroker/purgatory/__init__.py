@@ -26,8 +26,8 @@ def then(fut: asyncio.Future[Any], fn: Callable[[Any], Any]) -> asyncio.Future[A
             return
         if f.cancelled():
             out.cancel()
-        elif f.exception() is not None:
-            out.set_exception(f.exception())  # type: ignore[arg-type]
+        elif (exc := f.exception()) is not None:
+            out.set_exception(exc)
         else:
             try:
                 out.set_result(fn(f.result()))

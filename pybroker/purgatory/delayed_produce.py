@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from protocol.errors import ErrorCode
 
@@ -35,10 +35,14 @@ class ProducePartitionStatus:
     done: bool = False
 
 
-class DelayedProduce(DelayedOperation):
-    def __init__(self, statuses: Mapping[Hashable, ProducePartitionStatus],
-                 lookup: Callable[[Hashable], ReplicatedLeader | None],
-                 respond: Callable[[dict[Hashable, Any]], Any]) -> None:
+#: how the caller names a partition (the replica manager: ``(topic, partition)``)
+K = TypeVar("K", bound=Hashable)
+
+
+class DelayedProduce(DelayedOperation, Generic[K]):
+    def __init__(self, statuses: Mapping[K, ProducePartitionStatus],
+                 lookup: Callable[[K], ReplicatedLeader | None],
+                 respond: Callable[[dict[K, Any]], Any]) -> None:
         super().__init__()
         self.statuses = dict(statuses)
         self.lookup = lookup

@@ -22,6 +22,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from pybroker.testing.frame_proxy import FrameLog, FrameProxy
 
@@ -108,7 +109,7 @@ class BrokerProcess:
         self.stop_timeout = stop_timeout
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
-        self._log_file = None
+        self._log_file: BinaryIO | None = None
 
     # -- properties ---------------------------------------------------------------------------
 

@@ -57,7 +57,7 @@ def _ordered(table: Mapping[object, Iterable[object]]) -> list[object]:
         states.update(sources)
     members = [s for s in states if isinstance(s, enum.Enum)]
     if members and len(members) == len(states):
-        order = {m: i for i, m in enumerate(type(members[0]))}
+        order: dict[object, int] = {m: i for i, m in enumerate(type(members[0]))}
         if all(s in order for s in states):
             return sorted(states, key=order.__getitem__)
     return sorted(states, key=state_name)

@@ -22,6 +22,7 @@ from protocol.messages import (
     api_versions_request,
     api_versions_response,
     consumer_group_heartbeat_response,
+    delete_topics_response,
     fetch_response,
     metadata_request,
     produce_request,
@@ -268,6 +269,34 @@ def test_records_objects_are_spliced_not_copied():
     )
     assert w.to_bytes() == copied
     assert fetch_response.encode(m, 11) == copied
+
+
+def test_file_slices_materialise_when_encoded_whole(tmp_path):
+    """``encode`` of a Fetch response carrying a segment-file slice reads the slice's bytes."""
+    from pybroker.log import FileSlice
+
+    path = tmp_path / "segment.log"
+    path.write_bytes(b"..BATCH..")
+    with path.open("rb") as f:
+        part = fetch_response.PartitionData(partition_index=0, records=FileSlice(f, 2, 5))
+        m = fetch_response.FetchResponse(
+            responses=[fetch_response.FetchableTopicResponse(topic="t", partitions=[part])])
+        data = fetch_response.encode(m, 11)
+    part.records = b"BATCH"
+    assert data == fetch_response.encode(m, 11)
+
+
+def test_writers_refuse_null_in_versions_without_a_null_form():
+    # MetadataRequest.Topics is nullable from v1; v0 cannot say null (it used [] for "all")
+    with pytest.raises(ValueError, match="MetadataRequest.Topics is null"):
+        metadata_request.encode(metadata_request.MetadataRequest(topics=None), 0)
+    # DeleteTopicsResponse's topic Name is nullable from v6 (topics named by id)
+    result = delete_topics_response.DeletableTopicResult(name=None)
+    m = delete_topics_response.DeleteTopicsResponse(responses=[result])
+    with pytest.raises(ValueError, match="DeleteTopicsResponse.Name is null"):
+        delete_topics_response.encode(m, 5)
+    assert delete_topics_response.decode(
+        delete_topics_response.encode(m, 6), 6).responses[0].name is None
 
 
 # -- an independent implementation as oracle ------------------------------------------------

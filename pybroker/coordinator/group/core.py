@@ -16,7 +16,8 @@ and the outermost entry point (methods wrapped in :func:`entry_point`, timers ma
 
 Owns: the outbox and the entry depth. Declares, for the mixins, the state that
 ``GroupCoordinator.__init__`` sets (groups, config, store, scheduler); the mixins read and
-change it only from inside an entry point.
+change it only from inside an entry point. Declares too, for the type checker only, the
+methods one mixin calls in another.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import functools
 import logging
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from protocol.errors import ErrorCode
 
@@ -40,14 +41,16 @@ log = logging.getLogger(__name__)
 
 E = ErrorCode
 
-_F = TypeVar("_F", bound=Callable[..., Any])
+_C = TypeVar("_C", bound="CoordinatorCore")
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
-def entry_point(fn: _F) -> _F:
+def entry_point(fn: Callable[Concatenate[_C, _P], _R]) -> Callable[Concatenate[_C, _P], _R]:
     """Deliver queued answers when the outermost coordinator call returns."""
 
     @functools.wraps(fn)
-    def wrapper(self: CoordinatorCore, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(self: _C, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         self._depth += 1
         try:
             return fn(self, *args, **kwargs)
@@ -56,7 +59,7 @@ def entry_point(fn: _F) -> _F:
             if self._depth == 0:
                 self._flush()
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 class CoordinatorCore:
@@ -72,6 +75,38 @@ class CoordinatorCore:
     _active: bool
     _depth: int
     _outbox: deque[tuple[Responder, Any]]
+
+    if TYPE_CHECKING:
+        # What one part calls in another: GroupCoordinator inherits them all, and mypy checks
+        # each definition against the signature declared here.
+
+        # membership.py
+        def _schedule_heartbeat(self, group: ClassicGroup, member: MemberMetadata, now_ms: int,
+                                timeout_ms: int | None = None) -> None: ...
+
+        def _drop_member(self, group: ClassicGroup, member_id: str) -> None: ...
+
+        def _on_pending_member_expired(self, group: ClassicGroup, member_id: str,
+                                       now_ms: int) -> None: ...
+
+        # join.py
+        def _maybe_prepare_rebalance(self, group: ClassicGroup, reason: str,
+                                     now_ms: int) -> None: ...
+
+        def _prepare_rebalance(self, group: ClassicGroup, reason: str, now_ms: int) -> None: ...
+
+        def _try_complete_join(self, group: ClassicGroup, now_ms: int) -> None: ...
+
+        # sync.py
+        def _reset_and_propagate_assignment_error(self, group: ClassicGroup, error: ErrorCode,
+                                                  now_ms: int) -> None: ...
+
+        def _remove_sync_expiration(self, group: ClassicGroup) -> None: ...
+
+        def _schedule_pending_sync(self, group: ClassicGroup, now_ms: int) -> None: ...
+
+        # coordinator.py
+        def _forget(self, group: ClassicGroup, now_ms: int) -> None: ...
 
     # -- validation ----------------------------------------------------------------------------
 
