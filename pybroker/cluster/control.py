@@ -74,6 +74,9 @@ class ControlRequestHandler:
         self.metadata_cache = metadata_cache
         self.broker_epoch = broker_epoch
         self.controller_epoch = INITIAL_CONTROLLER_EPOCH
+        #: called with the topics each applied UpdateMetadata named (the admin manager's
+        #: waiting CreateTopics/DeleteTopics answers)
+        self.metadata_listeners: list[Callable[[list[str]], None]] = []
 
     def check_epochs(self, controller_epoch: int, broker_epoch: int) -> ErrorCode:
         """The request-wide fencing every control request goes through first."""
@@ -134,6 +137,9 @@ class ControlRequestHandler:
         if error:
             return error
         self.metadata_cache.update_metadata(controller_id, live_brokers, partitions)
+        topics = sorted({p.topic for p in partitions})
+        for listener in self.metadata_listeners:
+            listener(topics)
         return ErrorCode.NONE
 
     # -- StopReplica -------------------------------------------------------------------------

@@ -234,6 +234,7 @@ class BrokerProcess:
         if self.proc is None:
             return None
         if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)  # a frozen process cannot act on SIGTERM
             self.proc.send_signal(signal.SIGTERM)
             try:
                 self.proc.wait(self.stop_timeout)
@@ -251,6 +252,19 @@ class BrokerProcess:
             self.proc.kill()
             self.proc.wait(10)
         return self._reap()
+
+    def freeze(self) -> None:
+        """SIGSTOP: the process stops answering, its sockets and ZooKeeper session stay open
+        until timeouts run out (a long GC pause, a hung disk)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGSTOP)
+            self._note("SIGSTOP")
+
+    def thaw(self) -> None:
+        """SIGCONT after :meth:`freeze`."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
+            self._note("SIGCONT")
 
     def restart(self, *, hard: bool = False) -> BrokerProcess:
         """Stop (SIGTERM, or SIGKILL with ``hard``) and start again on the same port and data."""
