@@ -1,0 +1,217 @@
+"""A connection from this broker to another one: asyncio over the sans-IO ClientConnection.
+
+:class:`BrokerClient` is one TCP connection (Kafka's ``NetworkClient`` to one node, without
+its metadata, reconnection or retry logic: whoever owns the client decides those). Requests
+are pipelined: each ``request`` writes its frame at once and waits for its own answer, while
+:class:`protocol.client.ClientConnection` checks that answers come back in request order.
+
+Failures are exceptions of :class:`BrokerClientError`:
+
+* :class:`BrokerConnectError` - ``connect`` could not reach the broker in time;
+* :class:`ConnectionLostError` - the connection closed (by either side, or because the broker
+  sent bytes that are not the expected response); every request in flight fails with it, and
+  so does every later ``request`` on this client;
+* :class:`RequestTimeoutError` - no answer within the request's ``timeout_ms``. As Kafka's
+  ``NetworkClient`` does, the connection is then closed, since a missing answer means the
+  stream can no longer be trusted: the other requests in flight fail with
+  :class:`ConnectionLostError`.
+
+A client is used for one connection: to reconnect, make a new one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from protocol import messages
+from protocol.client import ClientConnection
+from protocol.errors import ProtocolError
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "BrokerClient",
+    "BrokerClientError",
+    "BrokerConnectError",
+    "ConnectionLostError",
+    "RequestTimeoutError",
+]
+
+
+class BrokerClientError(Exception):
+    """A request to another broker failed for a reason of the connection, not of the request."""
+
+
+class BrokerConnectError(BrokerClientError):
+    """The connection could not be made."""
+
+
+class ConnectionLostError(BrokerClientError):
+    """The connection is closed; requests that were in flight have no answer."""
+
+
+class RequestTimeoutError(BrokerClientError):
+    """A request got no answer in time; the connection has been closed."""
+
+
+class BrokerClient(asyncio.Protocol):
+    """One connection to ``host:port``. ``client_id`` goes into every request header."""
+
+    def __init__(self, host: str, port: int, *, client_id: str | None) -> None:
+        self.host = host
+        self.port = port
+        self._conn = ClientConnection(client_id)
+        self._transport: asyncio.Transport | None = None
+        self._waiters: dict[int, asyncio.Future[Any]] = {}
+        self._closed: str | None = None  # why the connection ended, once it has
+        self._write_paused = False
+        self._drain_waiters: list[asyncio.Future[None]] = []
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    @property
+    def connected(self) -> bool:
+        """True between a successful ``connect`` and the end of the connection."""
+        return self._transport is not None and self._closed is None
+
+    @property
+    def closed_reason(self) -> str | None:
+        """Why the connection ended ("closed by the broker", "lost: ..."), once it has."""
+        return self._closed
+
+    @property
+    def in_flight(self) -> int:
+        """Requests written whose answer has not arrived."""
+        return len(self._waiters)
+
+    # -- public API ---------------------------------------------------------------------------
+
+    async def connect(self, timeout: float) -> None:
+        """Open the connection, within ``timeout`` seconds, or raise BrokerConnectError."""
+        if self._transport is not None or self._closed is not None:
+            raise BrokerClientError(f"this client to {self.address} was already connected")
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(timeout):
+                await loop.create_connection(lambda: self, self.host, self.port)
+        except TimeoutError as exc:
+            raise BrokerConnectError(
+                f"could not connect to {self.address} within {timeout:g} s"
+            ) from exc
+        except OSError as exc:
+            raise BrokerConnectError(f"could not connect to {self.address}: {exc}") from exc
+
+    async def request(self, api_key: int, version: int, body: Any, timeout_ms: int | None) -> Any:
+        """Send one request and return its decoded response (None for a Produce with acks=0,
+        which is never answered). ``timeout_ms`` None waits as long as the connection lives.
+
+        Several requests may be in flight at once; each returns its own answer. A request
+        this codebase cannot encode raises ValueError before anything is written.
+        """
+        transport = self._transport
+        if self._closed is not None:
+            raise ConnectionLostError(f"connection to {self.address} {self._closed}")
+        if transport is None:
+            raise BrokerClientError(f"not connected to {self.address}")
+        expected = len(self._conn.in_flight)
+        correlation_id, data = self._conn.send_request(api_key, version, body)
+        transport.write(data)
+        if len(self._conn.in_flight) == expected:  # nothing to wait for (Produce, acks=0)
+            await self._drain()
+            return None
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiters[correlation_id] = future
+        try:
+            await self._drain()
+            if timeout_ms is None:
+                return await future
+            async with asyncio.timeout(timeout_ms / 1000):
+                return await future
+        except TimeoutError:
+            if future.done() and not future.cancelled():
+                return future.result()  # answered (or failed) just as the time ran out
+            name = messages.API_NAMES.get(api_key, str(api_key))
+            what = (
+                f"{name} v{version} request (correlation id {correlation_id}) got no "
+                f"response within {timeout_ms} ms"
+            )
+            self._end(f"closed: a {what}", abort=True)
+            raise RequestTimeoutError(f"{what} from {self.address}") from None
+        finally:
+            self._waiters.pop(correlation_id, None)
+
+    def close(self) -> None:
+        """Close the connection; requests in flight fail with ConnectionLostError."""
+        self._end("closed by this side", abort=False)
+
+    # -- asyncio.Protocol ---------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        if self._closed is not None:
+            return
+        try:
+            responses = self._conn.receive_data(data)
+        except ProtocolError as exc:
+            self._end(f"closed: the broker sent a bad response: {exc}", abort=True)
+            return
+        for correlation_id, body in responses:
+            future = self._waiters.pop(correlation_id, None)
+            if future is not None and not future.done():
+                future.set_result(body)
+
+    def eof_received(self) -> bool | None:
+        return None  # close our side too; connection_lost follows
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._end(f"lost: {exc}" if exc is not None else "closed by the broker", abort=False)
+
+    def pause_writing(self) -> None:
+        self._write_paused = True
+
+    def resume_writing(self) -> None:
+        self._write_paused = False
+        self._wake_drainers()
+
+    # -- internals ----------------------------------------------------------------------------
+
+    async def _drain(self) -> None:
+        if not self._write_paused or self._closed is not None:
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._drain_waiters.append(waiter)
+        await waiter
+
+    def _wake_drainers(self) -> None:
+        waiters, self._drain_waiters = self._drain_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def _end(self, reason: str, *, abort: bool) -> None:
+        """End the connection once; ``reason`` completes "connection to host:port ..."."""
+        if self._closed is not None:
+            return
+        self._closed = reason
+        waiters, self._waiters = self._waiters, {}
+        for future in waiters.values():
+            if not future.done():
+                future.set_exception(ConnectionLostError(f"connection to {self.address} {reason}"))
+        if self._transport is not None:
+            if abort:
+                self._transport.abort()
+            else:
+                self._transport.close()
+        self._wake_drainers()
+        log.debug("connection to %s ended: %s", self.address, reason)
+
+    def __repr__(self) -> str:
+        state = "connected" if self.connected else (self._closed or "not connected")
+        return f"BrokerClient({self.address}, {state}, {self.in_flight} in flight)"
