@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,7 +69,6 @@ class _QueueItem:
     version: int
     body: Any
     callback: ResponseCallback
-    enqueued: float  # time.monotonic()
 
     @property
     def name(self) -> str:
@@ -154,7 +152,7 @@ class ControllerChannelManager:
         """Queue a request for ``broker_id``; ``callback`` gets its response, or a
         ChannelRequestFailed. A request that cannot be encoded raises here, at once."""
         messages.request_module(api_key).encode(body, version)  # the caller's mistake, now
-        item = _QueueItem(api_key, version, body, callback, time.monotonic())
+        item = _QueueItem(api_key, version, body, callback)
         state = self._brokers.get(broker_id)
         if state is None:
             log.warning("Controller %d is not sending %s to broker %d: it is not (or no longer) "
