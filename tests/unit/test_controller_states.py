@@ -13,6 +13,7 @@ from pybroker.controller.model import PartitionAndReplica
 from pybroker.controller.partition_state_machine import PartitionState, PartitionStateMachine
 from pybroker.controller.replica_state_machine import ReplicaState, ReplicaStateMachine
 from pybroker.controller.request_batch import RequestBatch
+from pybroker.tools.state_diagrams import MACHINES, render_machine
 from tests.unit.controller_cluster import CONTROLLER_ID, lead, make_context
 
 P = PartitionState
@@ -57,6 +58,19 @@ def test_the_tables_are_kafkas():
     assert set(psm.VALID_PREVIOUS_STATES) == set(P)
     assert set(rsm.legal_transitions()) == REPLICA_LEGAL
     assert set(rsm.VALID_PREVIOUS_STATES) == set(R)
+
+
+@pytest.mark.parametrize(("module", "initial"), [(psm, "NonExistentPartition"),
+                                                 (rsm, "NonExistentReplica")])
+def test_docs_draw_the_tables(module, initial):
+    (machine,) = [m for m in MACHINES if m.module == module.__name__]
+    assert machine.load() is module.VALID_PREVIOUS_STATES
+    lines = render_machine(machine, machine.load())
+    start = lines.index("stateDiagram-v2") + 1
+    edges = [line.strip() for line in lines[start:lines.index("```", start)] if "-->" in line]
+    assert edges[0] == f"[*] --> {initial}"
+    assert set(edges[1:]) == {f"{s} --> {t}" for s, t in module.legal_transitions()}
+    assert len(edges[1:]) == len(set(module.legal_transitions()))
 
 
 @pytest.mark.parametrize(("source", "target"), sorted(PARTITION_LEGAL, key=str))
