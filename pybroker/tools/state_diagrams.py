@@ -40,6 +40,30 @@ MACHINES: list[StateMachine] = [
         ),
         initial="Empty",
     ),
+    StateMachine(
+        title="Partition (ZooKeeper-mode controller)",
+        module="pybroker.controller.partition_state_machine",
+        table="VALID_PREVIOUS_STATES",
+        description=(
+            "Each partition as the controller sees it, with Kafka's states and transitions "
+            "(PartitionStateMachine). A partition is New once its replicas are assigned, Online "
+            "once a leader is elected (again on every election), Offline when its leader dies, "
+            "and NonExistent again when its topic is deleted."
+        ),
+        initial="NonExistentPartition",
+    ),
+    StateMachine(
+        title="Replica (ZooKeeper-mode controller)",
+        module="pybroker.controller.replica_state_machine",
+        table="VALID_PREVIOUS_STATES",
+        description=(
+            "Each replica (a partition on one broker) as the controller sees it, with Kafka's "
+            "states and transitions (ReplicaStateMachine): New while a reassignment adds it, "
+            "Online on a live broker, Offline when its broker dies or shuts down, and the "
+            "deletion states while its topic is deleted."
+        ),
+        initial="NonExistentReplica",
+    ),
 ]
 
 

@@ -52,7 +52,7 @@ def test_a_table_becomes_a_diagram_and_a_transition_table():
 
 
 def test_the_group_diagram_has_exactly_the_legal_transitions():
-    (group,) = [m for m in MACHINES if m.table == "VALID_PREVIOUS_STATES"]
+    (group,) = [m for m in MACHINES if m.module == "pybroker.coordinator.group.state"]
     assert group.load() is VALID_PREVIOUS_STATES
     edges = _edges(render_machine(group, group.load()))
     expected = {f"{source} --> {target}" for source, target in legal_transitions()}
