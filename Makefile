@@ -87,7 +87,7 @@ lint: $(STAMP) ## ruff, the layer contracts of .importlinter, and mypy on protoc
 	$(VENV)/bin/mypy
 
 bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka and Spark; ratios), start-up/memory; JSON and PNG in bench-results/; BASELINE=rev also runs pybroker at that git revision (pybroker/baseline ratios)
-	$(PY) scripts/bench.py --out bench-results $(if $(BASELINE),--baseline $(BASELINE))
+	$(PY) -m scripts.bench --out bench-results $(if $(BASELINE),--baseline $(BASELINE))
 	$(PY) -m scripts.bench_spark --out bench-results
 	$(PY) scripts/bench_startup.py --out bench-results
 
