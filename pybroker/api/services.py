@@ -9,9 +9,12 @@ embedded single node and a ZooKeeper-mode cluster: only the services behind them
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
+
+from protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
     from pybroker.admin import AdminManager
@@ -23,6 +26,16 @@ if TYPE_CHECKING:
     from pybroker.coordinator.group_service import GroupCoordinatorService
     from pybroker.coordinator.producer_id_manager import ProducerIdManager
     from pybroker.metadata.config_repository import ConfigRepository
+
+
+class ControllerModule(Protocol):
+    """What handlers ask of this broker's controller module (ZooKeeper mode)."""
+
+    @property
+    def is_active(self) -> bool: ...
+
+    def controlled_shutdown(self, broker_id: int, broker_epoch: int,
+                            ) -> asyncio.Future[tuple[ErrorCode, list[tuple[str, int]]]]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,3 +59,5 @@ class BrokerServices:
     apis: Mapping[int, ApiHandler]
     #: the controller's requests (LeaderAndIsr, UpdateMetadata, StopReplica); ZooKeeper mode
     control: ControlRequestHandler | None = None
+    #: this broker's controller module, active or not; ZooKeeper mode
+    controller: ControllerModule | None = None

@@ -1,0 +1,107 @@
+"""The events of the ZooKeeper-mode controller's queue (Kafka's ``ControllerEvent`` classes).
+
+Everything the controller reacts to becomes one of these and waits its turn in one FIFO queue,
+processed by one task: ZooKeeper watches and session changes, requests from brokers
+(ControlledShutdown) and admin clients (ElectLeaders), responses to the controller's own
+requests, and its timers. A handler never runs beside another, so the controller's state needs no
+locks. Events that answer someone carry a ``respond`` callback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from protocol.errors import ErrorCode, KafkaError
+
+TopicPartition = tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Startup:
+    """The controller module starts: watch /controller and try to become controller."""
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerChange:
+    """/controller was created or changed: resign if it is no longer this broker."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reelect:
+    """/controller was deleted (or the session came back): resign if needed, elect again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Expire:
+    """The ZooKeeper session expired: resign at once."""
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerChange:
+    """The children of /brokers/ids changed: brokers joined, left or bounced."""
+
+
+@dataclass(frozen=True, slots=True)
+class TopicChange:
+    """The children of /brokers/topics changed: topics were created or removed."""
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionModifications:
+    """A topic's assignment znode changed: partitions were added."""
+
+    topic: str
+
+
+@dataclass(frozen=True, slots=True)
+class TopicDeletion:
+    """The children of /admin/delete_topics changed: topics to delete."""
+
+
+@dataclass(frozen=True, slots=True)
+class TopicDeletionStopReplicaResponse:
+    """A broker answered a StopReplica(delete) of a topic being deleted."""
+
+    broker_id: int
+    errors: dict[TopicPartition, ErrorCode]
+
+
+@dataclass(frozen=True, slots=True)
+class ControlledShutdown:
+    """A broker asks to shut down: move its leaderships away first. ``respond`` gets the error
+    and the partitions it still leads."""
+
+    broker_id: int
+    broker_epoch: int
+    respond: Callable[[ErrorCode, list[TopicPartition]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaLeaderElection:
+    """ElectLeaders (or the automatic rebalance, with no ``respond``): elections of a type."""
+
+    partitions: Sequence[TopicPartition]
+    election_type: int
+    respond: Callable[[dict[TopicPartition, KafkaError | None]], None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AutoPreferredReplicaLeaderElection:
+    """The periodic check of ``auto.leader.rebalance.enable``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """Anything else that must run in turn with the controller's events (a query from a
+    request handler): ``fn`` runs in the queue and ``respond`` gets its result."""
+
+    fn: Callable[[], Any]
+    respond: Callable[[Any], None]
+
+
+ControllerEvent = (Startup | ControllerChange | Reelect | Expire | BrokerChange | TopicChange
+                   | PartitionModifications | TopicDeletion | TopicDeletionStopReplicaResponse
+                   | ControlledShutdown | ReplicaLeaderElection
+                   | AutoPreferredReplicaLeaderElection | Call)
