@@ -13,6 +13,7 @@ import threading
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
@@ -229,6 +230,38 @@ def test_session_expiry_is_delivered_as_lost(zookeeper_server: ZooKeeperServer,
             assert watch_events[0].path == "/eph"
 
     run(main())
+
+
+def test_a_server_restart_keeps_the_session_and_requests_wait_for_it(
+        kafka_tools_lib: Path, tmp_path: Path) -> None:
+    """A server of its own, stopped (SIGTERM) and started again on the same port and data: the
+    session survives (SUSPENDED, then CONNECTED with the same id) and a request made meanwhile
+    is answered once the server is back."""
+    server = ZooKeeperServer(tmp_path / "zookeeper", lib=kafka_tools_lib).start()
+
+    async def main() -> None:
+        events: list[SessionEvent] = []
+        async with kafka_zk(server.connect_string("/restart")) as kzk:
+            kzk.zk.add_session_listener(events.append)
+            session = kzk.zk.session_id
+            epoch = await kzk.register_broker(registration(1))
+            await asyncio.to_thread(server.stop)
+            await eventually(lambda: _true(any(e.state is SessionState.SUSPENDED
+                                               for e in events)), "SUSPENDED")
+            pending = asyncio.ensure_future(kzk.get_all_brokers())
+            await asyncio.sleep(0.5)
+            assert not pending.done()
+            await asyncio.to_thread(server.start)
+            assert await asyncio.wait_for(pending, 30) == {1: (registration(1), epoch)}
+            await kzk.zk.wait_until_connected(30)
+            assert [e.state for e in events] == [SessionState.SUSPENDED, SessionState.CONNECTED]
+            assert events[-1].session_id == session == kzk.zk.session_id
+
+    try:
+        run(main())
+    finally:
+        server.stop()
+    assert not server.is_running()
 
 
 # -- brokers ----------------------------------------------------------------------------------
