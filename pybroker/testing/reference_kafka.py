@@ -81,7 +81,7 @@ def zookeeper_ok(port: int, timeout: float = 0.5) -> bool:
         return False
 
 
-class _JavaProcess:
+class JavaProcess:
     """One JVM with its output in a log file."""
 
     def __init__(self, name: str, log_path: Path) -> None:
@@ -156,8 +156,8 @@ class ReferenceKafka:
         self.start_timeout = start_timeout
         self.stop_timeout = stop_timeout
         self.heap = heap
-        self.zookeeper = _JavaProcess("zookeeper", self.work_dir / "zookeeper.log")
-        self.kafka = _JavaProcess("kafka", self.work_dir / "kafka.log")
+        self.zookeeper = JavaProcess("zookeeper", self.work_dir / "zookeeper.log")
+        self.kafka = JavaProcess("kafka", self.work_dir / "kafka.log")
 
     # -- properties ---------------------------------------------------------------------------
 
@@ -245,7 +245,7 @@ class ReferenceKafka:
             return False
         return resp.controller_id >= 0 and any(b.port == self.port for b in resp.brokers)
 
-    def _wait(self, proc: _JavaProcess, ready, what: str) -> None:
+    def _wait(self, proc: JavaProcess, ready, what: str) -> None:
         deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
             if not proc.running():
