@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from pybroker.admin.local import LocalAdminManager
-from pybroker.api.registry import load_handlers
+from pybroker.api.registry import EMBEDDED, load_handlers
 from pybroker.api.services import BrokerServices
 from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
 from pybroker.cluster.replica_manager import ReplicaManager
@@ -36,44 +36,148 @@ class ConfigError(Exception):
     """The configuration cannot be served; the message says why."""
 
 
-class Broker:
-    """One broker process: it builds the subsystems, hands the request handlers their services
-    (:class:`~pybroker.api.services.BrokerServices`), and starts and stops everything in order.
-    Nothing reaches back into it."""
+class BrokerBase:
+    """What every broker process has, whatever runs the cluster: its configuration, the logs,
+    the replica manager and the topic configs they run with, the request handlers and the
+    socket server, the scheduled tasks, and the order of shutdown. The embedded single node
+    (:class:`Broker`) and a ZooKeeper-mode broker (:mod:`pybroker.zk_broker`) build the rest."""
+
+    #: the handler set this kind of broker serves (pybroker.api.registry's modes)
+    mode = EMBEDDED
 
     def __init__(self, config: BrokerConfig) -> None:
         self.config = config
         self.broker_id = config.broker_id
-        if config.zookeeper_connect:
-            raise ConfigError(
-                "zookeeper.connect is set, but this build serves only the embedded single-node "
-                "mode; remove zookeeper.connect to run it"
-            )
         self.log_dirs: list[Path] = config.log_dirs
         try:
             self.default_log_config = LogConfig.from_broker_properties(config.props)
         except Exception as e:
             raise ConfigError(f"invalid log configuration: {e}") from e
         self.configs = ConfigRepository(self.default_log_config)
-        self.store = LocalMetadataStore(self.log_dirs[0], self.broker_id)
         self.log_manager = LogManager(self.log_dirs, self.default_log_config)
         self.replica_manager = ReplicaManager(self.broker_id, self.log_manager,
                                               self.configs.log_config)
         self.configs.add_listener(self.replica_manager.update_log_config)
-        self.producer_ids = ProducerIdManager(self.store)
-        # built by start_storage, once the stored metadata is read
         self.metadata_cache: MetadataCache | None = None
-        self.controller: LocalController | None = None
-        self.admin: LocalAdminManager | None = None
         self.groups: GroupCoordinatorService | None = None
         self.services: BrokerServices | None = None
-        self.handlers = load_handlers()
+        self.handlers = load_handlers(self.mode)
         self.dispatcher = RequestDispatcher(None, self.handlers)
         self.socket_server = SocketServer(
             self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"))
         self._tasks: list[asyncio.Task] = []
         self._stopped = asyncio.Event()
         self.started = False
+
+    def _check_log_dirs(self) -> None:
+        for d in self.log_dirs:
+            if d.exists() and not d.is_dir():
+                raise ConfigError(f"log dir {d} is not a directory")
+            try:
+                d.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise ConfigError(f"log dir {d} cannot be created: {e.strerror}") from e
+
+    def _advertised_endpoints(self) -> list[tuple[str, str, int]]:
+        """``(listener, host, port)`` of each advertised listener; an ephemeral listener
+        advertises the port it got."""
+        out = []
+        for advertised in self.config.advertised_listeners:
+            port = advertised.port
+            if port == 0:
+                port = next(p for name, _, p in self.socket_server.bound
+                            if name == advertised.listener)
+            out.append((advertised.listener, advertised.host, port))
+        return out
+
+    def _advertised_endpoint(self) -> BrokerEndpoint:
+        listener, host, port = self._advertised_endpoints()[0]
+        rack = self.config.get("broker.rack") or None
+        return BrokerEndpoint(self.broker_id, host, port, rack)
+
+    def _schedule(self, name: str, interval_ms: int, job) -> None:
+        """Run ``job(now_ms)`` every ``interval_ms`` on the event loop (Kafka's KafkaScheduler)."""
+
+        async def loop() -> None:
+            while True:
+                await asyncio.sleep(interval_ms / 1000)
+                try:
+                    job(now_ms())
+                except Exception:
+                    log.exception("scheduled task %s failed", name)
+
+        self._tasks.append(asyncio.create_task(loop(), name=name))
+
+    def _start_scheduled_tasks(self) -> None:
+        get = self.config.get_int
+        logs = self.log_manager
+        assert self.groups is not None, "the group coordinator is built before the tasks start"
+        # flush.ms is checked every second: Kafka's log.flush.scheduler.interval.ms defaults to
+        # "never" and relies on the OS; a topic that sets flush.ms still gets its fsyncs.
+        self._schedule("log-flusher", 1000, logs.flush_dirty)
+        self._schedule("recovery-point-checkpoint",
+                       get("log.flush.offset.checkpoint.interval.ms"), lambda _now: logs.checkpoint())
+        self._schedule("log-retention", get("log.retention.check.interval.ms"), logs.cleanup)
+        self._schedule("offsets-expiration", get("offsets.retention.check.interval.ms"),
+                       self.groups.expire_offsets)
+        if self.config.get_bool("log.cleaner.enable"):
+            cleaner = LogCleaner(logs, backoff_ms=get("log.cleaner.backoff.ms"))
+            self._tasks.append(asyncio.create_task(cleaner.run(now_ms), name="log-cleaner"))
+        self._schedule(
+            "producer-expiration", get("producer.id.expiration.check.interval.ms"),
+            lambda now: [log_.remove_expired_producers(now) for log_ in logs.all_logs().values()],
+        )
+
+    async def start(self) -> None:
+        raise NotImplementedError
+
+    async def _stop_cluster(self) -> None:
+        """What the cluster mode stops before the listeners close (nothing when embedded)."""
+
+    def stop_storage(self) -> None:
+        self.replica_manager.shutdown()
+        self.log_manager.shutdown()
+
+    async def stop(self) -> None:
+        log.info("broker %d shutting down", self.broker_id)
+        await self._stop_cluster()
+        for t in self._tasks:
+            t.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.socket_server.stop()
+        if self.groups is not None:
+            self.groups.shutdown(now_ms())
+        self.stop_storage()
+        await self._close_cluster()
+        self._stopped.set()
+        log.info("broker %d shut down cleanly", self.broker_id)
+
+    async def _close_cluster(self) -> None:
+        """What the cluster mode closes last (nothing when embedded)."""
+
+    async def run_until_signal(self) -> None:
+        await self.start()
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        await self.stop()
+
+
+class Broker(BrokerBase):
+    """The embedded single node: its own controller, its metadata in its first log dir."""
+
+    def __init__(self, config: BrokerConfig) -> None:
+        if config.zookeeper_connect:
+            raise ConfigError("zookeeper.connect is set: this is a ZooKeeper-mode broker "
+                              "(pybroker.zk_broker.ZkBroker)")
+        super().__init__(config)
+        self.store = LocalMetadataStore(self.log_dirs[0], self.broker_id)
+        self.producer_ids = ProducerIdManager(self.store)
+        # built by start_storage, once the stored metadata is read
+        self.controller: LocalController | None = None
+        self.admin: LocalAdminManager | None = None
 
     # -- life cycle ------------------------------------------------------------------------
     def start_storage(self, now: int) -> int:
@@ -85,13 +189,7 @@ class Broker:
         than the broker defaults. The group coordinator listens for leadership before the
         partitions are led. Returns the number of topics.
         """
-        for d in self.log_dirs:
-            if d.exists() and not d.is_dir():
-                raise ConfigError(f"log dir {d} is not a directory")
-            try:
-                d.mkdir(parents=True, exist_ok=True)
-            except OSError as e:
-                raise ConfigError(f"log dir {d} cannot be created: {e.strerror}") from e
+        self._check_log_dirs()
         image = self.store.load()
         cache = self.metadata_cache = MetadataCache(image.cluster_id,
                                                     controller_id=self.broker_id)
@@ -110,8 +208,7 @@ class Broker:
 
     def stop_storage(self) -> None:
         """Close what :meth:`start_storage` opened (the logs checkpoint and mark a clean shutdown)."""
-        self.replica_manager.shutdown()
-        self.log_manager.shutdown()
+        super().stop_storage()
         self.store.close()
 
     async def start(self) -> None:
@@ -137,65 +234,3 @@ class Broker:
         self.started = True
         log.info("broker %d started in %.2fs (cluster %s, %d topic(s))", self.broker_id,
                  time.monotonic() - started, self.metadata_cache.cluster_id, topics)
-
-    def _advertised_endpoint(self) -> BrokerEndpoint:
-        advertised = self.config.advertised_listeners[0]
-        port = advertised.port
-        if port == 0:  # an ephemeral listener advertises the port it got
-            port = next(p for name, _, p in self.socket_server.bound if name == advertised.listener)
-        rack = self.config.get("broker.rack") or None
-        return BrokerEndpoint(self.broker_id, advertised.host, port, rack)
-
-    def _schedule(self, name: str, interval_ms: int, job) -> None:
-        """Run ``job(now_ms)`` every ``interval_ms`` on the event loop (Kafka's KafkaScheduler)."""
-
-        async def loop() -> None:
-            while True:
-                await asyncio.sleep(interval_ms / 1000)
-                try:
-                    job(now_ms())
-                except Exception:
-                    log.exception("scheduled task %s failed", name)
-
-        self._tasks.append(asyncio.create_task(loop(), name=name))
-
-    def _start_scheduled_tasks(self) -> None:
-        get = self.config.get_int
-        logs = self.log_manager
-        assert self.groups is not None, "start_storage() builds the group coordinator"
-        # flush.ms is checked every second: Kafka's log.flush.scheduler.interval.ms defaults to
-        # "never" and relies on the OS; a topic that sets flush.ms still gets its fsyncs.
-        self._schedule("log-flusher", 1000, logs.flush_dirty)
-        self._schedule("recovery-point-checkpoint",
-                       get("log.flush.offset.checkpoint.interval.ms"), lambda _now: logs.checkpoint())
-        self._schedule("log-retention", get("log.retention.check.interval.ms"), logs.cleanup)
-        self._schedule("offsets-expiration", get("offsets.retention.check.interval.ms"),
-                       self.groups.expire_offsets)
-        if self.config.get_bool("log.cleaner.enable"):
-            cleaner = LogCleaner(logs, backoff_ms=get("log.cleaner.backoff.ms"))
-            self._tasks.append(asyncio.create_task(cleaner.run(now_ms), name="log-cleaner"))
-        self._schedule(
-            "producer-expiration", get("producer.id.expiration.check.interval.ms"),
-            lambda now: [log_.remove_expired_producers(now) for log_ in logs.all_logs().values()],
-        )
-
-    async def stop(self) -> None:
-        log.info("broker %d shutting down", self.broker_id)
-        for t in self._tasks:
-            t.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        await self.socket_server.stop()
-        if self.groups is not None:
-            self.groups.shutdown(now_ms())
-        self.stop_storage()
-        self._stopped.set()
-        log.info("broker %d shut down cleanly", self.broker_id)
-
-    async def run_until_signal(self) -> None:
-        await self.start()
-        loop = asyncio.get_running_loop()
-        stop = asyncio.Event()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await stop.wait()
-        await self.stop()

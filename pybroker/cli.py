@@ -35,11 +35,17 @@ def main(argv: list[str] | None = None) -> int:
         log.error("cannot read the configuration: %s", e)
         return 2
 
-    from pybroker.broker import Broker, ConfigError
+    from pybroker.broker import Broker, BrokerBase, ConfigError
     from pybroker.log.manager import LogDirError
 
     try:
-        broker = Broker(config)
+        broker: BrokerBase
+        if config.zookeeper_connect:
+            from pybroker.zk_broker import ZkBroker
+
+            broker = ZkBroker(config)
+        else:
+            broker = Broker(config)
         asyncio.run(broker.run_until_signal())
     except (ConfigError, LogDirError) as e:
         log.error("%s", e)

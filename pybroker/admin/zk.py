@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.admin import NewPartitions, NewTopic, Reassignment, TopicPartition
+from pybroker.controller.assignment import new_partitions_start_index
 from pybroker.metadata.model import PartitionRecord, TopicRecord
 from pybroker.metadata.topics import collision_key, validate_topic_name
 from pybroker.purgatory import Purgatory
@@ -36,9 +37,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: assign ``(partitions, replication factor, live brokers, first partition index)`` ->
-#: replica lists, as Kafka's rack-unaware assignment does
-Assign = Callable[[int, int, Sequence[int], int], list[list[int]]]
+#: assign ``(partitions, replication factor, live brokers, first partition index, start index
+#: or None for a random one)`` -> replica lists, as Kafka's rack-unaware assignment does
+Assign = Callable[[int, int, Sequence[int], int, int | None], list[list[int]]]
 
 
 class TopicStore(Protocol):
@@ -161,7 +162,7 @@ class ZkAdminManager:
             raise KafkaError(ErrorCode.INVALID_REPLICATION_FACTOR,
                              f"Replication factor: {replication} larger than available brokers: "
                              f"{len(live)}.")
-        return dict(enumerate(self.assign(partitions, replication, live, 0)))
+        return dict(enumerate(self.assign(partitions, replication, live, 0, None)))
 
     # -- topics ------------------------------------------------------------------------------
     def create_topics(self, topics: Sequence[NewTopic], *, validate_only: bool,
@@ -265,9 +266,11 @@ class ZkAdminManager:
                                  f"{len(r.assignments)} assignments provided.")
             _check_manual(r.assignments, live, count)
             return {count + i: list(a) for i, a in enumerate(r.assignments)}
-        replication = len(next(iter(current.values())))
+        replication = len(current[0])
+        # as Kafka's AdminZkClient.addPartitions: continue from partition 0's first replica
+        start = new_partitions_start_index(live, current[0][0])
         return {count + i: a for i, a in
-                enumerate(self.assign(r.count - count, replication, live, count))}
+                enumerate(self.assign(r.count - count, replication, live, count, start))}
 
     def alter_topic_configs(self, topic: str, overrides: Mapping[str, str], *,
                             validate_only: bool) -> asyncio.Future[KafkaError | None]:

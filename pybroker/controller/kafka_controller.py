@@ -57,6 +57,9 @@ from pybroker.controller.partition_state_machine import (
 )
 from pybroker.controller.replica_state_machine import ReplicaState, ReplicaStateMachine
 from pybroker.controller.request_batch import RequestBatch
+from pybroker.zk.kafka_zk import ControllerMovedError
+
+__all__ = ["ControllerMovedError", "ControllerStore", "KafkaController"]
 
 log = logging.getLogger(__name__)
 state_change_log = logging.getLogger("pybroker.state.change")
@@ -65,11 +68,6 @@ PREFERRED, UNCLEAN = 0, 1
 AUTO_REBALANCE_FIRST_DELAY_S = 5.0
 
 Watch = Callable[[], None]
-
-
-class ControllerMovedError(Exception):
-    """A write conditional on the controller epoch's znode version failed: another broker is
-    the controller now."""
 
 
 class ControllerStore(Protocol):

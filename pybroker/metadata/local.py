@@ -39,6 +39,29 @@ def write_atomically(path: Path, data: bytes) -> None:
         os.close(dir_fd)
 
 
+def read_meta_properties_cluster_id(directory: Path) -> str | None:
+    meta = directory / META_PROPERTIES
+    if not meta.exists():
+        return None
+    for line in meta.read_text().splitlines():
+        if line.startswith("cluster.id="):
+            return line.split("=", 1)[1].strip()
+    return None
+
+
+def check_meta_properties(directory: Path, broker_id: int, cluster_id: str) -> None:
+    """``meta.properties`` names the broker and its cluster, as Kafka writes it; a log dir of
+    another cluster is refused (Kafka's InconsistentClusterIdException)."""
+    meta = directory / META_PROPERTIES
+    existing = read_meta_properties_cluster_id(directory)
+    if existing and existing != cluster_id:
+        raise RuntimeError(
+            f"{meta} belongs to cluster {existing}, but this broker's cluster is {cluster_id}")
+    text = f"version=0\nbroker.id={broker_id}\ncluster.id={cluster_id}\n"
+    if not meta.exists() or meta.read_text() != text:
+        write_atomically(meta, text.encode())
+
+
 class LocalMetadataStore:
     def __init__(self, directory: Path, broker_id: int) -> None:
         self.directory = directory
@@ -65,24 +88,10 @@ class LocalMetadataStore:
         return image
 
     def _read_cluster_id(self) -> str | None:
-        meta = self.directory / META_PROPERTIES
-        if not meta.exists():
-            return None
-        for line in meta.read_text().splitlines():
-            if line.startswith("cluster.id="):
-                return line.split("=", 1)[1].strip()
-        return None
+        return read_meta_properties_cluster_id(self.directory)
 
     def _check_meta_properties(self, cluster_id: str) -> None:
-        meta = self.directory / META_PROPERTIES
-        existing = self._read_cluster_id()
-        if existing and existing != cluster_id:
-            raise RuntimeError(
-                f"{meta} belongs to cluster {existing}, but the metadata says {cluster_id}"
-            )
-        text = f"version=0\nbroker.id={self.broker_id}\ncluster.id={cluster_id}\n"
-        if not meta.exists() or meta.read_text() != text:
-            write_atomically(meta, text.encode())
+        check_meta_properties(self.directory, self.broker_id, cluster_id)
 
     @property
     def image(self) -> ClusterImage:

@@ -61,7 +61,8 @@ class Controller:
     is_active = False
 
 
-def round_robin(partitions: int, rf: int, brokers: Sequence[int], first: int) -> list[list[int]]:
+def round_robin(partitions: int, rf: int, brokers: Sequence[int], first: int,
+                start: int | None) -> list[list[int]]:
     return [[brokers[(first + p + r) % len(brokers)] for r in range(rf)]
             for p in range(partitions)]
 

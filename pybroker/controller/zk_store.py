@@ -1,0 +1,161 @@
+"""The controller's ZooKeeper operations (:class:`~pybroker.controller.kafka_controller.
+ControllerStore`) over :class:`~pybroker.zk.kafka_zk.KafkaZkClient`: znode values turned into
+the controller's own (:mod:`pybroker.controller.model`, :class:`BrokerInfo`) and back, and
+ZooKeeper's failures into the outcomes the state machines take (:class:`ZkError`)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+
+from pybroker.controller.context import BrokerEndpoint, BrokerInfo
+from pybroker.controller.model import (
+    BAD_VERSION,
+    LeaderAndIsr,
+    LeaderIsrAndControllerEpoch,
+    LeaderRecoveryState,
+    ReadOutcome,
+    ReplicaAssignment,
+    TopicPartition,
+    WriteOutcome,
+    ZkError,
+)
+from pybroker.zk import znodes
+from pybroker.zk.client import NodeExistsError, ZkError as ZkClientError
+from pybroker.zk.kafka_zk import ControllerMovedError, KafkaZkClient
+from pybroker.zk.znodes import CONFIG_TOPIC
+
+Watch = Callable[[], None]
+
+_CODES = {"NoNodeError": "NONODE", "NodeExistsError": "NODEEXISTS", "BadVersionError": BAD_VERSION,
+          "NotEmptyError": "NOTEMPTY", "ConnectionLossError": "CONNECTIONLOSS",
+          "SessionExpiredError": "SESSIONEXPIRED"}
+
+
+def _zk_error(e: BaseException) -> ZkError:
+    return ZkError(_CODES.get(type(e).__name__, type(e).__name__), str(e))
+
+
+def broker_info(registration: znodes.BrokerRegistration, epoch: int) -> BrokerInfo:
+    endpoints = tuple(BrokerEndpoint(e.listener_name, e.host or "", e.port, e.security_protocol)
+                      for e in registration.endpoints)
+    first = endpoints[0] if endpoints else BrokerEndpoint("PLAINTEXT", "", -1)
+    return BrokerInfo(registration.broker_id, epoch, first.host, first.port,
+                      registration.rack, endpoints)
+
+
+def _state(state: znodes.LeaderIsrAndControllerEpoch, version: int,
+           ) -> LeaderIsrAndControllerEpoch:
+    return LeaderIsrAndControllerEpoch(
+        LeaderAndIsr(state.leader, state.leader_epoch, state.isr,
+                     LeaderRecoveryState(state.leader_recovery_state), version),
+        state.controller_epoch)
+
+
+def _znode(lai: LeaderAndIsr, controller_epoch: int) -> znodes.LeaderIsrAndControllerEpoch:
+    return znodes.LeaderIsrAndControllerEpoch(lai.leader, lai.leader_epoch, lai.isr,
+                                              controller_epoch, int(lai.leader_recovery_state))
+
+
+class ZkControllerStore:
+    def __init__(self, zk: KafkaZkClient) -> None:
+        self.zk = zk
+
+    async def register_controller(self, broker_id: int) -> tuple[int, int] | None:
+        try:
+            return await self.zk.register_controller_and_increment_epoch(
+                broker_id, int(time.time() * 1000))
+        except ControllerMovedError:
+            return None
+
+    async def controller_id(self, watch: Watch) -> int | None:
+        return await self.zk.get_controller_id(lambda _event: watch())
+
+    async def resign(self, epoch_zk_version: int) -> None:
+        await self.zk.delete_controller(epoch_zk_version)
+
+    async def brokers(self, watch: Watch) -> dict[int, BrokerInfo]:
+        found = await self.zk.get_all_brokers(lambda _event: watch())
+        return {b: broker_info(reg, epoch) for b, (reg, epoch) in found.items()}
+
+    async def topics(self, watch: Watch) -> set[str]:
+        return await self.zk.get_all_topics(lambda _event: watch())
+
+    async def assignments(self, topics: Iterable[str], watch: Callable[[str], Watch],
+                          ) -> dict[str, tuple[uuid.UUID | None, dict[int, ReplicaAssignment]]]:
+        names = sorted(set(topics))
+
+        async def one(topic: str) -> tuple[str, tuple[znodes.TopicAssignment, int] | None]:
+            fire = watch(topic)
+            found = await self.zk.get_replica_assignment_and_topic_ids(
+                [topic], lambda _event: fire())
+            return topic, found.get(topic)
+
+        out: dict[str, tuple[uuid.UUID | None, dict[int, ReplicaAssignment]]] = {}
+        for topic, found in await asyncio.gather(*(one(t) for t in names)):
+            if found is None:
+                continue
+            assignment, _version = found
+            out[topic] = (assignment.topic_id, {
+                p: ReplicaAssignment(a.replicas, a.adding_replicas, a.removing_replicas)
+                for p, a in assignment.partitions.items()})
+        return out
+
+    async def set_topic_id(self, topic: str, topic_id: uuid.UUID,
+                           assignment: Mapping[int, ReplicaAssignment]) -> None:
+        await self.zk.set_topic_assignment(topic, znodes.TopicAssignment(topic_id, {
+            p: znodes.ReplicaAssignment(a.replicas, a.adding_replicas, a.removing_replicas)
+            for p, a in assignment.items()}))
+
+    async def read_states(self, partitions: Iterable[TopicPartition],
+                          ) -> dict[TopicPartition, ReadOutcome]:
+        tps = list(partitions)
+        try:
+            found = await self.zk.get_partition_states(tps)
+        except ZkClientError as e:
+            return {tp: _zk_error(e) for tp in tps}
+        return {tp: _state(*found[tp]) if tp in found else None for tp in tps}
+
+    async def create_states(self, states: Mapping[TopicPartition, LeaderIsrAndControllerEpoch],
+                            epoch_zk_version: int) -> dict[TopicPartition, WriteOutcome]:
+        results = await self.zk.create_partition_states(
+            {tp: _znode(s.leader_and_isr, s.controller_epoch) for tp, s in states.items()},
+            epoch_zk_version)
+        out: dict[TopicPartition, WriteOutcome] = {}
+        for tp, error in results.items():
+            if error is None:
+                out[tp] = 0
+            elif isinstance(error, NodeExistsError):
+                out[tp] = ZkError("NODEEXISTS", str(error))
+            else:
+                out[tp] = _zk_error(error)
+        return out
+
+    async def update_states(self, states: Mapping[TopicPartition, LeaderAndIsr],
+                            controller_epoch: int, epoch_zk_version: int,
+                            ) -> dict[TopicPartition, WriteOutcome]:
+        result = await self.zk.update_partition_states(
+            {tp: (_znode(lai, controller_epoch), lai.partition_epoch)
+             for tp, lai in states.items()}, epoch_zk_version)
+        out: dict[TopicPartition, WriteOutcome] = dict(result.succeeded)
+        out.update({tp: _zk_error(e) for tp, e in result.failed.items()})
+        out.update({tp: ZkError(BAD_VERSION) for tp in result.to_retry})
+        return out
+
+    async def unclean_enabled(self, topic: str) -> bool:
+        configs = await self.zk.get_entity_configs(CONFIG_TOPIC, topic)
+        return configs.get("unclean.leader.election.enable", "false").strip().lower() == "true"
+
+    async def topic_deletions(self, watch: Watch) -> set[str]:
+        return set(await self.zk.get_topic_deletions(lambda _event: watch()))
+
+    async def delete_topic(self, topic: str, epoch_zk_version: int) -> None:
+        await self.zk.delete_topic_znode(topic, epoch_zk_version)
+        await self.zk.delete_topic_configs([topic], epoch_zk_version)
+        await self.zk.delete_topic_deletions([topic], epoch_zk_version)
+
+    async def delete_deletion_requests(self, topics: Iterable[str],
+                                       epoch_zk_version: int) -> None:
+        await self.zk.delete_topic_deletions(list(topics), epoch_zk_version)

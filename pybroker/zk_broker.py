@@ -1,0 +1,304 @@
+"""A broker of a ZooKeeper-mode cluster (Kafka's ``KafkaServer``).
+
+Start-up, in Kafka 3.9's order: connect to ZooKeeper (the chroot is created if missing), make
+sure of the persistent paths, get or create the cluster id (and check ``meta.properties``), read
+every topic's config overrides, load and recover the logs, start the replica manager and the
+listeners, register ``/brokers/ids/<id>`` (its czxid is this broker's epoch), start the
+controller module (which may win the election) and the group coordinator. From then on the
+controller tells this broker what to lead and follow (LeaderAndIsr) and what the cluster looks
+like (UpdateMetadata); topic config changes arrive through ``/config/changes``.
+
+The session: when ZooKeeper expires it, this broker keeps serving what it leads (it changes role
+only on a LeaderAndIsr), resigns as controller if it was one, and once a new session is up
+registers again - with a new, higher broker epoch - and takes part in the election again.
+
+Shutdown: a controlled shutdown first (the controller moves this broker's leaderships away, up
+to ``controlled.shutdown.max.retries`` attempts), then the controller module, the listeners, the
+logs (checkpointed, marked clean), and the session last, which removes the registration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from protocol.errors import ErrorCode
+from protocol.messages import ApiKey, controlled_shutdown_request
+from pybroker.admin.zk import ZkAdminManager
+from pybroker.api.registry import ZOOKEEPER
+from pybroker.api.services import BrokerServices
+from pybroker.broker import BrokerBase, ConfigError, now_ms
+from pybroker.cluster.control import ControlRequestHandler
+from pybroker.cluster.metadata_cache import MetadataCache
+from pybroker.config import BrokerConfig
+from pybroker.controller.assignment import assign_replicas_rack_unaware
+from pybroker.controller.kafka_controller import KafkaController
+from pybroker.controller.zk_store import ZkControllerStore
+from pybroker.coordinator.group_service import GroupCoordinatorService
+from pybroker.coordinator.producer_id_manager import ProducerIdManager
+from pybroker.metadata.local import check_meta_properties
+from pybroker.network.client import BrokerClient, BrokerClientError
+from pybroker.zk.client import SessionEvent, SessionState, ZkClient
+from pybroker.zk.kafka_zk import KafkaZkClient
+from pybroker.zk.topic_store import ZkTopicStore
+from pybroker.zk.znodes import CONFIG_TOPIC, BrokerRegistration, EndPoint
+
+log = logging.getLogger(__name__)
+
+
+class ControllerSettings:
+    """The controller module's settings, from server.properties."""
+
+    def __init__(self, config: BrokerConfig, inter_broker_listener: str) -> None:
+        self.inter_broker_listener = inter_broker_listener
+        self.socket_timeout_ms = config.get_int("controller.socket.timeout.ms")
+        self.auto_leader_rebalance = config.get_bool("auto.leader.rebalance.enable")
+        self.leader_imbalance_check_interval_s = float(
+            config.get_int("leader.imbalance.check.interval.seconds"))
+        self.leader_imbalance_per_broker_percentage = config.get_int(
+            "leader.imbalance.per.broker.percentage")
+        self.delete_topic_enable = config.get_bool("delete.topic.enable")
+
+
+class ZkProducerIdBlocks:
+    """Producer id blocks reserved by compare-and-set on /latest_producer_id_block."""
+
+    def __init__(self, zk: KafkaZkClient, broker_id: int) -> None:
+        self.zk = zk
+        self.broker_id = broker_id
+
+    async def _allocate(self, size: int) -> int:
+        block = await self.zk.allocate_producer_id_block(self.broker_id, size)
+        return block.first_producer_id
+
+    def allocate_producer_id_block(self, size: int) -> Any:
+        return self._allocate(size)
+
+
+class TopicConfigWatcher:
+    """Applies topic config changes announced under ``/config/changes`` (Kafka's
+    ``ZkConfigManager`` for the topics entity): each notification newer than the last one seen
+    names a topic whose overrides are read again."""
+
+    def __init__(self, zk: KafkaZkClient, apply: Any) -> None:
+        self.zk = zk
+        self.apply = apply
+        self.last_seen = ""
+        self._pending = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        names = await self.zk.get_config_change_notifications()
+        self.last_seen = names[-1] if names else ""
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="config-changes")
+        self._pending.set()
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    async def _run(self) -> None:
+        while True:
+            await self._pending.wait()
+            self._pending.clear()
+            try:
+                names = await self.zk.get_config_change_notifications(
+                    lambda _event: self._pending.set())
+                for name in names:
+                    if name <= self.last_seen:
+                        continue
+                    found = await self.zk.get_config_change_notification(name)
+                    self.last_seen = name
+                    if found is None:
+                        continue
+                    entity_path, _ctime = found
+                    entity_type, _, entity = entity_path.partition("/")
+                    if entity_type == CONFIG_TOPIC:
+                        self.apply(entity, await self.zk.get_entity_configs(CONFIG_TOPIC,
+                                                                            entity))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("Could not process config change notifications; retrying")
+                await asyncio.sleep(1)
+                self._pending.set()
+
+
+class ZkBroker(BrokerBase):
+    mode = ZOOKEEPER
+
+    def __init__(self, config: BrokerConfig) -> None:
+        if not config.zookeeper_connect:
+            raise ConfigError("zookeeper.connect is not set: this is the embedded broker")
+        super().__init__(config)
+        listeners = {e.listener for e in config.listeners}
+        self.inter_broker_listener = config.get("inter.broker.listener.name") or \
+            config.listeners[0].listener
+        if self.inter_broker_listener not in listeners:
+            raise ConfigError(f"inter.broker.listener.name {self.inter_broker_listener} is not "
+                              f"one of the listeners {sorted(listeners)}")
+        self.zk_client = ZkClient(
+            config.zookeeper_connect,
+            session_timeout_ms=config.get_int("zookeeper.session.timeout.ms"),
+            connection_timeout_ms=config.value("zookeeper.connection.timeout.ms"))
+        self.zk = KafkaZkClient(self.zk_client)
+        self.broker_epoch = -1
+        self.controller: KafkaController | None = None
+        self.control: ControlRequestHandler | None = None
+        self.admin: ZkAdminManager | None = None
+        self.config_watcher: TopicConfigWatcher | None = None
+        self._session_lost = False
+        self._reregistering: asyncio.Task[None] | None = None
+
+    # -- start-up ------------------------------------------------------------------------------
+    async def start(self) -> None:
+        started = time.monotonic()
+        self._check_log_dirs()
+        await self.zk_client.start()
+        await self.zk.create_top_level_paths()
+        cluster_id = await self.zk.get_or_create_cluster_id()
+        for d in self.log_dirs:
+            try:
+                check_meta_properties(d, self.broker_id, cluster_id)
+            except RuntimeError as e:
+                raise ConfigError(str(e)) from e
+        topics = await self.zk.get_all_topics()
+        for topic, overrides in (await self.zk.get_topic_configs(topics)).items():
+            self.configs.set_topic_overrides(topic, overrides)
+        await asyncio.to_thread(self.log_manager.startup, now_ms(),
+                                config_for=self.configs.log_config)
+        cache = self.metadata_cache = MetadataCache(
+            cluster_id, controller_id=-1, listener=self.config.advertised_listeners[0].listener)
+        self.control = ControlRequestHandler(self.broker_id, self.replica_manager, cache,
+                                             lambda: self.broker_epoch)
+        self.controller = KafkaController(
+            self.broker_id, ZkControllerStore(self.zk),
+            ControllerSettings(self.config, self.inter_broker_listener))
+        self.admin = ZkAdminManager(
+            ZkTopicStore(self.zk), cache, self.configs, self.controller,
+            lambda n, rf, brokers, first, start: list(assign_replicas_rack_unaware(
+                n, rf, sorted(brokers), start_index=start, start_partition_id=first).values()),
+            default_partitions=self.config.get_int("num.partitions"),
+            default_replication_factor=self.config.get_int("default.replication.factor"))
+        self.control.metadata_listeners.append(self.admin.on_metadata_updated)
+        self.groups = GroupCoordinatorService(self.config, self.replica_manager, cache,
+                                              self.admin)
+        self.groups.startup(now_ms())
+        producer_ids = ProducerIdManager(ZkProducerIdBlocks(self.zk, self.broker_id))
+        self.services = self.dispatcher.services = BrokerServices(
+            broker_id=self.broker_id, config=self.config, replica_manager=self.replica_manager,
+            metadata_cache=cache, admin=self.admin, configs=self.configs, groups=self.groups,
+            producer_ids=producer_ids, apis=self.handlers, control=self.control,
+            controller=self.controller)
+        await self.socket_server.start(self.config.listeners)
+        self.zk_client.add_session_listener(self._on_session_event)
+        await self._register()
+        self.controller.startup()
+        self.config_watcher = TopicConfigWatcher(self.zk, self.configs.set_topic_overrides)
+        await self.config_watcher.start()
+        self._start_scheduled_tasks()
+        self.started = True
+        log.info("broker %d started in %.2fs (cluster %s, ZooKeeper %s, broker epoch %d)",
+                 self.broker_id, time.monotonic() - started, cluster_id,
+                 self.config.zookeeper_connect, self.broker_epoch)
+
+    def _registration(self) -> BrokerRegistration:
+        protocol_map = {name: name for name in ("PLAINTEXT", "SSL", "SASL_PLAINTEXT",
+                                                 "SASL_SSL")}
+        endpoints = tuple(
+            EndPoint(listener, host, port, protocol_map.get(listener, "PLAINTEXT"))
+            for listener, host, port in self._advertised_endpoints())
+        return BrokerRegistration(self.broker_id, endpoints,
+                                  rack=self.config.get("broker.rack") or None,
+                                  timestamp=now_ms())
+
+    async def _register(self) -> None:
+        self.broker_epoch = await self.zk.register_broker(self._registration())
+
+    def _on_session_event(self, event: SessionEvent) -> None:
+        if event.state is SessionState.LOST and not self.zk_client.closed:
+            log.warning("ZooKeeper session 0x%x expired; serving on, re-registering once a new "
+                        "session is up", event.session_id or 0)
+            self._session_lost = True
+            if self.controller is not None:
+                self.controller.session_expired()
+        elif event.state is SessionState.CONNECTED and self._session_lost:
+            self._session_lost = False
+            self._reregistering = asyncio.get_running_loop().create_task(self._reregister())
+
+    async def _reregister(self) -> None:
+        try:
+            await self._register()
+        except Exception:
+            log.exception("Could not register broker %d again", self.broker_id)
+            return
+        log.info("Broker %d registered again with broker epoch %d", self.broker_id,
+                 self.broker_epoch)
+        if self.controller is not None:
+            self.controller.reelect()
+
+    # -- shutdown --------------------------------------------------------------------------------
+    async def _stop_cluster(self) -> None:
+        if self.started and self.config.get_bool("controlled.shutdown.enable"):
+            await self._controlled_shutdown()
+        if self.config_watcher is not None:
+            await self.config_watcher.stop()
+        if self.controller is not None:
+            await self.controller.shutdown()
+
+    async def _controlled_shutdown(self) -> None:
+        """Kafka's ``controlledShutdown``: ask the controller to move this broker's
+        leaderships away, again until none is left or the attempts run out."""
+        attempts = self.config.get_int("controlled.shutdown.max.retries")
+        backoff_s = self.config.get_int("controlled.shutdown.retry.backoff.ms") / 1000
+        for attempt in range(1, attempts + 1):
+            remaining = await self._ask_controller_to_shut_down()
+            if remaining == 0:
+                log.info("Controlled shutdown of broker %d succeeded", self.broker_id)
+                return
+            log.info("Controlled shutdown attempt %d of %d: %s", attempt, attempts,
+                     "no controller reachable" if remaining < 0
+                     else f"{remaining} partition(s) still led here")
+            if attempt < attempts:
+                await asyncio.sleep(backoff_s)
+        log.warning("Proceeding to do an unclean shutdown as all the controlled shutdown "
+                    "attempts failed")
+
+    async def _ask_controller_to_shut_down(self) -> int:
+        """The number of partitions still led here, or -1 when the controller could not be
+        asked."""
+        cache = self.metadata_cache
+        if cache is None or cache.controller_id < 0:
+            return -1
+        if cache.controller_id == self.broker_id and self.controller is not None:
+            error, left = await self.controller.controlled_shutdown(self.broker_id,
+                                                                    self.broker_epoch)
+            return len(left) if not error else -1
+        node = cache.brokers.get(cache.controller_id)
+        if node is None:
+            return -1
+        client = BrokerClient(node.host, node.port, client_id=f"broker-{self.broker_id}")
+        try:
+            await client.connect(self.config.get_int("controller.socket.timeout.ms") / 1000)
+            response = await client.request(
+                ApiKey.CONTROLLED_SHUTDOWN, 3,
+                controlled_shutdown_request.ControlledShutdownRequest(
+                    broker_id=self.broker_id, broker_epoch=self.broker_epoch),
+                self.config.get_int("controller.socket.timeout.ms"))
+        except (BrokerClientError, OSError) as e:
+            log.info("Controlled shutdown request to controller %d failed: %s",
+                     cache.controller_id, e)
+            return -1
+        finally:
+            client.close()
+        if response is None or response.error_code != ErrorCode.NONE:
+            return -1
+        return len(response.remaining_partitions)
+
+    async def _close_cluster(self) -> None:
+        if self._reregistering is not None:
+            self._reregistering.cancel()
+        await self.zk_client.close()
