@@ -1,0 +1,338 @@
+"""A ZooKeeper-mode cluster of three pybroker processes on a real ZooKeeper: controller election,
+replicated topics created from real clients and Kafka's CLI, Metadata from every broker, and
+failover (SIGKILL of the controller and of a leader, a broker frozen past its session timeout,
+controlled shutdown, ZooKeeper itself away for a while) with real clients carrying on.
+
+Followers do not copy data yet (replication comes next): producers here use acks=1, which the
+leader answers alone, and consumers are not asked to read what only followers would hold. Each
+failover's duration is printed (``-s`` shows it).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Consumer, Producer
+from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
+
+from protocol.messages import ApiKey, metadata_request as mreq
+from pybroker.testing.cluster import ClusterProcesses, wait_for
+from pybroker.testing.wire_client import WireClient
+from pybroker.testing.zookeeper import ZooKeeperServer
+
+SESSION_TIMEOUT_S = 6.0  # pybroker.testing.cluster.FAST_FAILOVER
+
+
+@pytest.fixture
+def cluster(tmp_path: Path, zk_connect: str) -> Iterator[ClusterProcesses]:
+    c = ClusterProcesses(tmp_path / "cluster", zk_connect)
+    try:
+        yield c.start()
+    finally:
+        c.stop()
+
+
+def metadata(bootstrap: str, topics: list[str] | None = None):
+    """Metadata v12 from one broker."""
+    with WireClient(bootstrap) as client:
+        return client.call(ApiKey.METADATA, 12, mreq.MetadataRequest(
+            topics=None if topics is None else [mreq.MetadataRequestTopic(name=t)
+                                                for t in topics],
+            allow_auto_topic_creation=False))
+
+
+def layout(bootstrap: str, topic: str) -> dict[int, tuple[int, tuple[int, ...], tuple[int, ...]]]:
+    """partition -> (leader, replicas, ISR) as one broker answers."""
+    md = metadata(bootstrap, [topic])
+    [t] = md.topics
+    return {p.partition_index: (p.leader_id, tuple(p.replica_nodes), tuple(p.isr_nodes))
+            for p in t.partitions if t.error_code == 0}
+
+
+def controller_of(cluster: ClusterProcesses) -> int:
+    ids = {metadata(cluster.broker(b).bootstrap).controller_id for b in cluster.live()}
+    assert len(ids) == 1, f"brokers disagree on the controller: {ids}"
+    return ids.pop()
+
+
+def create(cluster: ClusterProcesses, topic: str, partitions: int = 6, rf: int = 3) -> None:
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    admin.create_topics([NewTopic(topic, partitions, rf)], operation_timeout=30)[topic].result()
+
+
+def all_agree(cluster: ClusterProcesses, topic: str, partitions: int):
+    """Every live broker answers the same full layout, every partition led by a live broker."""
+    views = [layout(cluster.broker(b).bootstrap, topic) for b in cluster.live()]
+    first = views[0]
+    live = set(cluster.live())
+    if len(first) == partitions and all(v == first for v in views) \
+            and all(leader in live for leader, _, _ in first.values()):
+        return first
+    return None
+
+
+def test_a_replicated_topic_from_confluent_kafka_is_known_to_every_broker(cluster) -> None:
+    create(cluster, "orders", 6, 3)
+    view = wait_for(lambda: all_agree(cluster, "orders", 6), 20, "every broker's layout")
+    assert {replicas for _, replicas, _ in view.values()} >= {(1, 2, 3), (2, 3, 1), (3, 1, 2)} \
+        or len({r[0] for _, r, _ in view.values()}) == 3  # leaders spread over the brokers
+    for leader, replicas, isr in view.values():
+        assert sorted(replicas) == [1, 2, 3] and leader == replicas[0]
+        assert sorted(isr) == [1, 2, 3]
+    md = metadata(cluster.broker(2).bootstrap)
+    assert sorted(b.node_id for b in md.brokers) == [1, 2, 3]
+    assert md.controller_id in (1, 2, 3) and controller_of(cluster) == md.controller_id
+    # AdminClient's describe_cluster (DescribeCluster) agrees
+    admin = AdminClient({"bootstrap.servers": cluster.broker(3).bootstrap})
+    described = admin.describe_cluster().result()
+    assert sorted(n.id for n in described.nodes) == [1, 2, 3]
+    assert described.controller.id == md.controller_id
+
+
+def test_kafka_python_creates_grows_and_deletes_topics(cluster) -> None:
+    from kafka import KafkaAdminClient
+    from kafka.admin import NewPartitions as KpNewPartitions, NewTopic as KpNewTopic
+
+    admin = KafkaAdminClient(bootstrap_servers=cluster.broker(2).bootstrap,
+                             request_timeout_ms=30000)
+    try:
+        admin.create_topics([KpNewTopic("kp", 2, 3)], timeout_ms=30000)
+        wait_for(lambda: all_agree(cluster, "kp", 2), 20, "kp created")
+        admin.create_partitions({"kp": KpNewPartitions(total_count=5)}, timeout_ms=30000)
+        view = wait_for(lambda: all_agree(cluster, "kp", 5), 20, "kp grown to 5")
+        assert all(sorted(r) == [1, 2, 3] for _, r, _ in view.values())
+        admin.delete_topics(["kp"], timeout_ms=30000)
+        wait_for(lambda: all(metadata(cluster.broker(b).bootstrap, ["kp"]).topics[0].error_code
+                             == 3 for b in cluster.live()), 20, "kp gone everywhere")
+    finally:
+        admin.close()
+
+
+def test_kafka_topics_creates_and_describes_a_replicated_topic(cluster, kafka_tools_lib) -> None:
+    from tests.compat.cli.conftest import KafkaCli
+
+    cli = KafkaCli(cluster.broker(1).bootstrap, kafka_tools_lib)
+    cli.tool("kafka-topics", "--create", "--topic", "cli", "--partitions", "3",
+             "--replication-factor", "3")
+    wait_for(lambda: all_agree(cluster, "cli", 3), 20, "cli created")
+    out = cli.tool("kafka-topics", "--describe", "--topic", "cli").lines
+    rows = [line for line in out if "Partition:" in line]
+    assert len(rows) == 3, out
+    for row in rows:
+        fields = dict(part.split(": ", 1) for part in row.split("\t") if ": " in part)
+        assert sorted(map(int, fields["Replicas"].split(","))) == [1, 2, 3], row
+        assert sorted(map(int, fields["Isr"].split(","))) == [1, 2, 3], row
+        assert int(fields["Leader"]) == int(fields["Replicas"].split(",")[0]), row
+    assert "ReplicationFactor: 3" in out[0], out[0]
+
+
+def test_the_controller_is_replaced_when_killed(cluster) -> None:
+    create(cluster, "t", 6, 3)
+    wait_for(lambda: all_agree(cluster, "t", 6), 20, "t created")
+    old = controller_of(cluster)
+    killed = time.monotonic()
+    cluster.broker(old).kill()
+    new = wait_for(lambda: (lambda c: c if c not in (old, -1) else None)(controller_of(cluster)),
+                   SESSION_TIMEOUT_S + 10, "a new controller")
+    elected = time.monotonic() - killed
+    view = wait_for(lambda: all_agree(cluster, "t", 6), SESSION_TIMEOUT_S + 10,
+                    "every partition led by a live broker")
+    led = time.monotonic() - killed
+    print(f"\ncontroller {old} killed: controller {new} after {elected:.1f}s, "
+          f"all partitions led after {led:.1f}s")
+    assert elected <= SESSION_TIMEOUT_S + 5
+    assert all(leader != old and old not in isr for leader, _, isr in view.values())
+    # the old controller comes back as a broker and gets its replicas' state again
+    cluster.broker(old).start()
+    wait_for(lambda: old in metadata(cluster.broker(new).bootstrap).brokers[0:3] or
+             old in [b.node_id for b in metadata(cluster.broker(new).bootstrap).brokers],
+             20, "the old controller registered again")
+    assert controller_of(cluster) == new
+
+
+def test_partitions_of_a_killed_leader_move_while_clients_carry_on(cluster) -> None:
+    topic = "flow"
+    create(cluster, topic, 3, 3)
+    wait_for(lambda: all_agree(cluster, topic, 3), 20, "flow created")
+    producer = Producer({"bootstrap.servers": cluster.bootstrap, "acks": 1, "linger.ms": 5,
+                         "message.timeout.ms": 60000, "enable.idempotence": False})
+    delivered: list[bytes] = []
+
+    def on_delivery(err, msg) -> None:  # noqa: ANN001
+        if err is None:
+            delivered.append(msg.value())
+    group = f"g-{uuid.uuid4().hex[:6]}"
+    consumer = Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": group,
+                         "auto.offset.reset": "earliest", "session.timeout.ms": 10000})
+    consumer.subscribe([topic])
+    seen: dict[int, set[bytes]] = {}
+
+    def consume(seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            msg = consumer.poll(0.05)
+            if msg is not None and msg.error() is None:
+                seen.setdefault(msg.partition(), set()).add(msg.value())
+
+    def produce(values: range) -> None:
+        for i in values:
+            producer.produce(topic, str(i).encode(), partition=i % 3, on_delivery=on_delivery)
+            producer.poll(0)
+
+    try:
+        produce(range(0, 300))
+        assert producer.flush(30) == 0
+        consume(3)
+        before = layout(cluster.broker(1).bootstrap, topic)
+        victim = before[0][0]
+        killed = time.monotonic()
+        cluster.broker(victim).kill()
+        view = wait_for(lambda: all_agree(cluster, topic, 3), SESSION_TIMEOUT_S + 10,
+                        "new leaders")
+        print(f"\nleader {victim} killed: its partitions led again after "
+              f"{time.monotonic() - killed:.1f}s")
+        assert all(leader != victim for leader, _, _ in view.values())
+        produce(range(300, 600))
+        assert producer.flush(60) == 0, "the producer did not deliver after the failover"
+        assert len(delivered) == 600
+        # the group carries on: its coordinator may have moved with the killed broker, and
+        # the consumer finds the new one and holds its partitions again
+        coordinator_topic = layout(cluster.broker(view[0][0]).bootstrap, "__consumer_offsets")
+        assert all(leader != victim for leader, _, _ in coordinator_topic.values())
+
+        def assigned() -> bool:
+            consume(0.5)
+            return {tp.partition for tp in consumer.assignment()} == {0, 1, 2}
+
+        wait_for(assigned, 60, "the group holding every partition again", interval=0.0)
+        # The broker comes back as a follower of its partitions. Until it is back in their ISR
+        # (its replicas must catch up first) it cannot be elected: the preferred-leader
+        # election says so, as Kafka's does.
+        cluster.broker(victim).start()
+        wait_for(lambda: victim in [b.node_id for b in
+                                    metadata(cluster.broker(view[0][0]).bootstrap).brokers],
+                 20, "the killed broker registered again")
+        admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+        from confluent_kafka import ElectionType, TopicPartition
+
+        partition = next(p for p, (_, replicas, _) in view.items() if replicas[0] == victim)
+        [(_, error)] = admin.elect_leaders(ElectionType.PREFERRED,
+                                           [TopicPartition(topic, partition)]).result().items()
+        assert error is not None and error.name() == "PREFERRED_LEADER_NOT_AVAILABLE", error
+        log = cluster.broker(victim).log_path.read_text()
+        assert "LeaderAndIsr from controller" in log.split("===== start #2")[-1]
+    finally:
+        consumer.close()
+
+
+def test_a_broker_frozen_past_its_session_loses_its_leaderships_and_registers_again(
+        cluster, zookeeper_server: ZooKeeperServer, zk_chroot: str) -> None:
+    create(cluster, "t", 3, 3)
+    wait_for(lambda: all_agree(cluster, "t", 3), 20, "t created")
+    controller = controller_of(cluster)
+    victim = next(b for b in (1, 2, 3) if b != controller)
+    frozen = time.monotonic()
+    cluster.broker(victim).freeze()
+    try:
+        others = [b for b in (1, 2, 3) if b != victim]
+
+        def moved():
+            views = [layout(cluster.broker(b).bootstrap, "t") for b in others]
+            ok = all(v == views[0] and len(v) == 3 and all(
+                leader != victim and victim not in isr for leader, _, isr in v.values())
+                for v in views)
+            return views[0] if ok else None
+
+        wait_for(moved, SESSION_TIMEOUT_S + 10, "leaderships moved off the frozen broker")
+        print(f"\nbroker {victim} frozen: its partitions led elsewhere after "
+              f"{time.monotonic() - frozen:.1f}s")
+    finally:
+        cluster.broker(victim).thaw()
+    # it comes back with a new session and a new broker epoch, and is live again
+    wait_for(lambda: victim in [b.node_id for b in
+                                metadata(cluster.broker(controller).bootstrap).brokers],
+             30, "the thawed broker registered again")
+    log = cluster.broker(victim).log_path.read_text()
+    assert "registered again with broker epoch" in log, log[-3000:]
+
+
+def test_controlled_shutdown_moves_leadership_before_the_broker_exits(cluster) -> None:
+    create(cluster, "t", 6, 3)
+    wait_for(lambda: all_agree(cluster, "t", 6), 20, "t created")
+    controller = controller_of(cluster)
+    victim = next(b for b in (1, 2, 3) if b != controller)
+    assert cluster.broker(victim).stop() == 0
+    log = cluster.broker(victim).log_path.read_text()
+    assert f"Controlled shutdown of broker {victim} succeeded" in log, log[-3000:]
+    view = layout(cluster.broker(controller).bootstrap, "t")
+    assert all(leader != victim for leader, _, _ in view.values()), view
+
+
+def test_brokers_serve_on_while_zookeeper_is_away(tmp_path: Path, kafka_tools_lib) -> None:
+    zk = ZooKeeperServer(tmp_path / "zk", lib=kafka_tools_lib).start()
+    cluster = ClusterProcesses(tmp_path / "cluster", zk.connect_string("/away"))
+    try:
+        cluster.start()
+        create(cluster, "t", 3, 3)
+        wait_for(lambda: all_agree(cluster, "t", 3), 20, "t created")
+        zk.stop()
+        producer = Producer({"bootstrap.servers": cluster.bootstrap, "acks": 1,
+                             "message.timeout.ms": 30000})
+        for i in range(100):
+            producer.produce("t", str(i).encode())
+        assert producer.flush(30) == 0, "produce failed while ZooKeeper was away"
+        assert all_agree(cluster, "t", 3)
+        zk.start()  # same port and data: the sessions come back
+        time.sleep(2)
+        for i in range(100):
+            producer.produce("t", str(i).encode())
+        assert producer.flush(30) == 0
+        admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+        admin.create_partitions([NewPartitions("t", 4)], operation_timeout=30)["t"].result()
+        wait_for(lambda: all_agree(cluster, "t", 4), 30, "a partition added after ZooKeeper came back")
+    finally:
+        cluster.stop()
+        zk.stop()
+
+
+def test_znodes_are_written_as_kafka_writes_them(cluster, zk_connect, reference_kafka) -> None:
+    """The same request to the reference Apache Kafka 3.9 and to pybroker leaves znodes of the
+    same shape: compare each znode's JSON keys and value types (ids, epochs and times differ)."""
+    from kazoo.client import KazooClient
+
+    def shape(value):  # noqa: ANN001, ANN202
+        if isinstance(value, dict):
+            return {k: shape(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [shape(value[0])] if value else []
+        return type(value).__name__
+
+    def read(connect: str, paths: list[str]) -> dict[str, object]:
+        zk = KazooClient(hosts=connect)
+        zk.start(timeout=15)
+        try:
+            return {p: json.loads(zk.get(p)[0]) for p in paths}
+        finally:
+            zk.stop()
+            zk.close()
+
+    topic = f"shape-{uuid.uuid4().hex[:6]}"
+    for bootstrap in (reference_kafka.bootstrap, cluster.bootstrap):
+        admin = AdminClient({"bootstrap.servers": bootstrap})
+        admin.create_topics([NewTopic(topic, 2, 1, config={"retention.ms": "3600000"})],
+                            operation_timeout=30)[topic].result()
+    wait_for(lambda: all_agree(cluster, topic, 2), 20, "created on pybroker")
+    ref_broker = 0
+    paths = [f"/brokers/topics/{topic}", f"/brokers/topics/{topic}/partitions/0/state",
+             f"/config/topics/{topic}", "/controller", "/cluster/id"]
+    theirs = read(reference_kafka.zookeeper_connect, [*paths, f"/brokers/ids/{ref_broker}"])
+    mine = read(zk_connect, [*paths, "/brokers/ids/1"])
+    for p in paths:
+        assert shape(mine[p]) == shape(theirs[p]), (p, mine[p], theirs[p])
+    assert shape(mine["/brokers/ids/1"]) == shape(theirs[f"/brokers/ids/{ref_broker}"])
+    assert mine[f"/config/topics/{topic}"] == theirs[f"/config/topics/{topic}"]
