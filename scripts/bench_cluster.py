@@ -631,7 +631,12 @@ def plot(summary: dict[str, dict[str, float | None]], names: list[str], path: Pa
                          padding=2)
         ax.set_xticks(xs, [short for *_, short in figures], fontsize=8)
         ax.set_title(panel, fontsize=9)
-        ax.set_ylim(top=ax.get_ylim()[1] * 1.12)
+        if figures[0][2] == "ms":  # medians and p99s of both kinds span orders of magnitude
+            ax.set_yscale("log")
+            ax.set_title(f"{panel}, log scale", fontsize=9)
+            ax.set_ylim(top=ax.get_ylim()[1] * 2)
+        else:
+            ax.set_ylim(top=ax.get_ylim()[1] * 1.12)
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=8)
     axes[2].axhline(session_timeout_s, color="black", linewidth=0.8, linestyle=":", zorder=3,
@@ -639,16 +644,21 @@ def plot(summary: dict[str, dict[str, float | None]], names: list[str], path: Pa
     axes[2].set_ylim(top=axes[2].get_ylim()[1] * 1.3)  # room for the legend
     axes[2].legend(fontsize=8, loc="upper center", ncols=2)
     ax = axes[3]
-    ax.set_title(f"ratio {RATIO} (times: below 1, pybroker is faster)", fontsize=9)
+    ax.set_title(f"{RATIO}, log scale (<1: pybroker faster)", fontsize=9)
     if set(BROKERS) <= set(names):
         ratios = [summary[key].get("ratio") for key, *_ in FIGURES]
         ys = list(range(len(FIGURES)))
-        bars = ax.barh(ys, [r or 0 for r in ratios], color="tab:green")
+        # bars from parity to the ratio: left for pybroker faster, right for Kafka faster
+        bars = ax.barh(ys, [(r or 1.0) - 1.0 for r in ratios], left=1.0, color="tab:green")
         ax.bar_label(bars, labels=[fmt(r, "ratio") for r in ratios], fontsize=8, padding=2)
         ax.axvline(1.0, color="black", linewidth=0.8, linestyle="--")
         ax.set_yticks(ys, [short.replace("\n", " ") for *_, short in FIGURES], fontsize=8)
         ax.invert_yaxis()
-        ax.set_xlim(right=max(1.2, ax.get_xlim()[1] * 1.15))
+        shown = [r for r in ratios if r]
+        if shown:  # symmetric about parity: 0.5 and 2 sit as far from 1
+            reach = max(2.0, *(max(r, 1 / r) for r in shown)) * 3
+            ax.set_xscale("log")
+            ax.set_xlim(1 / reach, reach)
     if ratio_note:
         ax.text(0.5, 0.5, ratio_note, transform=ax.transAxes, ha="center", va="center",
                 fontsize=9, wrap=True)
