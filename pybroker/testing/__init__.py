@@ -8,6 +8,8 @@ reference Kafka by hand) and anything else that needs a real broker process to t
   ``ProxiedBroker`` puts a frame proxy in front of it.
 - :mod:`~pybroker.testing.reference_kafka` — a reference Apache Kafka 3.9 broker with its
   ZooKeeper, started from the Maven jars of ``scripts/kafka-tools-deps.sh``.
+- :mod:`~pybroker.testing.reference_cluster` — brokers 1..N of Apache Kafka 3.9 on one
+  ZooKeeper, each stopped or killed by its pid, for side-by-side cluster benchmarks.
 - :mod:`~pybroker.testing.frame_proxy` — a TCP proxy that shows each request frame a client
   sends to an observer.
 - :mod:`~pybroker.testing.wire_client` — a minimal blocking Kafka client over a raw socket, on
