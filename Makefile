@@ -17,7 +17,7 @@ RUNTIME_STAMP := $(VENV)/.runtime-stamp
 GEN_STAMP := $(if $(wildcard $(STAMP)),$(STAMP),$(RUNTIME_STAMP))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup system-deps java-deps kafka-tools-deps spark-deps run pipeline reference-kafka test test-unit test-compat import-specs gen gen-check compat-doc lint bench clean
+.PHONY: help setup system-deps java-deps kafka-tools-deps spark-deps run cluster cluster-down pipeline reference-kafka test test-unit test-compat import-specs gen gen-check compat-doc lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -52,6 +52,12 @@ run: $(STAMP) ## serve on PLAINTEXT://127.0.0.1:9092 with data in ./data/kafka-l
 
 pipeline: $(STAMP) spark-deps ## the activity-stream example: embedded broker, page-view generator, Spark job, top pages
 	$(PY) -m examples.activity_stream.run
+
+cluster: $(STAMP) kafka-tools-deps ## start ZooKeeper and three ZooKeeper-mode brokers on 127.0.0.1:9092-9094 (data in data/cluster)
+	$(PY) -m scripts.cluster up
+
+cluster-down: $(STAMP) ## stop what make cluster started (by pid; data stays in data/cluster)
+	$(PY) -m scripts.cluster down
 
 reference-kafka: $(STAMP) kafka-tools-deps ## run Apache Kafka 3.9 (ZooKeeper mode) on 127.0.0.1:19092 for side-by-side checks
 	$(PY) scripts/reference-kafka.py
