@@ -31,7 +31,8 @@ Outcome: TypeAlias = T | asyncio.Future[T]
 
 TopicPartition = tuple[str, int]
 
-__all__ = ["AdminManager", "NewPartitions", "NewTopic", "Outcome", "Reassignment", "when_ready"]
+__all__ = ["AdminManager", "IsrChange", "NewPartitions", "NewTopic", "Outcome", "Reassignment",
+           "when_ready"]
 
 #: ElectLeaders election types
 PREFERRED = 0
@@ -66,6 +67,18 @@ class Reassignment:
     replicas: tuple[int, ...]
     adding: tuple[int, ...]
     removing: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class IsrChange:
+    """One partition of an AlterPartition: the ISR its leader asks for."""
+
+    leader_epoch: int
+    isr: tuple[int, ...]
+    leader_recovery_state: int
+    partition_epoch: int
+    #: KIP-903 (v3): each ISR member's broker epoch as the leader knows it (-1: unknown)
+    isr_broker_epochs: dict[int, int] | None = None
 
 
 class AdminManager(Protocol):

@@ -12,12 +12,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
-    from pybroker.admin import AdminManager
+    from pybroker.admin import AdminManager, IsrChange
     from pybroker.api.registry import ApiHandler
     from pybroker.cluster.control import ControlRequestHandler
     from pybroker.cluster.metadata_cache import MetadataCache
@@ -36,6 +36,10 @@ class ControllerModule(Protocol):
 
     def controlled_shutdown(self, broker_id: int, broker_epoch: int,
                             ) -> asyncio.Future[tuple[ErrorCode, list[tuple[str, int]]]]: ...
+
+    def alter_partition(self, broker_id: int, broker_epoch: int,
+                        partitions: dict[tuple[Any, int], IsrChange],
+                        ) -> asyncio.Future[tuple[ErrorCode, dict[tuple[Any, int], Any]]]: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocol.errors import ErrorCode, KafkaError
+from pybroker.admin import IsrChange
 
 TopicPartition = tuple[str, int]
+
+__all__ = ["IsrChange"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +91,18 @@ class ReplicaLeaderElection:
 
 
 @dataclass(frozen=True, slots=True)
+class AlterPartitionReceived:
+    """A partition leader asks to change ISRs (Kafka 2.7+'s path, KIP-497). ``partitions``
+    is keyed by topic name, or by topic id for v2+; ``respond`` gets a request-wide error and
+    each partition's outcome (an error code, or the state now recorded)."""
+
+    broker_id: int
+    broker_epoch: int
+    partitions: dict[tuple[Any, int], IsrChange]
+    respond: Callable[[ErrorCode, dict[tuple[Any, int], Any]], None]
+
+
+@dataclass(frozen=True, slots=True)
 class AutoPreferredReplicaLeaderElection:
     """The periodic check of ``auto.leader.rebalance.enable``."""
 
@@ -103,5 +118,5 @@ class Call:
 
 ControllerEvent = (Startup | ControllerChange | Reelect | Expire | BrokerChange | TopicChange
                    | PartitionModifications | TopicDeletion | TopicDeletionStopReplicaResponse
-                   | ControlledShutdown | ReplicaLeaderElection
+                   | ControlledShutdown | ReplicaLeaderElection | AlterPartitionReceived
                    | AutoPreferredReplicaLeaderElection | Call)

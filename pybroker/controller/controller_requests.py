@@ -1,0 +1,254 @@
+"""What the controller answers: ControlledShutdown, ElectLeaders (and its own periodic preferred
+rebalance), AlterPartition, and partition reassignments.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from protocol.errors import ErrorCode, KafkaError
+from pybroker.admin import Reassignment
+from pybroker.controller import election, events as ev
+from pybroker.controller.core import ControllerCore, settle as _settle, state_change_log
+from pybroker.controller.model import (
+    LeaderAndIsr,
+    LeaderIsrAndControllerEpoch,
+    LeaderRecoveryState,
+    PartitionAndReplica,
+    TopicPartition,
+    tp_str,
+)
+from pybroker.controller.partition_state_machine import PartitionState
+from pybroker.controller.replica_state_machine import ReplicaState
+from pybroker.controller.request_batch import RequestBatch
+
+log = logging.getLogger(__name__)
+
+PREFERRED, UNCLEAN = 0, 1
+AUTO_REBALANCE_FIRST_DELAY_S = 5.0
+
+
+class ControllerRequests(ControllerCore):
+    # -- controlled shutdown ----------------------------------------------------------------------
+    def controlled_shutdown(self, broker_id: int, broker_epoch: int,
+                            ) -> asyncio.Future[tuple[ErrorCode, list[TopicPartition]]]:
+        fut: asyncio.Future[tuple[ErrorCode, list[TopicPartition]]] = \
+            asyncio.get_running_loop().create_future()
+        self.put(ev.ControlledShutdown(broker_id, broker_epoch,
+                                       lambda code, left: _settle(fut, (code, left))))
+        return fut
+
+    async def _controlled_shutdown(self, event: ev.ControlledShutdown) -> None:
+        ctx = self.context
+        if not self.is_active:
+            event.respond(ErrorCode.NOT_CONTROLLER, [])
+            return
+        broker = ctx.live_or_shutting_down_broker(event.broker_id)
+        if broker is None:
+            event.respond(ErrorCode.BROKER_NOT_AVAILABLE, [])
+            return
+        if event.broker_epoch != -1 and event.broker_epoch < broker.epoch:
+            event.respond(ErrorCode.STALE_BROKER_EPOCH, [])
+            return
+        log.info("Broker %d is shutting down: moving its leaderships away", event.broker_id)
+        ctx.shutting_down_broker_ids.add(event.broker_id)
+        led, followed = ctx.controlled_shutdown_partitions(event.broker_id)
+        if led:
+            await self._partition_change(led, PartitionState.ONLINE,
+                                         election.CONTROLLED_SHUTDOWN)
+        if followed:
+            batch = RequestBatch(ctx)
+            for tp in sorted(followed):
+                batch.add_stop_replica([event.broker_id], tp, delete_partition=False)
+            self._send(batch)
+            await self._replica_change(
+                sorted(PartitionAndReplica(tp, event.broker_id) for tp in followed),
+                ReplicaState.OFFLINE)
+        event.respond(ErrorCode.NONE, sorted(ctx.partition_leaders_on_broker(event.broker_id)))
+
+    # -- leader elections -------------------------------------------------------------------------
+    def elect_leaders(self, partitions: Sequence[TopicPartition], election_type: int,
+                      ) -> asyncio.Future[dict[TopicPartition, KafkaError | None]]:
+        fut: asyncio.Future[dict[TopicPartition, KafkaError | None]] = \
+            asyncio.get_running_loop().create_future()
+        self.put(ev.ReplicaLeaderElection(list(partitions), election_type,
+                                          lambda results: _settle(fut, results)))
+        return fut
+
+    async def _replica_leader_election(self, event: ev.ReplicaLeaderElection) -> None:
+        ctx = self.context
+        results: dict[TopicPartition, KafkaError | None] = {}
+        if not self.is_active:
+            if event.respond is not None:
+                event.respond({tp: KafkaError(ErrorCode.NOT_CONTROLLER,
+                                              "This is not the correct controller for this "
+                                              "cluster.") for tp in event.partitions})
+            return
+        eligible: list[TopicPartition] = []
+        for tp in event.partitions:
+            info = ctx.partition_leadership_info(tp)
+            if tp not in ctx.all_partitions() or info is None:
+                results[tp] = KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                                         "The partition does not exist.")
+            elif ctx.is_topic_queued_up_for_deletion(tp[0]):
+                results[tp] = KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION,
+                                         "Deleted topic cannot be elected")
+            else:
+                leader = info.leader_and_isr.leader
+                live = ctx.is_replica_online(leader, tp)
+                needed = (leader != ctx.partition_replica_assignment(tp)[0]
+                          if event.election_type == PREFERRED else not live)
+                if needed:
+                    eligible.append(tp)
+                else:
+                    results[tp] = KafkaError(ErrorCode.ELECTION_NOT_NEEDED,
+                                             "Leader election not needed for topic partition.")
+        if eligible:
+            strategy = (election.PREFERRED_REPLICA if event.election_type == PREFERRED
+                        else election.OFFLINE_ALLOW_UNCLEAN)
+            change = await self._partition_change(eligible, PartitionState.ONLINE, strategy)
+            code = (ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE if event.election_type == PREFERRED
+                    else ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE)
+            for tp in eligible:
+                failure = change.failed.get(tp)
+                results[tp] = None if tp in change.succeeded else KafkaError(
+                    code, str(failure) if failure is not None else None)
+        if event.respond is not None:
+            event.respond(results)
+
+    async def _rebalance_timer(self) -> None:
+        await asyncio.sleep(AUTO_REBALANCE_FIRST_DELAY_S)
+        while True:
+            self.put(ev.AutoPreferredReplicaLeaderElection())
+            await asyncio.sleep(self.settings.leader_imbalance_check_interval_s)
+
+    async def _auto_rebalance(self) -> None:
+        ctx = self.context
+        if ctx.topics_to_be_deleted or ctx.partitions_being_reassigned:
+            return
+        candidates = election.auto_rebalance_candidates(
+            ctx, self.settings.leader_imbalance_per_broker_percentage)
+        for broker, partitions in candidates.items():
+            if partitions and ctx.is_live_broker(broker) \
+                    and broker not in ctx.shutting_down_broker_ids:
+                log.info("Moving leadership of %d partition(s) back to their preferred leader "
+                         "%d", len(partitions), broker)
+                await self._replica_leader_election(
+                    ev.ReplicaLeaderElection(partitions, PREFERRED))
+
+    # -- reassignments ---------------------------------------------------------------------------
+    def alter_partition_reassignments(
+        self, targets: Mapping[TopicPartition, Sequence[int] | None],
+    ) -> asyncio.Future[dict[TopicPartition, KafkaError | None]]:
+        fut: asyncio.Future[dict[TopicPartition, KafkaError | None]] = \
+            asyncio.get_running_loop().create_future()
+        fut.set_result({tp: KafkaError(
+            ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+            "Partition reassignment is not available in this version's ZooKeeper mode yet")
+            for tp in targets})
+        return fut
+
+    def list_partition_reassignments(self, partitions: Sequence[TopicPartition] | None,
+                                     ) -> asyncio.Future[dict[TopicPartition, Reassignment]]:
+        fut: asyncio.Future[dict[TopicPartition, Reassignment]] = \
+            asyncio.get_running_loop().create_future()
+        fut.set_result({})  # none is ever started (see alter_partition_reassignments)
+        return fut
+
+    def run_in_queue(self, fn: Callable[[], Any]) -> Awaitable[Any]:
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.put(ev.Call(fn, lambda result: _settle(fut, result)))
+        return fut
+
+
+
+    # -- AlterPartition (KIP-497: the leader asks, the controller records) ------------------------
+    def alter_partition(self, broker_id: int, broker_epoch: int,
+                        partitions: dict[tuple[Any, int], ev.IsrChange],
+                        ) -> asyncio.Future[tuple[ErrorCode, dict[tuple[Any, int], Any]]]:
+        fut: asyncio.Future[tuple[ErrorCode, dict[tuple[Any, int], Any]]] = \
+            asyncio.get_running_loop().create_future()
+        self.put(ev.AlterPartitionReceived(broker_id, broker_epoch, partitions,
+                                           lambda code, results: _settle(fut, (code, results))))
+        return fut
+
+    async def _alter_partition(self, event: ev.AlterPartitionReceived) -> None:
+        """Kafka's ``processAlterPartition``: each partition's new ISR is recorded in its
+        ``state`` znode (compare-and-set on the partition epoch the leader read) when the
+        leader and its epoch are current and every new ISR member is alive; the answer is the
+        state now recorded, or why not. Every broker then learns it (UpdateMetadata)."""
+        ctx = self.context
+        if not self.is_active:
+            event.respond(ErrorCode.NOT_CONTROLLER, {})
+            return
+        known = ctx.live_broker_id_and_epochs.get(event.broker_id)
+        if known is None or (event.broker_epoch != -1 and event.broker_epoch != known):
+            event.respond(ErrorCode.STALE_BROKER_EPOCH, {})
+            return
+        results: dict[tuple[Any, int], Any] = {}
+        writes: dict[TopicPartition, LeaderAndIsr] = {}
+        keys: dict[TopicPartition, tuple[Any, int]] = {}
+        for key, change in event.partitions.items():
+            topic = key[0] if isinstance(key[0], str) else ctx.topic_name(key[0])
+            if topic is None:
+                results[key] = ErrorCode.UNKNOWN_TOPIC_ID
+                continue
+            tp = (topic, key[1])
+            info = ctx.partition_leadership_info(tp)
+            if info is None or ctx.is_topic_queued_up_for_deletion(topic):
+                results[key] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                continue
+            current = info.leader_and_isr
+            wanted = LeaderAndIsr(event.broker_id, change.leader_epoch, change.isr,
+                                  LeaderRecoveryState(change.leader_recovery_state),
+                                  change.partition_epoch)
+            if current.leader != event.broker_id:
+                results[key] = ErrorCode.NOT_LEADER_OR_FOLLOWER
+            elif change.leader_epoch != current.leader_epoch:
+                results[key] = ErrorCode.FENCED_LEADER_EPOCH
+            elif wanted.equals_allow_stale_partition_epoch(current):
+                results[key] = current  # already so: nothing to write
+            elif change.partition_epoch < current.partition_epoch:
+                results[key] = ErrorCode.INVALID_UPDATE_VERSION
+            elif wanted.leader_recovery_state is LeaderRecoveryState.RECOVERING \
+                    and len(wanted.isr) > 1:
+                results[key] = ErrorCode.INVALID_REQUEST
+            elif current.leader_recovery_state is LeaderRecoveryState.RECOVERED \
+                    and wanted.leader_recovery_state is LeaderRecoveryState.RECOVERING:
+                results[key] = ErrorCode.INVALID_REQUEST
+            elif any(not ctx.is_replica_online(r, tp) or r in ctx.shutting_down_broker_ids
+                     or (change.isr_broker_epochs is not None
+                         and change.isr_broker_epochs.get(r, -1) not in (
+                             -1, ctx.live_broker_id_and_epochs.get(r)))
+                     for r in wanted.isr):
+                results[key] = ErrorCode.INELIGIBLE_REPLICA
+            else:
+                writes[tp] = wanted
+                keys[tp] = key
+        updated: list[TopicPartition] = []
+        if writes:
+            outcomes = await self.store.update_states(writes, ctx.epoch, ctx.epoch_zk_version)
+            for tp, outcome in outcomes.items():
+                key = keys[tp]
+                if isinstance(outcome, int):
+                    recorded = writes[tp].with_partition_epoch(outcome)
+                    ctx.put_partition_leadership_info(
+                        tp, LeaderIsrAndControllerEpoch(recorded, ctx.epoch))
+                    results[key] = recorded
+                    updated.append(tp)
+                elif outcome.is_bad_version:
+                    results[key] = ErrorCode.INVALID_UPDATE_VERSION
+                else:
+                    results[key] = ErrorCode.UNKNOWN_SERVER_ERROR
+        for tp in updated:
+            state_change_log.info("Controller %d epoch %d: ISR of %s is now %s (asked by its "
+                                  "leader %d)", self.broker_id, ctx.epoch, tp_str(tp),
+                                  list(writes[tp].isr), event.broker_id)
+        event.respond(ErrorCode.NONE, results)
+        if updated:
+            batch = RequestBatch(ctx)
+            batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, sorted(updated))
+            self._send(batch)

@@ -1,0 +1,249 @@
+"""What every part of the ZooKeeper-mode controller shares (Kafka's ``KafkaController`` fields and
+its state-change plumbing): the controller's view, the state machines, the channel to the
+brokers, the event queue, and how one state change is carried out - the pure state machine
+decides, this performs its ZooKeeper reads and compare-and-set writes, then sends the batch of
+requests it collected (LeaderAndIsr, then UpdateMetadata, then StopReplica).
+
+The controller itself (:class:`~pybroker.controller.kafka_controller.KafkaController`) is this
+core with its parts: the event loop, election and failover, broker and topic events
+(``kafka_controller.py``), topic deletion (``topic_deletion.py``) and the requests it answers
+(``controller_requests.py``).
+
+Concurrency notes: everything here is owned by the controller's event task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol
+
+from protocol.errors import ErrorCode
+from protocol.messages import ApiKey
+from pybroker.controller import election, events as ev
+from pybroker.controller.channel import ChannelRequestFailed, ControllerChannelManager
+from pybroker.controller.context import BrokerInfo, ControllerContext
+from pybroker.controller.model import (
+    LeaderAndIsr,
+    LeaderIsrAndControllerEpoch,
+    PartitionAndReplica,
+    ReadOutcome,
+    ReplicaAssignment,
+    TopicPartition,
+    WriteOutcome,
+    tp_str,
+)
+from pybroker.controller.partition_state_machine import (
+    PartitionState,
+    PartitionStateChange,
+    PartitionStateMachine,
+)
+from pybroker.controller.replica_state_machine import ReplicaState, ReplicaStateMachine
+from pybroker.controller.request_batch import RequestBatch
+
+log = logging.getLogger(__name__)
+state_change_log = logging.getLogger("pybroker.state.change")
+
+
+Watch = Callable[[], None]
+
+
+class ControllerStore(Protocol):
+    """The ZooKeeper operations the controller performs (``pybroker.zk``). Writes raise
+    :class:`ControllerMovedError` when the ``/controller_epoch`` check fails."""
+
+    async def register_controller(self, broker_id: int) -> tuple[int, int] | None:
+        """Create /controller and bump /controller_epoch: ``(epoch, epoch znode version)``, or
+        None when another broker won."""
+        ...
+
+    async def controller_id(self, watch: Watch) -> int | None: ...
+
+    async def resign(self, epoch_zk_version: int) -> None:
+        """Delete /controller if this broker still holds it (under the epoch check)."""
+        ...
+
+    async def brokers(self, watch: Watch) -> dict[int, BrokerInfo]: ...
+
+    async def topics(self, watch: Watch) -> set[str]: ...
+
+    async def assignments(self, topics: Iterable[str], watch: Callable[[str], Watch],
+                          ) -> dict[str, tuple[Any, dict[int, ReplicaAssignment]]]:
+        """Each topic's id (None when the znode has none) and partition assignments; ``watch``
+        makes the data watch for a topic's znode."""
+        ...
+
+    async def set_topic_id(self, topic: str, topic_id: Any,
+                           assignment: Mapping[int, ReplicaAssignment]) -> None: ...
+
+    async def read_states(self, partitions: Iterable[TopicPartition],
+                          ) -> dict[TopicPartition, ReadOutcome]: ...
+
+    async def create_states(self, states: Mapping[TopicPartition, LeaderIsrAndControllerEpoch],
+                            epoch_zk_version: int) -> dict[TopicPartition, WriteOutcome]: ...
+
+    async def update_states(self, states: Mapping[TopicPartition, LeaderAndIsr],
+                            controller_epoch: int, epoch_zk_version: int,
+                            ) -> dict[TopicPartition, WriteOutcome]: ...
+
+    async def unclean_enabled(self, topic: str) -> bool: ...
+
+    async def topic_deletions(self, watch: Watch) -> set[str]: ...
+
+    async def delete_topic(self, topic: str, epoch_zk_version: int) -> None:
+        """Remove the topic's znodes (assignment, partitions, config, deletion request)."""
+        ...
+
+    async def delete_deletion_requests(self, topics: Iterable[str],
+                                       epoch_zk_version: int) -> None: ...
+
+
+class ControllerSettings(Protocol):
+    inter_broker_listener: str
+    socket_timeout_ms: int
+    auto_leader_rebalance: bool
+    leader_imbalance_check_interval_s: float
+    leader_imbalance_per_broker_percentage: int
+    delete_topic_enable: bool
+
+
+class ControllerCore:
+    def __init__(self, broker_id: int, store: ControllerStore,
+                 settings: ControllerSettings,
+                 channel_factory: Callable[[int], ControllerChannelManager] | None = None,
+                 ) -> None:
+        self.broker_id = broker_id
+        self.store = store
+        self.settings = settings
+        self._channel_factory = channel_factory or (
+            lambda controller_id: ControllerChannelManager(
+                controller_id, socket_timeout_ms=settings.socket_timeout_ms))
+        self.context = ControllerContext()
+        self.partitions = PartitionStateMachine(self.context, broker_id)
+        self.replicas = ReplicaStateMachine(self.context, broker_id)
+        self.channel: ControllerChannelManager | None = None
+        #: the controller as last read from /controller (-1: none known)
+        self.active_controller_id = -1
+        self._queue: asyncio.Queue[ev.ControllerEvent] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._timers: list[asyncio.Task[None]] = []
+        #: called with the controller id whenever it changes (the broker logs it)
+        self.on_controller_change: Callable[[int], None] = lambda _id: None
+
+    @property
+    def is_active(self) -> bool:
+        return self.active_controller_id == self.broker_id
+
+    def put(self, event: ev.ControllerEvent) -> None:
+        self._queue.put_nowait(event)
+
+    def _watch(self, event: ev.ControllerEvent) -> Watch:
+        return lambda: self.put(event)
+
+    async def _load_assignments(self, topics: Iterable[str]) -> None:
+        ctx = self.context
+        found = await self.store.assignments(
+            topics, lambda topic: self._watch(ev.PartitionModifications(topic)))
+        for topic, (topic_id, partitions) in found.items():
+            if topic_id is None:  # a topic written by an old tool: give it an id
+                topic_id = uuid.uuid4()
+                await self.store.set_topic_id(topic, topic_id, partitions)
+            ctx.add_topic_id(topic, topic_id)
+            for partition, assignment in partitions.items():
+                ctx.update_partition_full_replica_assignment((topic, partition), assignment)
+
+    def _add_channel(self, broker: BrokerInfo) -> None:
+        assert self.channel is not None
+        endpoint = broker.endpoint(self.settings.inter_broker_listener)
+        if endpoint is None:
+            log.error("Broker %d has no endpoint on the inter-broker listener %s", broker.id,
+                      self.settings.inter_broker_listener)
+            return
+        self.channel.add_broker(broker.id, endpoint.host, endpoint.port)
+
+    # -- state changes -------------------------------------------------------------------------
+    async def _partition_change(self, partitions: Iterable[TopicPartition],
+                                target: PartitionState,
+                                strategy: election.ElectionStrategy | None = None,
+                                ) -> PartitionStateChange:
+        ctx = self.context
+        batch = RequestBatch(ctx)
+        change = self.partitions.handle_state_changes(batch, sorted(partitions), target, strategy)
+        if change.to_create:
+            self.partitions.on_created(
+                change, await self.store.create_states(change.to_create, ctx.epoch_zk_version))
+        while change.to_elect:
+            states = await self.store.read_states(change.to_elect)
+            unclean = {topic: await self.store.unclean_enabled(topic)
+                       for topic in self.partitions.unclean_config_topics(change, states)}
+            writes = self.partitions.elect(change, states, unclean)
+            if writes:
+                self.partitions.on_elected(change, await self.store.update_states(
+                    writes, ctx.epoch, ctx.epoch_zk_version))
+        for illegal in change.illegal:
+            state_change_log.error("Controller %d epoch %d: %s", self.broker_id, ctx.epoch,
+                                   illegal)
+        for tp, failure in change.failed.items():
+            state_change_log.warning("Controller %d epoch %d failed to change state of %s to %s: "
+                                     "%s", self.broker_id, ctx.epoch, tp_str(tp), target,
+                                     failure)
+        self._send(batch)
+        return change
+
+    async def _replica_change(self, replicas: Iterable[PartitionAndReplica],
+                              target: ReplicaState) -> None:
+        ctx = self.context
+        batch = RequestBatch(ctx)
+        change = self.replicas.handle_state_changes(batch, replicas, target)
+        while (step := change.next_isr_removal()) is not None:
+            _broker, partitions = step
+            writes = self.replicas.remove_replica_from_isr(
+                change, await self.store.read_states(partitions))
+            outcomes = await self.store.update_states(writes, ctx.epoch, ctx.epoch_zk_version) \
+                if writes else {}
+            self.replicas.on_isr_removed(change, outcomes)
+        for illegal in change.illegal:
+            state_change_log.error("Controller %d epoch %d: %s", self.broker_id, ctx.epoch,
+                                   illegal)
+        for replica, failure in change.failed.items():
+            state_change_log.warning("Controller %d epoch %d failed to change state of replica "
+                                     "%s to %s: %s", self.broker_id, ctx.epoch, replica, target,
+                                     failure)
+        self._send(batch)
+
+    async def _trigger_online_partitions(self, topic: str | None = None) -> None:
+        """Kafka's ``triggerOnlinePartitionStateChange``: New and Offline partitions go Online
+        under the offline strategy (unclean only where the topic allows it)."""
+        partitions = self.partitions.partitions_to_trigger_online(topic)
+        if partitions:
+            await self._partition_change(partitions, PartitionState.ONLINE, election.OFFLINE)
+
+    def _send(self, batch: RequestBatch) -> None:
+        if self.channel is None or batch.is_empty():
+            return
+        ctx = self.context
+        for request in batch.requests(self.broker_id, ctx.epoch,
+                                      self.settings.inter_broker_listener):
+            self.channel.send(request.broker_id, request.api_key, request.version,
+                              request.request, self._response_handler(request.broker_id,
+                                                                      request.api_key))
+
+    def _response_handler(self, broker_id: int, api_key: ApiKey) -> Callable[[Any], None]:
+        def handle(response: Any) -> None:
+            if isinstance(response, ChannelRequestFailed):
+                return  # the broker left; its replicas were handled by the broker change
+            if api_key == ApiKey.STOP_REPLICA:
+                errors = {(e.topic_name, e.partition_index): ErrorCode(e.error_code)
+                          for e in response.partition_errors}
+                self.put(ev.TopicDeletionStopReplicaResponse(broker_id, errors))
+            elif response.error_code:
+                log.warning("Broker %d answered %s with %s", broker_id, api_key.name,
+                            ErrorCode(response.error_code).name)
+        return handle
+
+
+def settle(fut: asyncio.Future[Any], result: Any) -> None:
+    if not fut.done():
+        fut.set_result(result)
