@@ -1,8 +1,10 @@
 """AlterPartitionReassignments (45): move partitions to new replica sets, or cancel moves.
 
-Decided by the controller, through the admin seam, with Kafka's checks and messages. On one broker a valid target is the partition's current replica set, so an accepted
-reassignment is complete when the answer leaves, and a cancellation finds nothing to cancel
-(NO_REASSIGNMENT_IN_PROGRESS).
+Decided by the controller, through the admin seam, with Kafka's checks and messages. On the
+embedded single node a valid target is the partition's current replica set, so an accepted
+reassignment is complete when the answer leaves and a cancellation finds nothing to cancel
+(NO_REASSIGNMENT_IN_PROGRESS); in ZooKeeper mode the controller runs Kafka's reassignment
+(``pybroker.controller.reassignment``) and another broker answers NOT_CONTROLLER.
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """ListPartitionReassignments (46): the reassignments in progress, of some partitions or of all.
 
-Reassignments on this one-broker cluster complete as they are accepted, so the answer is always
-an empty list; partitions named that do not exist are left out without an error, as Kafka's
-controller leaves them out.
+On the embedded single node reassignments complete as they are accepted, so the answer is
+always an empty list; in ZooKeeper mode the controller lists the ones in progress. Partitions
+named that do not exist are left out without an error, as Kafka's controller leaves them out.
 """
 
 from __future__ import annotations
 
-from protocol.errors import ErrorCode
+from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import (
     ApiKey,
     list_partition_reassignments_request as req,
@@ -26,8 +26,11 @@ def handle(ctx: RequestContext, request: req.ListPartitionReassignmentsRequest,
         (t.name, p) for t in request.topics for p in t.partition_indexes
     ]
 
-    def respond(ongoing: dict[TopicPartition, Reassignment],
+    def respond(ongoing: dict[TopicPartition, Reassignment] | KafkaError,
                 ) -> m.ListPartitionReassignmentsResponse:
+        if isinstance(ongoing, KafkaError):  # not the controller (ZooKeeper mode)
+            return m.ListPartitionReassignmentsResponse(
+                throttle_time_ms=0, error_code=ongoing.code, error_message=ongoing.message)
         by_topic: dict[str, list[m.OngoingPartitionReassignment]] = {}
         for (topic, partition), r in sorted(ongoing.items()):
             by_topic.setdefault(topic, []).append(m.OngoingPartitionReassignment(

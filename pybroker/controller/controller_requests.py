@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from protocol.errors import ErrorCode, KafkaError
-from pybroker.admin import Reassignment
 from pybroker.controller import election, events as ev
 from pybroker.controller.core import ControllerCore, settle as _settle, state_change_log
 from pybroker.controller.model import (
@@ -139,25 +138,6 @@ class ControllerRequests(ControllerCore):
                 await self._replica_leader_election(
                     ev.ReplicaLeaderElection(partitions, PREFERRED))
 
-    # -- reassignments ---------------------------------------------------------------------------
-    def alter_partition_reassignments(
-        self, targets: Mapping[TopicPartition, Sequence[int] | None],
-    ) -> asyncio.Future[dict[TopicPartition, KafkaError | None]]:
-        fut: asyncio.Future[dict[TopicPartition, KafkaError | None]] = \
-            asyncio.get_running_loop().create_future()
-        fut.set_result({tp: KafkaError(
-            ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-            "Partition reassignment is not available in this version's ZooKeeper mode yet")
-            for tp in targets})
-        return fut
-
-    def list_partition_reassignments(self, partitions: Sequence[TopicPartition] | None,
-                                     ) -> asyncio.Future[dict[TopicPartition, Reassignment]]:
-        fut: asyncio.Future[dict[TopicPartition, Reassignment]] = \
-            asyncio.get_running_loop().create_future()
-        fut.set_result({})  # none is ever started (see alter_partition_reassignments)
-        return fut
-
     def run_in_queue(self, fn: Callable[[], Any]) -> Awaitable[Any]:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.put(ev.Call(fn, lambda result: _settle(fut, result)))
@@ -243,6 +223,8 @@ class ControllerRequests(ControllerCore):
                     results[key] = ErrorCode.INVALID_UPDATE_VERSION
                 else:
                     results[key] = ErrorCode.UNKNOWN_SERVER_ERROR
+        for tp in updated:
+            await self.maybe_complete_reassignment(tp)
         for tp in updated:
             state_change_log.info("Controller %d epoch %d: ISR of %s is now %s (asked by its "
                                   "leader %d)", self.broker_id, ctx.epoch, tp_str(tp),

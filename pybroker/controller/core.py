@@ -75,6 +75,12 @@ class ControllerStore(Protocol):
         makes the data watch for a topic's znode."""
         ...
 
+    async def set_assignment(self, topic: str, topic_id: Any,
+                             partitions: Mapping[int, ReplicaAssignment],
+                             epoch_zk_version: int) -> None:
+        """Rewrite the topic's assignment znode (a reassignment's steps), fenced."""
+        ...
+
     async def set_topic_id(self, topic: str, topic_id: Any,
                            assignment: Mapping[int, ReplicaAssignment]) -> None: ...
 
@@ -153,6 +159,12 @@ class ControllerCore:
             ctx.add_topic_id(topic, topic_id)
             for partition, assignment in partitions.items():
                 ctx.update_partition_full_replica_assignment((topic, partition), assignment)
+                if assignment.is_being_reassigned:
+                    ctx.partitions_being_reassigned.add((topic, partition))
+
+    async def maybe_complete_reassignment(self, tp: TopicPartition) -> None:
+        """An ISR change was recorded: a reassignment waiting for it may finish
+        (:mod:`pybroker.controller.reassignment`)."""
 
     def _add_channel(self, broker: BrokerInfo) -> None:
         assert self.channel is not None

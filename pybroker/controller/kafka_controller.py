@@ -29,6 +29,7 @@ event task; public methods only enqueue and hand back futures.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Sequence
 
@@ -43,6 +44,7 @@ from pybroker.controller.model import (
 from pybroker.controller.partition_state_machine import (
     PartitionState,
 )
+from pybroker.controller.reassignment import ReassignmentManager
 from pybroker.controller.replica_state_machine import ReplicaState
 from pybroker.controller.request_batch import RequestBatch
 from pybroker.controller.topic_deletion import TopicDeletionManager
@@ -53,7 +55,8 @@ __all__ = ["ControllerMovedError", "ControllerSettings", "ControllerStore", "Kaf
 log = logging.getLogger(__name__)
 
 
-class KafkaController(TopicDeletionManager, ControllerRequests, ControllerCore):
+class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerRequests,
+                      ControllerCore):
     """The ZooKeeper-mode controller module of one broker."""
 
     # -- life cycle --------------------------------------------------------------------------
@@ -123,7 +126,10 @@ class KafkaController(TopicDeletionManager, ControllerRequests, ControllerCore):
         elif isinstance(event, ev.AlterPartitionReceived):
             await self._alter_partition(event)
         elif isinstance(event, ev.Call):
-            event.respond(event.fn())
+            result = event.fn()
+            if inspect.isawaitable(result):
+                result = await result
+            event.respond(result)
         elif not self.is_active:
             return
         elif isinstance(event, ev.BrokerChange):
@@ -232,6 +238,8 @@ class KafkaController(TopicDeletionManager, ControllerRequests, ControllerCore):
         await self._replica_change(offline, ReplicaState.OFFLINE)
         self.partitions.initialize_partition_states()
         await self._trigger_online_partitions()
+        for tp in sorted(ctx.partitions_being_reassigned):  # resume what ZooKeeper recorded
+            await self._on_partition_reassignment(tp, ctx.partition_full_replica_assignment(tp))
         await self._queue_deletions(deletions)
         if self.settings.auto_leader_rebalance:
             self._timers.append(asyncio.get_running_loop().create_task(

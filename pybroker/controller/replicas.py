@@ -42,7 +42,7 @@ def _scala_set(ids: Iterable[int]) -> str:
 # -- reassignments --------------------------------------------------------------------------
 
 
-def _validate_replicas(target: Sequence[int], current: Sequence[int], live: Sequence[int]) -> None:
+def validate_replicas(target: Sequence[int], current: Sequence[int], live: Sequence[int]) -> None:
     if not target:
         raise KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
                          "Empty replica list specified in partition reassignment.")
@@ -70,7 +70,7 @@ def reassign_partition(controller: LocalController, topic: str, partition: int,
         raise KafkaError(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS,
                          "No partition reassignment is in progress.")
     current = info.replicas if info is not None else ()
-    _validate_replicas(target, current, controller.live_brokers)
+    validate_replicas(target, current, controller.live_brokers)
     if info is None:
         raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, PARTITION_DOES_NOT_EXIST)
     if tuple(target) != current:

@@ -103,6 +103,13 @@ class ZkControllerStore:
                 for p, a in assignment.partitions.items()})
         return out
 
+    async def set_assignment(self, topic: str, topic_id: uuid.UUID | None,
+                             partitions: Mapping[int, ReplicaAssignment],
+                             epoch_zk_version: int) -> None:
+        await self.zk.set_topic_assignment(topic, znodes.TopicAssignment(topic_id, {
+            p: znodes.ReplicaAssignment(a.replicas, a.adding_replicas, a.removing_replicas)
+            for p, a in partitions.items()}), epoch_zk_version=epoch_zk_version)
+
     async def set_topic_id(self, topic: str, topic_id: uuid.UUID,
                            assignment: Mapping[int, ReplicaAssignment]) -> None:
         await self.zk.set_topic_assignment(topic, znodes.TopicAssignment(topic_id, {

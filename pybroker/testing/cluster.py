@@ -14,7 +14,9 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
+from protocol.messages import ApiKey, metadata_request as mreq
 from pybroker.testing.broker_process import BrokerProcess, free_port
+from pybroker.testing.wire_client import WireClient
 
 T = TypeVar("T")
 
@@ -61,9 +63,39 @@ class ClusterProcesses:
         return ",".join(b.bootstrap for b in self.brokers.values())
 
     def start(self, broker_ids: Iterable[int] | None = None) -> ClusterProcesses:
+        """Start ``broker_ids`` (default: every broker); starting them all, wait until the
+        cluster is formed (:meth:`wait_formed`)."""
         for broker_id in broker_ids or self.brokers:
             self.brokers[broker_id].start()
+        if broker_ids is None:
+            self.wait_formed()
         return self
+
+    def controllers_named(self) -> dict[int, tuple[int, frozenset[int]]]:
+        """broker -> (the controller it names, the brokers it lists), for each live broker."""
+        out = {}
+        for broker_id in self.live():
+            with WireClient(self.brokers[broker_id].bootstrap) as client:
+                md = client.call(ApiKey.METADATA, 12, mreq.MetadataRequest(
+                    topics=[], allow_auto_topic_creation=False))
+            out[broker_id] = (md.controller_id, frozenset(b.node_id for b in md.brokers))
+        return out
+
+    def wait_formed(self, timeout: float = 30.0) -> int:
+        """Wait until every live broker names the same controller and lists every live broker
+        (a broker answers controller -1, and only itself, until the controller's first
+        UpdateMetadata reaches it); the controller's id."""
+        live = frozenset(self.live())
+
+        def formed() -> int | None:
+            views = set(self.controllers_named().values())
+            if len(views) == 1:
+                [(controller, listed)] = views
+                if controller in live and listed == live:
+                    return controller
+            return None
+
+        return wait_for(formed, timeout, f"brokers {sorted(live)} to agree on a controller")
 
     def stop(self) -> None:
         """Stop every broker (SIGTERM, by pid), the controller last so that controlled

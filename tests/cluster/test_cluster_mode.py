@@ -54,8 +54,12 @@ def layout(bootstrap: str, topic: str) -> dict[int, tuple[int, tuple[int, ...], 
             for p in t.partitions if t.error_code == 0}
 
 
+def controller_of_each(cluster: ClusterProcesses) -> set[int]:
+    return {metadata(cluster.broker(b).bootstrap).controller_id for b in cluster.live()}
+
+
 def controller_of(cluster: ClusterProcesses) -> int:
-    ids = {metadata(cluster.broker(b).bootstrap).controller_id for b in cluster.live()}
+    ids = controller_of_each(cluster)
     assert len(ids) == 1, f"brokers disagree on the controller: {ids}"
     return ids.pop()
 
@@ -152,7 +156,8 @@ def test_the_controller_is_replaced_when_killed(cluster) -> None:
     wait_for(lambda: old in metadata(cluster.broker(new).bootstrap).brokers[0:3] or
              old in [b.node_id for b in metadata(cluster.broker(new).bootstrap).brokers],
              20, "the old controller registered again")
-    assert controller_of(cluster) == new
+    # it learns the controller from the UpdateMetadata the controller sends it (-1 until then)
+    wait_for(lambda: controller_of_each(cluster) == {new}, 20, "every broker naming the controller")
 
 
 def test_partitions_of_a_killed_leader_move_while_clients_carry_on(cluster) -> None:
@@ -336,3 +341,71 @@ def test_znodes_are_written_as_kafka_writes_them(cluster, zk_connect, reference_
         assert shape(mine[p]) == shape(theirs[p]), (p, mine[p], theirs[p])
     assert shape(mine["/brokers/ids/1"]) == shape(theirs[f"/brokers/ids/{ref_broker}"])
     assert mine[f"/config/topics/{topic}"] == theirs[f"/config/topics/{topic}"]
+
+
+def test_kafka_reassign_partitions_moves_replicas_and_cancels(cluster, zk_connect,
+                                                              kafka_tools_lib,
+                                                              tmp_path: Path) -> None:
+    """Reassignments whose targets are in the ISR complete at once (a reorder, a removal); one
+    adding a replica stays in progress until that replica is in the ISR (replication's job),
+    shows in --list, and --cancel moves the partition back to its replicas."""
+    from kazoo.client import KazooClient
+
+    from tests.compat.cli.conftest import KafkaCli
+
+    cli = KafkaCli(cluster.broker(1).bootstrap, kafka_tools_lib)
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    admin.create_topics([NewTopic("moving", num_partitions=1, replica_assignment=[[1, 2]])],
+                        operation_timeout=30)["moving"].result()
+    wait_for(lambda: all_agree(cluster, "moving", 1), 20, "moving created")
+    zk = KazooClient(hosts=zk_connect)
+    zk.start(timeout=15)
+
+    def recorded() -> dict:
+        return json.loads(zk.get("/brokers/topics/moving")[0])
+
+    def plan(replicas: list[int]) -> str:
+        path = tmp_path / f"plan-{'-'.join(map(str, replicas))}.json"
+        path.write_text(json.dumps({"version": 1, "partitions": [
+            {"topic": "moving", "partition": 0, "replicas": replicas}]}))
+        return str(path)
+
+    try:
+        # a reorder: complete at once, the znode records it
+        cli.tool("kafka-reassign-partitions", "--execute", "--reassignment-json-file",
+                 plan([2, 1]))
+        wait_for(lambda: recorded()["partitions"]["0"] == [2, 1], 10, "[2, 1] recorded")
+        assert recorded()["adding_replicas"] == {} and recorded()["removing_replicas"] == {}
+        # replacing broker 2 by broker 3: in progress until 3 is in the ISR
+        cli.tool("kafka-reassign-partitions", "--execute", "--reassignment-json-file",
+                 plan([1, 3]))
+        wait_for(lambda: recorded()["adding_replicas"].get("0") == [3], 10, "3 being added")
+        assert recorded()["removing_replicas"] == {"0": [2]}
+        listed = cli.tool("kafka-reassign-partitions", "--list").lines
+        assert any("moving-0" in line and "adding" in line.lower() for line in listed), listed
+        view = layout(cluster.broker(2).bootstrap, "moving")
+        assert view[0][1] == (1, 3, 2)  # Metadata shows every replica meanwhile
+        # (the tool cancels only moves that remove a replica: Kafka 3.9's own rule)
+        cancelled = cli.tool("kafka-reassign-partitions", "--cancel", "--reassignment-json-file",
+                             plan([1, 3]))
+        assert "Successfully cancelled partition reassignment for: moving-0" in cancelled.stdout
+        # back to the original replicas, in the order they have in the union [1, 3, 2] (as
+        # Kafka's originReplicas orders them)
+        wait_for(lambda: recorded()["partitions"]["0"] == [1, 2]
+                 and recorded()["adding_replicas"] == {}, 10, "cancelled back to [1, 2]")
+        wait_for(lambda: not (cluster.broker(3).data_dir / "moving-0").exists(), 10,
+                 "broker 3's replica deleted")
+        assert cli.tool("kafka-reassign-partitions", "--list").lines == [
+            "No partition reassignments found."]
+        # a removal: complete at once; broker 1 stops hosting the partition and deletes it
+        cli.tool("kafka-reassign-partitions", "--execute", "--reassignment-json-file",
+                 plan([2]))
+        wait_for(lambda: recorded()["partitions"]["0"] == [2], 10, "[2] recorded")
+        assert recorded()["removing_replicas"] == {}
+        wait_for(lambda: not (cluster.broker(1).data_dir / "moving-0").exists(), 10,
+                 "broker 1's replica deleted")
+        wait_for(lambda: layout(cluster.broker(3).bootstrap, "moving")[0][1] == (2,), 10,
+                 "Metadata showing the one replica left")
+    finally:
+        zk.stop()
+        zk.close()
