@@ -95,7 +95,9 @@ class ClusterProcesses:
                     return controller
             return None
 
-        return wait_for(formed, timeout, f"brokers {sorted(live)} to agree on a controller")
+        controller = wait_for(formed, timeout, f"brokers {sorted(live)} to agree on a controller")
+        assert controller is not None
+        return controller
 
     def stop(self) -> None:
         """Stop every broker (SIGTERM, by pid), the controller last so that controlled
