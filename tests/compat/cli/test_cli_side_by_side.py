@@ -176,6 +176,21 @@ def mentioning(*names: str) -> View:
     return view
 
 
+def by_topic(view: View) -> View:
+    """``view``, with kafka-topics --describe's topics in name order (each topic's own lines
+    kept in their order). The tool prints the topics in the order of a Java HashMap whose size is
+    the number of topics on the broker, so the two brokers, holding different other topics, may
+    print ours in different orders: that order is not the broker's to decide."""
+
+    def sorted_view(lines: list[str]) -> list[str]:
+        picked = view(lines)
+        named = [(m.group(1) if (m := re.search(r"Topic: (\S+)", line)) else "", i)
+                 for i, line in enumerate(picked)]
+        return [picked[i] for _, i in sorted(named)]
+
+    return sorted_view
+
+
 def own_names(lines: list[str]) -> list[str]:
     """A listing (kafka-topics --list, kafka-consumer-groups --list) cut to this test's names,
     keeping a table header (``GROUP  STATE``) as tokens."""
@@ -475,7 +490,7 @@ def group_rows(run: ToolRun) -> list[list[str]]:
 def test_kafka_topics(sbs: SideBySide) -> None:
     plain, sized, tuned = sbs.name("plain"), sbs.name("sized"), sbs.name("tuned")
     placed, strict = sbs.name("placed"), sbs.name("strict")
-    ours = sbs.mentioning(plain, sized, tuned, placed, strict)
+    ours = by_topic(sbs.mentioning(plain, sized, tuned, placed, strict))
     # --create without and with --partitions/--replication-factor, and with config overrides
     sbs.run("kafka-topics", "--create", "--topic", plain)
     sbs.run("kafka-topics", "--create", "--topic", sized, "--partitions", "3",
