@@ -541,11 +541,11 @@ class ReplicaFetcher:
             self.partitions.pop(tp, None)
             self.failed.discard(tp)
 
-    def _mark_failed(self, tp: TopicPartition, why: str) -> None:
+    def _mark_failed(self, tp: TopicPartition, why: str, level: int = logging.WARNING) -> None:
         if self.partitions.pop(tp, None) is not None:
             self.failed.add(tp)
-            log.warning("%s: stopped fetching %s-%d until its next leader and ISR: %s",
-                        self.name, tp[0], tp[1], why)
+            log.log(level, "%s: stopped fetching %s-%d until its next leader and ISR: %s",
+                    self.name, tp[0], tp[1], why)
 
     def _delay(self, partitions: Iterable[TopicPartition], now_ms: int) -> None:
         until = now_ms + self.config.backoff_ms
@@ -732,7 +732,9 @@ class ReplicaFetcher:
         if state is None:
             return False
         if request_epoch is not None and request_epoch == state.current_leader_epoch:
-            self._mark_failed(tp, f"the leader has an epoch newer than {request_epoch}")
+            # the usual order of things: the leader heard of the new epoch first
+            self._mark_failed(tp, f"the leader has an epoch newer than {request_epoch}",
+                              logging.INFO)
             return False
         return True
 
