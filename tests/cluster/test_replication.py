@@ -38,14 +38,25 @@ OVERRIDES = {
 }
 
 
-@pytest.fixture
-def cluster(tmp_path: Path, zk_connect: str) -> Iterator[ClusterProcesses]:
-    c = ClusterProcesses(tmp_path / "cluster", zk_connect, overrides=OVERRIDES)
+def running(tmp_path: Path, zk_connect: str, **extra: object) -> Iterator[ClusterProcesses]:
+    c = ClusterProcesses(tmp_path / "cluster", zk_connect, overrides={**OVERRIDES, **extra})
     try:
         yield c.start()
     finally:
         c.stop()
         assert not c.live(), f"brokers still running: {c.live()}"
+
+
+@pytest.fixture
+def cluster(tmp_path: Path, zk_connect: str) -> Iterator[ClusterProcesses]:
+    yield from running(tmp_path, zk_connect)
+
+
+@pytest.fixture
+def cluster_before_2_7(tmp_path: Path, zk_connect: str) -> Iterator[ClusterProcesses]:
+    """inter.broker.protocol.version 2.6: no truncation on fetch (Fetch v11, and
+    OffsetForLeaderEpoch before every fetch after a leadership change)."""
+    yield from running(tmp_path, zk_connect, **{"inter.broker.protocol.version": "2.6"})
 
 
 # -- looking at the cluster ----------------------------------------------------------------------
@@ -236,6 +247,22 @@ def test_acks_all_produces_byte_identical_replicas(cluster: ClusterProcesses) ->
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
 def test_a_follower_restarted_under_load_catches_up_byte_identical(
         cluster: ClusterProcesses, how: str) -> None:
+    restart_a_follower_under_load(cluster, how)
+
+
+def test_before_ibp_2_7_a_restarted_follower_truncates_by_offset_for_leader_epoch(
+        cluster_before_2_7: ClusterProcesses) -> None:
+    follower = restart_a_follower_under_load(cluster_before_2_7, "SIGKILL")
+    log = cluster_before_2_7.broker(follower).log_path.read_text().split("===== start #2")[-1]
+    # it came back truncating (its log has epochs, but no LastFetchedEpoch rides on Fetch v11),
+    # asked its leaders where its epochs end, and went on fetching from there
+    assert "following flow-0 from offset" in log and "(truncating)" in log
+    assert "truncating flow-0 to" in log, log[-3000:]
+
+
+def restart_a_follower_under_load(cluster: ClusterProcesses, how: str) -> int:
+    """Restart a follower of every partition of a new topic while a producer writes to it;
+    returns the follower."""
     topic, partitions = "flow", 2
     view = create(cluster, topic, partitions)
     controller = controller_of(cluster)
@@ -272,6 +299,7 @@ def test_a_follower_restarted_under_load_catches_up_byte_identical(
     # the restarted follower fetches again: its position is where its log ends
     log = cluster.broker(follower).log_path.read_text()
     assert "following flow-0" in log.split("===== start #2")[-1]
+    return follower
 
 
 def test_the_followers_log_is_what_the_leader_serves(cluster: ClusterProcesses) -> None:
