@@ -158,6 +158,10 @@ class LeaderEpochFileCache:
     def assign(self, epoch: int, start_offset: int) -> bool:
         """Record that ``epoch`` starts at ``start_offset``; written out when it changed
         anything. Returns whether it did."""
+        if self._entries:  # the common case, every append in the current epoch: no change
+            latest = self._entries[-1]
+            if epoch == latest.epoch and start_offset >= latest.start_offset:
+                return False
         if not self._assign(EpochEntry(epoch, start_offset)):
             return False
         self.flush()
