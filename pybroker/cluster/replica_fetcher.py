@@ -146,8 +146,39 @@ class FetcherConfig:
 
 
 class FetchState(enum.Enum):
-    TRUNCATING = "truncating"
-    FETCHING = "fetching"
+    """A followed partition's state in its fetcher (Kafka's ``ReplicaState``, plus Failed for
+    the partitions Kafka moves to its ``failedPartitions``)."""
+
+    TRUNCATING = "Truncating"
+    FETCHING = "Fetching"
+    #: fenced, or broken here: left alone until a LeaderAndIsr adds it again
+    FAILED = "Failed"
+
+
+_F = FetchState
+
+#: target state -> the states it may be entered from (Kafka's ``validPreviousStates`` form). A
+#: partition starts Truncating, or Fetching when its log has leader epochs and the leader takes
+#: LastFetchedEpoch; Truncating goes on for another round while the truncation is not complete
+#: (KIP-279 without truncation on fetch); a DivergingEpoch or an out-of-range offset keeps it
+#: Fetching from a new offset. A new leader or epoch takes it out and starts it afresh.
+VALID_PREVIOUS_STATES: Mapping[FetchState, frozenset[FetchState]] = {
+    _F.TRUNCATING: frozenset({_F.TRUNCATING, _F.FAILED}),
+    _F.FETCHING: frozenset({_F.TRUNCATING, _F.FETCHING, _F.FAILED}),
+    _F.FAILED: frozenset({_F.TRUNCATING, _F.FETCHING}),
+}
+
+
+class IllegalStateTransition(RuntimeError):
+    """A fetcher tried a transition the state table forbids."""
+
+
+def check_transition(tp: TopicPartition, source: FetchState, target: FetchState) -> None:
+    if source not in VALID_PREVIOUS_STATES[target]:
+        allowed = ", ".join(sorted(s.value for s in VALID_PREVIOUS_STATES[target]))
+        raise IllegalStateTransition(f"{tp[0]}-{tp[1]} cannot move from {source.value} to "
+                                     f"{target.value} ({target.value} is entered only from: "
+                                     f"{allowed})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -517,6 +548,7 @@ class ReplicaFetcher:
         same leader epoch keeps its state; otherwise it starts at its initial offset, fetching
         with its latest epoch when its log has epochs, else truncating first."""
         for tp, init in initial.items():
+            was_failed = tp in self.failed
             self.failed.discard(tp)
             current = self.partitions.pop(tp, None)
             if current is not None and current.current_leader_epoch == init.current_leader_epoch:
@@ -530,6 +562,8 @@ class ReplicaFetcher:
             else:
                 state = PartitionFetchState(init.init_offset, init.current_leader_epoch,
                                             FetchState.TRUNCATING, None)
+            if was_failed:
+                check_transition(tp, FetchState.FAILED, state.state)
             self.partitions[tp] = state
             log.info("%s: following %s-%d from offset %d in leader epoch %d (%s)", self.name,
                      tp[0], tp[1], init.init_offset, init.current_leader_epoch,
@@ -542,7 +576,9 @@ class ReplicaFetcher:
             self.failed.discard(tp)
 
     def _mark_failed(self, tp: TopicPartition, why: str, level: int = logging.WARNING) -> None:
-        if self.partitions.pop(tp, None) is not None:
+        state = self.partitions.pop(tp, None)
+        if state is not None:
+            check_transition(tp, state.state, FetchState.FAILED)
             self.failed.add(tp)
             log.log(level, "%s: stopped fetching %s-%d until its next leader and ISR: %s",
                     self.name, tp[0], tp[1], why)
@@ -558,7 +594,9 @@ class ReplicaFetcher:
         """Replace a partition's state and move it to the end of the fetch order, so that
         partitions with data do not crowd the others out of ``replica.fetch.response.max.bytes``
         (Kafka's ``updateAndMoveToEnd``)."""
-        self.partitions.pop(tp, None)
+        old = self.partitions.pop(tp, None)
+        if old is not None:
+            check_transition(tp, old.state, state.state)
         self.partitions[tp] = state
 
     # -- life cycle ----------------------------------------------------------------------------

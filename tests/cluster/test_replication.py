@@ -41,7 +41,12 @@ OVERRIDES = {
 def running(tmp_path: Path, zk_connect: str, **extra: object) -> Iterator[ClusterProcesses]:
     c = ClusterProcesses(tmp_path / "cluster", zk_connect, overrides={**OVERRIDES, **extra})
     try:
-        yield c.start()
+        c.start()
+        # A broker answers Metadata with controller -1 until the controller's UpdateMetadata
+        # reaches it, and librdkafka's admin client, told so, may wait minutes before it asks
+        # again: start once every broker names the controller.
+        wait_for(lambda: one_controller(c), 30, "every broker to know the controller")
+        yield c
     finally:
         c.stop()
         assert not c.live(), f"brokers still running: {c.live()}"
@@ -87,11 +92,19 @@ def agreed_layout(cluster: ClusterProcesses, topic: str, partitions: int):
     return None
 
 
-def controller_of(cluster: ClusterProcesses) -> int:
-    with WireClient(cluster.broker(cluster.live()[0]).bootstrap) as client:
+def controller_of(cluster: ClusterProcesses, broker: int | None = None) -> int:
+    """The controller as ``broker`` (default: the first live one) names it; -1 for none."""
+    asked = broker if broker is not None else cluster.live()[0]
+    with WireClient(cluster.broker(asked).bootstrap) as client:
         md = client.call(ApiKey.METADATA, 12, mreq.MetadataRequest(
             topics=[], allow_auto_topic_creation=False))
     return md.controller_id
+
+
+def one_controller(cluster: ClusterProcesses) -> bool:
+    """Whether every broker names the same controller."""
+    named = {controller_of(cluster, b) for b in cluster.brokers}
+    return len(named) == 1 and -1 not in named
 
 
 def create(cluster: ClusterProcesses, topic: str, partitions: int) -> dict:
@@ -256,7 +269,7 @@ def test_before_ibp_2_7_a_restarted_follower_truncates_by_offset_for_leader_epoc
     log = cluster_before_2_7.broker(follower).log_path.read_text().split("===== start #2")[-1]
     # it came back truncating (its log has epochs, but no LastFetchedEpoch rides on Fetch v11),
     # asked its leaders where its epochs end, and went on fetching from there
-    assert "following flow-0 from offset" in log and "(truncating)" in log
+    assert "following flow-0 from offset" in log and "(Truncating)" in log
     assert "truncating flow-0 to" in log, log[-3000:]
 
 

@@ -31,13 +31,16 @@ from protocol.records.record import build_batch, decode_batch, iter_batches
 from pybroker.cluster.metadata_cache import PartitionInfo, PartitionUpdate
 from pybroker.cluster.partition import Role, diverging_epoch
 from pybroker.cluster.replica_fetcher import (
+    VALID_PREVIOUS_STATES,
     FetcherConfig,
     FetchPartitionRequest,
     FetchState,
+    IllegalStateTransition,
     InitialFetchState,
     OffsetTruncationState,
     PartitionFetchState,
     build_fetch_request,
+    check_transition,
     fetcher_id,
     offset_truncation_state,
     truncation_on_fetch_supported,
@@ -191,6 +194,20 @@ def test_a_follower_fetch_request() -> None:
     v15 = build_fetch_request(wanted, replica_id=2, broker_epoch=55, config=config, version=15)
     assert v15.replica_id == -1
     assert (v15.replica_state.replica_id, v15.replica_state.replica_epoch) == (2, 55)
+
+
+def test_the_followed_partition_state_table() -> None:
+    F = FetchState
+    assert VALID_PREVIOUS_STATES == {
+        F.TRUNCATING: {F.TRUNCATING, F.FAILED},
+        F.FETCHING: {F.TRUNCATING, F.FETCHING, F.FAILED},
+        F.FAILED: {F.TRUNCATING, F.FETCHING},
+    }
+    check_transition(TP, F.TRUNCATING, F.FETCHING)
+    with pytest.raises(IllegalStateTransition, match="cannot move from Fetching to Truncating"):
+        check_transition(TP, F.FETCHING, F.TRUNCATING)
+    with pytest.raises(IllegalStateTransition):
+        check_transition(TP, F.FAILED, F.FAILED)
 
 
 def test_the_fetcher_asks_only_for_partitions_ready_to_fetch(cluster) -> None:
