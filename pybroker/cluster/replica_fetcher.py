@@ -547,6 +547,7 @@ class ReplicaFetcher:
         """Follow these partitions (``addPartitions``): a partition already followed in the
         same leader epoch keeps its state; otherwise it starts at its initial offset, fetching
         with its latest epoch when its log has epochs, else truncating first."""
+        added: list[str] = []
         for tp, init in initial.items():
             was_failed = tp in self.failed
             self.failed.discard(tp)
@@ -565,9 +566,10 @@ class ReplicaFetcher:
             if was_failed:
                 check_transition(tp, FetchState.FAILED, state.state)
             self.partitions[tp] = state
-            log.info("%s: following %s-%d from offset %d in leader epoch %d (%s)", self.name,
-                     tp[0], tp[1], init.init_offset, init.current_leader_epoch,
-                     state.state.value)
+            added.append(f"{tp[0]}-{tp[1]} from offset {init.init_offset} in leader epoch "
+                         f"{init.current_leader_epoch} ({state.state.value})")
+        if added:  # one line per change, as Kafka's "Added fetcher to broker ..."
+            log.info("%s: following %s", self.name, ", ".join(added))
         self._changed.set()
 
     def remove_partitions(self, partitions: Iterable[TopicPartition]) -> None:
