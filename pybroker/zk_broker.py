@@ -6,15 +6,20 @@ every topic's config overrides, load and recover the logs, start the replica man
 listeners, register ``/brokers/ids/<id>`` (its czxid is this broker's epoch), start the
 controller module (which may win the election) and the group coordinator. From then on the
 controller tells this broker what to lead and follow (LeaderAndIsr) and what the cluster looks
-like (UpdateMetadata); topic config changes arrive through ``/config/changes``.
+like (UpdateMetadata); topic config changes arrive through ``/config/changes``. Partitions it
+follows are copied from their leaders by the replica fetchers
+(:mod:`pybroker.cluster.replica_fetcher`), which reach the leaders on the inter-broker listener;
+from the first LeaderAndIsr on, the high watermarks are checkpointed every
+``replica.high.watermark.checkpoint.interval.ms``.
 
 The session: when ZooKeeper expires it, this broker keeps serving what it leads (it changes role
 only on a LeaderAndIsr), resigns as controller if it was one, and once a new session is up
 registers again - with a new, higher broker epoch - and takes part in the election again.
 
 Shutdown: a controlled shutdown first (the controller moves this broker's leaderships away, up
-to ``controlled.shutdown.max.retries`` attempts), then the controller module, the listeners, the
-logs (checkpointed, marked clean), and the session last, which removes the registration.
+to ``controlled.shutdown.max.retries`` attempts), then the controller module, the replica
+fetchers, the listeners, the logs (high watermarks and offsets checkpointed, marked clean), and
+the session last, which removes the registration.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from pybroker.api.services import BrokerServices
 from pybroker.broker import BrokerBase, ConfigError, now_ms
 from pybroker.cluster.control import ControlRequestHandler
 from pybroker.cluster.metadata_cache import MetadataCache
+from pybroker.cluster.replica_fetcher import FetcherConfig, ReplicaFetcherManager
 from pybroker.config import BrokerConfig
 from pybroker.controller.assignment import assign_replicas_rack_unaware
 from pybroker.controller.kafka_controller import KafkaController
@@ -150,6 +156,7 @@ class ZkBroker(BrokerBase):
         self.control: ControlRequestHandler | None = None
         self.admin: ZkAdminManager | None = None
         self.config_watcher: TopicConfigWatcher | None = None
+        self.fetchers: ReplicaFetcherManager | None = None
         self._session_lost = False
         self._reregistering: asyncio.Task[None] | None = None
 
@@ -174,6 +181,11 @@ class ZkBroker(BrokerBase):
             cluster_id, controller_id=-1, listener=self.config.advertised_listeners[0].listener)
         self.control = ControlRequestHandler(self.broker_id, self.replica_manager, cache,
                                              lambda: self.broker_epoch)
+        self.fetchers = ReplicaFetcherManager(self.broker_id, lambda: self.broker_epoch,
+                                              self.replica_manager,
+                                              FetcherConfig.from_broker_config(self.config))
+        self.replica_manager.enable_replication(
+            self.fetchers, lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
         self.controller = KafkaController(
             self.broker_id, ZkControllerStore(self.zk),
             ControllerSettings(self.config, self.inter_broker_listener))
@@ -204,6 +216,18 @@ class ZkBroker(BrokerBase):
         log.info("broker %d started in %.2fs (cluster %s, ZooKeeper %s, broker epoch %d)",
                  self.broker_id, time.monotonic() - started, cluster_id,
                  self.config.zookeeper_connect, self.broker_epoch)
+
+    def _start_scheduled_tasks(self) -> None:
+        super()._start_scheduled_tasks()
+        rm = self.replica_manager
+
+        def checkpoint_high_watermarks(_now: int) -> None:
+            if rm.high_watermark_checkpointing:  # from the first LeaderAndIsr on, as Kafka
+                rm.checkpoint_high_watermarks()
+
+        self._schedule("highwatermark-checkpoint",
+                       self.config.get_int("replica.high.watermark.checkpoint.interval.ms"),
+                       checkpoint_high_watermarks)
 
     def _registration(self) -> BrokerRegistration:
         protocol_map = {name: name for name in ("PLAINTEXT", "SSL", "SASL_PLAINTEXT",
@@ -248,6 +272,8 @@ class ZkBroker(BrokerBase):
             await self.config_watcher.stop()
         if self.controller is not None:
             await self.controller.shutdown()
+        if self.fetchers is not None:
+            await self.fetchers.shutdown()
 
     async def _controlled_shutdown(self) -> None:
         """Kafka's ``controlledShutdown``: ask the controller to move this broker's

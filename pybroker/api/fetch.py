@@ -1,7 +1,10 @@
 """Fetch (1): whole batches from the segment files, long-polling on max_wait_ms/min_bytes.
 
 Fetch sessions (KIP-227) are declined by answering session id 0, which every client accepts;
-v13+ (topic ids) is not offered, so clients fetch by name.
+v13+ (topic ids) is not offered, so clients fetch by name. A follower (a replica id) reads up to
+the log end; from v12 a fetch names the epoch of its last batch, and when the fetcher's log
+parts from this one before its fetch offset the answer for that partition is the diverging
+epoch (``DivergingEpoch``) with no records, for the fetcher to truncate first.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from pybroker.purgatory import when_ready
 NO_SESSION = 0
 FINAL_EPOCH = -1
 ZSTD_MIN_VERSION = 10
+LAST_FETCHED_EPOCH_MIN_VERSION = 12
 READ_COMMITTED = 1
 UNKNOWN_OFFSET = -1
 REFUSED_BEFORE_READING = frozenset({ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
@@ -44,7 +48,7 @@ def _response(request: req.FetchRequest, results: list[FetchResult]) -> m.FetchR
         for p in topic.partitions:
             r = next(it)
             if r.error == ErrorCode.NONE:
-                partitions.append(m.PartitionData(
+                data = m.PartitionData(
                     partition_index=p.partition,
                     error_code=r.error,
                     high_watermark=r.high_watermark,
@@ -54,7 +58,11 @@ def _response(request: req.FetchRequest, results: list[FetchResult]) -> m.FetchR
                     aborted_transactions=[] if read_committed else None,
                     preferred_read_replica=-1,
                     records=r.records,
-                ))
+                )
+                if r.diverging_epoch is not None:
+                    epoch, end_offset = r.diverging_epoch
+                    data.diverging_epoch = m.EpochEndOffset(epoch=epoch, end_offset=end_offset)
+                partitions.append(data)
             else:
                 # As Kafka: an erroneous partition reports no offsets. Refusals made before the
                 # log is read (unknown partition, zstd to an old fetcher) carry an empty list of
@@ -79,12 +87,15 @@ def handle(ctx: RequestContext, request: req.FetchRequest) -> Response[m.FetchRe
         # We never hand out a session, so any id the client names is unknown to us.
         return m.FetchResponse(error_code=ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
                                session_id=NO_SESSION)
+    version = ctx.api_version
+    with_epochs = version >= LAST_FETCHED_EPOCH_MIN_VERSION
     wanted = [
         FetchRequestPartition(topic.topic, p.partition, p.fetch_offset, p.partition_max_bytes,
-                              p.current_leader_epoch)
+                              p.current_leader_epoch,
+                              last_fetched_epoch=p.last_fetched_epoch if with_epochs else -1,
+                              log_start_offset=p.log_start_offset)
         for topic in request.topics for p in topic.partitions
     ]
-    version = ctx.api_version
     # from v15 a follower names itself (and its broker epoch) in a tagged ReplicaState
     replica = request.replica_state if version >= 15 else None
     params = FetchParams(

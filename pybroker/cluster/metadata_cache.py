@@ -87,6 +87,8 @@ class MetadataCache:
         #: the listener whose endpoints clients are told about
         self.listener = listener
         self.brokers: dict[int, BrokerEndpoint] = {}
+        #: the live brokers with every listener's endpoint (UpdateMetadata)
+        self.live_nodes: dict[int, BrokerNode] = {}
         self.topics: dict[str, TopicInfo] = {}
         self._by_id: dict[uuid.UUID, str] = {}
 
@@ -105,6 +107,7 @@ class MetadataCache:
         partitions removed."""
         self.controller_id = controller_id
         self.brokers = {}
+        self.live_nodes = {node.node_id: node for node in live_brokers}
         for node in live_brokers:
             endpoint = node.endpoint(self.listener)
             if endpoint is not None:
@@ -135,6 +138,13 @@ class MetadataCache:
             self.topics[topic] = TopicInfo(topic, topic_id, dict(sorted(merged.items())))
             self._by_id[topic_id] = topic
         return removed
+
+    def alive_endpoint(self, broker_id: int, listener: str) -> BrokerEndpoint | None:
+        """A live broker's endpoint on ``listener`` (the inter-broker listener, for a replica
+        fetcher), as Kafka's ``getAliveBrokerNode``; None when it is not alive or has no such
+        listener."""
+        node = self.live_nodes.get(broker_id)
+        return node.endpoint(listener) if node is not None else None
 
     def put_topic(self, record: TopicRecord) -> TopicInfo:
         info = TopicInfo(record.name, record.topic_id,

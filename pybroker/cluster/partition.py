@@ -24,9 +24,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from protocol.errors import ErrorCode, KafkaError
+from protocol.records.batch import HEADER_SIZE, BatchHeader
 
 if TYPE_CHECKING:
-    from pybroker.log.log import AppendInfo, FetchDataInfo, Log
+    from pybroker.log.file_slice import FileSlice
+    from pybroker.log.log import AppendInfo, FetchDataInfo, Log, ReplicaAppendInfo
     from pybroker.log.producer_state import ProducerEntry
     from pybroker.metadata.model import PartitionRecord
 
@@ -116,6 +118,41 @@ class ReplicaState:
 
 
 @dataclass(frozen=True, slots=True)
+class LogReadInfo:
+    """A leader's read for one fetch (Kafka's ``LogReadInfo``): the batches, or the epoch where
+    the fetcher's log parts from this one; the offsets are those before the read."""
+
+    records: FileSlice | bytes
+    #: ``(epoch, end offset)`` the fetcher must truncate to first, or None
+    diverging_epoch: tuple[int, int] | None
+    high_watermark: int
+    log_start_offset: int
+    log_end_offset: int
+
+
+def diverging_epoch(last_fetched_epoch: int, fetch_offset: int, log_start_offset: int,
+                    epoch_end_offset: tuple[int, int] | None) -> tuple[int, int] | None:
+    """Where a fetcher whose last batch was written in ``last_fetched_epoch`` parts from this
+    leader's log (``Partition.readRecords``, KIP-595/KAFKA-10554): ``epoch_end_offset`` is this
+    log's ``(epoch, end offset)`` for that epoch (None when undefined). An undefined epoch or a
+    fetch offset below the log start is OFFSET_OUT_OF_RANGE; a smaller epoch here, or an end
+    offset below the fetch offset, is the divergence the fetcher must truncate to; otherwise
+    None (the logs agree up to the fetch offset)."""
+    if epoch_end_offset is None:
+        raise KafkaError(ErrorCode.OFFSET_OUT_OF_RANGE,
+                         f"Could not determine the end offset of the last fetched epoch "
+                         f"{last_fetched_epoch} from the request")
+    if fetch_offset < log_start_offset:
+        raise KafkaError(ErrorCode.OFFSET_OUT_OF_RANGE,
+                         f"Received request for offset {fetch_offset}, but the log starts at "
+                         f"{log_start_offset}")
+    epoch, end_offset = epoch_end_offset
+    if epoch < last_fetched_epoch or end_offset < fetch_offset:
+        return epoch, end_offset
+    return None
+
+
+@dataclass(frozen=True, slots=True)
 class OffsetLookup:
     """A ListOffsets answer for one partition."""
 
@@ -176,7 +213,9 @@ class Partition:
         self._take_state(record, log)
         self.role = Role.LEADER
         if new_epoch:
+            # where this epoch starts, durable before anything is appended in it (KIP-101)
             self.leader_epoch_start_offset = log.log_end_offset
+            log.assign_epoch_start_offset(record.leader_epoch, log.log_end_offset)
             # followers' positions are learnt afresh from their fetches in the new epoch
             self.remote_replicas = {
                 r: ReplicaState(r, last_caught_up_time_ms=now_ms)
@@ -279,6 +318,53 @@ class Partition:
         assert self.log is not None
         return self.log
 
+    def local_log_with_epoch(self, current_leader_epoch: int, *, require_leader: bool) -> Log:
+        """Kafka's ``getLocalLog``: the epoch is checked first (FENCED_LEADER_EPOCH,
+        UNKNOWN_LEADER_EPOCH), then the role (NOT_LEADER_OR_FOLLOWER)."""
+        self.check_leader_epoch(current_leader_epoch)
+        if require_leader and not self.is_leader:
+            raise KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER)
+        if self.log is None:
+            raise KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER if require_leader
+                             else ErrorCode.REPLICA_NOT_AVAILABLE)
+        return self.log
+
+    def last_offset_for_leader_epoch(self, current_leader_epoch: int, leader_epoch: int, *,
+                                     fetch_only_from_leader: bool = True) -> tuple[int, int]:
+        """OffsetForLeaderEpoch: ``(epoch, end offset)`` of ``leader_epoch`` in this log, or
+        ``(-1, -1)`` when undefined; raises the fencing and role errors."""
+        log = self.local_log_with_epoch(current_leader_epoch,
+                                        require_leader=fetch_only_from_leader)
+        found = log.end_offset_for_epoch(leader_epoch)
+        return found if found is not None else (NO_EPOCH, NO_OFFSET)
+
+    def fetch_records(self, fetch_offset: int, max_bytes: int, *, current_leader_epoch: int,
+                      last_fetched_epoch: int = NO_EPOCH, replica_id: int = -1,
+                      min_one_batch: bool) -> LogReadInfo:
+        """A fetch on the leader (Kafka's ``fetchRecords``/``readRecords``): a consumer reads
+        below the high watermark, a follower (``replica_id`` >= 0) up to the log end. With a
+        ``last_fetched_epoch`` the fetcher's log is first checked against this one: if they
+        part before ``fetch_offset`` the answer is the diverging epoch and no records."""
+        log = self.local_log_with_epoch(current_leader_epoch, require_leader=True)
+        if replica_id >= 0 and replica_id not in self.remote_replicas:
+            # a replica outside the assignment: with an epoch the pair is merely unknown here
+            # (the fetcher retries), without one the fetcher is an old broker
+            raise KafkaError(
+                ErrorCode.UNKNOWN_LEADER_EPOCH if current_leader_epoch >= 0
+                else ErrorCode.NOT_LEADER_OR_FOLLOWER,
+                f"Replica {replica_id} is not a follower of {self.name} in epoch "
+                f"{self.leader_epoch}")
+        # offsets before the read: appends after it must not keep a follower from catching up
+        hw, start, end = self.high_watermark, log.log_start_offset, log.log_end_offset
+        if last_fetched_epoch >= 0:
+            diverging = diverging_epoch(last_fetched_epoch, fetch_offset, start,
+                                        log.end_offset_for_epoch(last_fetched_epoch))
+            if diverging is not None:
+                return LogReadInfo(b"", diverging, hw, start, end)
+        info = log.read(fetch_offset, max_bytes, max_offset=None if replica_id >= 0 else hw,
+                        min_one_batch=min_one_batch)
+        return LogReadInfo(info.records, None, hw, start, end)
+
     def append_records_to_leader(self, batch: bytearray, *, required_acks: int,
                                  min_insync_replicas: int, now_ms: int) -> AppendInfo:
         log = self.leader_log()
@@ -344,14 +430,53 @@ class Partition:
 
     # -- the follower's data path ----------------------------------------------------------
     def append_records_to_follower(self, records: bytes | bytearray | memoryview,
-                                   leader_high_watermark: int, now_ms: int) -> int:
-        """Append what the leader sent and take its high watermark (bounded by our log end)."""
+                                   leader_high_watermark: int, now_ms: int,
+                                   leader_log_start_offset: int = NO_OFFSET,
+                                   ) -> ReplicaAppendInfo:
+        """Append what the leader sent (``ReplicaFetcherThread.processPartitionData``), then
+        take the leader's high watermark bounded by our log end (it may go down) and raise our
+        log start offset to the leader's."""
         if self.role is not Role.FOLLOWER or self.log is None:
             raise KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER)
-        appended = self.log.append_as_follower(records, now_ms)
-        self.high_watermark = max(self.high_watermark,
-                                  min(leader_high_watermark, self.log.log_end_offset))
-        return appended
+        log = self.log
+        end = log.log_end_offset
+        if end == log.log_start_offset and len(records) >= HEADER_SIZE:
+            first = BatchHeader.parse(records)
+            if first.base_offset < end <= first.last_offset:
+                # an empty log starting inside the leader's first batch (its log start moved
+                # into a batch): start at that batch, as Kafka does on an unexpected offset
+                log.truncate_fully_and_start_at(first.base_offset, now_ms)
+        info = log.append_as_follower(records, now_ms)
+        if leader_log_start_offset > log.log_start_offset:
+            log.delete_records_before(min(leader_log_start_offset, log.log_end_offset), now_ms)
+        self.update_follower_high_watermark(leader_high_watermark)
+        return info
+
+    def update_follower_high_watermark(self, leader_high_watermark: int) -> None:
+        """A follower's high watermark: the leader's, within [log start, log end]."""
+        assert self.log is not None
+        self.high_watermark = min(max(leader_high_watermark, self.log.log_start_offset),
+                                  self.log.log_end_offset)
+
+    def truncate_to(self, offset: int) -> None:
+        """A follower drops its log from ``offset`` on (its leader never had it); the high
+        watermark follows the log end down."""
+        if self.log is None:
+            raise KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER)
+        self.log.truncate_to(offset)
+        self.high_watermark = min(self.high_watermark, self.log.log_end_offset)
+
+    def truncate_fully_and_start_at(self, offset: int, now_ms: int) -> None:
+        """A follower whose log ends below its leader's log start starts afresh there."""
+        if self.log is None:
+            raise KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER)
+        self.log.truncate_fully_and_start_at(offset, now_ms)
+        self.high_watermark = offset
+
+    @property
+    def latest_epoch(self) -> int | None:
+        """The latest epoch of this replica's leader epoch cache (None: no entries)."""
+        return self.log.latest_epoch if self.log is not None else None
 
     # -- positions -------------------------------------------------------------------------
     @property

@@ -11,8 +11,18 @@
   below the high watermark, a follower (a fetch with a replica id) up to the log end, and its
   fetch offset tells the leader how far its log goes. A fetch that cannot be satisfied yet
   waits in the fetch purgatory.
-* **Offsets and logs**: ListOffsets, DeleteRecords, DescribeProducers and DescribeLogDirs are
-  answered here from the partitions and their logs, so handlers never touch a log.
+* **Replication** (ZooKeeper mode, :meth:`ReplicaManager.enable_replication`): partitions this
+  broker follows are fetched from their leaders by the replica fetchers
+  (:mod:`pybroker.cluster.replica_fetcher`), started, moved and stopped here on every change
+  of leader or leader epoch. A follower's fetch names the epoch of its last batch; when its log
+  parts from the leader's the answer is the diverging epoch instead of data.
+* **Offsets and logs**: ListOffsets, OffsetForLeaderEpoch, DeleteRecords, DescribeProducers and
+  DescribeLogDirs are answered here from the partitions and their logs, so handlers never touch
+  a log.
+* **High watermarks** survive restarts in each log dir's ``replication-offset-checkpoint``:
+  written by :meth:`ReplicaManager.checkpoint_high_watermarks` (periodically once a
+  LeaderAndIsr has arrived, and at shutdown) and read when a partition is first led or
+  followed.
 
 Concurrency notes: everything runs on the event loop that owns the partitions; nothing awaits
 between reading and changing a partition.
@@ -29,12 +39,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode, KafkaError
-from pybroker.cluster.partition import OffsetLookup, Partition
+from pybroker.cluster.partition import LogReadInfo, OffsetLookup, Partition
+from pybroker.cluster.replica_fetcher import InitialFetchState
+from pybroker.log.checkpoints import (
+    REPLICATION_OFFSET_CHECKPOINT,
+    CheckpointError,
+    read_offset_checkpoint,
+    write_offset_checkpoint,
+)
 from pybroker.purgatory import Purgatory
 from pybroker.purgatory.delayed_fetch import DelayedFetch
 from pybroker.purgatory.delayed_produce import DelayedProduce, ProducePartitionStatus
 
 if TYPE_CHECKING:
+    from pybroker.cluster.metadata_cache import BrokerEndpoint
     from pybroker.log.config import LogConfig
     from pybroker.log.file_slice import FileSlice
     from pybroker.log.log import Log
@@ -85,6 +103,10 @@ class FetchRequestPartition:
     fetch_offset: int
     max_bytes: int
     current_leader_epoch: int = -1
+    #: the epoch of the fetcher's last batch (Fetch v12+); -1: not given
+    last_fetched_epoch: int = -1
+    #: a follower's log start offset (Fetch v5+)
+    log_start_offset: int = -1
 
 
 @dataclass(slots=True)
@@ -94,6 +116,8 @@ class FetchResult:
     last_stable_offset: int = -1
     log_start_offset: int = -1
     records: FileSlice | bytes = b""
+    #: ``(epoch, end offset)`` where the fetcher's log parts from the leader's (no records)
+    diverging_epoch: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +132,28 @@ class LeadershipChange:
 
 class LeadershipListener(Protocol):
     def __call__(self, change: LeadershipChange, now_ms: int) -> None: ...
+
+
+class ReplicaFetchers(Protocol):
+    """What the replica manager asks of the replica fetchers
+    (:class:`pybroker.cluster.replica_fetcher.ReplicaFetcherManager`)."""
+
+    @property
+    def truncation_on_fetch(self) -> bool: ...
+
+    @property
+    def shutting_down(self) -> bool: ...
+
+    def add_fetcher_for_partitions(self, initial: Mapping[TopicPartition, InitialFetchState],
+                                   ) -> None: ...
+
+    def remove_fetcher_for_partitions(self, partitions: Iterable[TopicPartition]) -> None: ...
+
+    def shutdown_idle_fetchers(self) -> None: ...
+
+
+#: the endpoint of a live broker on the inter-broker listener, or None when it is not alive
+AliveBroker = Callable[[int], "BrokerEndpoint | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +185,18 @@ class ReplicaManager:
         self.fetch_purgatory = Purgatory("Fetch")
         self.produce_purgatory = Purgatory("Produce")
         self._listeners: dict[str, list[LeadershipListener]] = {}
+        #: the replica fetchers and the live brokers' endpoints (ZooKeeper mode); the embedded
+        #: node follows nothing
+        self.fetchers: ReplicaFetchers | None = None
+        self._alive_broker: AliveBroker | None = None
+        #: set by the first leadership decision; the high watermarks are checkpointed from then
+        self.high_watermark_checkpointing = False
+
+    def enable_replication(self, fetchers: ReplicaFetchers, alive_broker: AliveBroker) -> None:
+        """Follow partitions led elsewhere through ``fetchers``, from leaders that
+        ``alive_broker(id)`` finds alive (the metadata cache, on the inter-broker listener)."""
+        self.fetchers = fetchers
+        self._alive_broker = alive_broker
 
     # -- leadership ------------------------------------------------------------------------
     def add_leadership_listener(self, topic: str, listener: LeadershipListener) -> None:
@@ -157,7 +215,18 @@ class ReplicaManager:
     def become_leader_or_follower(self, topic: str, records: Iterable[PartitionRecord],
                                   now_ms: int) -> None:
         """Take the part each record gives this broker: leader when it names this broker,
-        follower otherwise. Listeners hear of every start and end of a leadership."""
+        follower otherwise (Kafka's ``makeLeaders``/``makeFollowers``). Listeners hear of every
+        start and end of a leadership.
+
+        A new leader stops fetching the partition and records where its epoch starts in the
+        leader epoch cache. A follower whose leader or leader epoch changed (KAFKA-7164: any
+        epoch change) has its fetcher restarted from its log end offset (its high watermark
+        when the log has no epochs); without a live leader in the metadata cache only the log
+        is opened, as in Kafka. The first time a partition is hosted its high watermark comes
+        from ``replication-offset-checkpoint``."""
+        self.high_watermark_checkpointing = True
+        checkpoints: dict[Path, dict[TopicPartition, int]] = {}
+        new_followers: dict[TopicPartition, Partition] = {}
         for record in records:
             key = (topic, record.partition)
             partition = self.partitions.get(key)
@@ -165,19 +234,87 @@ class ReplicaManager:
                 partition = self.partitions[key] = Partition(topic, record.partition,
                                                              self.broker_id)
             was_leader = partition.is_leader
+            first_hosted = partition.log is None
             plog = self._log_for(topic, record.partition, now_ms)
+            if first_hosted:
+                partition.high_watermark = self._checkpointed_high_watermark(key, checkpoints)
             if record.leader == self.broker_id:
+                if self.fetchers is not None:
+                    self.fetchers.remove_fetcher_for_partitions([key])
                 if partition.make_leader(record, plog, now_ms):
                     self._announce(LeadershipChange(topic, record.partition,
                                                     record.leader_epoch, True), now_ms)
             else:
-                partition.make_follower(record, plog)
+                if self._alive_broker is not None and self._alive_broker(record.leader) is None:
+                    log.warning("%s-%d: leader %d of epoch %d is not alive in the metadata "
+                                "cache; only opening the log", topic, record.partition,
+                                record.leader, record.leader_epoch)
+                    if first_hosted:
+                        partition.log = plog
+                    continue
+                if partition.make_follower(record, plog):
+                    new_followers[key] = partition
                 if was_leader:
                     self._announce(LeadershipChange(topic, record.partition,
                                                     record.leader_epoch, False), now_ms)
             # waiting requests learn of the change (answered, or left to wait)
             self.fetch_purgatory.check_and_complete(key)
             self.produce_purgatory.check_and_complete(key)
+        if self.fetchers is not None:
+            self._restart_fetchers(new_followers)
+
+    def _restart_fetchers(self, followers: Mapping[TopicPartition, Partition]) -> None:
+        """Fetch these partitions afresh from their (new) leaders."""
+        fetchers = self.fetchers
+        assert fetchers is not None and self._alive_broker is not None
+        fetchers.remove_fetcher_for_partitions(followers)
+        if followers and not fetchers.shutting_down:
+            initial = {}
+            for key, partition in followers.items():
+                leader = self._alive_broker(partition.leader_id)
+                assert partition.log is not None
+                if leader is None:
+                    continue
+                plog = partition.log
+                offset = (plog.log_end_offset
+                          if fetchers.truncation_on_fetch and plog.latest_epoch is not None
+                          else partition.high_watermark)
+                initial[key] = InitialFetchState(leader, partition.leader_epoch, offset,
+                                                 partition.topic_id)
+            fetchers.add_fetcher_for_partitions(initial)
+        fetchers.shutdown_idle_fetchers()
+
+    def _checkpointed_high_watermark(self, key: TopicPartition,
+                                     read: dict[Path, dict[TopicPartition, int]]) -> int:
+        """The high watermark ``replication-offset-checkpoint`` holds for a partition (0 when
+        none); each log dir's file is read once per leadership change."""
+        log_dir = self.log_manager.log_dir_of(*key)
+        if log_dir is None:
+            return 0
+        if log_dir not in read:
+            try:
+                read[log_dir] = read_offset_checkpoint(log_dir / REPLICATION_OFFSET_CHECKPOINT)
+            except (CheckpointError, OSError) as e:
+                log.warning("Ignoring an unreadable high watermark checkpoint: %s", e)
+                read[log_dir] = {}
+        return read[log_dir].get(key, 0)
+
+    def checkpoint_high_watermarks(self) -> None:
+        """Write each log dir's ``replication-offset-checkpoint``: the high watermark of every
+        partition hosted there (Kafka's ``checkpointHighWatermarks``)."""
+        by_dir: dict[Path, dict[TopicPartition, int]] = {}
+        for key, partition in self.partitions.items():
+            if partition.log is None:
+                continue
+            log_dir = self.log_manager.log_dir_of(*key)
+            if log_dir is not None:
+                by_dir.setdefault(log_dir, {})[key] = partition.high_watermark
+        for log_dir, high_watermarks in by_dir.items():
+            try:
+                write_offset_checkpoint(log_dir / REPLICATION_OFFSET_CHECKPOINT,
+                                        high_watermarks)
+            except OSError:
+                log.exception("Could not write the high watermark checkpoint in %s", log_dir)
 
     def _log_for(self, topic: str, partition: int, now_ms: int) -> Log:
         plog = self.log_manager.get_log(topic, partition)
@@ -195,7 +332,11 @@ class ReplicaManager:
     def stop_replicas(self, topic: str, partitions: Iterable[int], *, delete: bool,
                       now_ms: int = 0) -> None:
         """Stop hosting these partitions: with ``delete`` the partition and its log go;
-        without, the partition stays (neither leading nor following) with its log."""
+        without, the partition stays (neither leading nor following) with its log. Either
+        way their fetchers stop first."""
+        partitions = list(partitions)
+        if self.fetchers is not None:
+            self.fetchers.remove_fetcher_for_partitions([(topic, p) for p in partitions])
         for p in partitions:
             partition = (self.partitions.pop((topic, p), None) if delete
                          else self.partitions.get((topic, p)))
@@ -210,6 +351,8 @@ class ReplicaManager:
             # waiting requests for a partition that is gone answer now, with the error
             self.fetch_purgatory.check_and_complete((topic, p))
             self.produce_purgatory.check_and_complete((topic, p))
+        if self.fetchers is not None:
+            self.fetchers.shutdown_idle_fetchers()
 
     def get_partition(self, topic: str, partition: int) -> Partition | None:
         return self.partitions.get((topic, partition))
@@ -294,32 +437,34 @@ class ReplicaManager:
 
     # -- fetch -----------------------------------------------------------------------------
     def _read_partition(self, params: FetchParams, req: FetchRequestPartition, limit: int,
-                        min_one: bool) -> tuple[Partition, Any]:
-        p = self._leader_partition(req.topic, req.partition)
-        p.check_leader_epoch(req.current_leader_epoch)
-        if params.is_from_follower and params.replica_id not in p.remote_replicas:
-            raise KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER,
-                             f"Replica {params.replica_id} is not a follower of {p.name}")
-        info = p.read(req.fetch_offset, limit, min_one_batch=min_one and req.max_bytes > 0,
-                      up_to_high_watermark=not params.is_from_follower)
+                        min_one: bool) -> tuple[Partition, LogReadInfo]:
+        p = self.partitions.get((req.topic, req.partition))
+        if p is None:
+            raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        info = p.fetch_records(req.fetch_offset, limit,
+                               current_leader_epoch=req.current_leader_epoch,
+                               last_fetched_epoch=req.last_fetched_epoch,
+                               replica_id=params.replica_id if params.is_from_follower else -1,
+                               min_one_batch=min_one and req.max_bytes > 0)
         return p, info
 
     def read_from_local_logs(self, params: FetchParams, partitions: list[FetchRequestPartition],
                              ) -> tuple[list[FetchResult], int, bool]:
         """Read each partition in request order within ``params.max_bytes``; the first
         partition with data may exceed it by one batch (KIP-74). Returns results, bytes read,
-        and whether any partition failed."""
+        and whether the fetch must be answered now whatever it read (a partition failed, or a
+        fetcher's log diverges from the leader's)."""
         results: list[FetchResult] = []
         budget = params.max_bytes
         total = 0
         min_one = True
-        errors = False
+        answer_now = False
         for req in partitions:
             try:
                 p, info = self._read_partition(params, req, max(0, min(req.max_bytes, budget)),
                                                min_one)
             except KafkaError as e:
-                errors = True
+                answer_now = True
                 p_ = self.partitions.get((req.topic, req.partition))
                 results.append(FetchResult(
                     error=e.code,
@@ -328,24 +473,32 @@ class ReplicaManager:
                     log_start_offset=p_.log_start_offset if p_ else -1,
                 ))
                 continue
+            if info.diverging_epoch is not None:
+                answer_now = True
             size = len(info.records)
             if size:
                 min_one = False
                 budget -= size
                 total += size
             results.append(FetchResult(
-                high_watermark=p.high_watermark,
-                last_stable_offset=p.high_watermark,  # no transactions: the LSO is the HW
-                log_start_offset=p.log_start_offset,
+                high_watermark=info.high_watermark,
+                last_stable_offset=info.high_watermark,  # no transactions: the LSO is the HW
+                log_start_offset=info.log_start_offset,
                 records=info.records,
+                diverging_epoch=info.diverging_epoch,
             ))
-        return results, total, errors
+        return results, total, answer_now
 
     def _update_follower_positions(self, params: FetchParams,
-                                   partitions: list[FetchRequestPartition], now_ms: int) -> None:
+                                   partitions: list[FetchRequestPartition],
+                                   results: list[FetchResult], now_ms: int) -> None:
         """A follower's fetch offsets are its log end offsets: the leader may move the high
-        watermark and answer waiting acks=all produces."""
-        for req in partitions:
+        watermark and answer waiting acks=all produces. Only partitions read without error
+        and without divergence count (KAFKA-13141), and only when the fetch arrives, never
+        when a waiting one completes."""
+        for req, result in zip(partitions, results, strict=True):
+            if result.error != ErrorCode.NONE or result.diverging_epoch is not None:
+                continue
             p = self.partitions.get((req.topic, req.partition))
             if p is None or not p.is_leader or params.replica_id not in p.remote_replicas:
                 continue
@@ -355,10 +508,10 @@ class ReplicaManager:
     def fetch_messages(self, params: FetchParams, partitions: list[FetchRequestPartition], *,
                        now_ms: int = 0,
                        ) -> list[FetchResult] | asyncio.Future[list[FetchResult]]:
+        results, total, answer_now = self.read_from_local_logs(params, partitions)
         if params.is_from_follower:
-            self._update_follower_positions(params, partitions, now_ms)
-        results, total, errors = self.read_from_local_logs(params, partitions)
-        if params.max_wait_ms <= 0 or not partitions or total >= params.min_bytes or errors:
+            self._update_follower_positions(params, partitions, results, now_ms)
+        if params.max_wait_ms <= 0 or not partitions or total >= params.min_bytes or answer_now:
             return results
         op = DelayedFetch(lambda: self.read_from_local_logs(params, partitions),
                           params.min_bytes)
@@ -371,6 +524,18 @@ class ReplicaManager:
         """ListOffsets: raises KafkaError (unknown partition, not leader, fenced epoch)."""
         return self._known_partition(topic, partition).fetch_offset_for_timestamp(
             timestamp, current_leader_epoch)
+
+    def last_offset_for_leader_epoch(self, topic: str, partition: int,
+                                     current_leader_epoch: int, leader_epoch: int,
+                                     ) -> tuple[ErrorCode, int, int]:
+        """OffsetForLeaderEpoch on the leader: ``(error, epoch, end offset)``, the epoch and
+        offset -1 when undefined or refused (Kafka's ``lastOffsetForLeaderEpoch``)."""
+        try:
+            epoch, end_offset = self._known_partition(topic, partition) \
+                .last_offset_for_leader_epoch(current_leader_epoch, leader_epoch)
+        except KafkaError as e:
+            return e.code, -1, -1
+        return ErrorCode.NONE, epoch, end_offset
 
     def _known_partition(self, topic: str, partition: int) -> Partition:
         p = self.partitions.get((topic, partition))
@@ -436,8 +601,10 @@ class ReplicaManager:
         return max(p.high_watermark - log_end_offset, 0)
 
     def shutdown(self) -> None:
+        """Answer what waits, and checkpoint the high watermarks (before the logs close)."""
         self.fetch_purgatory.shutdown()
         self.produce_purgatory.shutdown()
+        self.checkpoint_high_watermarks()
 
 
 def _volume(log_dir: Path) -> os.statvfs_result | None:

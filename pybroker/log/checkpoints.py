@@ -1,7 +1,7 @@
 """Kafka's offset checkpoint files and the atomic write they rely on.
 
-``recovery-point-offset-checkpoint`` and ``log-start-offset-checkpoint`` sit in each log
-directory and read::
+``recovery-point-offset-checkpoint``, ``log-start-offset-checkpoint`` and (written by the replica
+manager) ``replication-offset-checkpoint`` sit in each log directory and read::
 
     0                      <- format version
     2                      <- entry count
@@ -17,6 +17,8 @@ from pathlib import Path
 
 RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
 LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint"
+#: each partition's high watermark
+REPLICATION_OFFSET_CHECKPOINT = "replication-offset-checkpoint"
 CLEAN_SHUTDOWN_MARKER = ".kafka_cleanshutdown"
 CHECKPOINT_VERSION = 0
 

@@ -17,12 +17,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.records.batch import HEADER_SIZE, BatchHeader
+from protocol.records.batch import HEADER_SIZE, BatchHeader, crc_is_valid
 from protocol.records.record import decode_batch
 
-from .checkpoints import fsync_dir
+from .checkpoints import CheckpointError, fsync_dir
 from .config import LogConfig
 from .file_slice import FileSlice
+from .leader_epoch import (
+    LEADER_EPOCH_CHECKPOINT,
+    UNDEFINED_EPOCH_OFFSET,
+    EpochEntry,
+    LeaderEpochFileCache,
+    read_leader_epoch_checkpoint,
+)
 from .producer_state import ProducerStateManager
 from .segment import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, LogSegment, file_name
 from .validator import LogValidator
@@ -61,6 +68,18 @@ class AppendInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class ReplicaAppendInfo:
+    """What a follower's append of replicated batches did."""
+
+    batches: int
+    first_offset: int  # -1 when nothing was appended
+    last_offset: int  # -1 when nothing was appended
+    #: the partition leader epoch of the last batch appended (-1 when none)
+    last_leader_epoch: int
+    valid_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
 class FetchDataInfo:
     """Batches read for a fetch: ``records`` is a FileSlice, or ``b""`` when there is nothing."""
 
@@ -93,6 +112,8 @@ class Log:
         self._closed = False
         self._pending_deletes: list[tuple[int, LogSegment]] = []  # (due ms, segment)
         self.validator = LogValidator(config, f"{topic}-{partition}")
+        #: epoch -> first offset written in it (``leader-epoch-checkpoint``)
+        self.leader_epoch_cache = LeaderEpochFileCache(dir / LEADER_EPOCH_CHECKPOINT)
 
     def __repr__(self) -> str:
         return (
@@ -158,6 +179,39 @@ class Log:
             self._reset_at(self.log_start_offset, now_ms)
         self.recovery_point = self.log_end_offset
         self._rebuild_producer_state(take_snapshot=True)
+        self._load_leader_epoch_cache()
+
+    def _load_leader_epoch_cache(self) -> None:
+        """Read ``leader-epoch-checkpoint``, or rebuild it from the batch headers when it is
+        missing or unreadable; then cut it to the log's end and start, as Kafka's loading does
+        (an epoch whose data a crash or a truncation took is forgotten)."""
+        path = self.dir / LEADER_EPOCH_CHECKPOINT
+        try:
+            entries = read_leader_epoch_checkpoint(path)
+        except CheckpointError as e:
+            logger.warning("%s: unreadable leader epoch checkpoint (%s); rebuilding it from the "
+                           "log", self._name, e)
+            entries = None
+        rebuilt = entries is None
+        if entries is None:
+            entries = self._epochs_from_batches()
+        self.leader_epoch_cache = cache = LeaderEpochFileCache(path, entries)
+        if rebuilt and (len(cache) or path.exists()):
+            logger.info("%s: rebuilt the leader epoch cache from the log: %s", self._name, cache)
+            cache.flush()
+        cache.truncate_from_end(self.log_end_offset)
+        cache.truncate_from_start(self.log_start_offset)
+
+    def _epochs_from_batches(self) -> list[EpochEntry]:
+        """Each epoch's first batch, from the headers of every segment (epochs only go up, as
+        in Kafka's segment recovery: a lower epoch later in the log changes nothing)."""
+        found: list[EpochEntry] = []
+        for segment in self.segments:
+            for _, header in segment.headers_from(0):
+                epoch = header.partition_leader_epoch
+                if epoch >= 0 and (not found or epoch > found[-1].epoch):
+                    found.append(EpochEntry(epoch, header.base_offset))
+        return found
 
     def _scan_dir(self) -> list[int]:
         """Segment base offsets in the directory; removes leftovers of interrupted operations."""
@@ -289,6 +343,8 @@ class Log:
         last = first + header.last_offset_delta
         max_timestamp, append_time = self.validator.assign(batch, header, first, leader_epoch,
                                                            now_ms)
+        if leader_epoch >= 0:
+            self.leader_epoch_cache.assign(leader_epoch, first)
         self._append_batch(batch, header, first, last, max_timestamp, now_ms)
         return AppendInfo(
             first_offset=first,
@@ -300,30 +356,47 @@ class Log:
             record_count=header.records_count,
         )
 
-    def append_as_follower(self, records: bytes | bytearray | memoryview, now_ms: int) -> int:
+    def append_as_follower(self, records: bytes | bytearray | memoryview, now_ms: int
+                           ) -> ReplicaAppendInfo:
         """Append batches as the leader wrote them (offsets, epochs and timestamps assigned,
-        validated there): each must start at the log end offset. Idempotent producer state
-        is rebuilt from the batch headers, so deduplication survives a change of leader.
-        Returns the number of batches appended; a partial batch at the end is left out (a
-        fetch response may cut its last batch short)."""
+        validated there): the first must start at the log end offset and each at the end of
+        the one before. As in Kafka, every batch's CRC is checked before anything is written
+        (CORRUPT_MESSAGE otherwise), and each batch's epoch goes into the leader epoch cache.
+        Idempotent producer state is rebuilt from the batch headers, so deduplication survives
+        a change of leader. A partial batch at the end is left out (a fetch response may cut
+        its last batch short)."""
         buf = memoryview(records)
-        pos, appended = 0, 0
+        batches: list[tuple[int, BatchHeader]] = []
+        pos, expected = 0, self.log_end_offset
         while len(buf) - pos >= HEADER_SIZE:
             header = BatchHeader.parse(buf, pos)
             end = pos + header.size
             if end > len(buf):
                 break
-            if header.base_offset != self.log_end_offset:
+            if header.base_offset != expected:
                 raise KafkaError(
                     ErrorCode.UNKNOWN_SERVER_ERROR,
                     f"{self._name}: a replicated batch starts at offset {header.base_offset}, "
-                    f"not at the log end offset {self.log_end_offset}",
+                    f"not at {expected} (the log end offset is {self.log_end_offset})",
                 )
-            batch = buf[pos:end]
-            self._append_batch(batch, header, header.base_offset, header.last_offset,
-                               header.max_timestamp, now_ms)
-            pos, appended = end, appended + 1
-        return appended
+            if not crc_is_valid(buf, pos, header):
+                raise KafkaError(
+                    ErrorCode.CORRUPT_MESSAGE,
+                    f"{self._name}: the replicated batch at offset {header.base_offset} is "
+                    f"corrupt (stored crc = {header.crc})",
+                )
+            batches.append((pos, header))
+            pos, expected = end, header.next_offset
+        if not batches:
+            return ReplicaAppendInfo(0, -1, -1, -1, 0)
+        for start, header in batches:
+            if header.partition_leader_epoch >= 0:
+                self.leader_epoch_cache.assign(header.partition_leader_epoch, header.base_offset)
+            self._append_batch(buf[start : start + header.size], header, header.base_offset,
+                               header.last_offset, header.max_timestamp, now_ms)
+        first, last = batches[0][1], batches[-1][1]
+        return ReplicaAppendInfo(len(batches), first.base_offset, last.last_offset,
+                                 last.partition_leader_epoch, pos)
 
     def _append_batch(self, batch: bytearray | memoryview, header: BatchHeader, first: int,
                       last: int, max_timestamp: int, now_ms: int) -> None:
@@ -463,6 +536,7 @@ class Log:
             self._pending_deletes.append((now_ms + self.config.file_delete_delay_ms, segment))
         del self.segments[:doomed]
         del self._bases[:doomed]
+        self.leader_epoch_cache.truncate_from_start(self.log_start_offset)
         return self.log_start_offset
 
     # -- durability ------------------------------------------------------------------------
@@ -520,6 +594,7 @@ class Log:
             self._pending_deletes.append((now_ms + cfg.file_delete_delay_ms, segment))
         del self.segments[:doomed]
         del self._bases[:doomed]
+        self.leader_epoch_cache.truncate_from_start(self.log_start_offset)
         self._delete_due_segments(now_ms)
         return doomed
 
@@ -538,13 +613,15 @@ class Log:
         """Drop everything from the batch containing ``offset`` on (a follower's divergent tail).
 
         The log end becomes the start of that batch, i.e. ``offset`` when it is a batch boundary.
+        The leader epoch cache loses the epochs starting at or after the new log end, even when
+        nothing else is cut: an epoch with no data there (a leader elected that never appended)
+        must not be taken for one the log has.
         """
         if offset >= self.log_end_offset:
+            self.leader_epoch_cache.truncate_from_end(self.log_end_offset)
             return
         if offset < self.log_start_offset or offset <= self.segments[0].base_offset:
-            now = self.segments[-1].created_ms
-            self._reset_at(offset, now)
-            self.recovery_point = offset
+            self.truncate_fully_and_start_at(offset, self.segments[-1].created_ms)
             return
         while len(self.segments) > 1 and self.segments[-1].base_offset >= offset:
             self.segments.pop().delete()
@@ -553,7 +630,34 @@ class Log:
         segment.truncate_to(offset)
         self.log_end_offset = segment.next_offset
         self.recovery_point = min(self.recovery_point, self.log_end_offset)
+        self.leader_epoch_cache.truncate_from_end(self.log_end_offset)
         self._rebuild_producer_state(take_snapshot=False)
+
+    def truncate_fully_and_start_at(self, offset: int, now_ms: int) -> None:
+        """Drop every segment and start empty at ``offset``, which becomes the log start too (a
+        follower whose log ends below its leader's log start; truncation below the start)."""
+        self._reset_at(offset, now_ms)
+        self.recovery_point = offset
+        self.leader_epoch_cache.clear_and_flush()
+
+    # -- leader epochs ---------------------------------------------------------------------
+
+    @property
+    def latest_epoch(self) -> int | None:
+        """The epoch of the last entry of the leader epoch cache (None when it is empty)."""
+        return self.leader_epoch_cache.latest_epoch
+
+    def assign_epoch_start_offset(self, leader_epoch: int, start_offset: int) -> None:
+        """A new leader records where its epoch starts (its log end offset at election)."""
+        self.leader_epoch_cache.assign(leader_epoch, start_offset)
+
+    def end_offset_for_epoch(self, leader_epoch: int) -> tuple[int, int] | None:
+        """``(epoch, end offset)`` for OffsetForLeaderEpoch (Kafka's ``endOffsetForEpoch``):
+        the largest epoch not above ``leader_epoch`` and the offset where it ended (the log
+        end offset for the latest epoch); None when undefined."""
+        epoch, offset = self.leader_epoch_cache.end_offset_for(leader_epoch,
+                                                               self.log_end_offset)
+        return None if offset == UNDEFINED_EPOCH_OFFSET else (epoch, offset)
 
     def close(self) -> None:
         """Snapshot producer state at the log end and close the files (no fsync of data)."""
@@ -696,6 +800,7 @@ class Log:
 __all__ = [
     "AppendInfo",
     "FetchDataInfo",
+    "ReplicaAppendInfo",
     "Log",
     "parse_partition_dir",
     "partition_dir_name",

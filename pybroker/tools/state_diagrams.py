@@ -64,6 +64,18 @@ MACHINES: list[StateMachine] = [
         ),
         initial="NonExistentReplica",
     ),
+    StateMachine(
+        title="Followed partition (replica fetcher)",
+        module="pybroker.cluster.replica_fetcher",
+        table="VALID_PREVIOUS_STATES",
+        description=(
+            "Each partition a broker follows, in its replica fetcher (Kafka's ReplicaState in "
+            "AbstractFetcherThread, with Failed for the partitions Kafka sets aside). It starts "
+            "Truncating, or Fetching when its log has leader epochs and truncation rides on "
+            "Fetch; Failed partitions (fenced by a newer epoch, or broken) wait for the next "
+            "LeaderAndIsr. A new leader or leader epoch starts the partition afresh."
+        ),
+    ),
 ]
 
 

@@ -17,6 +17,7 @@ from pybroker.cluster.control import (
     StopReplicaPartition,
 )
 from pybroker.cluster.metadata_cache import (
+    BrokerEndpoint,
     BrokerNode,
     MetadataCache,
     PartitionInfo,
@@ -107,12 +108,17 @@ def test_update_metadata_feeds_the_cache(handler) -> None:
     assert cache.controller_id == 2
     assert sorted(cache.brokers) == [1, 2]
     assert (cache.brokers[2].port, cache.brokers[2].rack) == (9002, "r2")
+    # a replica fetcher looks its leader up on the inter-broker listener, whichever that is
+    assert cache.alive_endpoint(3, "OTHER") == BrokerEndpoint(3, "h", 3)
+    assert cache.alive_endpoint(1, "OTHER") == BrokerEndpoint(1, "h", 1)
+    assert cache.alive_endpoint(2, "OTHER") is None and cache.alive_endpoint(4, "OTHER") is None
     assert sorted(cache.topic("t").partitions) == [0, 1]
     assert cache.topic_name(TOPIC_ID) == "t"
     # a partition with leader -2 is being deleted: it leaves the cache, and so does an empty topic
     handler.update_metadata(2, 1, 100, brokers[:1], [
         PartitionUpdate("t", TOPIC_ID, PartitionInfo(0, -2, 1, (1, 2), (1, 2)))])
     assert sorted(cache.brokers) == [1] and sorted(cache.topic("t").partitions) == [1]
+    assert cache.alive_endpoint(3, "OTHER") is None  # no longer alive
     handler.update_metadata(2, 1, 100, brokers[:1], [
         PartitionUpdate("t", TOPIC_ID, PartitionInfo(1, -2, 1, (1, 2), (1, 2)))])
     assert cache.topic("t") is None and cache.topic_name(TOPIC_ID) is None

@@ -168,7 +168,9 @@ def test_a_follower_appends_what_its_leader_wrote_byte_for_byte(tmp_path, logs) 
     follower_log = open_log(tmp_path, logs, "follower-t-0")
     assert follower.make_follower(PartitionRecord(0, (0, 1), (0, 1), 0, 0), follower_log)
     assert follower.role is Role.FOLLOWER and not follower.is_leader
-    assert follower.append_records_to_follower(fetched, leader_high_watermark=3, now_ms=T0) == 2
+    appended = follower.append_records_to_follower(fetched, leader_high_watermark=3, now_ms=T0)
+    assert (appended.batches, appended.first_offset, appended.last_offset) == (2, 0, 4)
+    assert appended.last_leader_epoch == 0 and appended.valid_bytes == len(fetched)
     assert follower.log_end_offset == 5 and follower.high_watermark == 3
     copy = follower_log.read(0, 1 << 20).records
     assert isinstance(copy, FileSlice) and copy.read_bytes() == fetched
@@ -218,7 +220,7 @@ def test_a_cut_off_last_batch_is_left_for_the_next_fetch(tmp_path, logs) -> None
     data = records.read_bytes()
     sizes = [h.size for _, h in iter_batches(data)]
     follower_log = open_log(tmp_path, logs, "follower-t-0")
-    assert follower_log.append_as_follower(data[: sizes[0] + 10], T0) == 1
+    assert follower_log.append_as_follower(data[: sizes[0] + 10], T0).batches == 1
     assert follower_log.log_end_offset == 1
 
 

@@ -7,6 +7,7 @@ from protocol.messages import (
     fetch_request as fr,
     list_offsets_request as lo,
     metadata_request as md,
+    offset_for_leader_epoch_request as ofle,
     produce_request as pr,
 )
 from protocol.records.compression import CompressionType
@@ -14,6 +15,7 @@ from protocol.records.record import build_batch
 from tests.compat.timestamps import a_day_ago_ms
 
 PRODUCE, FETCH, LIST_OFFSETS, METADATA = 0, 1, 2, 3
+OFFSET_FOR_LEADER_EPOCH = 23
 OFFSET_COMMIT, OFFSET_FETCH, FIND_COORDINATOR = 8, 9, 10
 JOIN_GROUP, HEARTBEAT, LEAVE_GROUP, SYNC_GROUP = 11, 12, 13, 14
 DESCRIBE_GROUPS, LIST_GROUPS, API_VERSIONS = 15, 16, 18
@@ -70,13 +72,25 @@ def produce(name: str, records: bytes, *, partition: int = 0, acks: int = -1,
 
 def fetch(name: str, offset: int, *, partition: int = 0, max_wait_ms: int = 0,
           min_bytes: int = 1, partition_max_bytes: int = 1 << 20,
-          session_epoch: int = -1) -> fr.FetchRequest:
+          session_epoch: int = -1, last_fetched_epoch: int = -1,
+          current_leader_epoch: int = -1) -> fr.FetchRequest:
     return fr.FetchRequest(
         replica_id=-1, max_wait_ms=max_wait_ms, min_bytes=min_bytes, max_bytes=50 << 20,
         session_id=0, session_epoch=session_epoch,
         topics=[fr.FetchTopic(topic=name, partitions=[fr.FetchPartition(
-            partition=partition, fetch_offset=offset, partition_max_bytes=partition_max_bytes)])],
+            partition=partition, fetch_offset=offset, partition_max_bytes=partition_max_bytes,
+            last_fetched_epoch=last_fetched_epoch,
+            current_leader_epoch=current_leader_epoch)])],
     )
+
+
+def offset_for_leader_epoch(name: str, *queries: tuple[int, int, int],
+                            replica_id: int = -1) -> ofle.OffsetForLeaderEpochRequest:
+    """``queries`` are ``(partition, current leader epoch, leader epoch)``."""
+    return ofle.OffsetForLeaderEpochRequest(replica_id=replica_id, topics=[
+        ofle.OffsetForLeaderTopic(topic=name, partitions=[
+            ofle.OffsetForLeaderPartition(partition=p, current_leader_epoch=c, leader_epoch=e)
+            for p, c, e in queries])])
 
 
 def list_offsets(name: str, *queries: tuple[int, int],

@@ -67,10 +67,6 @@ NOT_SERVED: dict[str, str] = {
         ("ConsumerGroupHeartbeat", "ConsumerGroupDescribe"),
         "The KIP-848 consumer group protocol (early access in Kafka 3.9): pybroker serves the "
         "classic protocol (JoinGroup/SyncGroup/Heartbeat)."),
-    "OffsetForLeaderEpoch": (
-        "Not served: with one replica per partition a log is never truncated to another "
-        "replica's, so there is nothing for a consumer to validate; clients skip the check when "
-        "the broker does not list the API."),
     "AlterReplicaLogDirs": "Moving replicas between log directories is not supported.",
 }
 

@@ -182,6 +182,31 @@ def list_offsets_answers(rec: Recorder, names) -> None:
     rec.call("read committed", rq.LIST_OFFSETS, 7, rq.list_offsets(t, (0, -1), isolation_level=1))
 
 
+def leader_epoch_answers(rec: Recorder, names) -> None:
+    """OffsetForLeaderEpoch (KIP-320) and Fetch's LastFetchedEpoch (v12) on partitions led in
+    epoch 0: the end of each epoch, undefined epochs, fencing, and the diverging epoch."""
+    t = names.topic
+    create(rec, rq.topic(t, 2))
+    rec.quietly(rq.PRODUCE, 9, rq.produce(t, rq.batch(3)))
+    rec.quietly(rq.PRODUCE, 9, rq.produce(t, rq.batch(2, start=3)))
+    ofle = rq.OFFSET_FOR_LEADER_EPOCH
+    for version in (0, 1, 2, 3, 4):
+        rec.call(f"epochs v{version}", ofle, version, rq.offset_for_leader_epoch(
+            t, (0, -1, 0), (0, -1, -1), (0, -1, 1), (1, -1, 0)))
+    rec.call("current epoch 0", ofle, 4, rq.offset_for_leader_epoch(t, (0, 0, 0)))
+    rec.call("current epoch ahead", ofle, 4, rq.offset_for_leader_epoch(t, (0, 3, 0)))
+    rec.call("unknown partition", ofle, 4, rq.offset_for_leader_epoch(t, (7, -1, 0)))
+    rec.call("unknown topic", ofle, 4, rq.offset_for_leader_epoch(names("missing"), (0, -1, 0)))
+    rec.call("fetch, the epoch agrees", rq.FETCH, 12, rq.fetch(t, 3, last_fetched_epoch=0))
+    rec.call("fetch at the end, the epoch agrees", rq.FETCH, 12,
+             rq.fetch(t, 5, last_fetched_epoch=0))
+    rec.call("fetch past the end of epoch 0", rq.FETCH, 12, rq.fetch(t, 7, last_fetched_epoch=0))
+    rec.call("fetch with an epoch the log does not know", rq.FETCH, 12,
+             rq.fetch(t, 3, last_fetched_epoch=4))
+    rec.call("fetch, current epoch ahead", rq.FETCH, 12,
+             rq.fetch(t, 3, last_fetched_epoch=0, current_leader_epoch=2))
+
+
 # -- tests -------------------------------------------------------------------------------------
 
 
@@ -207,3 +232,7 @@ def test_fetch_errors(pair, names) -> None:
 
 def test_list_offsets(pair, names) -> None:
     pair.check(list_offsets_answers, names, KNOWN)
+
+
+def test_leader_epochs(pair, names) -> None:
+    pair.check(leader_epoch_answers, names, KNOWN)

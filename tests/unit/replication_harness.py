@@ -1,0 +1,167 @@
+"""Brokers of a replicated partition in one process, for the replication unit tests.
+
+Each :class:`Node` is a broker's storage and request path without sockets: a real LogManager
+over a temporary directory, a real ReplicaManager, a metadata cache, and the real request
+dispatcher with the registered API handlers. A follower reaches its leader through
+:class:`LoopbackLeader`, the production :class:`RemoteLeaderEndpoint` with its connection
+replaced by a loopback: each request is encoded with the client codec, dispatched to the
+leader's handlers, and the answer decoded again. So a fetcher's requests, the leader's Fetch
+and OffsetForLeaderEpoch handlers and the fetcher's parsing all run as they do between two
+broker processes; only the TCP connection is left out (tests/cluster has that).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from protocol.client import ClientConnection
+from protocol.framing import FrameDecoder
+from pybroker.api.registry import ZOOKEEPER, load_handlers
+from pybroker.api.services import BrokerServices
+from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
+from pybroker.cluster.replica_fetcher import (
+    FetcherConfig,
+    RemoteLeaderEndpoint,
+    ReplicaFetcher,
+    ReplicaFetcherManager,
+)
+from pybroker.cluster.replica_manager import ReplicaManager
+from pybroker.config import BrokerConfig
+from pybroker.log import Log, LogConfig
+from pybroker.log.manager import LogManager
+from pybroker.metadata.config_repository import ConfigRepository
+from pybroker.metadata.model import PartitionRecord
+from pybroker.network.dispatch import RequestDispatcher
+
+T0 = 1_700_000_000_000
+TOPIC = "t"
+
+#: fetch at once, back off briefly: the tests drive fetchers round by round
+FAST = FetcherConfig(max_wait_ms=0, backoff_ms=10)
+#: for fetchers running as tasks: fetches wait at the leader, as between processes
+LIVE = FetcherConfig(max_wait_ms=100, backoff_ms=10)
+
+
+class _Peer:
+    peer = "loopback"
+
+    def close_after_responses(self) -> None:  # pragma: no cover - handlers here never ask
+        raise AssertionError("a replication request asked to close its connection")
+
+
+@dataclass
+class Node:
+    broker_id: int
+    dir: Path
+    log_config: LogConfig = field(default_factory=LogConfig)
+
+    def __post_init__(self) -> None:
+        self.logs = LogManager([self.dir], self.log_config)
+        self.logs.startup(T0)
+        self.rm = ReplicaManager(self.broker_id, self.logs, lambda _t: self.log_config)
+        self.cache = MetadataCache("cluster", controller_id=-1)
+        configs = ConfigRepository(self.log_config)
+        handlers = load_handlers(ZOOKEEPER)
+        services = BrokerServices(
+            broker_id=self.broker_id, config=BrokerConfig.from_dict({}), replica_manager=self.rm,
+            metadata_cache=self.cache, admin=None, configs=configs,  # type: ignore[arg-type]
+            groups=None, producer_ids=None, apis=handlers)  # type: ignore[arg-type]
+        self.dispatcher = RequestDispatcher(services, handlers)
+        self.endpoint = BrokerEndpoint(self.broker_id, "127.0.0.1", 9000 + self.broker_id)
+        self.closed = False
+
+    @property
+    def log(self) -> Log:
+        log = self.logs.get_log(TOPIC, 0)
+        assert log is not None
+        return log
+
+    def become(self, leader: int, epoch: int, replicas: Iterable[int] = (1, 2)) -> None:
+        replicas = tuple(replicas)
+        self.rm.become_leader_or_follower(
+            TOPIC, [PartitionRecord(0, replicas, replicas, leader, epoch)], T0)
+
+    def log_bytes(self) -> bytes:
+        """Every batch of the partition's log from its start, as the segment files hold them."""
+        return b"".join(s.log_path.read_bytes() for s in self.log.segments)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.rm.shutdown()
+            self.logs.shutdown()
+
+
+class LoopbackLeader(RemoteLeaderEndpoint):
+    """The production endpoint, its connection replaced by a codec round trip through the
+    leader's dispatcher."""
+
+    def __init__(self, leader: Node, follower_id: int, config: FetcherConfig) -> None:
+        super().__init__(leader.endpoint, local_broker_id=follower_id, broker_epoch=lambda: 7,
+                         config=config, fetcher_id=0)
+        self.leader = leader
+        self.requests: list[tuple[int, int, Any]] = []
+        self.fail_next: Exception | None = None
+
+    async def _request(self, api_key: int, version: int, body: object) -> object:
+        self.requests.append((api_key, version, body))
+        await asyncio.sleep(0)  # a request always lets the loop run, as on a socket
+        if self.fail_next is not None:
+            error, self.fail_next = self.fail_next, None
+            raise error
+        conn = ClientConnection(self.client_id)
+        _, frame = conn.send_request(api_key, version, body)
+        [request] = FrameDecoder().feed(frame)
+        result = self.leader.dispatcher.dispatch(request, _Peer())  # type: ignore[arg-type]
+        if isinstance(result, asyncio.Future):
+            result = await result
+        [(_, response)] = conn.receive_data(result.to_bytes())  # (size-prefixed already)
+        return response
+
+
+class Cluster:
+    """Brokers 1..n in one process; ``fetcher(follower, leader)`` makes a fetcher that a test
+    drives round by round, ``enable_replication(node)`` gives a node a real fetcher manager."""
+
+    def __init__(self, tmp_path: Path, n: int = 2, log_config: LogConfig | None = None) -> None:
+        self.nodes = {i: Node(i, tmp_path / f"broker-{i}", log_config or LogConfig())
+                      for i in range(1, n + 1)}
+        self.alive = set(self.nodes)
+        self.managers: list[ReplicaFetcherManager] = []
+
+    def __getitem__(self, broker_id: int) -> Node:
+        return self.nodes[broker_id]
+
+    def fetcher(self, follower: int, leader: int, config: FetcherConfig = FAST,
+                ) -> tuple[ReplicaFetcher, LoopbackLeader]:
+        endpoint = LoopbackLeader(self.nodes[leader], follower, config)
+        fetcher = ReplicaFetcher(f"fetcher-{follower}-from-{leader}", 0, endpoint,
+                                 self.nodes[follower].rm, config)
+        return fetcher, endpoint
+
+    def enable_replication(self, broker_id: int, config: FetcherConfig = LIVE,
+                           ) -> ReplicaFetcherManager:
+        node = self.nodes[broker_id]
+        manager = ReplicaFetcherManager(
+            broker_id, lambda: 7, node.rm, config,
+            endpoint_factory=lambda ep, _fid: LoopbackLeader(self.nodes[ep.node_id], broker_id,
+                                                             config))
+        node.rm.enable_replication(
+            manager, lambda b: self.nodes[b].endpoint if b in self.alive else None)
+        self.managers.append(manager)
+        return manager
+
+    async def shutdown(self) -> None:
+        """Stop the fetcher managers and close every node, on the loop that ran them (their
+        purgatories hold fetches parked by the fetchers)."""
+        for manager in self.managers:
+            await manager.shutdown()
+        self.close()
+
+    def close(self) -> None:
+        for node in self.nodes.values():
+            node.close()
