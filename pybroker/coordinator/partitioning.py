@@ -17,6 +17,8 @@ def java_string_hash(s: str) -> int:
 def partition_for(group_id: str, num_partitions: int) -> int:
     """Kafka's ``Utils.abs(groupId.hashCode) % groupMetadataTopicPartitionCount``.
 
-    ``Utils.abs`` maps Integer.MIN_VALUE to 0 (``n & 0x7fffffff``), unlike ``Math.abs``.
+    ``Utils.abs`` is ``Math.abs`` except that Integer.MIN_VALUE, which ``Math.abs`` leaves
+    negative, maps to 0. (Masking the sign bit would differ for every other negative hash.)
     """
-    return (java_string_hash(group_id) & 0x7FFFFFFF) % num_partitions
+    h = java_string_hash(group_id)
+    return (0 if h == -(1 << 31) else abs(h)) % num_partitions
