@@ -187,7 +187,8 @@ class ZkBroker(BrokerBase):
         self.replica_manager.enable_replication(
             self.fetchers, lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
         self.controller = KafkaController(
-            self.broker_id, ZkControllerStore(self.zk),
+            self.broker_id, ZkControllerStore(
+                self.zk, unclean_default=self.config.get_bool("unclean.leader.election.enable")),
             ControllerSettings(self.config, self.inter_broker_listener))
         self.admin = ZkAdminManager(
             ZkTopicStore(self.zk), cache, self.configs, self.controller,

@@ -138,6 +138,53 @@ class ControllerRequests(ControllerCore):
                 await self._replica_leader_election(
                     ev.ReplicaLeaderElection(partitions, PREFERRED))
 
+    async def _zk_preferred_replica_election(self) -> None:
+        """``/admin/preferred_replica_election`` (the tools' path before ElectLeaders): elect the
+        preferred leaders it names, then delete it, watching for the next one."""
+        if not self.is_active:
+            return
+        partitions = await self.store.preferred_election_requests(
+            self._watch(ev.ZkPreferredReplicaElection()))
+        if not partitions:
+            return
+        try:
+            known = [tp for tp in sorted(partitions) if tp in self.context.all_partitions()]
+            for tp in sorted(set(partitions) - set(known)):
+                log.info("Skipping replica leader election (PREFERRED) for partition %s by "
+                         "ZkTriggered since it doesn't exist.", tp_str(tp))
+            await self._replica_leader_election(ev.ReplicaLeaderElection(known, PREFERRED))
+        finally:
+            await self.store.delete_preferred_election_requests(self.context.epoch_zk_version)
+
+    async def _isr_change_notification(self) -> None:
+        """Kafka's ``processIsrChangeNotification``: leaders of an inter-broker protocol before
+        2.7 write ISR changes to ZooKeeper themselves and leave a notification; the controller
+        re-reads those partitions, tells every broker (UpdateMetadata), lets a reassignment
+        waiting for the change finish, and deletes the notifications."""
+        if not self.is_active:
+            return
+        ctx = self.context
+        sequence_numbers = await self.store.isr_change_notifications(
+            self._watch(ev.IsrChangeNotification()))
+        if not sequence_numbers:
+            return
+        try:
+            changed = await self.store.isr_changed_partitions(sequence_numbers)
+            partitions = sorted({tp for tp in changed if tp in ctx.all_partitions()})
+            if partitions:
+                for tp, read in (await self.store.read_states(partitions)).items():
+                    if isinstance(read, LeaderIsrAndControllerEpoch):
+                        ctx.put_partition_leadership_info(tp, read)
+                batch = RequestBatch(ctx)
+                batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids, partitions)
+                self._send(batch)
+                for tp in partitions:
+                    if tp in ctx.partitions_being_reassigned:
+                        await self.maybe_complete_reassignment(tp)
+        finally:
+            await self.store.delete_isr_change_notifications(sequence_numbers,
+                                                             ctx.epoch_zk_version)
+
     def run_in_queue(self, fn: Callable[[], Any]) -> Awaitable[Any]:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.put(ev.Call(fn, lambda result: _settle(fut, result)))

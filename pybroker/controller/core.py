@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from protocol.errors import ErrorCode
@@ -104,6 +104,32 @@ class ControllerStore(Protocol):
 
     async def delete_deletion_requests(self, topics: Iterable[str],
                                        epoch_zk_version: int) -> None: ...
+
+    async def reassignment_requests(self, watch: Watch | None,
+                                    ) -> dict[TopicPartition, tuple[int, ...]]:
+        """What ``/admin/reassign_partitions`` asks for (``watch``: its creation)."""
+        ...
+
+    async def set_reassignment_requests(self, remaining: Mapping[TopicPartition, Sequence[int]],
+                                        epoch_zk_version: int) -> None:
+        """Keep ``remaining`` in ``/admin/reassign_partitions``, deleting it when empty."""
+        ...
+
+    async def preferred_election_requests(self, watch: Watch) -> frozenset[TopicPartition]:
+        """What ``/admin/preferred_replica_election`` asks for (``watch``: its creation)."""
+        ...
+
+    async def delete_preferred_election_requests(self, epoch_zk_version: int) -> None: ...
+
+    async def isr_change_notifications(self, watch: Watch | None) -> list[str]:
+        """The sequence numbers under ``/isr_change_notification`` (``watch``: its children)."""
+        ...
+
+    async def isr_changed_partitions(self, sequence_numbers: Sequence[str],
+                                     ) -> list[TopicPartition]: ...
+
+    async def delete_isr_change_notifications(self, sequence_numbers: Sequence[str],
+                                              epoch_zk_version: int) -> None: ...
 
 
 class ControllerSettings(Protocol):

@@ -108,6 +108,22 @@ class AutoPreferredReplicaLeaderElection:
 
 
 @dataclass(frozen=True, slots=True)
+class ZkPartitionReassignment:
+    """``/admin/reassign_partitions`` was created (the tools' path before KIP-455)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ZkPreferredReplicaElection:
+    """``/admin/preferred_replica_election`` was created."""
+
+
+@dataclass(frozen=True, slots=True)
+class IsrChangeNotification:
+    """A child of ``/isr_change_notification``: a leader of an older inter-broker protocol
+    changed ISRs itself and asks the controller to tell every broker."""
+
+
+@dataclass(frozen=True, slots=True)
 class Call:
     """Anything else that must run in turn with the controller's events (a query from a
     request handler): ``fn`` runs in the queue and ``respond`` gets its result."""
@@ -118,5 +134,6 @@ class Call:
 
 ControllerEvent = (Startup | ControllerChange | Reelect | Expire | BrokerChange | TopicChange
                    | PartitionModifications | TopicDeletion | TopicDeletionStopReplicaResponse
+                   | ZkPartitionReassignment | ZkPreferredReplicaElection | IsrChangeNotification
                    | ControlledShutdown | ReplicaLeaderElection | AlterPartitionReceived
                    | AutoPreferredReplicaLeaderElection | Call)

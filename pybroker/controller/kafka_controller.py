@@ -144,6 +144,12 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
             await self._deletion_stop_replica_response(event)
         elif isinstance(event, ev.AutoPreferredReplicaLeaderElection):
             await self._auto_rebalance()
+        elif isinstance(event, ev.ZkPartitionReassignment):
+            await self._zk_partition_reassignment()
+        elif isinstance(event, ev.ZkPreferredReplicaElection):
+            await self._zk_preferred_replica_election()
+        elif isinstance(event, ev.IsrChangeNotification):
+            await self._isr_change_notification()
 
     # -- election and resignation ------------------------------------------------------------
     async def _elect(self) -> None:
@@ -225,6 +231,10 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
             if isinstance(read, LeaderIsrAndControllerEpoch):
                 ctx.put_partition_leadership_info(tp, read)
         deletions = await self.store.topic_deletions(self._watch(ev.TopicDeletion()))
+        # notifications left by leaders for a previous controller: this one reads every state
+        stale = await self.store.isr_change_notifications(self._watch(ev.IsrChangeNotification()))
+        if stale:
+            await self.store.delete_isr_change_notifications(stale, ctx.epoch_zk_version)
         self.channel = self._channel_factory(self.broker_id)
         for broker in ctx.live_or_shutting_down_brokers:
             self._add_channel(broker)
@@ -238,9 +248,13 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
         await self._replica_change(offline, ReplicaState.OFFLINE)
         self.partitions.initialize_partition_states()
         await self._trigger_online_partitions()
-        for tp in sorted(ctx.partitions_being_reassigned):  # resume what ZooKeeper recorded
+        # reassignments asked for in /admin/reassign_partitions meanwhile, then the ones in
+        # progress that the topics' znodes record
+        started = await self._zk_partition_reassignment()
+        for tp in sorted(ctx.partitions_being_reassigned - started):
             await self._on_partition_reassignment(tp, ctx.partition_full_replica_assignment(tp))
         await self._queue_deletions(deletions)
+        await self._zk_preferred_replica_election()
         if self.settings.auto_leader_rebalance:
             self._timers.append(asyncio.get_running_loop().create_task(
                 self._rebalance_timer(), name="controller-auto-rebalance"))

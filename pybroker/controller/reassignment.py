@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from protocol.errors import ErrorCode, KafkaError
@@ -73,15 +73,18 @@ class ReassignmentManager(ControllerCore):
         self.put(ev.Call(ongoing, lambda result: _settle(fut, result)))
         return fut
 
-    async def _reassign(self, targets: dict[TopicPartition, Sequence[int] | None],
-                        ) -> dict[TopicPartition, KafkaError | None]:
+    async def _reassign(self, targets: dict[TopicPartition, Sequence[int] | None], *,
+                        from_zk: bool = False) -> dict[TopicPartition, KafkaError | None]:
         """Kafka's ``processApiPartitionReassignment``: check each target (its messages) and
-        start or cancel each reassignment."""
+        start or cancel each reassignment; the latest request wins over one recorded in
+        ``/admin/reassign_partitions``. ``from_zk``: the targets come from that znode, whose
+        replicas Kafka does not check."""
         ctx = self.context
         if not self.is_active:
             return {tp: KafkaError(ErrorCode.NOT_CONTROLLER) for tp in targets}
         results: dict[TopicPartition, KafkaError | None] = {}
         live = sorted(ctx.live_broker_ids)
+        built: dict[TopicPartition, ReplicaAssignment] = {}
         for tp, target in targets.items():
             try:
                 if tp not in ctx.all_partitions() or ctx.is_topic_queued_up_for_deletion(tp[0]):
@@ -93,14 +96,50 @@ class ReassignmentManager(ControllerCore):
                         raise KafkaError(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS,
                                          "No partition reassignment is in progress.")
                     target = current.origin_replicas
-                else:
+                elif not from_zk:
                     checks.validate_replicas(target, current.replicas, live)
-                await self._on_partition_reassignment(tp, current.reassign_to(target))
+                built[tp] = current.reassign_to(target)
             except KafkaError as e:
                 results[tp] = e
-                continue
-            results[tp] = None
+        if not from_zk and built:
+            await self._remove_zk_reassignments(lambda tp, _replicas: tp in built)
+        for tp, reassignment in built.items():
+            try:
+                await self._on_partition_reassignment(tp, reassignment)
+            except KafkaError as e:
+                results[tp] = e
+            else:
+                results[tp] = None
         return results
+
+    async def _zk_partition_reassignment(self) -> set[TopicPartition]:
+        """Kafka's ``processZkPartitionReassignment``: start what ``/admin/reassign_partitions``
+        asks for (watching for its creation again); the partitions started. Those refused leave
+        the znode."""
+        if not self.is_active:
+            return set()
+        requested = await self.store.reassignment_requests(
+            self._watch(ev.ZkPartitionReassignment()))
+        if not requested:
+            return set()
+        results = await self._reassign(dict(requested), from_zk=True)
+        failed = {tp: e for tp, e in results.items() if e is not None}
+        if failed:
+            log.warning("Failed reassignment through zk with the following errors: %s",
+                        {tp_str(tp): e.code.name for tp, e in failed.items()})
+            await self._remove_zk_reassignments(lambda tp, _replicas: tp in failed)
+        return {tp for tp, e in results.items() if e is None}
+
+    async def _remove_zk_reassignments(
+            self, remove: Callable[[TopicPartition, Sequence[int]], bool]) -> None:
+        """Kafka's ``maybeRemoveFromZkReassignment``: drop the partitions ``remove`` names
+        from ``/admin/reassign_partitions``, deleting it once empty."""
+        requested = await self.store.reassignment_requests(None)
+        if not requested:
+            return
+        left = {tp: r for tp, r in requested.items() if not remove(tp, r)}
+        if len(left) != len(requested):
+            await self.store.set_reassignment_requests(left, self.context.epoch_zk_version)
 
     # -- the state changes ---------------------------------------------------------------------
     async def _on_partition_reassignment(self, tp: TopicPartition,
@@ -136,6 +175,8 @@ class ReassignmentManager(ControllerCore):
             await self._bump_leader_epoch(tp, completed.replicas)
         await self._stop_removed_replicas(tp, reassignment.removing_replicas)
         await self._record_assignment(tp, completed)
+        await self._remove_zk_reassignments(
+            lambda t, replicas: t == tp and tuple(replicas) == completed.replicas)
         ctx.partitions_being_reassigned.discard(tp)
         if not any(p[0] == tp[0] for p in ctx.partitions_being_reassigned):
             ctx.topics_ineligible_for_deletion.discard(tp[0])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from pybroker.controller.context import BrokerEndpoint, BrokerInfo
 from pybroker.controller.model import (
@@ -60,8 +60,10 @@ def _znode(lai: LeaderAndIsr, controller_epoch: int) -> znodes.LeaderIsrAndContr
 
 
 class ZkControllerStore:
-    def __init__(self, zk: KafkaZkClient) -> None:
+    def __init__(self, zk: KafkaZkClient, *, unclean_default: bool = False) -> None:
         self.zk = zk
+        #: the broker's ``unclean.leader.election.enable``, which a topic override replaces
+        self.unclean_default = unclean_default
 
     async def register_controller(self, broker_id: int) -> tuple[int, int] | None:
         try:
@@ -153,7 +155,8 @@ class ZkControllerStore:
 
     async def unclean_enabled(self, topic: str) -> bool:
         configs = await self.zk.get_entity_configs(CONFIG_TOPIC, topic)
-        return configs.get("unclean.leader.election.enable", "false").strip().lower() == "true"
+        value = configs.get("unclean.leader.election.enable")
+        return self.unclean_default if value is None else value.strip().lower() == "true"
 
     async def topic_deletions(self, watch: Watch) -> set[str]:
         return set(await self.zk.get_topic_deletions(lambda _event: watch()))
@@ -166,3 +169,31 @@ class ZkControllerStore:
     async def delete_deletion_requests(self, topics: Iterable[str],
                                        epoch_zk_version: int) -> None:
         await self.zk.delete_topic_deletions(list(topics), epoch_zk_version)
+
+    # -- the legacy admin znodes and ISR change notifications ----------------------------------
+    async def reassignment_requests(self, watch: Watch | None,
+                                    ) -> dict[TopicPartition, tuple[int, ...]]:
+        return await self.zk.get_partition_reassignment(
+            None if watch is None else (lambda _event: watch()))
+
+    async def set_reassignment_requests(self, remaining: Mapping[TopicPartition, Sequence[int]],
+                                        epoch_zk_version: int) -> None:
+        await self.zk.set_partition_reassignment(remaining, epoch_zk_version)
+
+    async def preferred_election_requests(self, watch: Watch) -> frozenset[TopicPartition]:
+        return await self.zk.get_preferred_replica_election(lambda _event: watch())
+
+    async def delete_preferred_election_requests(self, epoch_zk_version: int) -> None:
+        await self.zk.delete_preferred_replica_election(epoch_zk_version)
+
+    async def isr_change_notifications(self, watch: Watch | None) -> list[str]:
+        return await self.zk.get_all_isr_change_notifications(
+            None if watch is None else (lambda _event: watch()))
+
+    async def isr_changed_partitions(self, sequence_numbers: Sequence[str],
+                                     ) -> list[TopicPartition]:
+        return await self.zk.get_partitions_from_isr_change_notifications(sequence_numbers)
+
+    async def delete_isr_change_notifications(self, sequence_numbers: Sequence[str],
+                                              epoch_zk_version: int) -> None:
+        await self.zk.delete_isr_change_notifications(sequence_numbers, epoch_zk_version)

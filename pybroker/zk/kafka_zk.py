@@ -640,6 +640,21 @@ class KafkaZkClient:
     async def delete_partition_reassignment(self, epoch_zk_version: int) -> None:
         await self._delete_recursive(ReassignPartitionsZNode.PATH, epoch_zk_version)
 
+    async def set_partition_reassignment(self, reassignment: Mapping[TopicPartition,
+                                                                   Sequence[int]],
+                                         epoch_zk_version: int) -> None:
+        """Rewrite ``/admin/reassign_partitions`` with what is left of it, or delete it when
+        nothing is (Kafka's ``setOrCreatePartitionReassignment`` and its deletion), fenced."""
+        if not reassignment:
+            await self.delete_partition_reassignment(epoch_zk_version)
+            return
+        try:
+            await self._write(SetDataOp(ReassignPartitionsZNode.PATH,
+                                        ReassignPartitionsZNode.encode(reassignment)),
+                              epoch_zk_version)
+        except NoNodeError:
+            pass  # gone meanwhile: nothing left to keep
+
     async def get_preferred_replica_election(self, watch: Watch | None = None
                                              ) -> frozenset[TopicPartition]:
         """The partitions in ``/admin/preferred_replica_election``; ``watch`` is an existence
