@@ -23,7 +23,8 @@ Some of Kafka's topic configs describe features this broker does not have: tiere
 (``remote.storage.enable``, ``local.retention.*``, ``remote.log.*``), replication throttles
 (``*.replication.throttled.replicas``), ``preallocate``, down-conversion for old fetchers
 (``message.downconversion.enable``), ``message.format.version`` (ignored by Kafka 3.x too),
-``unclean.leader.election.enable`` (one replica per partition) and the producer-side compression
+``unclean.leader.election.enable`` on the embedded single node (one replica per partition; a
+ZooKeeper-mode controller uses it) and the producer-side compression
 levels (``compression.*.level``; batches are stored as the producer compressed them). They are
 accepted, validated, stored and described exactly like Kafka does, but have no effect here; see
 ``TopicConfigKey.effective``.
@@ -318,7 +319,7 @@ TOPIC_CONFIGS: dict[str, TopicConfigKey] = {k.name: k for k in (
     _topic("cleanup.policy", LIST, each_one_of(*CLEANUP_POLICIES),
            synonyms=_log("cleanup.policy")),
     _topic("unclean.leader.election.enable", BOOLEAN,
-           synonyms=_same("unclean.leader.election.enable"), effective=False),
+           synonyms=_same("unclean.leader.election.enable")),
     _topic("min.insync.replicas", INT, at_least(1), synonyms=_same("min.insync.replicas")),
     _topic("compression.type", STRING, one_of(*COMPRESSION_TYPES),
            synonyms=_same("compression.type")),
