@@ -43,7 +43,8 @@ def handle(ctx: RequestContext, request: req.LeaderAndIsrRequest) -> m.LeaderAnd
         [LeaderAndIsrPartition(
             p.topic_name, topic_id,
             PartitionRecord(p.partition_index, tuple(p.replicas), tuple(p.isr), p.leader,
-                            p.leader_epoch, p.partition_epoch),
+                            p.leader_epoch, p.partition_epoch,
+                            p.leader_recovery_state if version >= 6 else 0),
             bool(p.is_new)) for topic_id, p in states],
         ctx.now_ms)
     if error:
