@@ -211,6 +211,7 @@ class ZkBroker(BrokerBase):
             default_partitions=self.config.get_int("num.partitions"),
             default_replication_factor=self.config.get_int("default.replication.factor"))
         self.control.metadata_listeners.append(self.admin.on_metadata_updated)
+        self.control.topic_config_loader = self._load_topic_configs
         self.groups = GroupCoordinatorService(self.config, self.replica_manager, cache,
                                               self.admin)
         self.groups.startup(now_ms())
@@ -247,6 +248,14 @@ class ZkBroker(BrokerBase):
         self._schedule("isr-expiration",
                        max(1, self.config.get_int("replica.lag.time.max.ms") // 2),
                        rm.maybe_shrink_isr)
+
+    async def _load_topic_configs(self, topics: list[str]) -> None:
+        """Read topics' config overrides from ZooKeeper (before their logs open here), within
+        ``zookeeper.session.timeout.ms``."""
+        timeout_s = self.config.get_int("zookeeper.session.timeout.ms") / 1000
+        found = await asyncio.wait_for(self.zk.get_topic_configs(topics), timeout_s)
+        for topic, overrides in found.items():
+            self.configs.set_topic_overrides(topic, overrides)
 
     def _registration(self) -> BrokerRegistration:
         protocol_map = {name: name for name in ("PLAINTEXT", "SSL", "SASL_PLAINTEXT",
