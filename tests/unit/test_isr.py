@@ -473,3 +473,40 @@ def test_an_isr_answer_that_fails_is_sent_again(manager) -> None:
         assert again == first
 
     asyncio.run(main())
+
+
+# -- unclean leader election -------------------------------------------------------------------
+
+
+def test_a_replica_elected_unclean_logs_what_is_lost(tmp_path, logs, caplog) -> None:
+    log = Log.open(tmp_path / "follower-t-0", LogConfig(), now_ms=T0)
+    logs.append(log)
+    p = Partition("t", 0, 2, SETTINGS)
+    p.make_follower(PartitionRecord(0, (0, 2), (0,), 0, 3), log)
+    copied = build_batch([(None, b"v%d" % i, (), T0) for i in range(3)], partition_leader_epoch=3)
+    # it copied 3 records while the old leader's high watermark was already 5
+    p.append_records_to_follower(copied, leader_high_watermark=5, now_ms=T0)
+    caplog.set_level("WARNING", logger="pybroker.cluster.partition")
+    p.make_leader(PartitionRecord(0, (0, 2), (2,), 2, 4, 7, leader_recovery_state=1), log, T0)
+    [line] = [r.getMessage() for r in caplog.records if "Unclean" in r.getMessage()]
+    assert "log ends at 3" in line and "offsets 3 to at least 4 were committed" in line, line
+
+
+def test_the_controller_logs_an_unclean_election(caplog) -> None:
+    from pybroker.controller import election
+    from pybroker.controller.model import LeaderAndIsr
+
+    class Context:
+        def partition_replica_assignment(self, _tp):  # noqa: ANN001, ANN202
+            return (1, 2, 3)
+
+        def is_replica_online(self, replica, _tp, _shutting_down=False):  # noqa: ANN001, ANN202
+            return replica == 3
+
+    caplog.set_level("WARNING", logger="pybroker.controller.election")
+    result = election.leader_for_offline(
+        Context(), ("t", 0), LeaderAndIsr(1, 5, (1, 2)), unclean_enabled=True)  # type: ignore[arg-type]
+    assert result.leader_and_isr is not None and result.leader_and_isr.leader == 3
+    [line] = [r.getMessage() for r in caplog.records]
+    assert "Unclean leader election for t-0: broker 3 leads in epoch 6" in line, line
+    assert "ISR [1, 2]" in line
