@@ -10,7 +10,10 @@ like (UpdateMetadata); topic config changes arrive through ``/config/changes``. 
 follows are copied from their leaders by the replica fetchers
 (:mod:`pybroker.cluster.replica_fetcher`), which reach the leaders on the inter-broker listener;
 from the first LeaderAndIsr on, the high watermarks are checkpointed every
-``replica.high.watermark.checkpoint.interval.ms``.
+``replica.high.watermark.checkpoint.interval.ms``. Partitions it leads keep their ISR: followers
+that catch up join it, and every ``replica.lag.time.max.ms`` / 2 those that fell behind are
+dropped, each change asked of the controller with AlterPartition
+(:mod:`pybroker.cluster.alter_partition`).
 
 The session: when ZooKeeper expires it, this broker keeps serving what it leads (it changes role
 only on a LeaderAndIsr), resigns as controller if it was one, and once a new session is up
@@ -18,8 +21,8 @@ registers again - with a new, higher broker epoch - and takes part in the electi
 
 Shutdown: a controlled shutdown first (the controller moves this broker's leaderships away, up
 to ``controlled.shutdown.max.retries`` attempts), then the controller module, the replica
-fetchers, the listeners, the logs (high watermarks and offsets checkpointed, marked clean), and
-the session last, which removes the registration.
+fetchers and the ISR changes in flight, the listeners, the logs (high watermarks and offsets
+checkpointed, marked clean), and the session last, which removes the registration.
 """
 
 from __future__ import annotations
@@ -35,8 +38,9 @@ from pybroker.admin.zk import ZkAdminManager
 from pybroker.api.registry import ZOOKEEPER
 from pybroker.api.services import BrokerServices
 from pybroker.broker import BrokerBase, ConfigError, now_ms
+from pybroker.cluster.alter_partition import AlterPartitionManager
 from pybroker.cluster.control import ControlRequestHandler
-from pybroker.cluster.metadata_cache import MetadataCache
+from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
 from pybroker.cluster.replica_fetcher import FetcherConfig, ReplicaFetcherManager
 from pybroker.config import BrokerConfig
 from pybroker.controller.assignment import assign_replicas_rack_unaware
@@ -157,6 +161,7 @@ class ZkBroker(BrokerBase):
         self.admin: ZkAdminManager | None = None
         self.config_watcher: TopicConfigWatcher | None = None
         self.fetchers: ReplicaFetcherManager | None = None
+        self.alter_partition: AlterPartitionManager | None = None
         self._session_lost = False
         self._reregistering: asyncio.Task[None] | None = None
 
@@ -184,8 +189,18 @@ class ZkBroker(BrokerBase):
         self.fetchers = ReplicaFetcherManager(self.broker_id, lambda: self.broker_epoch,
                                               self.replica_manager,
                                               FetcherConfig.from_broker_config(self.config))
+        def controller_node() -> BrokerEndpoint | None:
+            if cache.controller_id < 0:
+                return None
+            return cache.alive_endpoint(cache.controller_id, self.inter_broker_listener)
+
+        self.alter_partition = AlterPartitionManager(
+            self.broker_id, lambda: self.broker_epoch, controller_node,
+            request_timeout_ms=self.config.get_int("controller.socket.timeout.ms"))
         self.replica_manager.enable_replication(
-            self.fetchers, lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
+            self.fetchers, lambda b: cache.alive_endpoint(b, self.inter_broker_listener),
+            isr_changes=self.alter_partition,
+            replica_lag_time_max_ms=self.config.get_int("replica.lag.time.max.ms"))
         self.controller = KafkaController(
             self.broker_id, ZkControllerStore(
                 self.zk, unclean_default=self.config.get_bool("unclean.leader.election.enable")),
@@ -197,6 +212,7 @@ class ZkBroker(BrokerBase):
             default_partitions=self.config.get_int("num.partitions"),
             default_replication_factor=self.config.get_int("default.replication.factor"))
         self.control.metadata_listeners.append(self.admin.on_metadata_updated)
+        self.control.topic_config_loader = self._load_topic_configs
         self.groups = GroupCoordinatorService(self.config, self.replica_manager, cache,
                                               self.admin)
         self.groups.startup(now_ms())
@@ -229,6 +245,18 @@ class ZkBroker(BrokerBase):
         self._schedule("highwatermark-checkpoint",
                        self.config.get_int("replica.high.watermark.checkpoint.interval.ms"),
                        checkpoint_high_watermarks)
+        # a follower can lag for up to 1.5 x replica.lag.time.max.ms before it is out
+        self._schedule("isr-expiration",
+                       max(1, self.config.get_int("replica.lag.time.max.ms") // 2),
+                       rm.maybe_shrink_isr)
+
+    async def _load_topic_configs(self, topics: list[str]) -> None:
+        """Read topics' config overrides from ZooKeeper (before their logs open here), within
+        ``zookeeper.session.timeout.ms``."""
+        timeout_s = self.config.get_int("zookeeper.session.timeout.ms") / 1000
+        found = await asyncio.wait_for(self.zk.get_topic_configs(topics), timeout_s)
+        for topic, overrides in found.items():
+            self.configs.set_topic_overrides(topic, overrides)
 
     def _registration(self) -> BrokerRegistration:
         protocol_map = {name: name for name in ("PLAINTEXT", "SSL", "SASL_PLAINTEXT",
@@ -275,6 +303,8 @@ class ZkBroker(BrokerBase):
             await self.controller.shutdown()
         if self.fetchers is not None:
             await self.fetchers.shutdown()
+        if self.alter_partition is not None:
+            await self.alter_partition.shutdown()
 
     async def _controlled_shutdown(self) -> None:
         """Kafka's ``controlledShutdown``: ask the controller to move this broker's

@@ -3,6 +3,8 @@
 ZooKeeper mode only. The fencing and the per-partition decisions are the control-request
 handler's (:mod:`pybroker.cluster.control`); this turns the request (v0-1 ungrouped, v2+ by
 topic, v5+ with topic ids) into its values and its answer into the response of that version.
+Topics new to this broker have their configs read before the request is applied (an answer
+that waits for ZooKeeper).
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ import uuid
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, leader_and_isr_request as req, leader_and_isr_response as m
 from pybroker.api.context import RequestContext
-from pybroker.api.registry import ZOOKEEPER, api
+from pybroker.api.registry import ZOOKEEPER, Response, api
 from pybroker.cluster.control import LeaderAndIsrPartition
 from pybroker.metadata.model import PartitionRecord
+from pybroker.purgatory import then
 
 ZERO_UUID = uuid.UUID(int=0)
 
@@ -32,20 +35,34 @@ def _partitions(request: req.LeaderAndIsrRequest, version: int
 
 
 @api(ApiKey.LEADER_AND_ISR, 0, 7, modes=frozenset({ZOOKEEPER}))
-def handle(ctx: RequestContext, request: req.LeaderAndIsrRequest) -> m.LeaderAndIsrResponse:
+def handle(ctx: RequestContext, request: req.LeaderAndIsrRequest,
+           ) -> Response[m.LeaderAndIsrResponse]:
     control = ctx.services.control
     assert control is not None, "LeaderAndIsr is served only in ZooKeeper mode"
     version = ctx.api_version
     states = _partitions(request, version)
-    error, results = control.leader_and_isr(
-        request.controller_id, request.controller_epoch,
-        request.broker_epoch if version >= 2 else -1,
-        [LeaderAndIsrPartition(
-            p.topic_name, topic_id,
-            PartitionRecord(p.partition_index, tuple(p.replicas), tuple(p.isr), p.leader,
-                            p.leader_epoch, p.partition_epoch),
-            bool(p.is_new)) for topic_id, p in states],
-        ctx.now_ms)
+    partitions = [LeaderAndIsrPartition(
+        p.topic_name, topic_id,
+        PartitionRecord(p.partition_index, tuple(p.replicas), tuple(p.isr), p.leader,
+                        p.leader_epoch, p.partition_epoch,
+                        p.leader_recovery_state if version >= 6 else 0),
+        bool(p.is_new)) for topic_id, p in states]
+
+    def apply(_loaded: object = None) -> m.LeaderAndIsrResponse:
+        error, results = control.leader_and_isr(
+            request.controller_id, request.controller_epoch,
+            request.broker_epoch if version >= 2 else -1, partitions, ctx.now_ms)
+        return _response(version, states, error, results)
+
+    # topics new to this broker have their configs read first, so their logs open with them
+    loading = control.load_topic_configs(control.topics_to_load(partitions))
+    return apply() if loading is None else then(loading, apply)
+
+
+def _response(version: int,
+              states: list[tuple[uuid.UUID, req.LeaderAndIsrPartitionState]],
+              error: ErrorCode, results: dict[tuple[str, int], ErrorCode],
+              ) -> m.LeaderAndIsrResponse:
     if error:
         # as Kafka: the request-wide error, and every partition with it too
         results = {(p.topic_name, p.partition_index): error for _, p in states}

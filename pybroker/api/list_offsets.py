@@ -1,7 +1,9 @@
 """ListOffsets (2): earliest, latest, or the first offset at or after a timestamp.
 
 The partition answers (:meth:`pybroker.cluster.partition.Partition.fetch_offset_for_timestamp`);
-this handler only decides which special timestamps each version may ask for.
+this handler only decides which special timestamps each version may ask for. A request from a
+replica (``replica_id`` >= 0: a follower asking where its leader's log ends) reads up to the log
+end, a consumer's up to the high watermark, as on Kafka.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ SPECIAL_FROM_VERSION = {
 }
 
 
-def _lookup(ctx: RequestContext, topic: str, p: req.ListOffsetsPartition,
+def _lookup(ctx: RequestContext, topic: str, p: req.ListOffsetsPartition, replica_id: int,
             ) -> m.ListOffsetsPartitionResponse:
     version = ctx.api_version
     resp = m.ListOffsetsPartitionResponse(partition_index=p.partition_index)
@@ -37,12 +39,16 @@ def _lookup(ctx: RequestContext, topic: str, p: req.ListOffsetsPartition,
     try:
         if p.timestamp < 0 and version < SPECIAL_FROM_VERSION.get(p.timestamp, 1 << 15):
             # the replica's checks come first: an unknown, not-led or fenced partition says so
-            replicas.fetch_offset_for_timestamp(topic, p.partition_index, LATEST_TIMESTAMP, epoch)
+            replicas.fetch_offset_for_timestamp(topic, p.partition_index, LATEST_TIMESTAMP, epoch,
+                                                replica_id)
             raise KafkaError(ErrorCode.UNSUPPORTED_VERSION,
                              f"timestamp spec {p.timestamp} needs a newer ListOffsets version")
-        found = replicas.fetch_offset_for_timestamp(topic, p.partition_index, p.timestamp, epoch)
+        found = replicas.fetch_offset_for_timestamp(topic, p.partition_index, p.timestamp, epoch,
+                                                    replica_id)
     except KafkaError as e:
         resp.error_code = e.code
+        if e.code == ErrorCode.OFFSET_NOT_AVAILABLE and version < 5:
+            resp.error_code = ErrorCode.LEADER_NOT_AVAILABLE  # as Kafka answers older clients
         if version == 0:
             resp.old_style_offsets = []
         return resp
@@ -68,6 +74,6 @@ def handle(ctx: RequestContext, request: req.ListOffsetsRequest) -> m.ListOffset
                     partition_index=p.partition_index, error_code=ErrorCode.INVALID_REQUEST))
                 continue
             seen.add(key)
-            partitions.append(_lookup(ctx, topic.name, p))
+            partitions.append(_lookup(ctx, topic.name, p, request.replica_id))
         topics.append(m.ListOffsetsTopicResponse(name=topic.name, partitions=partitions))
     return m.ListOffsetsResponse(throttle_time_ms=0, topics=topics)

@@ -17,15 +17,21 @@ UNKNOWN_TOPIC_OR_PARTITION; the rest become leader or follower through the repli
 whose leadership listeners hear of it. StopReplica applies when its leader epoch is -2 (the topic
 is being deleted), -1 (none given) or at least the partition's; otherwise FENCED_LEADER_EPOCH.
 
-Concurrency notes: everything runs on the event loop; each request is applied whole before the
-next one is read from the controller's connection.
+A topic this broker hosts no partition of yet has its config overrides read first
+(:attr:`ControlRequestHandler.topic_config_loader`, ZooKeeper's ``/config/topics/<t>``), as
+Kafka reads them when it creates a log: its logs open with the topic's ``min.insync.replicas``,
+retention and the rest rather than the broker defaults.
+
+Concurrency notes: everything runs on the event loop; each request is applied whole, and the
+controller sends a broker its next request only once the previous one is answered.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -77,6 +83,9 @@ class ControlRequestHandler:
         #: called with the topics each applied UpdateMetadata named (the admin manager's
         #: waiting CreateTopics/DeleteTopics answers)
         self.metadata_listeners: list[Callable[[list[str]], None]] = []
+        #: reads the config overrides of topics new to this broker into the config repository
+        #: (ZooKeeper mode); None: the repository already knows every topic
+        self.topic_config_loader: Callable[[list[str]], Awaitable[None]] | None = None
 
     def check_epochs(self, controller_epoch: int, broker_epoch: int) -> ErrorCode:
         """The request-wide fencing every control request goes through first."""
@@ -88,6 +97,28 @@ class ControlRequestHandler:
         return ErrorCode.NONE
 
     # -- LeaderAndIsr ----------------------------------------------------------------------
+    def topics_to_load(self, partitions: Sequence[LeaderAndIsrPartition]) -> list[str]:
+        """The topics of a LeaderAndIsr whose configs must be read before it is applied: those
+        this broker hosts no partition of yet."""
+        hosted = {topic for topic, _ in self.replica_manager.partitions}
+        return sorted({p.topic for p in partitions} - hosted)
+
+    def load_topic_configs(self, topics: list[str]) -> asyncio.Future[None] | None:
+        """Read ``topics``' config overrides (a future), or None when there is nothing to read.
+        A read that fails is logged and the request goes on with what is known."""
+        loader = self.topic_config_loader
+        if loader is None or not topics:
+            return None
+
+        async def load() -> None:
+            try:
+                await loader(topics)
+            except Exception as e:  # noqa: BLE001 - apply the request all the same
+                log.warning("Could not read the configs of %s: %s; their logs open with the "
+                            "configs known here", topics, e)
+
+        return asyncio.ensure_future(load())
+
     def leader_and_isr(self, controller_id: int, controller_epoch: int, broker_epoch: int,
                        partitions: Sequence[LeaderAndIsrPartition], now_ms: int,
                        ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:

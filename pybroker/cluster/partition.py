@@ -10,7 +10,27 @@ The ISR is a typed state, as in Kafka: :class:`CommittedPartitionState` once the
 recorded it, :class:`PendingExpandIsr` / :class:`PendingShrinkIsr` while a change the leader asked
 for is in flight. The committed ISR decides whether an acks=all produce may be appended
 (``min.insync.replicas``); the *maximal* ISR (committed plus a pending addition) is what the high
-watermark waits for, so a replica being added is already waited for.
+watermark waits for, so a replica being added is already waited for, and one being dropped is
+waited for until the controller has recorded its removal.
+
+ISR changes (ZooKeeper mode, :class:`IsrSettings` ``alter_isr``), Kafka's ``Partition``:
+
+* each follower fetch updates that follower's :class:`ReplicaState` (Kafka's ``Replica``) and may
+  **expand** the ISR (:meth:`Partition.update_follower_fetch_state`): a follower outside it whose
+  log reaches the high watermark and the start of the current leader epoch (KAFKA-7128), and
+  which the metadata cache knows alive, is proposed;
+* the isr-expiration task **shrinks** it (:meth:`Partition.maybe_shrink_isr`): members that have
+  not caught up with the leader's log end within ``replica.lag.time.max.ms`` are proposed out;
+* a proposal moves the partition to a pending state and is returned to the caller, which sends it
+  to the controller (:mod:`pybroker.cluster.alter_partition`) and hands the answer back to
+  :meth:`Partition.handle_alter_partition_answer`: recorded, the partition takes the answered ISR
+  and partition epoch; refused, it keeps waiting for the controller's LeaderAndIsr (or goes back
+  to its committed state when the controller says it applied nothing). One change at a time.
+
+The high watermark (:meth:`Partition.maybe_increment_high_watermark`, Kafka 3.9's
+``maybeIncrementLeaderHW``) is the smallest log end offset over the leader, the maximal ISR and
+the followers caught up and eligible to join it (KAFKA-15021); it does not move while the
+committed ISR is smaller than ``min.insync.replicas`` (bounded by the replication factor).
 
 Concurrency notes: every field is owned by the event loop; nothing here awaits. Logic that
 depends on time takes ``now_ms``.
@@ -19,12 +39,15 @@ depends on time takes ``now_ms``.
 from __future__ import annotations
 
 import enum
+import logging
 import uuid
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.records.batch import HEADER_SIZE, BatchHeader
+from pybroker.cluster.alter_partition import RECOVERED, RECOVERING, IsrAnswer, IsrUpdate
 
 if TYPE_CHECKING:
     from pybroker.log.file_slice import FileSlice
@@ -41,6 +64,13 @@ LATEST_TIERED_TIMESTAMP = -5
 
 NO_OFFSET = -1
 NO_EPOCH = -1
+#: ListOffsets' replica ids: a consumer, and a debugging tool that may read any replica
+CONSUMER_REPLICA_ID = -1
+DEBUGGING_REPLICA_ID = -2
+
+logger = logging.getLogger(__name__)
+#: ISR and leadership changes, as Kafka's state-change log has them
+state_change_log = logging.getLogger("pybroker.state.change")
 
 
 class Role(enum.Enum):
@@ -70,6 +100,8 @@ class PendingExpandIsr:
 
     new_in_sync_replica: int
     last_committed: CommittedPartitionState
+    #: what was sent to the controller
+    sent: IsrUpdate | None = None
 
     @property
     def isr(self) -> frozenset[int]:
@@ -90,6 +122,8 @@ class PendingShrinkIsr:
 
     out_of_sync: frozenset[int]
     last_committed: CommittedPartitionState
+    #: what was sent to the controller
+    sent: IsrUpdate | None = None
 
     @property
     def isr(self) -> frozenset[int]:
@@ -105,16 +139,99 @@ class PendingShrinkIsr:
 
 
 PartitionState = CommittedPartitionState | PendingExpandIsr | PendingShrinkIsr
+PendingIsrChange = PendingExpandIsr | PendingShrinkIsr
+
+#: the answers after which a proposal is known not to have been applied (Kafka reverts then)
+NOT_APPLIED = frozenset({ErrorCode.OPERATION_NOT_ATTEMPTED, ErrorCode.INELIGIBLE_REPLICA})
+#: the answers after which the leader waits, pending, for the controller's LeaderAndIsr
+AWAIT_METADATA = frozenset({
+    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.UNKNOWN_TOPIC_ID,
+    ErrorCode.FENCED_LEADER_EPOCH, ErrorCode.INVALID_UPDATE_VERSION,
+    ErrorCode.INVALID_REQUEST, ErrorCode.NEW_LEADER_ELECTED})
 
 
 @dataclass(slots=True)
 class ReplicaState:
-    """A follower's position as the leader learns it from the follower's fetches."""
+    """A follower as the leader learns it from the follower's fetches (Kafka's ``Replica``).
+
+    ``last_caught_up_time_ms`` is the latest time at which the follower's fetch offset reached
+    the leader's log end: the time of a fetch at or past the log end the leader had when it
+    arrived, or, for a fetch past the log end the leader had at the *previous* fetch, the time
+    of that previous fetch (so that a follower under a steady trickle of small produces, which
+    never quite reaches the moving log end, still counts as caught up)."""
 
     broker_id: int
     log_end_offset: int = NO_OFFSET  # unknown until its first fetch
-    last_caught_up_time_ms: int = 0
+    log_start_offset: int = NO_OFFSET
+    #: the leader's log end offset when the previous fetch arrived
+    last_fetch_leader_log_end_offset: int = 0
     last_fetch_time_ms: int = 0
+    last_caught_up_time_ms: int = 0
+    #: the broker epoch the follower's fetch named (Fetch v15+), None until one did
+    broker_epoch: int | None = None
+
+    def update_fetch_state(self, fetch_offset: int, follower_start_offset: int, now_ms: int,
+                           leader_end_offset: int, broker_epoch: int) -> None:
+        """A fetch at ``fetch_offset`` arrived at ``now_ms``, when the leader's log ended at
+        ``leader_end_offset`` (Kafka's ``updateFetchStateOrThrow``)."""
+        if fetch_offset >= leader_end_offset:
+            self.last_caught_up_time_ms = max(self.last_caught_up_time_ms, now_ms)
+        elif fetch_offset >= self.last_fetch_leader_log_end_offset:
+            self.last_caught_up_time_ms = max(self.last_caught_up_time_ms,
+                                              self.last_fetch_time_ms)
+        self.log_start_offset = follower_start_offset
+        self.log_end_offset = fetch_offset
+        self.last_fetch_leader_log_end_offset = max(leader_end_offset,
+                                                    self.last_fetch_leader_log_end_offset)
+        self.last_fetch_time_ms = now_ms
+        self.broker_epoch = broker_epoch
+
+    def is_caught_up(self, leader_end_offset: int, now_ms: int, max_lag_ms: int) -> bool:
+        """At the leader's log end, or there within the last ``max_lag_ms``."""
+        return (leader_end_offset == self.log_end_offset
+                or now_ms - self.last_caught_up_time_ms <= max_lag_ms)
+
+    def reset(self, now_ms: int, leader_end_offset: int, *, is_new_leader: bool,
+              in_sync: bool) -> None:
+        """This broker leads in a new epoch (Kafka's ``resetReplicaState``): an ISR member
+        counts as caught up now, anyone else not at all, so that it neither holds the high
+        watermark back nor joins the ISR before it fetches. A broker that led already keeps
+        what it knew of the follower's log."""
+        self.last_caught_up_time_ms = now_ms if in_sync else 0
+        if is_new_leader:
+            self.log_start_offset = NO_OFFSET
+            self.log_end_offset = NO_OFFSET
+            self.last_fetch_leader_log_end_offset = NO_OFFSET
+            self.last_fetch_time_ms = 0
+            self.broker_epoch = None
+        else:
+            self.last_fetch_leader_log_end_offset = leader_end_offset
+            self.last_fetch_time_ms = now_ms if in_sync else 0
+
+
+def _always_eligible(_broker_id: int) -> bool:
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class IsrSettings:
+    """How a broker's leaders keep their ISR: ``replica.lag.time.max.ms``, whether they may ask
+    the controller for changes at all (the embedded node, whose partitions have one replica,
+    never does), and which followers may join (ZooKeeper mode: those the metadata cache knows
+    alive; the controller also refuses brokers shutting down)."""
+
+    replica_lag_time_max_ms: int = 30000
+    alter_isr: bool = False
+    is_eligible: Callable[[int], bool] = field(default=_always_eligible)
+
+
+@dataclass(frozen=True, slots=True)
+class FollowerFetchUpdate:
+    """What a follower's fetch changed on the leader: whether the high watermark moved, and an
+    ISR expansion now pending, for the caller to send to the controller."""
+
+    high_watermark_moved: bool
+    isr_change: PendingExpandIsr | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +279,8 @@ class OffsetLookup:
 
 
 class Partition:
-    def __init__(self, topic: str, partition: int, local_broker_id: int) -> None:
+    def __init__(self, topic: str, partition: int, local_broker_id: int,
+                 settings: IsrSettings | None = None) -> None:
         self.topic = topic
         self.partition = partition
         self.local_broker_id = local_broker_id
@@ -179,6 +297,10 @@ class Partition:
         self.high_watermark = 0
         #: the log end offset when this broker became leader in ``leader_epoch``
         self.leader_epoch_start_offset = NO_OFFSET
+        self.settings = settings or IsrSettings()
+        #: as a follower: the high watermark its leader last sent, not bounded by this log's
+        #: end (what an unclean election of this replica is measured against)
+        self.leader_high_watermark_seen = NO_OFFSET
 
     def __repr__(self) -> str:
         return (f"Partition({self.topic}-{self.partition}, {self.role.value}, "
@@ -207,30 +329,57 @@ class Partition:
         self.partition_state = CommittedPartitionState(frozenset(record.isr))
 
     def make_leader(self, record: PartitionRecord, log: Log, now_ms: int) -> bool:
-        """Lead from ``record``'s state. Returns False when this broker already led in that
-        epoch (nothing changes for clients)."""
-        new_epoch = self.role is not Role.LEADER or record.leader_epoch != self.leader_epoch
+        """Lead from ``record``'s state (Kafka's ``makeLeader``). Returns False when this broker
+        already led in that epoch (nothing changes for clients).
+
+        The committed ISR becomes the record's (a pending change is forgotten: its answer, when
+        it comes, is ignored). In a new leader epoch, where the epoch starts is recorded before
+        anything is appended in it (KIP-101) and every follower's tracking starts over: ISR
+        members count as caught up now, the others not at all (:meth:`ReplicaState.reset`)."""
+        is_new_leader = self.role is not Role.LEADER
+        new_epoch = is_new_leader or record.leader_epoch != self.leader_epoch
+        previous_leader, previous_epoch = self.leader_id, self.leader_epoch
         self._take_state(record, log)
         self.role = Role.LEADER
+        followers = [r for r in self.replicas if r != self.local_broker_id]
+        for r in followers:
+            if r not in self.remote_replicas:
+                self.remote_replicas[r] = ReplicaState(r)
+        for r in set(self.remote_replicas) - set(followers):
+            del self.remote_replicas[r]
         if new_epoch:
-            # where this epoch starts, durable before anything is appended in it (KIP-101)
-            self.leader_epoch_start_offset = log.log_end_offset
-            log.assign_epoch_start_offset(record.leader_epoch, log.log_end_offset)
-            # followers' positions are learnt afresh from their fetches in the new epoch
-            self.remote_replicas = {
-                r: ReplicaState(r, last_caught_up_time_ms=now_ms)
-                for r in self.replicas if r != self.local_broker_id
-            }
-        else:
-            for r in self.replicas:
-                if r != self.local_broker_id and r not in self.remote_replicas:
-                    self.remote_replicas[r] = ReplicaState(r, last_caught_up_time_ms=now_ms)
-            for r in set(self.remote_replicas) - set(self.replicas):
-                del self.remote_replicas[r]
+            start = log.log_end_offset
+            self.leader_epoch_start_offset = start
+            log.assign_epoch_start_offset(record.leader_epoch, start)
+            for replica in self.remote_replicas.values():
+                replica.reset(now_ms, start, is_new_leader=is_new_leader,
+                              in_sync=replica.broker_id in record.isr)
+            if record.leader_recovery_state == RECOVERING:
+                self._log_unclean_election(record, start)
+            state_change_log.info(
+                "Leader %s starts at leader epoch %d from offset %d with partition epoch %d, "
+                "high watermark %d, ISR %s. Previous leader %d and previous leader epoch %d",
+                self.name, record.leader_epoch, start, record.partition_epoch,
+                self.high_watermark, list(record.isr), previous_leader, previous_epoch)
         self.high_watermark = min(max(self.high_watermark, log.log_start_offset),
                                   log.log_end_offset)
-        self.maybe_increment_high_watermark()
+        self.maybe_increment_high_watermark(now_ms)
         return new_epoch
+
+    def _log_unclean_election(self, record: PartitionRecord, log_end: int) -> None:
+        """This replica leads although it was not in the ISR: what the old leader had beyond
+        its log end is gone, for its followers truncate to it."""
+        seen = self.leader_high_watermark_seen
+        if seen > log_end:
+            lost = (f"offsets {log_end} to at least {seen - 1} were committed (the old "
+                    f"leader's high watermark was {seen} when this replica last fetched) and "
+                    f"are lost, with anything the old leader wrote after them")
+        else:
+            lost = (f"anything the old leader wrote from offset {log_end} on is lost (its high "
+                    f"watermark was {seen} when this replica last fetched)")
+        logger.warning("Unclean leader election: broker %d leads %s in epoch %d without having "
+                       "been in the ISR; its log ends at %d: %s", self.local_broker_id, self.name,
+                       record.leader_epoch, log_end, lost)
 
     def stop(self) -> None:
         """Neither lead nor follow any more (StopReplica without deletion); the log stays."""
@@ -252,37 +401,185 @@ class Partition:
         return changed
 
     # -- the high watermark ----------------------------------------------------------------
-    def maybe_increment_high_watermark(self) -> bool:
-        """On the leader, move the high watermark up to the smallest log end offset over the
-        maximal ISR. It never moves back. Returns whether it moved."""
+    @property
+    def is_under_min_isr(self) -> bool:
+        """The committed ISR is smaller than ``min.insync.replicas`` (bounded by the
+        replication factor): the high watermark stands still, acks=all is refused."""
         if not self.is_leader:
             return False
         assert self.log is not None
-        new_hw = self.log.log_end_offset
-        for broker_id in self.partition_state.maximal_isr:
-            if broker_id == self.local_broker_id:
-                continue
-            replica = self.remote_replicas.get(broker_id)
-            new_hw = min(new_hw, replica.log_end_offset if replica is not None else NO_OFFSET)
+        return len(self.partition_state.isr) < self._effective_min_isr(
+            self.log.config.min_insync_replicas)
+
+    def maybe_increment_high_watermark(self, now_ms: int) -> bool:
+        """On the leader, move the high watermark up to the smallest log end offset over the
+        leader, the maximal ISR and the followers that are caught up and eligible to join it
+        (Kafka 3.9's ``maybeIncrementLeaderHW``; the last keeps a follower about to join from
+        being outrun for ever). Not while under ``min.insync.replicas``; never back. Returns
+        whether it moved."""
+        if not self.is_leader or self.is_under_min_isr:
+            return False
+        assert self.log is not None
+        leader_end = self.log.log_end_offset
+        new_hw = leader_end
+        maximal = self.partition_state.maximal_isr
+        lag = self.settings.replica_lag_time_max_ms
+        for replica in self.remote_replicas.values():
+            if replica.log_end_offset < new_hw and (
+                    replica.broker_id in maximal
+                    or (replica.is_caught_up(leader_end, now_ms, lag)
+                        and self.settings.is_eligible(replica.broker_id))):
+                new_hw = replica.log_end_offset
         if new_hw > self.high_watermark:
             self.high_watermark = new_hw
             return True
         return False
 
-    def update_follower_fetch_state(self, replica_id: int, fetch_offset: int,
-                                    now_ms: int) -> bool:
-        """A follower's fetch at ``fetch_offset`` says its log ends there. Returns whether the
-        high watermark moved."""
+    def update_follower_fetch_state(self, replica_id: int, fetch_offset: int, now_ms: int, *,
+                                    follower_start_offset: int = NO_OFFSET,
+                                    broker_epoch: int = -1,
+                                    leader_end_offset: int | None = None,
+                                    ) -> FollowerFetchUpdate:
+        """A follower's fetch at ``fetch_offset`` says its log ends there (Kafka's
+        ``updateFollowerFetchState``): track it, propose adding it to the ISR if it has caught
+        up, then move the high watermark if its log end moved. ``leader_end_offset`` is this
+        log's end when the fetch was read (default: now)."""
         replica = self.remote_replicas.get(replica_id)
         if replica is None:
             raise KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER,
                              f"Replica {replica_id} is not a follower of {self.name}")
         assert self.log is not None
-        replica.log_end_offset = fetch_offset
-        replica.last_fetch_time_ms = now_ms
-        if fetch_offset >= self.log.log_end_offset:
-            replica.last_caught_up_time_ms = now_ms
-        return self.maybe_increment_high_watermark()
+        leader_end = self.log.log_end_offset if leader_end_offset is None else leader_end_offset
+        previous_end = replica.log_end_offset
+        replica.update_fetch_state(fetch_offset, follower_start_offset, now_ms, leader_end,
+                                   broker_epoch)
+        expansion = self._maybe_expand_isr(replica)
+        moved = (previous_end != replica.log_end_offset
+                 and self.maybe_increment_high_watermark(now_ms))
+        return FollowerFetchUpdate(moved, expansion)
+
+    # -- ISR changes -----------------------------------------------------------------------
+    def _maybe_expand_isr(self, replica: ReplicaState) -> PendingExpandIsr | None:
+        """Kafka's ``maybeExpandIsr``: a follower outside the ISR, eligible, whose log reaches
+        the high watermark and the start of this leader epoch, is proposed; the partition
+        waits for it from now on (maximal ISR)."""
+        state = self.partition_state
+        if (not self.settings.alter_isr or not isinstance(state, CommittedPartitionState)
+                or replica.broker_id in state.isr
+                or not self.settings.is_eligible(replica.broker_id)
+                or not self._is_follower_in_sync(replica)):
+            return None
+        pending = PendingExpandIsr(replica.broker_id, state,
+                                   self._isr_update(state.isr | {replica.broker_id}))
+        self.partition_state = pending
+        logger.info("Expanding the ISR of %s from %s to %s (replica %d reached offset %d, the high "
+                    "watermark is %d)", self.name, self._ordered(state.isr),
+                    self._ordered(pending.maximal_isr), replica.broker_id, replica.log_end_offset,
+                    self.high_watermark)
+        return pending
+
+    def _is_follower_in_sync(self, replica: ReplicaState) -> bool:
+        end = replica.log_end_offset
+        return (end >= self.high_watermark and self.leader_epoch_start_offset >= 0
+                and end >= self.leader_epoch_start_offset)
+
+    def out_of_sync_replicas(self, now_ms: int) -> frozenset[int]:
+        """ISR members (the leader aside) not caught up within ``replica.lag.time.max.ms``
+        (Kafka's ``getOutOfSyncReplicas``); none while a change is in flight."""
+        state = self.partition_state
+        if not self.is_leader or state.is_inflight:
+            return frozenset()
+        assert self.log is not None
+        end = self.log.log_end_offset
+        lag = self.settings.replica_lag_time_max_ms
+        return frozenset(
+            r for r in state.isr if r != self.local_broker_id
+            and (r not in self.remote_replicas
+                 or not self.remote_replicas[r].is_caught_up(end, now_ms, lag)))
+
+    def maybe_shrink_isr(self, now_ms: int) -> PendingShrinkIsr | None:
+        """Kafka's ``maybeShrinkIsr`` (the isr-expiration task): propose the ISR without its
+        out-of-sync members. Until the controller records it they still count."""
+        state = self.partition_state
+        if not self.settings.alter_isr or not isinstance(state, CommittedPartitionState):
+            return None
+        out = self.out_of_sync_replicas(now_ms)
+        if not out:
+            return None
+        assert self.log is not None
+        pending = PendingShrinkIsr(out, state, self._isr_update(state.isr - out))
+        self.partition_state = pending
+        detail = " ".join(
+            f"(brokerId: {r}, endOffset: {self.remote_replicas[r].log_end_offset}, "
+            f"lastCaughtUpTimeMs: {self.remote_replicas[r].last_caught_up_time_ms})"
+            if r in self.remote_replicas else f"(brokerId: {r}, unknown)" for r in sorted(out))
+        logger.info("Shrinking the ISR of %s from %s to %s. Leader: (highWatermark: %d, endOffset: "
+                    "%d). Out of sync replicas: %s", self.name, self._ordered(state.isr),
+                    self._ordered(state.isr - out), self.high_watermark, self.log.log_end_offset,
+                    detail)
+        return pending
+
+    def _ordered(self, isr: frozenset[int]) -> list[int]:
+        """ISR members in assignment order (then any others by id)."""
+        return [r for r in self.replicas if r in isr] + sorted(isr - set(self.replicas))
+
+    def _isr_update(self, isr: frozenset[int]) -> IsrUpdate:
+        members = tuple(self._ordered(isr))
+        epochs = []
+        for r in members:
+            replica = self.remote_replicas.get(r)
+            epoch = replica.broker_epoch if replica is not None else None
+            epochs.append(-1 if epoch is None else epoch)
+        return IsrUpdate(self.local_broker_id, self.leader_epoch, members, self.partition_epoch,
+                         RECOVERED, tuple(epochs))
+
+    def handle_alter_partition_answer(self, proposed: PendingIsrChange, answer: IsrAnswer,
+                                      now_ms: int) -> tuple[bool, bool]:
+        """The controller's answer to ``proposed`` (Kafka's ``submitAlterPartition``
+        completion). Returns ``(high watermark moved, send proposed again)``.
+
+        An answer to a proposal the partition has moved on from (a LeaderAndIsr came
+        meanwhile) is ignored (KAFKA-12686). The recorded state is taken when it is of this
+        leader epoch and not older than the partition epoch known here; the high watermark may
+        then move (KAFKA-13091). OPERATION_NOT_ATTEMPTED and INELIGIBLE_REPLICA say nothing was
+        applied: back to the committed state. FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION, an
+        unknown topic or partition, INVALID_REQUEST and NEW_LEADER_ELECTED leave the partition
+        pending until the controller's LeaderAndIsr; any other error is sent again."""
+        if self.partition_state is not proposed:
+            logger.debug("Ignoring the answer %s to the ISR change %s of %s: the partition is now "
+                         "in %s", answer, proposed, self.name, self.partition_state)
+            return False, False
+        if isinstance(answer, ErrorCode):
+            if answer in NOT_APPLIED:
+                self.partition_state = proposed.last_committed
+                logger.info("The controller did not apply the ISR change %s of %s (%s); back to "
+                            "the ISR %s", _describe(proposed), self.name, answer.name,
+                            self._ordered(proposed.last_committed.isr))
+                return False, False
+            if answer in AWAIT_METADATA:
+                logger.info("The controller refused the ISR change %s of %s (%s); waiting for its "
+                            "LeaderAndIsr", _describe(proposed), self.name, answer.name)
+                return False, False
+            logger.warning("The ISR change %s of %s failed with %s; sending it again",
+                           _describe(proposed), self.name, answer.name)
+            return False, True
+        if answer.leader_epoch != self.leader_epoch:
+            logger.info("Ignoring the ISR %s recorded for %s in leader epoch %d: this leader is in "
+                        "epoch %d", list(answer.isr), self.name, answer.leader_epoch,
+                        self.leader_epoch)
+            return False, False
+        if answer.partition_epoch < self.partition_epoch:
+            logger.info("Ignoring the ISR %s recorded for %s at partition epoch %d: %d is known "
+                        "here", list(answer.isr), self.name, answer.partition_epoch,
+                        self.partition_epoch)
+            return False, False
+        self.partition_state = CommittedPartitionState(frozenset(answer.isr))
+        self.partition_epoch = answer.partition_epoch
+        state_change_log.info("ISR of %s updated to %s%s and partition epoch to %d", self.name,
+                              list(answer.isr),
+                              " (under min.insync.replicas)" if self.is_under_min_isr else "",
+                              self.partition_epoch)
+        return self.maybe_increment_high_watermark(now_ms), False
 
     def check_enough_replicas_reach_offset(self, required_offset: int,
                                            min_insync_replicas: int) -> tuple[bool, ErrorCode]:
@@ -376,7 +673,7 @@ class Partition:
                 f"min.isr requirement of {min_insync_replicas} for partition {self.name}",
             )
         info = log.append_as_leader(batch, leader_epoch=self.leader_epoch, now_ms=now_ms)
-        self.maybe_increment_high_watermark()
+        self.maybe_increment_high_watermark(now_ms)
         return info
 
     def read(self, offset: int, max_bytes: int, *, min_one_batch: bool,
@@ -387,15 +684,36 @@ class Partition:
         max_offset = self.high_watermark if up_to_high_watermark else None
         return log.read(offset, max_bytes, max_offset=max_offset, min_one_batch=min_one_batch)
 
-    def fetch_offset_for_timestamp(self, timestamp: int, current_leader_epoch: int
-                                   ) -> OffsetLookup:
-        """ListOffsets on the leader: a special timestamp, or the first record at or after
-        ``timestamp``; only records below the high watermark are visible."""
-        log = self.leader_log(current_leader_epoch)
+    def fetch_offset_for_timestamp(self, timestamp: int, current_leader_epoch: int,
+                                   replica_id: int = CONSUMER_REPLICA_ID) -> OffsetLookup:
+        """ListOffsets (Kafka's ``fetchOffsetForTimestamp``): a special timestamp, or the first
+        record at or after ``timestamp``. A consumer sees records below the high watermark
+        only; a replica (``replica_id`` >= 0, a follower finding where its leader's log ends)
+        and a debugging tool (-2, which may ask a follower too) see up to the log end.
+
+        A consumer asking a new leader whose high watermark has not yet reached the start of
+        its epoch gets OFFSET_NOT_AVAILABLE for the latest offset (and for a timestamp found
+        nowhere below the high watermark), so that the offsets it sees never go back
+        (KIP-207)."""
+        is_client = replica_id == CONSUMER_REPLICA_ID
+        if replica_id == DEBUGGING_REPLICA_ID:
+            log = self.local_log_with_epoch(current_leader_epoch, require_leader=False)
+        else:
+            log = self.leader_log(current_leader_epoch)
+        last_fetchable = self.high_watermark if is_client else log.log_end_offset
+        offsets_error: KafkaError | None = None
+        if is_client and self.leader_epoch_start_offset > self.high_watermark:
+            offsets_error = KafkaError(
+                ErrorCode.OFFSET_NOT_AVAILABLE,
+                f"Failed to fetch offsets for partition {self.name} with leader epoch "
+                f"{self.leader_epoch} as its high watermark ({self.high_watermark}) is lagging "
+                f"behind the start offset of this epoch ({self.leader_epoch_start_offset})")
         if timestamp == LATEST_TIMESTAMP:
+            if offsets_error is not None:
+                raise offsets_error
             # consumers see up to the high watermark (the last stable offset, without
             # transactions)
-            return OffsetLookup(self.high_watermark, NO_OFFSET, self.leader_epoch)
+            return OffsetLookup(last_fetchable, NO_OFFSET, self.leader_epoch)
         if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
             # no tiered storage: the earliest local offset is the log start offset
             return OffsetLookup(log.log_start_offset, NO_OFFSET, self.leader_epoch)
@@ -406,7 +724,9 @@ class Partition:
             found = log.max_timestamp_and_offset()
         else:
             found = log.offset_for_timestamp(timestamp)
-        if found is None or found[0] >= self.high_watermark:
+        if found is None or found[0] >= last_fetchable:
+            if offsets_error is not None:
+                raise offsets_error
             return OffsetLookup(NO_OFFSET, NO_OFFSET, NO_EPOCH)
         return OffsetLookup(found[0], found[1], self.leader_epoch)
 
@@ -449,6 +769,7 @@ class Partition:
         info = log.append_as_follower(records, now_ms)
         if leader_log_start_offset > log.log_start_offset:
             log.delete_records_before(min(leader_log_start_offset, log.log_end_offset), now_ms)
+        self.leader_high_watermark_seen = leader_high_watermark
         self.update_follower_high_watermark(leader_high_watermark)
         return info
 
@@ -486,3 +807,9 @@ class Partition:
     @property
     def log_end_offset(self) -> int:
         return self.log.log_end_offset if self.log is not None else -1
+
+
+def _describe(proposed: PendingIsrChange) -> str:
+    if isinstance(proposed, PendingExpandIsr):
+        return f"(adding {proposed.new_in_sync_replica})"
+    return f"(removing {sorted(proposed.out_of_sync)})"

@@ -72,6 +72,7 @@ TopicPartition = tuple[str, int]
 
 UNDEFINED_EPOCH = -1
 UNDEFINED_EPOCH_OFFSET = -1
+LATEST_TIMESTAMP = -1
 EARLIEST_TIMESTAMP = -2
 #: a Fetch without a fetch session (KIP-227): session id 0 and the final epoch
 NO_SESSION = 0
@@ -101,6 +102,21 @@ def truncation_on_fetch_supported(inter_broker_protocol_version: str) -> bool:
     return _ibp_index(inter_broker_protocol_version) >= IBP_VERSIONS.index("2.7-IV1")
 
 
+#: Kafka's ``MetadataVersion.listOffsetRequestVersion``: from which IBP each version is sent
+_LIST_OFFSETS_VERSIONS = (("3.9-IV0", 9), ("3.5-IV0", 8), ("3.0-IV1", 7), ("2.8-IV0", 6),
+                          ("2.2-IV1", 5), ("2.1-IV1", 4), ("2.0-IV1", 3), ("0.11.0-IV0", 2),
+                          ("0.10.1-IV2", 1))
+
+
+def list_offsets_version(inter_broker_protocol_version: str) -> int:
+    """The ListOffsets version a follower sends at ``inter.broker.protocol.version``."""
+    index = _ibp_index(inter_broker_protocol_version)
+    for since, version in _LIST_OFFSETS_VERSIONS:
+        if since in IBP_VERSIONS and index >= IBP_VERSIONS.index(since):
+            return version
+    return 0
+
+
 @dataclass(frozen=True, slots=True)
 class FetcherConfig:
     """The follower's settings (``replica.*``), Kafka's defaults."""
@@ -115,6 +131,8 @@ class FetcherConfig:
     backoff_ms: int = 1000
     socket_timeout_ms: int = 30000
     truncation_on_fetch: bool = True
+    #: ListOffsets as this replica (a leader's log start and end)
+    list_offsets_version: int = 9
 
     @classmethod
     def from_broker_config(cls, config: BrokerConfig) -> FetcherConfig:
@@ -128,6 +146,8 @@ class FetcherConfig:
             backoff_ms=get("replica.fetch.backoff.ms"),
             socket_timeout_ms=get("replica.socket.timeout.ms"),
             truncation_on_fetch=truncation_on_fetch_supported(
+                config.get("inter.broker.protocol.version") or "3.9-IV0"),
+            list_offsets_version=list_offsets_version(
                 config.get("inter.broker.protocol.version") or "3.9-IV0"),
         )
 
@@ -464,39 +484,36 @@ class RemoteLeaderEndpoint:
                                                              p.leader_epoch, p.end_offset)
         return out
 
-    async def fetch_earliest_offset(self, tp: TopicPartition, current_leader_epoch: int,
-                                    ) -> int:
-        """The leader's log start offset (ListOffsets EARLIEST as this replica)."""
+    async def _list_offset(self, tp: TopicPartition, current_leader_epoch: int,
+                           timestamp: int) -> int:
+        """ListOffsets as this replica (Kafka's ``RemoteLeaderEndPoint.fetchOffset``)."""
         topic, partition = tp
-        response = await self._request(ApiKey.LIST_OFFSETS, 7, loreq.ListOffsetsRequest(
-            replica_id=self.local_broker_id, isolation_level=0,
-            topics=[loreq.ListOffsetsTopic(name=topic, partitions=[loreq.ListOffsetsPartition(
-                partition_index=partition, current_leader_epoch=current_leader_epoch,
-                timestamp=EARLIEST_TIMESTAMP)])]))
+        response = await self._request(
+            ApiKey.LIST_OFFSETS, self.config.list_offsets_version, loreq.ListOffsetsRequest(
+                replica_id=self.local_broker_id, isolation_level=0,
+                topics=[loreq.ListOffsetsTopic(name=topic, partitions=[
+                    loreq.ListOffsetsPartition(partition_index=partition,
+                                               current_leader_epoch=current_leader_epoch,
+                                               timestamp=timestamp)])]))
         for t in getattr(response, "topics", []):
             for p in t.partitions:
                 if p.error_code:
                     raise KafkaError(_error(p.error_code))
+                if p.old_style_offsets:  # v0
+                    return int(p.old_style_offsets[0])
                 return int(p.offset)
         raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
 
+    async def fetch_earliest_offset(self, tp: TopicPartition, current_leader_epoch: int,
+                                    ) -> int:
+        """The leader's log start offset (ListOffsets EARLIEST as this replica)."""
+        return await self._list_offset(tp, current_leader_epoch, EARLIEST_TIMESTAMP)
+
     async def fetch_latest_offset(self, tp: TopicPartition, current_leader_epoch: int,
                                   ) -> int:
-        """The leader's log end offset: the end of its current epoch (OffsetForLeaderEpoch for
-        ``current_leader_epoch``, which a leader answers with its log end offset). Kafka asks
-        ListOffsets LATEST as a replica, which pybroker's ListOffsets answers with the high
-        watermark whoever asks."""
-        found = await self.fetch_epoch_end_offsets({tp: (current_leader_epoch,
-                                                         current_leader_epoch)})
-        answer = found.get(tp)
-        if answer is None:
-            raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-        if answer.error:
-            raise KafkaError(answer.error)
-        if answer.leader_epoch != current_leader_epoch:
-            raise KafkaError(ErrorCode.UNKNOWN_LEADER_EPOCH,
-                             f"the leader's latest epoch is not {current_leader_epoch}")
-        return answer.end_offset
+        """The leader's log end offset: ListOffsets LATEST as this replica, which a leader
+        answers with its log end (a consumer gets the high watermark)."""
+        return await self._list_offset(tp, current_leader_epoch, LATEST_TIMESTAMP)
 
     def close(self) -> None:
         if self._client is not None:

@@ -16,6 +16,13 @@
   (:mod:`pybroker.cluster.replica_fetcher`), started, moved and stopped here on every change
   of leader or leader epoch. A follower's fetch names the epoch of its last batch; when its log
   parts from the leader's the answer is the diverging epoch instead of data.
+* **ISR changes** (ZooKeeper mode): a follower's fetch may propose adding it to the ISR, and
+  :meth:`ReplicaManager.maybe_shrink_isr` (the isr-expiration task, every
+  ``replica.lag.time.max.ms`` / 2) proposes dropping members that fell behind; proposals go to
+  the controller through the AlterPartition manager
+  (:mod:`pybroker.cluster.alter_partition`) and its answers back to the partition
+  (:meth:`pybroker.cluster.partition.Partition.handle_alter_partition_answer`). Whenever a high
+  watermark moves, waiting acks=all produces and consumer fetches are checked.
 * **Offsets and logs**: ListOffsets, OffsetForLeaderEpoch, DeleteRecords, DescribeProducers and
   DescribeLogDirs are answered here from the partitions and their logs, so handlers never touch
   a log.
@@ -33,13 +40,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode, KafkaError
-from pybroker.cluster.partition import LogReadInfo, OffsetLookup, Partition
+from pybroker.cluster.alter_partition import IsrAnswer, IsrUpdate
+from pybroker.cluster.partition import (
+    IsrSettings,
+    LogReadInfo,
+    OffsetLookup,
+    Partition,
+    PendingIsrChange,
+)
 from pybroker.cluster.replica_fetcher import InitialFetchState
 from pybroker.log.checkpoints import (
     REPLICATION_OFFSET_CHECKPOINT,
@@ -52,6 +67,8 @@ from pybroker.purgatory.delayed_fetch import DelayedFetch
 from pybroker.purgatory.delayed_produce import DelayedProduce, ProducePartitionStatus
 
 if TYPE_CHECKING:
+    import uuid
+
     from pybroker.cluster.metadata_cache import BrokerEndpoint
     from pybroker.log.config import LogConfig
     from pybroker.log.file_slice import FileSlice
@@ -156,6 +173,14 @@ class ReplicaFetchers(Protocol):
 AliveBroker = Callable[[int], "BrokerEndpoint | None"]
 
 
+class IsrChangeSender(Protocol):
+    """Where leaders' ISR changes go (:class:`pybroker.cluster.alter_partition.
+    AlterPartitionManager`): a future of the controller's answer for each."""
+
+    def submit(self, topic: str, partition: int, topic_id: uuid.UUID | None,
+               update: IsrUpdate) -> asyncio.Future[IsrAnswer]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class LogDirPartition:
     topic: str
@@ -191,12 +216,29 @@ class ReplicaManager:
         self._alive_broker: AliveBroker | None = None
         #: set by the first leadership decision; the high watermarks are checkpointed from then
         self.high_watermark_checkpointing = False
+        #: how leaders keep their ISR; the embedded node's never change it
+        self.isr_settings = IsrSettings()
+        self._isr_changes: IsrChangeSender | None = None
+        #: the clock of ISR answers handled on the event loop (a test may replace it)
+        self.time_ms: Callable[[], int] = _now_ms
 
-    def enable_replication(self, fetchers: ReplicaFetchers, alive_broker: AliveBroker) -> None:
+    def enable_replication(self, fetchers: ReplicaFetchers, alive_broker: AliveBroker,
+                           isr_changes: IsrChangeSender | None = None,
+                           replica_lag_time_max_ms: int = 30000) -> None:
         """Follow partitions led elsewhere through ``fetchers``, from leaders that
-        ``alive_broker(id)`` finds alive (the metadata cache, on the inter-broker listener)."""
+        ``alive_broker(id)`` finds alive (the metadata cache, on the inter-broker listener).
+        With ``isr_changes``, partitions this broker leads grow and shrink their ISR through
+        it: followers within ``replica.lag.time.max.ms`` of the log end and alive in the
+        metadata cache are in sync."""
         self.fetchers = fetchers
         self._alive_broker = alive_broker
+        self._isr_changes = isr_changes
+        self.isr_settings = IsrSettings(
+            replica_lag_time_max_ms=replica_lag_time_max_ms,
+            alter_isr=isr_changes is not None,
+            is_eligible=lambda b: alive_broker(b) is not None)
+        for partition in self.partitions.values():
+            partition.settings = self.isr_settings
 
     # -- leadership ------------------------------------------------------------------------
     def add_leadership_listener(self, topic: str, listener: LeadershipListener) -> None:
@@ -232,7 +274,7 @@ class ReplicaManager:
             partition = self.partitions.get(key)
             if partition is None:
                 partition = self.partitions[key] = Partition(topic, record.partition,
-                                                             self.broker_id)
+                                                             self.broker_id, self.isr_settings)
             was_leader = partition.is_leader
             first_hosted = partition.log is None
             plog = self._log_for(topic, record.partition, now_ms)
@@ -382,6 +424,7 @@ class ReplicaManager:
         try:
             p = self._leader_partition(topic, partition)
             assert p.log is not None
+            high_watermark = p.high_watermark
             info = p.append_records_to_leader(
                 batch, required_acks=required_acks,
                 min_insync_replicas=p.log.config.min_insync_replicas, now_ms=now_ms)
@@ -392,7 +435,9 @@ class ReplicaManager:
                 # as Kafka: a refusal by record validation reports the log start offset
                 result.log_start_offset = p.log.log_start_offset
             return result, -1
-        if not info.duplicate:
+        if p.high_watermark > high_watermark:
+            self._on_high_watermark_moved((topic, partition))
+        elif not info.duplicate:
             # followers' fetches wait for appends; consumers' for the high watermark
             self.fetch_purgatory.check_and_complete((topic, partition))
         return ProduceResult(
@@ -434,6 +479,45 @@ class ReplicaManager:
     def _on_high_watermark_moved(self, key: TopicPartition) -> None:
         self.produce_purgatory.check_and_complete(key)
         self.fetch_purgatory.check_and_complete(key)
+
+    # -- ISR changes -----------------------------------------------------------------------
+    def maybe_shrink_isr(self, now_ms: int) -> int:
+        """The isr-expiration task: each led partition drops the followers that have not caught
+        up within ``replica.lag.time.max.ms`` (through the controller). Returns how many
+        partitions proposed a change."""
+        proposed = 0
+        for partition in list(self.partitions.values()):
+            change = partition.maybe_shrink_isr(now_ms) if partition.is_leader else None
+            if change is not None:
+                proposed += 1
+                self._submit_isr_change(partition, change)
+        return proposed
+
+    def _submit_isr_change(self, partition: Partition, proposed: PendingIsrChange) -> None:
+        sender = self._isr_changes
+        assert sender is not None and proposed.sent is not None
+        answer = sender.submit(partition.topic, partition.partition, partition.topic_id,
+                               proposed.sent)
+        answer.add_done_callback(
+            lambda f: self._on_isr_change_answered(partition, proposed, f))
+
+    def _on_isr_change_answered(self, partition: Partition, proposed: PendingIsrChange,
+                                answer: asyncio.Future[IsrAnswer]) -> None:
+        if answer.cancelled():
+            return
+        key = (partition.topic, partition.partition)
+        if self.partitions.get(key) is not partition:
+            return  # deleted meanwhile
+        moved, again = partition.handle_alter_partition_answer(proposed, answer.result(),
+                                                               self.time_ms())
+        if moved:
+            self._on_high_watermark_moved(key)
+        else:
+            # a commit that did not move the high watermark may still change the answer to a
+            # waiting produce (NOT_ENOUGH_REPLICAS_AFTER_APPEND)
+            self.produce_purgatory.check_and_complete(key)
+        if again:
+            self._submit_isr_change(partition, proposed)
 
     # -- fetch -----------------------------------------------------------------------------
     def _read_partition(self, params: FetchParams, req: FetchRequestPartition, limit: int,
@@ -502,7 +586,12 @@ class ReplicaManager:
             p = self.partitions.get((req.topic, req.partition))
             if p is None or not p.is_leader or params.replica_id not in p.remote_replicas:
                 continue
-            if p.update_follower_fetch_state(params.replica_id, req.fetch_offset, now_ms):
+            update = p.update_follower_fetch_state(
+                params.replica_id, req.fetch_offset, now_ms,
+                follower_start_offset=req.log_start_offset, broker_epoch=params.replica_epoch)
+            if update.isr_change is not None:
+                self._submit_isr_change(p, update.isr_change)
+            if update.high_watermark_moved:
                 self._on_high_watermark_moved((req.topic, req.partition))
 
     def fetch_messages(self, params: FetchParams, partitions: list[FetchRequestPartition], *,
@@ -520,10 +609,13 @@ class ReplicaManager:
 
     # -- offsets ---------------------------------------------------------------------------
     def fetch_offset_for_timestamp(self, topic: str, partition: int, timestamp: int,
-                                   current_leader_epoch: int) -> OffsetLookup:
-        """ListOffsets: raises KafkaError (unknown partition, not leader, fenced epoch)."""
+                                   current_leader_epoch: int,
+                                   replica_id: int = CONSUMER_REPLICA_ID) -> OffsetLookup:
+        """ListOffsets: raises KafkaError (unknown partition, not leader, fenced epoch). A
+        replica (``replica_id`` >= 0) sees up to the log end, a consumer up to the high
+        watermark."""
         return self._known_partition(topic, partition).fetch_offset_for_timestamp(
-            timestamp, current_leader_epoch)
+            timestamp, current_leader_epoch, replica_id)
 
     def last_offset_for_leader_epoch(self, topic: str, partition: int,
                                      current_leader_epoch: int, leader_epoch: int,
@@ -605,6 +697,10 @@ class ReplicaManager:
         self.fetch_purgatory.shutdown()
         self.produce_purgatory.shutdown()
         self.checkpoint_high_watermarks()
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
 
 
 def _volume(log_dir: Path) -> os.statvfs_result | None:

@@ -27,7 +27,10 @@ controlled shutdown         first replica in the ISR, live or     ISR minus the 
 Unclean election is considered only for a partition none of whose ISR members is live: when the
 strategy allows it (an ElectLeaders of type UNCLEAN from an admin client) or the topic's
 ``unclean.leader.election.enable`` does. :func:`needs_unclean_config` tells the caller which
-partitions' topic configs it has to look up.
+partitions' topic configs it has to look up. An unclean choice is logged (a warning naming the
+partition, the new leader and the ISR it was not in); the new leader logs which offsets are
+lost, measured against the old leader's high watermark as it last fetched it
+(:meth:`pybroker.cluster.partition.Partition.make_leader`), since only it knows its log end.
 
 Everything here is pure: the context is read, never changed.
 """
@@ -35,6 +38,7 @@ Everything here is pure: the context is read, never changed.
 from __future__ import annotations
 
 import enum
+import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -43,6 +47,8 @@ from pybroker.controller.model import LeaderAndIsr, TopicPartition
 
 if TYPE_CHECKING:
     from pybroker.controller.context import ControllerContext
+
+log = logging.getLogger(__name__)
 
 
 class ElectionKind(enum.Enum):
@@ -160,6 +166,11 @@ def leader_for_offline(ctx: ControllerContext, tp: TopicPartition,
     if leader in isr:
         new_isr: tuple[int, ...] = tuple(r for r in isr if ctx.is_replica_online(r, tp))
         return ElectionResult(tp, leader_and_isr.new_leader_and_isr(leader, new_isr), live)
+    log.warning("Unclean leader election for %s-%d: broker %d leads in epoch %d without having "
+                "been in the ISR %s (leader %d, epoch %d); records committed beyond its log end "
+                "are lost, and the other replicas truncate to it", tp[0], tp[1], leader,
+                leader_and_isr.leader_epoch + 1, list(isr), leader_and_isr.leader,
+                leader_and_isr.leader_epoch)
     if leader_recovery_supported:
         # the new leader was not in the ISR: its log may lack committed records
         return ElectionResult(tp, leader_and_isr.new_recovering_leader_and_isr(leader, [leader]),

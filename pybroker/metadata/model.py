@@ -27,6 +27,9 @@ class PartitionRecord:
     leader: int
     leader_epoch: int = 0
     partition_epoch: int = 0
+    #: KIP-704: 1 (RECOVERING) after an unclean election, until the leader has recovered;
+    #: carried by LeaderAndIsr, not stored
+    leader_recovery_state: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "replicas", tuple(self.replicas))

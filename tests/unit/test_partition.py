@@ -56,6 +56,10 @@ def append(p: Partition, n: int = 1, acks: int = 1, min_isr: int = 1) -> int:
     return info.last_offset + 1
 
 
+def moved(p: Partition, replica: int, offset: int, now: int) -> bool:
+    return p.update_follower_fetch_state(replica, offset, now).high_watermark_moved
+
+
 def test_a_lone_leader_moves_its_high_watermark_with_every_append(tmp_path, logs) -> None:
     p = leader(tmp_path, logs)
     assert p.role is Role.LEADER and p.is_leader and p.isr == (LOCAL,)
@@ -67,20 +71,21 @@ def test_the_high_watermark_waits_for_every_follower_in_the_isr(tmp_path, logs) 
     p = leader(tmp_path, logs, isr=(0, 1, 2))
     append(p, 5)
     assert p.high_watermark == 0  # no follower has fetched yet
-    assert p.update_follower_fetch_state(1, 5, T0 + 1) is False  # replica 2 still at nothing
+    assert not moved(p, 1, 5, T0 + 1)  # replica 2 still at nothing
     assert p.high_watermark == 0
-    assert p.update_follower_fetch_state(2, 3, T0 + 1) is True
+    assert moved(p, 2, 3, T0 + 1)
     assert p.high_watermark == 3  # the smallest log end offset in the ISR
-    assert p.update_follower_fetch_state(2, 5, T0 + 2) is True
+    assert moved(p, 2, 5, T0 + 2)
     assert p.high_watermark == 5
     # it never moves back, whatever a follower says later
-    assert p.update_follower_fetch_state(2, 1, T0 + 3) is False
+    assert not moved(p, 2, 1, T0 + 3)
     assert p.high_watermark == 5
 
 
 def test_a_replica_outside_the_isr_does_not_hold_the_high_watermark_back(tmp_path, logs) -> None:
     p = leader(tmp_path, logs, isr=(0, 1), replicas=(0, 1, 2))
     append(p, 4)
+    # (not caught up either: a new leader counts replicas outside the ISR as lagging)
     p.update_follower_fetch_state(1, 4, T0)
     assert p.high_watermark == 4
     # ...and its fetches are tracked all the same
@@ -152,7 +157,13 @@ def test_leading_again_in_the_same_epoch_changes_nothing_for_clients(tmp_path, l
     assert p.make_leader(PartitionRecord(0, (0, 1), (0, 1), LOCAL, 3), log, T0) is False
     assert p.remote_replicas[1].last_fetch_time_ms == T0  # positions kept
     assert p.make_leader(PartitionRecord(0, (0, 1), (0, 1), LOCAL, 4), log, T0 + 9) is True
-    assert p.remote_replicas[1].log_end_offset == -1  # learnt afresh in the new epoch
+    # led again in a new epoch: the follower counts as caught up now; what it fetched is kept
+    # (Kafka's resetReplicaState for a leader that already led)
+    replica = p.remote_replicas[1]
+    assert (replica.log_end_offset, replica.last_caught_up_time_ms) == (0, T0 + 9)
+    p.make_follower(PartitionRecord(0, (0, 1), (0, 1), 1, 5), log)
+    p.make_leader(PartitionRecord(0, (0, 1), (0, 1), LOCAL, 6), log, T0 + 20)
+    assert p.remote_replicas[1].log_end_offset == -1  # a new leader learns it afresh
 
 
 def test_a_follower_appends_what_its_leader_wrote_byte_for_byte(tmp_path, logs) -> None:

@@ -163,7 +163,8 @@ def test_fetcher_settings_come_from_the_broker_config() -> None:
         "replica.socket.timeout.ms": "9000", "inter.broker.protocol.version": "2.6"}))
     assert config == FetcherConfig(num_fetchers=3, max_wait_ms=250, min_bytes=10,
                                    max_bytes=65536, partition_max_bytes=4096, backoff_ms=50,
-                                   socket_timeout_ms=9000, truncation_on_fetch=False)
+                                   socket_timeout_ms=9000, truncation_on_fetch=False,
+                                   list_offsets_version=5)
     assert (config.fetch_version, config.offset_for_leader_epoch_version) == (11, 3)
     assert (FetcherConfig().fetch_version, FetcherConfig().offset_for_leader_epoch_version) == \
         (12, 4)
