@@ -51,7 +51,9 @@ def handle(ctx: RequestContext, request: req.AlterPartitionRequest,
         for (topic, index), result in results.items():
             data = m.PartitionData(partition_index=index)
             if isinstance(result, ErrorCode):
-                data.error_code = result
+                data.error_code = (ErrorCode.OPERATION_NOT_ATTEMPTED
+                                   if result == ErrorCode.INELIGIBLE_REPLICA and version < 2
+                                   else result)
             else:
                 data.error_code = ErrorCode.NONE
                 data.leader_id = result.leader

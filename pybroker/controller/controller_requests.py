@@ -232,9 +232,12 @@ class ControllerRequests(ControllerCore):
             wanted = LeaderAndIsr(event.broker_id, change.leader_epoch, change.isr,
                                   LeaderRecoveryState(change.leader_recovery_state),
                                   change.partition_epoch)
-            if current.leader != event.broker_id:
-                results[key] = ErrorCode.NOT_LEADER_OR_FOLLOWER
-            elif change.leader_epoch != current.leader_epoch:
+            if change.partition_epoch > current.partition_epoch \
+                    or change.leader_epoch > current.leader_epoch:
+                # the leader knows a newer state: this broker is likely no longer the
+                # controller, and the leader should look for the one that wrote it
+                results[key] = ErrorCode.NOT_CONTROLLER
+            elif change.leader_epoch < current.leader_epoch:
                 results[key] = ErrorCode.FENCED_LEADER_EPOCH
             elif wanted.equals_allow_stale_partition_epoch(current):
                 results[key] = current  # already so: nothing to write
@@ -246,11 +249,10 @@ class ControllerRequests(ControllerCore):
             elif current.leader_recovery_state is LeaderRecoveryState.RECOVERED \
                     and wanted.leader_recovery_state is LeaderRecoveryState.RECOVERING:
                 results[key] = ErrorCode.INVALID_REQUEST
-            elif any(not ctx.is_replica_online(r, tp) or r in ctx.shutting_down_broker_ids
-                     or (change.isr_broker_epochs is not None
-                         and change.isr_broker_epochs.get(r, -1) not in (
-                             -1, ctx.live_broker_id_and_epochs.get(r)))
-                     for r in wanted.isr):
+            elif any(r not in ctx.live_broker_ids for r in wanted.isr):
+                # KIP-841: only live brokers join an ISR (a ZooKeeper-mode controller does not
+                # check the members' broker epochs of KIP-903; the handler answers
+                # OPERATION_NOT_ATTEMPTED to versions before 2)
                 results[key] = ErrorCode.INELIGIBLE_REPLICA
             else:
                 writes[tp] = wanted
