@@ -40,8 +40,9 @@ from pybroker.api.services import BrokerServices
 from pybroker.broker import BrokerBase, ConfigError, now_ms
 from pybroker.cluster.alter_partition import AlterPartitionManager
 from pybroker.cluster.control import ControlRequestHandler
+from pybroker.cluster.fetcher_state import FetcherConfig
 from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
-from pybroker.cluster.replica_fetcher import FetcherConfig, ReplicaFetcherManager
+from pybroker.cluster.replica_fetcher import ReplicaFetcherManager
 from pybroker.config import BrokerConfig
 from pybroker.controller.assignment import assign_replicas_rack_unaware
 from pybroker.controller.kafka_controller import KafkaController

@@ -42,486 +42,44 @@ only for the fetch offset and leader epoch it was asked with. Logic that depends
 from __future__ import annotations
 
 import asyncio
-import enum
 import logging
 import time
-import uuid
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.messages import (
-    ApiKey,
-    fetch_request as freq,
-    fetch_response as fresp,
-    list_offsets_request as loreq,
-    offset_for_leader_epoch_request as oreq,
+from pybroker.cluster.fetcher_state import (
+    UNDEFINED_EPOCH,
+    FetcherConfig,
+    FetchState,
+    InitialFetchState,
+    OffsetTruncationState,
+    PartitionFetchState,
+    TopicPartition,
+    check_transition,
+    fetcher_id,
+    offset_truncation_state,
+)
+from pybroker.cluster.leader_endpoint import (
+    EpochEndOffset,
+    FetchedPartition,
+    FetchPartitionRequest,
+    FetchRequestError,
+    LeaderEndpoint,
+    RemoteLeaderEndpoint,
 )
 from pybroker.cluster.metadata_cache import BrokerEndpoint
-from pybroker.config.validators import IBP_VERSIONS
-from pybroker.network.client import BrokerClient, BrokerClientError
+from pybroker.network.client import BrokerClientError
 
 if TYPE_CHECKING:
     from pybroker.cluster.partition import Partition
-    from pybroker.config import BrokerConfig
 
 log = logging.getLogger(__name__)
-
-TopicPartition = tuple[str, int]
-
-UNDEFINED_EPOCH = -1
-UNDEFINED_EPOCH_OFFSET = -1
-LATEST_TIMESTAMP = -1
-EARLIEST_TIMESTAMP = -2
-#: a Fetch without a fetch session (KIP-227): session id 0 and the final epoch
-NO_SESSION = 0
-SESSIONLESS_EPOCH = -1
 
 
 def now_ms() -> int:
     return int(time.time() * 1000)
-
-
-# -- settings --------------------------------------------------------------------------------
-
-
-def _ibp_index(version: str) -> int:
-    """Position of ``inter.broker.protocol.version`` among Kafka's MetadataVersions; a bare
-    release ("2.8") names its latest version."""
-    if version in IBP_VERSIONS:
-        return IBP_VERSIONS.index(version)
-    parts = version.split(".")
-    key = ".".join(parts[:3] if version.startswith("0.") else parts[:2])
-    found = [i for i, v in enumerate(IBP_VERSIONS) if v == key or v.startswith(key + "-")]
-    return max(found) if found else len(IBP_VERSIONS) - 1
-
-
-def truncation_on_fetch_supported(inter_broker_protocol_version: str) -> bool:
-    """Kafka's ``MetadataVersion.isTruncationOnFetchSupported``: IBP 2.7-IV1 and later."""
-    return _ibp_index(inter_broker_protocol_version) >= IBP_VERSIONS.index("2.7-IV1")
-
-
-#: Kafka's ``MetadataVersion.listOffsetRequestVersion``: from which IBP each version is sent
-_LIST_OFFSETS_VERSIONS = (("3.9-IV0", 9), ("3.5-IV0", 8), ("3.0-IV1", 7), ("2.8-IV0", 6),
-                          ("2.2-IV1", 5), ("2.1-IV1", 4), ("2.0-IV1", 3), ("0.11.0-IV0", 2),
-                          ("0.10.1-IV2", 1))
-
-
-def list_offsets_version(inter_broker_protocol_version: str) -> int:
-    """The ListOffsets version a follower sends at ``inter.broker.protocol.version``."""
-    index = _ibp_index(inter_broker_protocol_version)
-    for since, version in _LIST_OFFSETS_VERSIONS:
-        if since in IBP_VERSIONS and index >= IBP_VERSIONS.index(since):
-            return version
-    return 0
-
-
-@dataclass(frozen=True, slots=True)
-class FetcherConfig:
-    """The follower's settings (``replica.*``), Kafka's defaults."""
-
-    num_fetchers: int = 1
-    max_wait_ms: int = 500
-    min_bytes: int = 1
-    #: ``replica.fetch.response.max.bytes``: the whole answer
-    max_bytes: int = 10 * 1024 * 1024
-    #: ``replica.fetch.max.bytes``: per partition
-    partition_max_bytes: int = 1024 * 1024
-    backoff_ms: int = 1000
-    socket_timeout_ms: int = 30000
-    truncation_on_fetch: bool = True
-    #: ListOffsets as this replica (a leader's log start and end)
-    list_offsets_version: int = 9
-
-    @classmethod
-    def from_broker_config(cls, config: BrokerConfig) -> FetcherConfig:
-        get = config.get_int
-        return cls(
-            num_fetchers=max(1, get("num.replica.fetchers")),
-            max_wait_ms=get("replica.fetch.wait.max.ms"),
-            min_bytes=get("replica.fetch.min.bytes"),
-            max_bytes=get("replica.fetch.response.max.bytes"),
-            partition_max_bytes=get("replica.fetch.max.bytes"),
-            backoff_ms=get("replica.fetch.backoff.ms"),
-            socket_timeout_ms=get("replica.socket.timeout.ms"),
-            truncation_on_fetch=truncation_on_fetch_supported(
-                config.get("inter.broker.protocol.version") or "3.9-IV0"),
-            list_offsets_version=list_offsets_version(
-                config.get("inter.broker.protocol.version") or "3.9-IV0"),
-        )
-
-    @property
-    def fetch_version(self) -> int:
-        """The highest Fetch version leaders serve here: v12 (``LastFetchedEpoch``); v11 for
-        an inter-broker protocol before 2.7."""
-        return 12 if self.truncation_on_fetch else 11
-
-    @property
-    def offset_for_leader_epoch_version(self) -> int:
-        return 4 if self.truncation_on_fetch else 3
-
-
-# -- state -----------------------------------------------------------------------------------
-
-
-class FetchState(enum.Enum):
-    """A followed partition's state in its fetcher (Kafka's ``ReplicaState``, plus Failed for
-    the partitions Kafka moves to its ``failedPartitions``)."""
-
-    TRUNCATING = "Truncating"
-    FETCHING = "Fetching"
-    #: fenced, or broken here: left alone until a LeaderAndIsr adds it again
-    FAILED = "Failed"
-
-
-_F = FetchState
-
-#: target state -> the states it may be entered from (Kafka's ``validPreviousStates`` form). A
-#: partition starts Truncating, or Fetching when its log has leader epochs and the leader takes
-#: LastFetchedEpoch; Truncating goes on for another round while the truncation is not complete
-#: (KIP-279 without truncation on fetch); a DivergingEpoch or an out-of-range offset keeps it
-#: Fetching from a new offset. A new leader or epoch takes it out and starts it afresh.
-VALID_PREVIOUS_STATES: Mapping[FetchState, frozenset[FetchState]] = {
-    _F.TRUNCATING: frozenset({_F.TRUNCATING, _F.FAILED}),
-    _F.FETCHING: frozenset({_F.TRUNCATING, _F.FETCHING, _F.FAILED}),
-    _F.FAILED: frozenset({_F.TRUNCATING, _F.FETCHING}),
-}
-
-
-class IllegalStateTransition(RuntimeError):
-    """A fetcher tried a transition the state table forbids."""
-
-
-def check_transition(tp: TopicPartition, source: FetchState, target: FetchState) -> None:
-    if source not in VALID_PREVIOUS_STATES[target]:
-        allowed = ", ".join(sorted(s.value for s in VALID_PREVIOUS_STATES[target]))
-        raise IllegalStateTransition(f"{tp[0]}-{tp[1]} cannot move from {source.value} to "
-                                     f"{target.value} ({target.value} is entered only from: "
-                                     f"{allowed})")
-
-
-@dataclass(frozen=True, slots=True)
-class InitialFetchState:
-    """Where to start following a partition (Kafka's ``InitialFetchState``): its leader, the
-    leader epoch, and the offset (the log end offset when the log has epochs, else the high
-    watermark)."""
-
-    leader: BrokerEndpoint
-    current_leader_epoch: int
-    init_offset: int
-    topic_id: uuid.UUID | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PartitionFetchState:
-    fetch_offset: int
-    current_leader_epoch: int
-    state: FetchState
-    #: the epoch of the last batch appended (or the latest cache entry after a truncation)
-    last_fetched_epoch: int | None
-    #: no fetch or truncation before this time (a back-off after an error)
-    delayed_until_ms: int = 0
-    lag: int | None = None
-
-    def is_delayed(self, now_ms: int) -> bool:
-        return now_ms < self.delayed_until_ms
-
-    def is_ready_for_fetch(self, now_ms: int) -> bool:
-        return self.state is FetchState.FETCHING and not self.is_delayed(now_ms)
-
-    def is_truncating(self, now_ms: int) -> bool:
-        return self.state is FetchState.TRUNCATING and not self.is_delayed(now_ms)
-
-
-@dataclass(frozen=True, slots=True)
-class OffsetTruncationState:
-    offset: int
-    truncation_completed: bool
-
-
-@dataclass(frozen=True, slots=True)
-class FetchPartitionRequest:
-    """One partition of a follower's Fetch."""
-
-    topic: str
-    partition: int
-    fetch_offset: int
-    current_leader_epoch: int
-    last_fetched_epoch: int
-    log_start_offset: int
-    max_bytes: int
-
-
-@dataclass(frozen=True, slots=True)
-class FetchedPartition:
-    """One partition of the leader's answer."""
-
-    error: ErrorCode
-    high_watermark: int = -1
-    log_start_offset: int = -1
-    records: bytes | bytearray | memoryview = b""
-    diverging_epoch: tuple[int, int] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class EpochEndOffset:
-    """One partition of an OffsetForLeaderEpoch answer."""
-
-    error: ErrorCode
-    leader_epoch: int = UNDEFINED_EPOCH
-    end_offset: int = UNDEFINED_EPOCH_OFFSET
-
-
-class FetchRequestError(Exception):
-    """The leader refused a whole Fetch (a top-level error)."""
-
-
-# -- pure decisions --------------------------------------------------------------------------
-
-
-def _java_string_hash(s: str) -> int:
-    h = 0
-    data = s.encode("utf-16-be")
-    for i in range(0, len(data), 2):
-        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
-    return h
-
-
-def _int32(n: int) -> int:
-    n &= 0xFFFFFFFF
-    return n - (1 << 32) if n & 0x80000000 else n
-
-
-def fetcher_id(topic: str, partition: int, num_fetchers: int) -> int:
-    """Kafka's ``getFetcherId``: ``Utils.abs(31 * topic.hashCode + partition) %
-    num.replica.fetchers`` in 32-bit arithmetic (``Utils.abs`` maps Integer.MIN_VALUE to 0)."""
-    n = _int32(31 * _java_string_hash(topic) + partition)
-    return (0 if n == -(1 << 31) else abs(n)) % num_fetchers
-
-
-def offset_truncation_state(leader_epoch: int, leader_end_offset: int, *, fetch_offset: int,
-                            log_end_offset: int,
-                            local_end_offset_for: Callable[[int], tuple[int, int] | None],
-                            ) -> OffsetTruncationState:
-    """Where a follower truncates given the leader's ``(epoch, end offset)`` for its latest
-    epoch, from DivergingEpoch or OffsetForLeaderEpoch (Kafka's ``getOffsetTruncationState``).
-    ``local_end_offset_for(epoch)`` is the follower's own answer for an epoch (None when
-    undefined).
-
-    * The leader knows no end offset: truncate to the current fetch offset.
-    * The leader names no epoch (a protocol without epochs): truncate to its end offset.
-    * We know nothing of that epoch either (our epochs are all later): truncate to the leader's
-      end offset.
-    * Our largest epoch not above the leader's is the leader's epoch: truncate to the smaller of
-      the two end offsets. Done.
-    * It is an earlier epoch (we never had the leader's): truncate to where it ends here and
-      ask again with it (KIP-279); not done.
-
-    Never beyond our log end."""
-    if leader_end_offset == UNDEFINED_EPOCH_OFFSET:
-        return OffsetTruncationState(fetch_offset, True)
-    if leader_epoch == UNDEFINED_EPOCH:
-        return OffsetTruncationState(min(leader_end_offset, log_end_offset), True)
-    found = local_end_offset_for(leader_epoch)
-    if found is None:
-        return OffsetTruncationState(min(leader_end_offset, log_end_offset), True)
-    follower_epoch, follower_end_offset = found
-    if follower_epoch != leader_epoch:
-        return OffsetTruncationState(min(follower_end_offset, log_end_offset), False)
-    return OffsetTruncationState(min(follower_end_offset, leader_end_offset, log_end_offset),
-                                 True)
-
-
-def build_fetch_request(partitions: Iterable[FetchPartitionRequest], *, replica_id: int,
-                        broker_epoch: int, config: FetcherConfig, version: int,
-                        ) -> freq.FetchRequest:
-    """A follower's Fetch (``ReplicaFetcherThread.buildFetch``): this broker as the replica,
-    ``replica.fetch.wait.max.ms``/``min.bytes``/``response.max.bytes``, no fetch session,
-    read-uncommitted, each partition with its fetch offset, leader epoch, last fetched epoch
-    (v12+), log start offset and ``replica.fetch.max.bytes``; topics in first-seen order."""
-    topics: dict[str, freq.FetchTopic] = {}
-    for p in partitions:
-        topic = topics.get(p.topic)
-        if topic is None:
-            topic = topics[p.topic] = freq.FetchTopic(topic=p.topic)
-        topic.partitions.append(freq.FetchPartition(
-            partition=p.partition,
-            current_leader_epoch=p.current_leader_epoch,
-            fetch_offset=p.fetch_offset,
-            last_fetched_epoch=p.last_fetched_epoch if version >= 12 else UNDEFINED_EPOCH,
-            log_start_offset=p.log_start_offset,
-            partition_max_bytes=p.max_bytes,
-        ))
-    request = freq.FetchRequest(
-        replica_id=replica_id if version < 15 else -1,
-        max_wait_ms=config.max_wait_ms,
-        min_bytes=config.min_bytes,
-        max_bytes=config.max_bytes,
-        isolation_level=0,
-        session_id=NO_SESSION,
-        session_epoch=SESSIONLESS_EPOCH,
-        topics=list(topics.values()),
-    )
-    if version >= 15:
-        request.replica_state = freq.ReplicaState(replica_id=replica_id,
-                                                  replica_epoch=broker_epoch)
-    return request
-
-
-def _error(code: int) -> ErrorCode:
-    try:
-        return ErrorCode(code)
-    except ValueError:
-        return ErrorCode.UNKNOWN_SERVER_ERROR
-
-
-def parse_fetch_response(response: fresp.FetchResponse) -> dict[TopicPartition, FetchedPartition]:
-    """The leader's answer by partition; a top-level error raises FetchRequestError."""
-    if response.error_code:
-        raise FetchRequestError(f"the leader answered the fetch with "
-                                f"{_error(response.error_code).name}")
-    out: dict[TopicPartition, FetchedPartition] = {}
-    for topic in response.responses:
-        for p in topic.partitions:
-            diverging = p.diverging_epoch
-            records = p.records
-            out[(topic.topic, p.partition_index)] = FetchedPartition(
-                error=_error(p.error_code),
-                high_watermark=p.high_watermark,
-                log_start_offset=p.log_start_offset,
-                # a decoded answer carries its records as a view of the frame
-                records=records if isinstance(records, (bytes, bytearray, memoryview)) else b"",
-                diverging_epoch=((diverging.epoch, diverging.end_offset)
-                                 if diverging.epoch >= 0 else None),
-            )
-    return out
-
-
-# -- the leader, as a fetcher sees it ----------------------------------------------------------
-
-
-class LeaderEndpoint(Protocol):
-    """The source broker of a fetcher (Kafka's ``LeaderEndPoint``)."""
-
-    @property
-    def node(self) -> BrokerEndpoint: ...
-
-    async def fetch(self, partitions: list[FetchPartitionRequest],
-                    ) -> dict[TopicPartition, FetchedPartition]: ...
-
-    async def fetch_epoch_end_offsets(self, partitions: Mapping[TopicPartition, tuple[int, int]],
-                                      ) -> dict[TopicPartition, EpochEndOffset]:
-        """``partitions``: (current leader epoch, epoch to look up) of each."""
-        ...
-
-    async def fetch_earliest_offset(self, tp: TopicPartition, current_leader_epoch: int,
-                                    ) -> int: ...
-
-    async def fetch_latest_offset(self, tp: TopicPartition, current_leader_epoch: int,
-                                  ) -> int: ...
-
-    def close(self) -> None: ...
-
-
-class RemoteLeaderEndpoint:
-    """The leader over one :class:`BrokerClient` connection, made on first use and again after
-    a failure; each request waits at most ``replica.socket.timeout.ms``."""
-
-    def __init__(self, node: BrokerEndpoint, *, local_broker_id: int,
-                 broker_epoch: Callable[[], int], config: FetcherConfig,
-                 fetcher_id: int) -> None:
-        self._node = node
-        self.local_broker_id = local_broker_id
-        self.broker_epoch = broker_epoch
-        self.config = config
-        self.client_id = f"broker-{local_broker_id}-fetcher-{fetcher_id}"
-        self._client: BrokerClient | None = None
-
-    @property
-    def node(self) -> BrokerEndpoint:
-        return self._node
-
-    async def _request(self, api_key: int, version: int, body: object) -> object:
-        client = self._client
-        if client is None or not client.connected:
-            if client is not None:
-                client.close()
-            client = self._client = BrokerClient(self._node.host, self._node.port,
-                                                 client_id=self.client_id)
-            await client.connect(self.config.socket_timeout_ms / 1000)
-        try:
-            return await client.request(api_key, version, body, self.config.socket_timeout_ms)
-        except BrokerClientError:
-            self.close()
-            raise
-
-    async def fetch(self, partitions: list[FetchPartitionRequest],
-                    ) -> dict[TopicPartition, FetchedPartition]:
-        version = self.config.fetch_version
-        request = build_fetch_request(partitions, replica_id=self.local_broker_id,
-                                      broker_epoch=self.broker_epoch(), config=self.config,
-                                      version=version)
-        response = await self._request(ApiKey.FETCH, version, request)
-        assert isinstance(response, fresp.FetchResponse)
-        return parse_fetch_response(response)
-
-    async def fetch_epoch_end_offsets(self, partitions: Mapping[TopicPartition, tuple[int, int]],
-                                      ) -> dict[TopicPartition, EpochEndOffset]:
-        topics: dict[str, oreq.OffsetForLeaderTopic] = {}
-        for (topic, partition), (current, epoch) in partitions.items():
-            t = topics.setdefault(topic, oreq.OffsetForLeaderTopic(topic=topic))
-            t.partitions.append(oreq.OffsetForLeaderPartition(
-                partition=partition, current_leader_epoch=current, leader_epoch=epoch))
-        response = await self._request(
-            ApiKey.OFFSET_FOR_LEADER_EPOCH, self.config.offset_for_leader_epoch_version,
-            oreq.OffsetForLeaderEpochRequest(replica_id=self.local_broker_id,
-                                             topics=list(topics.values())))
-        out: dict[TopicPartition, EpochEndOffset] = {}
-        for t in getattr(response, "topics", []):
-            for p in t.partitions:
-                out[(t.topic, p.partition)] = EpochEndOffset(_error(p.error_code),
-                                                             p.leader_epoch, p.end_offset)
-        return out
-
-    async def _list_offset(self, tp: TopicPartition, current_leader_epoch: int,
-                           timestamp: int) -> int:
-        """ListOffsets as this replica (Kafka's ``RemoteLeaderEndPoint.fetchOffset``)."""
-        topic, partition = tp
-        response = await self._request(
-            ApiKey.LIST_OFFSETS, self.config.list_offsets_version, loreq.ListOffsetsRequest(
-                replica_id=self.local_broker_id, isolation_level=0,
-                topics=[loreq.ListOffsetsTopic(name=topic, partitions=[
-                    loreq.ListOffsetsPartition(partition_index=partition,
-                                               current_leader_epoch=current_leader_epoch,
-                                               timestamp=timestamp)])]))
-        for t in getattr(response, "topics", []):
-            for p in t.partitions:
-                if p.error_code:
-                    raise KafkaError(_error(p.error_code))
-                if p.old_style_offsets:  # v0
-                    return int(p.old_style_offsets[0])
-                return int(p.offset)
-        raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-
-    async def fetch_earliest_offset(self, tp: TopicPartition, current_leader_epoch: int,
-                                    ) -> int:
-        """The leader's log start offset (ListOffsets EARLIEST as this replica)."""
-        return await self._list_offset(tp, current_leader_epoch, EARLIEST_TIMESTAMP)
-
-    async def fetch_latest_offset(self, tp: TopicPartition, current_leader_epoch: int,
-                                  ) -> int:
-        """The leader's log end offset: ListOffsets LATEST as this replica, which a leader
-        answers with its log end (a consumer gets the high watermark)."""
-        return await self._list_offset(tp, current_leader_epoch, LATEST_TIMESTAMP)
-
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
-
-
-# -- the fetcher -----------------------------------------------------------------------------
 
 
 class FollowerPartitions(Protocol):
@@ -973,8 +531,6 @@ class ReplicaFetcher:
         partition = self.replicas.get_partition(*tp)
         return partition if partition is not None and partition.log is not None else None
 
-
-# -- the manager -----------------------------------------------------------------------------
 
 EndpointFactory = Callable[[BrokerEndpoint, int], LeaderEndpoint]
 

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.cluster.alter_partition import IsrAnswer, IsrUpdate
+from pybroker.cluster.fetcher_state import InitialFetchState
 from pybroker.cluster.partition import (
     IsrSettings,
     LogReadInfo,
@@ -55,7 +56,6 @@ from pybroker.cluster.partition import (
     Partition,
     PendingIsrChange,
 )
-from pybroker.cluster.replica_fetcher import InitialFetchState
 from pybroker.log.checkpoints import (
     REPLICATION_OFFSET_CHECKPOINT,
     CheckpointError,

@@ -66,7 +66,7 @@ MACHINES: list[StateMachine] = [
     ),
     StateMachine(
         title="Followed partition (replica fetcher)",
-        module="pybroker.cluster.replica_fetcher",
+        module="pybroker.cluster.fetcher_state",
         table="VALID_PREVIOUS_STATES",
         description=(
             "Each partition a broker follows, in its replica fetcher (Kafka's ReplicaState in "

@@ -22,13 +22,10 @@ from protocol.client import ClientConnection
 from protocol.framing import FrameDecoder
 from pybroker.api.registry import ZOOKEEPER, load_handlers
 from pybroker.api.services import BrokerServices
+from pybroker.cluster.fetcher_state import FetcherConfig
+from pybroker.cluster.leader_endpoint import RemoteLeaderEndpoint
 from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
-from pybroker.cluster.replica_fetcher import (
-    FetcherConfig,
-    RemoteLeaderEndpoint,
-    ReplicaFetcher,
-    ReplicaFetcherManager,
-)
+from pybroker.cluster.replica_fetcher import ReplicaFetcher, ReplicaFetcherManager
 from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.config import BrokerConfig
 from pybroker.log import Log, LogConfig

@@ -1,4 +1,5 @@
-from pybroker.coordinator.partitioning import java_string_hash, partition_for
+from pybroker.coordinator.partitioning import partition_for
+from pybroker.jvm import string_hash as java_string_hash
 
 
 def test_java_string_hash_matches_the_jvm():

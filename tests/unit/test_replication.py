@@ -28,23 +28,22 @@ from protocol.messages import (
 )
 from protocol.primitives import Writer
 from protocol.records.record import build_batch, decode_batch, iter_batches
-from pybroker.cluster.metadata_cache import PartitionInfo, PartitionUpdate
-from pybroker.cluster.partition import Role, diverging_epoch
-from pybroker.cluster.replica_fetcher import (
+from pybroker.cluster.fetcher_state import (
     VALID_PREVIOUS_STATES,
     FetcherConfig,
-    FetchPartitionRequest,
     FetchState,
     IllegalStateTransition,
     InitialFetchState,
     OffsetTruncationState,
     PartitionFetchState,
-    build_fetch_request,
     check_transition,
     fetcher_id,
     offset_truncation_state,
     truncation_on_fetch_supported,
 )
+from pybroker.cluster.leader_endpoint import FetchPartitionRequest, build_fetch_request
+from pybroker.cluster.metadata_cache import PartitionInfo, PartitionUpdate
+from pybroker.cluster.partition import Role, diverging_epoch
 from pybroker.cluster.replica_manager import FetchParams, FetchRequestPartition
 from pybroker.config import BrokerConfig
 from pybroker.log.checkpoints import REPLICATION_OFFSET_CHECKPOINT, read_offset_checkpoint

@@ -1,0 +1,264 @@
+"""The leader as a follower's fetcher sees it: the requests it sends (Fetch as a replica,
+OffsetForLeaderEpoch, ListOffsets as a replica) built and parsed as pure functions, and
+:class:`RemoteLeaderEndpoint`, which sends them over the inter-broker client. Kafka's
+``LeaderEndpoint``/``RemoteLeaderEndpoint``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from protocol.errors import ErrorCode, KafkaError
+from protocol.messages import (
+    ApiKey,
+    fetch_request as freq,
+    fetch_response as fresp,
+    list_offsets_request as loreq,
+    offset_for_leader_epoch_request as oreq,
+)
+from pybroker.cluster.fetcher_state import (
+    UNDEFINED_EPOCH,
+    UNDEFINED_EPOCH_OFFSET,
+    FetcherConfig,
+    TopicPartition,
+)
+from pybroker.cluster.metadata_cache import BrokerEndpoint
+from pybroker.network.client import BrokerClient, BrokerClientError
+
+if TYPE_CHECKING:
+    pass
+
+LATEST_TIMESTAMP = -1
+
+
+EARLIEST_TIMESTAMP = -2
+
+
+#: a Fetch without a fetch session (KIP-227): session id 0 and the final epoch
+NO_SESSION = 0
+
+
+SESSIONLESS_EPOCH = -1
+
+
+@dataclass(frozen=True, slots=True)
+class FetchPartitionRequest:
+    """One partition of a follower's Fetch."""
+
+    topic: str
+    partition: int
+    fetch_offset: int
+    current_leader_epoch: int
+    last_fetched_epoch: int
+    log_start_offset: int
+    max_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class FetchedPartition:
+    """One partition of the leader's answer."""
+
+    error: ErrorCode
+    high_watermark: int = -1
+    log_start_offset: int = -1
+    records: bytes | bytearray | memoryview = b""
+    diverging_epoch: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EpochEndOffset:
+    """One partition of an OffsetForLeaderEpoch answer."""
+
+    error: ErrorCode
+    leader_epoch: int = UNDEFINED_EPOCH
+    end_offset: int = UNDEFINED_EPOCH_OFFSET
+
+
+class FetchRequestError(Exception):
+    """The leader refused a whole Fetch (a top-level error)."""
+
+
+def build_fetch_request(partitions: Iterable[FetchPartitionRequest], *, replica_id: int,
+                        broker_epoch: int, config: FetcherConfig, version: int,
+                        ) -> freq.FetchRequest:
+    """A follower's Fetch (``ReplicaFetcherThread.buildFetch``): this broker as the replica,
+    ``replica.fetch.wait.max.ms``/``min.bytes``/``response.max.bytes``, no fetch session,
+    read-uncommitted, each partition with its fetch offset, leader epoch, last fetched epoch
+    (v12+), log start offset and ``replica.fetch.max.bytes``; topics in first-seen order."""
+    topics: dict[str, freq.FetchTopic] = {}
+    for p in partitions:
+        topic = topics.get(p.topic)
+        if topic is None:
+            topic = topics[p.topic] = freq.FetchTopic(topic=p.topic)
+        topic.partitions.append(freq.FetchPartition(
+            partition=p.partition,
+            current_leader_epoch=p.current_leader_epoch,
+            fetch_offset=p.fetch_offset,
+            last_fetched_epoch=p.last_fetched_epoch if version >= 12 else UNDEFINED_EPOCH,
+            log_start_offset=p.log_start_offset,
+            partition_max_bytes=p.max_bytes,
+        ))
+    request = freq.FetchRequest(
+        replica_id=replica_id if version < 15 else -1,
+        max_wait_ms=config.max_wait_ms,
+        min_bytes=config.min_bytes,
+        max_bytes=config.max_bytes,
+        isolation_level=0,
+        session_id=NO_SESSION,
+        session_epoch=SESSIONLESS_EPOCH,
+        topics=list(topics.values()),
+    )
+    if version >= 15:
+        request.replica_state = freq.ReplicaState(replica_id=replica_id,
+                                                  replica_epoch=broker_epoch)
+    return request
+
+
+def _error(code: int) -> ErrorCode:
+    try:
+        return ErrorCode(code)
+    except ValueError:
+        return ErrorCode.UNKNOWN_SERVER_ERROR
+
+
+def parse_fetch_response(response: fresp.FetchResponse) -> dict[TopicPartition, FetchedPartition]:
+    """The leader's answer by partition; a top-level error raises FetchRequestError."""
+    if response.error_code:
+        raise FetchRequestError(f"the leader answered the fetch with "
+                                f"{_error(response.error_code).name}")
+    out: dict[TopicPartition, FetchedPartition] = {}
+    for topic in response.responses:
+        for p in topic.partitions:
+            diverging = p.diverging_epoch
+            records = p.records
+            out[(topic.topic, p.partition_index)] = FetchedPartition(
+                error=_error(p.error_code),
+                high_watermark=p.high_watermark,
+                log_start_offset=p.log_start_offset,
+                # a decoded answer carries its records as a view of the frame
+                records=records if isinstance(records, (bytes, bytearray, memoryview)) else b"",
+                diverging_epoch=((diverging.epoch, diverging.end_offset)
+                                 if diverging.epoch >= 0 else None),
+            )
+    return out
+
+
+class LeaderEndpoint(Protocol):
+    """The source broker of a fetcher (Kafka's ``LeaderEndPoint``)."""
+
+    @property
+    def node(self) -> BrokerEndpoint: ...
+
+    async def fetch(self, partitions: list[FetchPartitionRequest],
+                    ) -> dict[TopicPartition, FetchedPartition]: ...
+
+    async def fetch_epoch_end_offsets(self, partitions: Mapping[TopicPartition, tuple[int, int]],
+                                      ) -> dict[TopicPartition, EpochEndOffset]:
+        """``partitions``: (current leader epoch, epoch to look up) of each."""
+        ...
+
+    async def fetch_earliest_offset(self, tp: TopicPartition, current_leader_epoch: int,
+                                    ) -> int: ...
+
+    async def fetch_latest_offset(self, tp: TopicPartition, current_leader_epoch: int,
+                                  ) -> int: ...
+
+    def close(self) -> None: ...
+
+
+class RemoteLeaderEndpoint:
+    """The leader over one :class:`BrokerClient` connection, made on first use and again after
+    a failure; each request waits at most ``replica.socket.timeout.ms``."""
+
+    def __init__(self, node: BrokerEndpoint, *, local_broker_id: int,
+                 broker_epoch: Callable[[], int], config: FetcherConfig,
+                 fetcher_id: int) -> None:
+        self._node = node
+        self.local_broker_id = local_broker_id
+        self.broker_epoch = broker_epoch
+        self.config = config
+        self.client_id = f"broker-{local_broker_id}-fetcher-{fetcher_id}"
+        self._client: BrokerClient | None = None
+
+    @property
+    def node(self) -> BrokerEndpoint:
+        return self._node
+
+    async def _request(self, api_key: int, version: int, body: object) -> object:
+        client = self._client
+        if client is None or not client.connected:
+            if client is not None:
+                client.close()
+            client = self._client = BrokerClient(self._node.host, self._node.port,
+                                                 client_id=self.client_id)
+            await client.connect(self.config.socket_timeout_ms / 1000)
+        try:
+            return await client.request(api_key, version, body, self.config.socket_timeout_ms)
+        except BrokerClientError:
+            self.close()
+            raise
+
+    async def fetch(self, partitions: list[FetchPartitionRequest],
+                    ) -> dict[TopicPartition, FetchedPartition]:
+        version = self.config.fetch_version
+        request = build_fetch_request(partitions, replica_id=self.local_broker_id,
+                                      broker_epoch=self.broker_epoch(), config=self.config,
+                                      version=version)
+        response = await self._request(ApiKey.FETCH, version, request)
+        assert isinstance(response, fresp.FetchResponse)
+        return parse_fetch_response(response)
+
+    async def fetch_epoch_end_offsets(self, partitions: Mapping[TopicPartition, tuple[int, int]],
+                                      ) -> dict[TopicPartition, EpochEndOffset]:
+        topics: dict[str, oreq.OffsetForLeaderTopic] = {}
+        for (topic, partition), (current, epoch) in partitions.items():
+            t = topics.setdefault(topic, oreq.OffsetForLeaderTopic(topic=topic))
+            t.partitions.append(oreq.OffsetForLeaderPartition(
+                partition=partition, current_leader_epoch=current, leader_epoch=epoch))
+        response = await self._request(
+            ApiKey.OFFSET_FOR_LEADER_EPOCH, self.config.offset_for_leader_epoch_version,
+            oreq.OffsetForLeaderEpochRequest(replica_id=self.local_broker_id,
+                                             topics=list(topics.values())))
+        out: dict[TopicPartition, EpochEndOffset] = {}
+        for t in getattr(response, "topics", []):
+            for p in t.partitions:
+                out[(t.topic, p.partition)] = EpochEndOffset(_error(p.error_code),
+                                                             p.leader_epoch, p.end_offset)
+        return out
+
+    async def _list_offset(self, tp: TopicPartition, current_leader_epoch: int,
+                           timestamp: int) -> int:
+        """ListOffsets as this replica (Kafka's ``RemoteLeaderEndPoint.fetchOffset``)."""
+        topic, partition = tp
+        response = await self._request(
+            ApiKey.LIST_OFFSETS, self.config.list_offsets_version, loreq.ListOffsetsRequest(
+                replica_id=self.local_broker_id, isolation_level=0,
+                topics=[loreq.ListOffsetsTopic(name=topic, partitions=[
+                    loreq.ListOffsetsPartition(partition_index=partition,
+                                               current_leader_epoch=current_leader_epoch,
+                                               timestamp=timestamp)])]))
+        for t in getattr(response, "topics", []):
+            for p in t.partitions:
+                if p.error_code:
+                    raise KafkaError(_error(p.error_code))
+                if p.old_style_offsets:  # v0
+                    return int(p.old_style_offsets[0])
+                return int(p.offset)
+        raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+
+    async def fetch_earliest_offset(self, tp: TopicPartition, current_leader_epoch: int,
+                                    ) -> int:
+        """The leader's log start offset (ListOffsets EARLIEST as this replica)."""
+        return await self._list_offset(tp, current_leader_epoch, EARLIEST_TIMESTAMP)
+
+    async def fetch_latest_offset(self, tp: TopicPartition, current_leader_epoch: int,
+                                  ) -> int:
+        """The leader's log end offset: ListOffsets LATEST as this replica, which a leader
+        answers with its log end (a consumer gets the high watermark)."""
+        return await self._list_offset(tp, current_leader_epoch, LATEST_TIMESTAMP)
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
