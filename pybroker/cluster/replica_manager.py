@@ -49,13 +49,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.cluster.alter_partition import IsrAnswer, IsrUpdate
 from pybroker.cluster.fetcher_state import InitialFetchState
-from pybroker.cluster.partition import (
-    IsrSettings,
-    LogReadInfo,
-    OffsetLookup,
-    Partition,
-    PendingIsrChange,
-)
+from pybroker.cluster.isr import IsrSettings, PendingIsrChange
+from pybroker.cluster.partition import LogReadInfo, OffsetLookup, Partition
 from pybroker.log.checkpoints import (
     REPLICATION_OFFSET_CHECKPOINT,
     CheckpointError,

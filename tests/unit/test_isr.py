@@ -16,14 +16,14 @@ import pytest
 from protocol.errors import ErrorCode, KafkaError
 from protocol.records.record import build_batch
 from pybroker.cluster.alter_partition import IsrAnswer, IsrUpdate, RecordedIsr
-from pybroker.cluster.partition import (
+from pybroker.cluster.isr import (
     CommittedPartitionState,
     IsrSettings,
-    Partition,
     PendingExpandIsr,
     PendingShrinkIsr,
     ReplicaState,
 )
+from pybroker.cluster.partition import Partition
 from pybroker.cluster.replica_manager import (
     FetchParams,
     FetchRequestPartition,

@@ -10,13 +10,8 @@ import pytest
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.records.record import build_batch, iter_batches
-from pybroker.cluster.partition import (
-    CommittedPartitionState,
-    Partition,
-    PendingExpandIsr,
-    PendingShrinkIsr,
-    Role,
-)
+from pybroker.cluster.isr import CommittedPartitionState, PendingExpandIsr, PendingShrinkIsr
+from pybroker.cluster.partition import Partition, Role
 from pybroker.log import FileSlice, Log, LogConfig
 from pybroker.metadata.model import PartitionRecord
 
