@@ -6,12 +6,14 @@ from __future__ import annotations
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, offset_commit_request as req, offset_commit_response as m
 from pybroker.api.context import RequestContext
-from pybroker.api.registry import api
+from pybroker.api.registry import Response, api
 from pybroker.coordinator.group.offsets import OffsetToCommit
+from pybroker.purgatory import when_ready
 
 
 @api(ApiKey.OFFSET_COMMIT, 0, 9)
-def handle(ctx: RequestContext, request: req.OffsetCommitRequest) -> m.OffsetCommitResponse:
+def handle(ctx: RequestContext, request: req.OffsetCommitRequest,
+           ) -> Response[m.OffsetCommitResponse]:
     v = ctx.api_version
     groups = ctx.services.groups
     cache = ctx.services.metadata_cache
@@ -43,17 +45,23 @@ def handle(ctx: RequestContext, request: req.OffsetCommitRequest) -> m.OffsetCom
                 p.committed_metadata,
                 p.commit_timestamp if v == 1 else -1,
             ))
-    if wanted:
-        retention = request.retention_time_ms if 2 <= v <= 4 else -1
-        errors.update(groups.offsets.commit(request.group_id, wanted, ctx.now_ms, retention))
-    return m.OffsetCommitResponse(
-        throttle_time_ms=0,
-        topics=[
-            m.OffsetCommitResponseTopic(name=topic.name, partitions=[
-                m.OffsetCommitResponsePartition(
-                    partition_index=p.partition_index,
-                    error_code=errors.get((topic.name, p.partition_index), ErrorCode.NONE))
-                for p in topic.partitions])
-            for topic in request.topics
-        ],
-    )
+    def respond(stored: dict[tuple[str, int], ErrorCode]) -> m.OffsetCommitResponse:
+        errors.update(stored)
+        return m.OffsetCommitResponse(
+            throttle_time_ms=0,
+            topics=[
+                m.OffsetCommitResponseTopic(name=topic.name, partitions=[
+                    m.OffsetCommitResponsePartition(
+                        partition_index=p.partition_index,
+                        error_code=errors.get((topic.name, p.partition_index), ErrorCode.NONE))
+                    for p in topic.partitions])
+                for topic in request.topics
+            ],
+        )
+
+    if not wanted:
+        return respond({})
+    retention = request.retention_time_ms if 2 <= v <= 4 else -1
+    # answered once the commit is replicated to the ISR (at once on a single node)
+    return when_ready(groups.offsets.commit(request.group_id, wanted, ctx.now_ms, retention),
+                      respond)

@@ -138,6 +138,8 @@ BROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     _broker("offsets.topic.segment.bytes", INT, 104857600, at_least(1)),
     _broker("offsets.retention.minutes", INT, 10080, at_least(1)),
     _broker("offsets.retention.check.interval.ms", LONG, 600000, at_least(1)),
+    _broker("offsets.commit.timeout.ms", INT, 5000, at_least(1)),
+    _broker("offsets.commit.required.acks", SHORT, -1),
     _broker("offset.metadata.max.bytes", INT, 4096),
     _broker("group.initial.rebalance.delay.ms", INT, 3000),
     _broker("group.min.session.timeout.ms", INT, 6000),

@@ -25,10 +25,13 @@ class RecordingStore:
         self.stored = []
         self.deleted = []
         self.fail_with = None
+        #: what the next write answers instead, once (a future: a record being replicated)
+        self.next_outcome = None
 
     def store_group(self, group_id, value, now_ms):
         self.stored.append((group_id, value, now_ms))
-        return self.fail_with or E.NONE
+        outcome, self.next_outcome = self.next_outcome, None
+        return outcome if outcome is not None else (self.fail_with or E.NONE)
 
     def delete_group(self, group_id, now_ms, *, tombstone_group=True):
         self.deleted.append((group_id, tombstone_group))

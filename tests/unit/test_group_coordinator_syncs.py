@@ -1,6 +1,8 @@
 """The classic group coordinator's syncs, heartbeats and leaves, driven with a manual clock (no
 sockets, no event loop)."""
 
+import asyncio
+
 import pytest
 
 from protocol.errors import ErrorCode as E
@@ -34,6 +36,34 @@ def test_sync_distributes_the_leaders_assignment(h):
     assert group_id == "g" and value.generation == 1 and value.leader == a
     assert value.protocol_type == "consumer" and value.protocol == "range"
     assert {m.member_id: m.assignment for m in value.members} == {a: b"A", b: b"B", c: b""}
+
+
+@pytest.mark.parametrize("outcome", [E.NONE, E.NOT_COORDINATOR])
+def test_sync_answers_wait_for_the_assignment_to_be_replicated(h, outcome):
+    """As Kafka's storeGroup callback: no member learns its assignment (or the error) before
+    the group's record has reached the ISR; until then the group is still completing."""
+    loop = asyncio.new_event_loop()
+    try:
+        boxes = [h.join(client_id=c) for c in "ab"]
+        h.advance(first_rebalance(2))
+        a, b = (x.result.member_id for x in boxes)
+        follower = h.sync(b, 1)
+        h.store.next_outcome = replicated = loop.create_future()
+        leader = h.sync(a, 1, {a: b"A", b: b"B"})
+        h.advance(100)
+        assert not leader.done and not follower.done
+        assert h.state() is S.COMPLETING_REBALANCE
+        replicated.set_result(outcome)
+        loop.run_until_complete(asyncio.sleep(0))  # the future's callbacks
+        h.advance(0)  # the continuation runs as a coordinator timer
+        assert leader.result.error_code is outcome and follower.result.error_code is outcome
+        if outcome is E.NONE:
+            assert (leader.result.assignment, follower.result.assignment) == (b"A", b"B")
+            assert h.state() is S.STABLE
+        else:
+            assert h.state() is S.PREPARING_REBALANCE
+    finally:
+        loop.close()
 
 
 def test_a_sync_request_holds_its_own_read_only_copy_of_the_assignments():

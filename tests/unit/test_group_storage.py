@@ -6,6 +6,7 @@ directory (no sockets) and reopen them to check what a restarted coordinator wou
 
 from __future__ import annotations
 
+import asyncio
 import struct
 from collections.abc import Iterator
 from pathlib import Path
@@ -636,3 +637,50 @@ def test_offset_manager_is_the_membership_layers_group_store(coord: Node, tmp_pa
         assert coord.offsets.groups() == []
     finally:
         coord.close()
+
+
+class _ReplicatingTopic:
+    """An offsets topic whose appends are still being replicated: each returns a future."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.config = OffsetsConfig()
+        self.pending: list[asyncio.Future[ErrorCode]] = []
+        self.leading = True
+
+    def partition_for(self, group_id: str) -> int:
+        return 0
+
+    def is_leader(self, partition: int) -> bool:
+        return self.leading
+
+    def append_replicated(self, partition, records, now_ms):  # noqa: ANN001, ANN201
+        future = self.loop.create_future()
+        self.pending.append(future)
+        return future
+
+
+@pytest.mark.parametrize(("replicated", "still_leading", "answer"), [
+    (ErrorCode.NONE, True, ErrorCode.NONE),
+    (ErrorCode.REQUEST_TIMED_OUT, True, ErrorCode.REQUEST_TIMED_OUT),
+    (ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, True, ErrorCode.COORDINATOR_NOT_AVAILABLE),
+    (ErrorCode.NONE, False, ErrorCode.NOT_COORDINATOR),
+])
+def test_a_commit_is_answered_and_cached_once_the_isr_has_it(replicated, still_leading, answer):
+    """Kafka's storeOffsets: OffsetFetch keeps answering the previous offset while the commit
+    is replicated, and the commit enters the cache only if it was replicated by this leader."""
+    loop = asyncio.new_event_loop()
+    try:
+        topic = _ReplicatingTopic(loop)
+        offsets = OffsetManager(topic)  # type: ignore[arg-type]
+        outcome = offsets.commit("g", [("t", 0, 5, -1, "")], T0)
+        assert isinstance(outcome, asyncio.Future) and not outcome.done()
+        assert offsets.fetch("g", [("t", 0)])[0].offset == -1
+        topic.leading = still_leading
+        topic.pending[0].set_result(replicated)
+        loop.run_until_complete(asyncio.sleep(0))
+        assert outcome.result() == {("t", 0): answer}
+        assert offsets.fetch("g", [("t", 0)])[0].offset == (5 if answer is ErrorCode.NONE
+                                                           else -1)
+    finally:
+        loop.close()

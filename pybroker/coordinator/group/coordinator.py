@@ -52,6 +52,8 @@ first vote first (Kafka leaves it to hash order).
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import logging
 import uuid
 from collections import deque
@@ -105,11 +107,12 @@ class GroupStore(TypingProtocol):
     """Where group metadata is persisted (``__consumer_offsets``)."""
 
     def store_group(self, group_id: str, value: GroupMetadataValue | None,
-                    now_ms: int) -> ErrorCode:
-        """Write the group's metadata record. The result is what the members are told, so a
-        storage failure must already be mapped to a client error (as Kafka maps
-        NOT_LEADER_OR_FOLLOWER to NOT_COORDINATOR, NOT_ENOUGH_REPLICAS to
-        COORDINATOR_NOT_AVAILABLE, MESSAGE_TOO_LARGE to UNKNOWN_SERVER_ERROR, ...)."""
+                    now_ms: int) -> ErrorCode | asyncio.Future[ErrorCode]:
+        """Write the group's metadata record: its error at once, or a future of it while the
+        record is replicated. The result is what the members are told, so a storage failure
+        must already be mapped to a client error (as Kafka maps NOT_LEADER_OR_FOLLOWER to
+        NOT_COORDINATOR, NOT_ENOUGH_REPLICAS to COORDINATOR_NOT_AVAILABLE, MESSAGE_TOO_LARGE to
+        UNKNOWN_SERVER_ERROR, ...)."""
 
     def delete_group(self, group_id: str, now_ms: int, *,
                      tombstone_group: bool = True) -> ErrorCode:
@@ -158,6 +161,7 @@ class GroupCoordinator(JoinPhase, SyncPhase, Membership, GroupApis):
         self._active = False
         self._depth = 0
         self._outbox = deque()
+        self._stores = itertools.count()
 
     # -- life cycle ----------------------------------------------------------------------------
 

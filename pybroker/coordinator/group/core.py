@@ -22,7 +22,9 @@ methods one mixin calls in another.
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import itertools
 import logging
 from collections import deque
 from collections.abc import Callable
@@ -75,6 +77,8 @@ class CoordinatorCore:
     _active: bool
     _depth: int
     _outbox: deque[tuple[Responder, Any]]
+    #: numbers the continuations of group writes waiting for their replication
+    _stores: itertools.count[int]
 
     if TYPE_CHECKING:
         # What one part calls in another: GroupCoordinator inherits them all, and mypy checks
@@ -166,6 +170,24 @@ class CoordinatorCore:
                 respond(result)
             except Exception:
                 log.exception("delivering %r failed", result)
+
+    def _after_store(self, group: ClassicGroup, outcome: ErrorCode | asyncio.Future[ErrorCode],
+                     then: Callable[[ErrorCode, int], None], now_ms: int) -> None:
+        """Go on with ``then(error, now_ms)`` once the group's record is stored: at once when
+        the store answered at once (the ISR is the leader alone), else when the ISR has it,
+        as a coordinator entry point with that moment's time (Kafka's ``storeGroup``
+        callback)."""
+        if not isinstance(outcome, asyncio.Future):
+            then(outcome, now_ms)
+            return
+        key = ("stored", group.group_id, next(self._stores))
+
+        def settled(f: asyncio.Future[ErrorCode]) -> None:
+            error = (f.result() if not f.cancelled() and f.exception() is None
+                     else E.UNKNOWN_SERVER_ERROR)
+            self.scheduler.schedule(key, 0, self._timer(then, error))
+
+        outcome.add_done_callback(settled)
 
     def _timer(self, fn: Callable[..., None], *args: Any) -> Callable[[int], None]:
         """A timer callback that runs ``fn(*args, now_ms)`` as a coordinator entry point."""

@@ -275,30 +275,38 @@ class JoinPhase(CoordinatorCore):
                 return
             # Same protocol: the current assignment stands; only the new member id is stored.
             assignment = {m.member_id: m.assignment for m in group.members.values()}
-            error = self.store.store_group(group.group_id, group.to_metadata_value(assignment),
-                                           now_ms)
-            if error is not E.NONE:
-                log.warning("group %s: storing static member %s failed (%s), reverting",
-                            group.group_id, group_instance_id, error.name)
-                group.update_member(member, old_protocols, old_rebalance_timeout_ms,
-                                    old_session_timeout_ms, None)
-                group.replace_static_member(group_instance_id, new_member_id, old_member_id)
-                self.scheduler.cancel(heartbeat_key(group, new_member_id))
-                self._schedule_heartbeat(group, member, now_ms)
-                self._deliver(respond, JoinGroupResult(
-                    error_code=error, member_id="", generation_id=group.generation_id,
-                    protocol_type=group.protocol_type, protocol_name=group.protocol_name,
-                    leader_id=previous_leader or ""))
-            elif request.supports_skipping_assignment:
-                # v9+: a static leader learns it leads but must not compute a new assignment.
-                is_leader = group.is_leader(new_member_id)
-                self._answer_join(group, member, self._join_result(
-                    group, new_member_id, with_members=is_leader, skip_assignment=is_leader))
-            else:
-                # Older clients: answering with the previous leader id keeps a returning
-                # leader from running an assignment the Stable group would ignore.
-                self._answer_join(group, member, self._join_result(
-                    group, new_member_id, with_members=False, leader_id=previous_leader or ""))
+
+            def stored(error: ErrorCode, now_ms: int) -> None:
+                if error is not E.NONE:
+                    log.warning("group %s: storing static member %s failed (%s), reverting",
+                                group.group_id, group_instance_id, error.name)
+                    group.update_member(member, old_protocols, old_rebalance_timeout_ms,
+                                        old_session_timeout_ms, None)
+                    group.replace_static_member(group_instance_id, new_member_id,
+                                                old_member_id)
+                    self.scheduler.cancel(heartbeat_key(group, new_member_id))
+                    self._schedule_heartbeat(group, member, now_ms)
+                    self._deliver(respond, JoinGroupResult(
+                        error_code=error, member_id="", generation_id=group.generation_id,
+                        protocol_type=group.protocol_type, protocol_name=group.protocol_name,
+                        leader_id=previous_leader or ""))
+                elif request.supports_skipping_assignment:
+                    # v9+: a static leader learns it leads but must not compute a new
+                    # assignment.
+                    is_leader = group.is_leader(new_member_id)
+                    self._answer_join(group, member, self._join_result(
+                        group, new_member_id, with_members=is_leader,
+                        skip_assignment=is_leader))
+                else:
+                    # Older clients: answering with the previous leader id keeps a returning
+                    # leader from running an assignment the Stable group would ignore.
+                    self._answer_join(group, member, self._join_result(
+                        group, new_member_id, with_members=False,
+                        leader_id=previous_leader or ""))
+
+            # as Kafka's storeGroup callback: the answer waits for the record's replication
+            self._after_store(group, self.store.store_group(
+                group.group_id, group.to_metadata_value(assignment), now_ms), stored, now_ms)
         elif state is S.COMPLETING_REBALANCE:
             # The leader may be assigning to the old member id: start over.
             self._prepare_rebalance(group, f"static member {group_instance_id} rejoins during "
@@ -379,12 +387,15 @@ class JoinPhase(CoordinatorCore):
         group.init_next_generation(now_ms)
         if group.state is S.EMPTY:
             log.info("group %s: generation %d is empty", group.group_id, group.generation_id)
-            error = self.store.store_group(group.group_id, group.to_metadata_value({}), now_ms)
-            if error is not E.NONE:
-                # The previous generation may come back after a restart; with no members
-                # left that is harmless, so only warn (as Kafka does).
-                log.warning("group %s: storing the empty group failed: %s", group.group_id,
-                            error.name)
+            def stored(error: ErrorCode, _now_ms: int) -> None:
+                if error is not E.NONE:
+                    # The previous generation may come back after a restart; with no members
+                    # left that is harmless, so only warn (as Kafka does).
+                    log.warning("group %s: storing the empty group failed: %s",
+                                group.group_id, error.name)
+
+            self._after_store(group, self.store.store_group(
+                group.group_id, group.to_metadata_value({}), now_ms), stored, now_ms)
             return
         log.info("group %s: generation %d with %d members, protocol %s, leader %s",
                  group.group_id, group.generation_id, len(group), group.protocol_name,

@@ -13,6 +13,7 @@ records to the group's partition, and :meth:`~OffsetManager.expire` reads groups
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -213,13 +214,18 @@ class OffsetManager:
 
     # -- commits ---------------------------------------------------------------------------
     def commit(self, group_id: str, offsets: Iterable[OffsetToCommit | tuple], now_ms: int,
-               retention_ms_override: int = -1) -> dict[TopicPartition, ErrorCode]:
-        """Store an OffsetCommit request's offsets in one batch; per-partition errors.
+               retention_ms_override: int = -1,
+               ) -> dict[TopicPartition, ErrorCode] | asyncio.Future[dict[TopicPartition,
+                                                                         ErrorCode]]:
+        """Store an OffsetCommit request's offsets in one batch; per-partition errors, at once
+        or, while the batch is being replicated to the ISR, as a future.
 
         Offsets whose metadata exceeds ``offset.metadata.max.bytes`` answer
-        OFFSET_METADATA_TOO_LARGE and are not written; the others share the append's fate.
-        ``retention_ms_override`` (OffsetCommit v2-v4 ``retention_time_ms``, -1 = broker
-        default) gives the offsets an explicit expire timestamp.
+        OFFSET_METADATA_TOO_LARGE and are not written; the others share the append's fate,
+        and enter the cache (what OffsetFetch answers) only once the append succeeded, as
+        Kafka's ``storeOffsets`` callback does. ``retention_ms_override`` (OffsetCommit v2-v4
+        ``retention_time_ms``, -1 = broker default) gives the offsets an explicit expire
+        timestamp.
         """
         expire = now_ms + retention_ms_override if retention_ms_override != -1 else NO_TIMESTAMP
         errors: dict[TopicPartition, ErrorCode] = {}
@@ -241,14 +247,27 @@ class OffsetManager:
 
         records = [(serialize_offset_commit_key(group_id, t, p), serialize_offset_commit_value(c))
                    for (t, p), c in accepted.items()]
-        error = self.topic.append(self.topic.partition_for(group_id), records, now_ms)
-        if error:
-            mapped = commit_error_for(error)
-            for tp in accepted:
-                errors[tp] = mapped
+        partition = self.topic.partition_for(group_id)
+
+        def settle(error: ErrorCode) -> dict[TopicPartition, ErrorCode]:
+            if not error and not self.topic.is_leader(partition):
+                error = ErrorCode.NOT_LEADER_OR_FOLLOWER  # moved while being replicated
+            if error:
+                mapped = commit_error_for(error)
+                for tp in accepted:
+                    errors[tp] = mapped
+            else:
+                self._offsets.setdefault(group_id, {}).update(accepted)
             return errors
-        self._offsets.setdefault(group_id, {}).update(accepted)
-        return errors
+
+        outcome = self.topic.append_replicated(partition, records, now_ms)
+        if not isinstance(outcome, asyncio.Future):
+            return settle(outcome)
+        answered: asyncio.Future[dict[TopicPartition, ErrorCode]] = \
+            outcome.get_loop().create_future()
+        outcome.add_done_callback(
+            lambda f: None if answered.done() else answered.set_result(settle(f.result())))
+        return answered
 
     # -- deletes ---------------------------------------------------------------------------
     def _remove(self, group_id: str, partitions: Iterable[TopicPartition] | None, now_ms: int,
@@ -296,8 +315,9 @@ class OffsetManager:
 
     # -- the group store ---------------------------------------------------------------------
     def store_group(self, group_id: str, value: GroupMetadataValue | None,
-                    now_ms: int) -> ErrorCode:
-        """Persist a group's metadata (None writes its tombstone); the client-facing error."""
+                    now_ms: int) -> ErrorCode | asyncio.Future[ErrorCode]:
+        """Persist a group's metadata (None writes its tombstone); the client-facing error, at
+        once or once the ISR has it."""
         return self.topic.store_group(group_id, value, now_ms)
 
     def delete_group(self, group_id: str, now_ms: int, *, tombstone_group: bool = True) -> ErrorCode:

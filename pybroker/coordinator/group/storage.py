@@ -22,9 +22,10 @@ atomically), CREATE_TIME stamped with the write time, the codec of
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -88,6 +89,8 @@ class OffsetsConfig:
     retention_ms: int = broker_default("offsets.retention.minutes") * 60_000
     retention_check_interval_ms: int = broker_default("offsets.retention.check.interval.ms")
     metadata_max_bytes: int = broker_default("offset.metadata.max.bytes")
+    commit_timeout_ms: int = broker_default("offsets.commit.timeout.ms")
+    commit_required_acks: int = broker_default("offsets.commit.required.acks")
 
     @classmethod
     def from_props(cls, props: Mapping[str, str]) -> OffsetsConfig:
@@ -102,6 +105,8 @@ class OffsetsConfig:
             retention_check_interval_ms=broker_value(props,
                                                      "offsets.retention.check.interval.ms"),
             metadata_max_bytes=broker_value(props, "offset.metadata.max.bytes"),
+            commit_timeout_ms=broker_value(props, "offsets.commit.timeout.ms"),
+            commit_required_acks=broker_value(props, "offsets.commit.required.acks"),
         )
 
 
@@ -238,6 +243,20 @@ def commit_error_for(append_error: ErrorCode) -> ErrorCode:
     if append_error == ErrorCode.NETWORK_EXCEPTION:
         return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
     return append_error
+
+
+def map_outcome(outcome: ErrorCode | asyncio.Future[ErrorCode],
+                mapping: Callable[[ErrorCode], ErrorCode]) -> ErrorCode | asyncio.Future[ErrorCode]:
+    """An append's error through ``mapping`` (NONE stays NONE), now or when it is known."""
+    def convert(error: ErrorCode) -> ErrorCode:
+        return mapping(error) if error else ErrorCode.NONE
+
+    if not isinstance(outcome, asyncio.Future):
+        return convert(outcome)
+    mapped: asyncio.Future[ErrorCode] = outcome.get_loop().create_future()
+    outcome.add_done_callback(
+        lambda f: None if mapped.done() else mapped.set_result(convert(f.result())))
+    return mapped
 
 
 def group_store_error_for(append_error: ErrorCode) -> ErrorCode:
@@ -429,9 +448,10 @@ class OffsetsTopic:
 
     # -- writes ----------------------------------------------------------------------------
     def append(self, partition: int, records: Sequence[tuple[bytes, bytes | None]], now_ms: int,
-               *, required_acks: int = -1) -> ErrorCode:
-        """Append ``(key, value)`` records as one batch; returns the append's own error
-        (callers translate it with :func:`commit_error_for` / :func:`group_store_error_for`)."""
+               *, required_acks: int = 0) -> ErrorCode:
+        """Append ``(key, value)`` records as one batch without waiting for the followers
+        (tombstones, which the next cleanup writes again if lost); returns the append's own
+        error. Commits and group metadata go through :meth:`append_replicated`."""
         if not records:
             return ErrorCode.NONE
         if not self.exists:
@@ -440,9 +460,6 @@ class OffsetsTopic:
                 return error
         batch = build_batch(records, codec=self.config.compression_codec, default_timestamp=now_ms)
         try:
-            # the coordinator answers from what it appended here; an acks=all append whose
-            # replication is still under way is reported by the high watermark, which group
-            # loading does not need (it replays to the log end, as Kafka's loader does)
             result, _ = self.replica_manager.append_to_leader(
                 self.name, partition, batch, required_acks=required_acks, now_ms=now_ms)
         except OSError:
@@ -452,6 +469,52 @@ class OffsetsTopic:
             log.debug("Appending %d record(s) to %s-%d failed: %s %s", len(records), self.name,
                       partition, result.error.name, result.error_message or "")
         return result.error
+
+    def append_replicated(self, partition: int, records: Sequence[tuple[bytes, bytes | None]],
+                          now_ms: int) -> ErrorCode | asyncio.Future[ErrorCode]:
+        """Append ``(key, value)`` records as one batch with acks=all, as Kafka's coordinator
+        appends commits and group metadata (``offsets.commit.required.acks`` -1): the append's
+        error once every ISR member has the batch, at once when the leader is the whole ISR (a
+        single node), else a future of it, bounded by ``offsets.commit.timeout.ms``
+        (REQUEST_TIMED_OUT). A commit is answered, and cached, only then: one acknowledged
+        and then lost with its coordinator would be a commit the group never made."""
+        if not records:
+            return ErrorCode.NONE
+        if not self.exists:
+            error = self.ensure_created(now_ms)
+            if error:
+                return error
+        batch = build_batch(records, codec=self.config.compression_codec, default_timestamp=now_ms)
+        key = (self.name, partition)
+        try:
+            outcome = self.replica_manager.append_records(
+                {key: batch}, required_acks=self.config.commit_required_acks,
+                timeout_ms=self.config.commit_timeout_ms, now_ms=now_ms)
+        except OSError:
+            log.exception("Appending to %s-%d failed", self.name, partition)
+            return ErrorCode.KAFKA_STORAGE_ERROR
+
+        def error_of(results: Mapping[Any, Any]) -> ErrorCode:
+            error: ErrorCode = results[key].error
+            if error:
+                log.debug("Appending %d record(s) to %s-%d failed: %s", len(records), self.name,
+                          partition, error.name)
+            return error
+
+        if isinstance(outcome, asyncio.Future):
+            done: asyncio.Future[ErrorCode] = outcome.get_loop().create_future()
+
+            def settle(f: asyncio.Future[Any]) -> None:
+                if done.cancelled():
+                    return
+                if f.cancelled() or f.exception() is not None:
+                    done.set_result(ErrorCode.UNKNOWN_SERVER_ERROR)
+                else:
+                    done.set_result(error_of(f.result()))
+
+            outcome.add_done_callback(settle)
+            return done
+        return error_of(outcome)
 
     # -- replay ----------------------------------------------------------------------------
     def replay(self, partition: int) -> ReplayedPartition:
@@ -488,9 +551,12 @@ class OffsetsTopic:
         return state.result(offset)
 
     # -- group metadata ----------------------------------------------------------------------
-    def store_group(self, group_id: str, value: GroupMetadataValue | None, now_ms: int) -> ErrorCode:
-        """Write a group's metadata (None: its tombstone) and return the client-facing error."""
+    def store_group(self, group_id: str, value: GroupMetadataValue | None, now_ms: int,
+                    ) -> ErrorCode | asyncio.Future[ErrorCode]:
+        """Write a group's metadata (None: its tombstone), replicated to the ISR; the
+        client-facing error, at once or as a future (:meth:`append_replicated`)."""
         value_bytes = None if value is None else serialize_group_metadata_value(value)
-        error = self.append(self.partition_for(group_id),
-                            [(serialize_group_metadata_key(group_id), value_bytes)], now_ms)
-        return group_store_error_for(error) if error else ErrorCode.NONE
+        outcome = self.append_replicated(
+            self.partition_for(group_id), [(serialize_group_metadata_key(group_id), value_bytes)],
+            now_ms)
+        return map_outcome(outcome, group_store_error_for)

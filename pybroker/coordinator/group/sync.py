@@ -127,8 +127,16 @@ class SyncPhase(CoordinatorCore):
                  group.group_id, leader_id, generation_id, len(group))
         # Members the leader left out get an empty assignment; unknown ids are ignored.
         assignment = {mid: bytes(assignments.get(mid, b"")) for mid in group.members}
-        error = self.store.store_group(group.group_id, group.to_metadata_value(assignment),
-                                       now_ms)
+        self._after_store(
+            group, self.store.store_group(group.group_id, group.to_metadata_value(assignment),
+                                         now_ms),
+            lambda error, now: self._assignment_stored(group, generation_id, leader_id,
+                                                       assignment, error, now),
+            now_ms)
+
+    def _assignment_stored(self, group: ClassicGroup, generation_id: int, leader_id: str,
+                           assignment: dict[str, bytes], error: ErrorCode, now_ms: int) -> None:
+        """The assignment is stored (or could not be): hand it out, or the error."""
         if group.state is not S.COMPLETING_REBALANCE or group.generation_id != generation_id:
             return  # the group moved on while the record was written
         if error is not E.NONE:
