@@ -30,11 +30,13 @@ from protocol.errors import ErrorCode
 from protocol.messages import (
     ApiKey,
     find_coordinator_request as fcreq,
+    list_offsets_request as lreq,
     metadata_request as mreq,
     offset_commit_request as ocreq,
     offset_fetch_request as ofreq,
 )
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
+from pybroker.testing.cluster import ClusterProcesses
 from pybroker.testing.wire_client import WireClient
 
 # -- what the clients were told -----------------------------------------------------------------
@@ -263,6 +265,45 @@ def partition_states(bootstrap: str, topic: str) -> dict[int, PartitionState]:
             for p in t.partitions}
 
 
+def agreed_states(cluster: ClusterProcesses, topic: str) -> dict[int, PartitionState] | None:
+    """The topic's partitions when every live broker answers the same, each led by a live
+    broker; else None."""
+    live = cluster.live()
+    views = [partition_states(cluster.broker(b).bootstrap, topic) for b in live]
+    first = views[0] if views else {}
+    if first and all(v == first for v in views) and all(s[0] in live for s in first.values()):
+        return first
+    return None
+
+
+def full_isr(cluster: ClusterProcesses, topic: str) -> bool:
+    """Whether every live broker answers that every broker of the cluster is in the ISR of
+    every partition of the topic, and a live one leads it."""
+    states = agreed_states(cluster, topic)
+    return bool(states) and all(sorted(isr) == sorted(cluster.brokers)
+                                for _, _, isr in (states or {}).values())
+
+
+def high_watermarks(cluster: ClusterProcesses, topic: str, partitions: int) -> dict[int, int]:
+    """partition -> high watermark (ListOffsets LATEST) as each partition's leader answers,
+    asking every live broker; a partition without a leader that answers is left out."""
+    out: dict[int, int] = {}
+    request = lreq.ListOffsetsRequest(replica_id=-1, topics=[lreq.ListOffsetsTopic(
+        name=topic, partitions=[lreq.ListOffsetsPartition(partition_index=p, timestamp=-1)
+                                for p in range(partitions)])])
+    for broker in cluster.live():
+        try:
+            with WireClient(cluster.broker(broker).bootstrap, timeout=2) as client:
+                answer = client.call(ApiKey.LIST_OFFSETS, 7, request)
+        except OSError:
+            continue
+        for t in answer.topics:
+            for p in t.partitions:
+                if p.error_code == ErrorCode.NONE:
+                    out[p.partition_index] = p.offset
+    return out
+
+
 def offsets_partition(bootstrap: str, group_id: str) -> tuple[int, int]:
     """The group's partition of ``__consumer_offsets`` (Kafka's rule over the topic's partition
     count) and its leader as the broker at ``bootstrap`` knows it: the group's coordinator."""
@@ -279,6 +320,21 @@ def find_coordinator(bootstrap: str, group_id: str) -> int:
         answer = client.call(ApiKey.FIND_COORDINATOR, 3, fcreq.FindCoordinatorRequest(
             key=group_id, key_type=0))
     return answer.node_id if answer.error_code == ErrorCode.NONE else -1
+
+
+def coordinator_of(cluster: ClusterProcesses, group_id: str) -> int | None:
+    """The group's coordinator when every live broker agrees on it: each names the same live
+    leader of the group's ``__consumer_offsets`` partition, and FindCoordinator answers it;
+    else None."""
+    live = cluster.live()
+    try:
+        led = {offsets_partition(cluster.broker(b).bootstrap, group_id)[1] for b in live}
+        answered = {find_coordinator(cluster.broker(b).bootstrap, group_id) for b in live}
+    except (LookupError, OSError):
+        return None
+    if len(led) == 1 and led == answered and next(iter(led)) in live:
+        return next(iter(led))
+    return None
 
 
 def fetch_committed(bootstrap: str, group_id: str, topic: str,
