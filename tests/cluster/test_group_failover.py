@@ -298,6 +298,8 @@ def run_group_across_failovers(cluster: ClusterProcesses, client: str,
                                 f"last commits were {verdict.committed}")
         assert run.problems == [], "\n".join(run.problems)
     except BaseException:
+        for problem in run.problems:
+            print(f"[{client}] also: {problem}")
         extra = describe()
         if extra:
             print(extra)
