@@ -164,6 +164,8 @@ class _ThreadMember:
 
     def stop(self) -> None:
         self._stop.set()
+        if self._thread.ident is None:  # never started
+            return
         self._thread.join(60)
         assert not self._thread.is_alive(), f"{self.name} did not stop"
 
