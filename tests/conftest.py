@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from pybroker.testing.broker_process import BrokerProcess, ProxiedBroker, free_port
+from pybroker.testing.broker_process import REPO_ROOT, BrokerProcess, ProxiedBroker, free_port
 from pybroker.testing.frame_proxy import FrameProxy
 from pybroker.testing.reference_kafka import (
     DEPS_SCRIPT as KAFKA_TOOLS_DEPS_SCRIPT,
@@ -28,6 +29,7 @@ from tests.compat.maven_jars import fetch_or_skip
 BrokerFactory = Callable[..., BrokerProcess]
 
 KCAT_MISSING = "kcat not installed: run make setup"
+SPARK_DEPS_SCRIPT = REPO_ROOT / "scripts" / "spark-deps.sh"
 
 
 def _new_broker(base: Path, overrides: dict[str, object]) -> BrokerProcess:
@@ -108,6 +110,31 @@ def kafka_tools_lib() -> Path:
     if not (KAFKA_TOOLS_LIB / f"kafka-tools-{KAFKA_VERSION}.jar").exists():
         pytest.fail(f"no kafka-tools jar in {KAFKA_TOOLS_LIB}: run scripts/kafka-tools-deps.sh")
     return KAFKA_TOOLS_LIB
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """A ``local[2]`` SparkSession with the Kafka connector (``tests/compat/spark``, and the
+    cluster tests' pipeline), stopped at the end of the session: its JVM takes 10-15 s to
+    start, so every Spark test shares it. The connector jars come from
+    ``scripts/spark-deps.sh`` (run by ``make setup`` and again here, which does nothing when
+    the cache is current)."""
+    from examples.spark_connector import ConnectorMissing, connector_jars, local_session
+
+    fetch_or_skip(
+        SPARK_DEPS_SCRIPT, sys.executable, tools=("java", "mvn"),
+        needed_for="the Spark tests",
+    )
+    try:
+        connector_jars()
+    except ConnectorMissing as exc:
+        pytest.fail(str(exc))
+    session = local_session("pybroker-compat")
+    session.sparkContext.setLogLevel("ERROR")
+    try:
+        yield session
+    finally:
+        session.stop()
 
 
 #: settings both pybroker and the reference Kafka get in the differential tests, so that they

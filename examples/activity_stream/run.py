@@ -93,14 +93,21 @@ def embedded_broker(data_dir: Path) -> Iterator[str]:
                 proc.wait()
 
 
-def create_topics(bootstrap: str) -> None:
+def create_topics(bootstrap: str, *, replication_factor: int = 1,
+                  min_insync_replicas: int = 1) -> None:
     """``page-views`` keeps its records whatever their age: the views are stamped with their
     event times, from 2026-01-01 on, and a topic with time retention (Kafka's default is 7
-    days) would lose them at the broker's next retention check, in the middle of a run."""
+    days) would lose them at the broker's next retention check, in the middle of a run.
+
+    On a cluster, ``replication_factor=3, min_insync_replicas=2`` keeps both topics writable
+    and every acknowledged view through the loss of any one broker (the generator writes with
+    acks=all)."""
     admin = AdminClient({"bootstrap.servers": bootstrap})
+    durability = {"min.insync.replicas": str(min_insync_replicas)}
     futures = admin.create_topics([
-        NewTopic(job.INPUT_TOPIC, 3, 1, config={"retention.ms": "-1"}),
-        NewTopic(job.OUTPUT_TOPIC, 1, 1),
+        NewTopic(job.INPUT_TOPIC, 3, replication_factor,
+                 config={"retention.ms": "-1", **durability}),
+        NewTopic(job.OUTPUT_TOPIC, 1, replication_factor, config=durability),
     ], operation_timeout=10)
     for f in futures.values():
         f.result(timeout=30)
@@ -147,13 +154,16 @@ def read_counts_files(spark, output_dir: Path) -> Counts:
 
 
 def run_pipeline(
-    bootstrap: str, work_dir: Path, *, seed: int, events: int, spark=None
+    bootstrap: str, work_dir: Path, *, seed: int, events: int, spark=None,
+    replication_factor: int = 1, min_insync_replicas: int = 1,
 ) -> PipelineResult:
-    """Produce ``events`` page views while the job runs; return the counts both sinks hold."""
+    """Produce ``events`` page views while the job runs; return the counts both sinks hold.
+    The topics are created with ``replication_factor`` and ``min_insync_replicas``."""
     from examples.spark_connector import local_session
 
     spark = spark or local_session("activity-stream")
-    create_topics(bootstrap)
+    create_topics(bootstrap, replication_factor=replication_factor,
+                  min_insync_replicas=min_insync_replicas)
     output_dir, checkpoints = work_dir / "page-view-counts", work_dir / "checkpoints"
     queries = job.start(spark, bootstrap, output_dir, checkpoints)
     try:

@@ -1,15 +1,14 @@
 """Fixtures that run Spark Structured Streaming (PySpark, ``format("kafka")``) against pybroker.
 
-One local SparkSession serves the whole test session: its JVM takes 10-15 s to start. The Kafka
-connector jars come from ``scripts/spark-deps.sh`` (run by ``make setup`` and again here, which
-does nothing when the cache is current). Some scenarios also run against Apache Kafka 3.9 (the
-session's ``reference_kafka``, or one of the test's own when it needs other broker settings), so
-that the test states what Spark does with a real Kafka and checks that pybroker gets the same.
+One local SparkSession serves the whole test session, the cluster tests' included: its JVM
+takes 10-15 s to start, so the ``spark`` fixture lives in ``tests/conftest.py``. Some scenarios
+also run against Apache Kafka 3.9 (the session's ``reference_kafka``, or one of the test's own
+when it needs other broker settings), so that the test states what Spark does with a real Kafka
+and checks that pybroker gets the same.
 """
 
 from __future__ import annotations
 
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -25,31 +24,8 @@ from confluent_kafka.admin import (
     NewTopic,
 )
 
-from examples.spark_connector import ConnectorMissing, connector_jars, local_session
-from pybroker.testing.broker_process import REPO_ROOT, BrokerProcess
+from pybroker.testing.broker_process import BrokerProcess
 from pybroker.testing.reference_kafka import ReferenceKafka
-from tests.compat.maven_jars import fetch_or_skip
-
-DEPS_SCRIPT = REPO_ROOT / "scripts" / "spark-deps.sh"
-
-
-@pytest.fixture(scope="session")
-def spark():
-    """A ``local[2]`` SparkSession with the Kafka connector, stopped at the end of the session."""
-    fetch_or_skip(
-        DEPS_SCRIPT, sys.executable, tools=("java", "mvn"),
-        needed_for="the Spark tests",
-    )
-    try:
-        connector_jars()
-    except ConnectorMissing as exc:
-        pytest.fail(str(exc))
-    session = local_session("pybroker-compat")
-    session.sparkContext.setLogLevel("ERROR")
-    try:
-        yield session
-    finally:
-        session.stop()
 
 
 @dataclass
