@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import struct
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
 TopicPartition = tuple[str, int]
@@ -63,7 +63,7 @@ class RecordCheck:
     phantom: int = 0
     #: acknowledged records the consumer group never read
     group_missed: int = 0
-    #: records the consumer group read
+    #: distinct (partition, offset, value) the consumer group read
     group_read: int = 0
     final_records: int = 0
 
@@ -77,9 +77,10 @@ class RecordCheck:
 
 def check_records(acks: Sequence[Ack],
                   final: Mapping[TopicPartition, Sequence[tuple[int, bytes]]],
-                  consumed: Mapping[TopicPartition, Mapping[int, bytes]]) -> RecordCheck:
+                  consumed: Mapping[TopicPartition, Set[tuple[int, bytes]]]) -> RecordCheck:
     """Judge the records: ``acks`` from the producers, ``final`` each partition's (offset,
-    value) pairs read back from offset 0, ``consumed`` what the group read (offset -> value)."""
+    value) pairs read back from offset 0, ``consumed`` the (offset, value) pairs the group read
+    (a pair read twice counts once; two values read at one offset are both kept)."""
     out = RecordCheck(acknowledged=len(acks))
     where: dict[TopicPartition, dict[bytes, list[int]]] = {}
     for tp, records in final.items():
@@ -109,9 +110,9 @@ def check_records(acks: Sequence[Ack],
     for tp, reads in consumed.items():
         held = {offset: value for offset, value in final.get(tp, ())}
         out.group_read += len(reads)
-        out.phantom += sum(1 for offset, value in reads.items() if held.get(offset) != value)
+        out.phantom += sum(1 for offset, value in reads if held.get(offset) != value)
     for tp, values in acked_values.items():
-        seen = set(consumed.get(tp, {}).values())
+        seen = {value for _, value in consumed.get(tp, ())}
         out.group_missed += len(values - seen)
     return out
 

@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pybroker.testing.cluster import ClusterProcesses
+from pybroker.testing.cluster import ClusterProcesses, wait_for
 
 #: every kind of fault the nemesis knows
 FAULT_KINDS = ("kill", "freeze", "cut", "isolate")
@@ -368,8 +368,9 @@ class NemesisConfig:
     seed: int = 0
     #: pause before each fault, drawn uniformly
     interval: tuple[float, float] = (2.0, 5.0)
-    #: how long a killed broker stays down before it is started again
-    downtime: tuple[float, float] = (0.5, 4.0)
+    #: how long a killed broker stays down before it is started again, at least until its
+    #: registration in ZooKeeper has expired
+    downtime: tuple[float, float] = (0.5, 8.0)
     #: zookeeper.session.timeout.ms of the brokers, in seconds: freezes last longer
     session_timeout: float = 6.0
     #: how far past the session timeout a freeze lasts
@@ -447,10 +448,59 @@ class Nemesis:
                 kind = self.rng.choice(self.config.kinds)
                 broker = self.rng.choice(sorted(self.cluster.brokers))
                 self.inject(kind, broker)
-                self.cluster.wait_formed(self.config.recovery_timeout)
+                self.wait_recovered()
         except BaseException as exc:  # noqa: BLE001 - reported through self.error
             self.error = exc
             self.log(f"nemesis: failed: {exc!r}")
+        finally:
+            self.restore()
+
+    def restore(self) -> None:
+        """Start any broker that is not running (a fault that failed half-way)."""
+        for broker_id, broker in self.cluster.brokers.items():
+            if broker.is_running():
+                continue
+            try:
+                self.log(f"nemesis: restoring broker {broker_id}")
+                self.wait_deregistered(broker_id)
+                broker.start()
+            except Exception as exc:  # noqa: BLE001 - reported through self.error
+                self.error = self.error or exc
+                self.log(f"nemesis: broker {broker_id} could not be restored: {exc!r}")
+
+    def wait_recovered(self) -> None:
+        """Until every broker runs, is listed by every broker and all name one controller (a
+        broker just started may reset a connection or two: asked again)."""
+        everyone = frozenset(self.cluster.brokers)
+
+        def formed() -> bool:
+            if len(self.cluster.live()) != len(everyone):
+                return False
+            try:
+                views = set(self.cluster.controllers_named().values())
+            except OSError:
+                return False
+            return len(views) == 1 and next(iter(views))[1] == everyone and \
+                next(iter(views))[0] in everyone
+
+        wait_for(formed, self.config.recovery_timeout, "the cluster to form again")
+
+    def wait_deregistered(self, broker_id: int) -> None:
+        """Until no other running broker lists ``broker_id`` (its ZooKeeper session expired
+        and the controller told them): a broker restarted before its old registration is gone
+        cannot register (Kafka's brokers refuse to start on someone else's
+        ``/brokers/ids/<id>``), which is why Kafka's hard-bounce system tests wait for this
+        too."""
+        def gone() -> bool:
+            try:
+                views = self.cluster.controllers_named()
+            except OSError:
+                return False
+            return all(broker_id not in listed for b, (_, listed) in views.items()
+                       if b != broker_id)
+
+        wait_for(gone, self.config.session_timeout + self.config.recovery_timeout,
+                 f"broker {broker_id}'s registration to expire")
 
     # -- one fault ----------------------------------------------------------------------------
 
@@ -467,7 +517,9 @@ class Nemesis:
                 down = self.rng.uniform(*self.config.downtime)
                 self.log(f"nemesis: kill -9 broker {broker_id}{role}, down {down:.1f}s")
                 broker.kill()
-                self._sleep(down)
+                killed = time.monotonic()
+                self.wait_deregistered(broker_id)
+                self._sleep(down - (time.monotonic() - killed))
                 broker.start()
             elif kind == "freeze":
                 frozen = self.config.session_timeout + self.rng.uniform(
