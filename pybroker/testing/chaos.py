@@ -93,6 +93,10 @@ class ChaosConfig:
     #: load before the first fault and after the last
     settle: float = 10.0
     interval: tuple[float, float] = (2.0, 5.0)
+    #: how long a producer keeps retrying one record (message.timeout.ms, delivery.timeout.ms)
+    delivery_timeout_ms: int = 60_000
+    #: how long a producer, once stopped, waits for what it has in flight
+    stop_timeout: float = 70.0
 
     def nemesis(self) -> NemesisConfig:
         return NemesisConfig(kinds=self.faults, seed=self.seed, interval=self.interval,
@@ -101,7 +105,8 @@ class ChaosConfig:
     def to_json(self) -> dict[str, object]:
         return {"duration": self.duration, "seed": self.seed, "faults": list(self.faults),
                 "partitions": self.partitions, "rate": self.rate, "java": self.java,
-                "settle": self.settle, "interval": list(self.interval)}
+                "settle": self.settle, "interval": list(self.interval),
+                "delivery_timeout_ms": self.delivery_timeout_ms}
 
 
 @dataclass
@@ -130,6 +135,17 @@ class ChaosResult:
     nemesis_error: str | None
     load_end: float
     notes: list[str] = field(default_factory=list)
+    #: partition -> (leader, ISR) as last seen
+    final_layout: dict[tuple[str, int], tuple[int, tuple[int, ...]]] = field(
+        default_factory=dict)
+    #: partition -> when its last acknowledgement came
+    last_acks: dict[tuple[str, int], float] = field(default_factory=dict)
+
+    @property
+    def stalled(self) -> list[tuple[str, int]]:
+        """Partitions no producer got an acknowledgement from after the last fault."""
+        recovered_by = self.load_end - self.config.settle
+        return sorted(tp for tp, t in self.last_acks.items() if t < recovered_by)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -155,6 +171,10 @@ class ChaosResult:
                 out.append(f"{p.name}: nothing acknowledged")
             elif max(p.ack_times) < self.load_end - self.config.settle:
                 out.append(f"{p.name}: no acknowledgement after the last fault")
+        if self.stalled:
+            out.append("stalled after the last fault: " + ", ".join(
+                f"{t}-{p} (leader, ISR {self.final_layout.get((t, p))})"
+                for t, p in self.stalled))
         return out
 
     @property
@@ -180,6 +200,9 @@ class ChaosResult:
                      "high watermarks")
         lines += [f"  divergent: {d}" for d in self.replicas.divergent[:10]]
         lines += [f"  lost: {a}" for a in self.records.lost[:10]]
+        lines.append("  at the end (leader, ISR): " + ", ".join(
+            f"{t}-{p} {leader} {list(isr)}"
+            for (t, p), (leader, isr) in sorted(self.final_layout.items())))
         lines += [f"  note: {n}" for n in self.notes]
         lines.append("PASSED" if self.passed else "FAILED: " + "; ".join(self.failures))
         return "\n".join(lines)
@@ -207,6 +230,10 @@ class ChaosResult:
                          "bytes_compared": self.replicas.bytes_compared},
             "nemesis_error": self.nemesis_error, "load_end": round(self.load_end, 3),
             "notes": self.notes,
+            "final_layout": [{"topic": t, "partition": p, "leader": leader, "isr": list(isr)}
+                             for (t, p), (leader, isr) in sorted(self.final_layout.items())],
+            "last_acks": [{"topic": t, "partition": p, "at": round(at, 3)}
+                          for (t, p), at in sorted(self.last_acks.items())],
         }
 
 
@@ -282,11 +309,14 @@ def run_chaos(config: ChaosConfig, work_dir: Path, zookeeper_connect: str,
         group = consumer = GroupConsumer(cluster.bootstrap, topics, group="chaos-group",
                                          clock=clock)
         group.start()
-        producers.append(LibrdkafkaProducer(cluster.bootstrap, topics[0], config.partitions,
-                                            rate=config.rate, clock=clock))
+        producers.append(LibrdkafkaProducer(
+            cluster.bootstrap, topics[0], config.partitions, rate=config.rate, clock=clock,
+            message_timeout_ms=config.delivery_timeout_ms))
         if config.java:
-            producers.append(JavaProducer(cluster.bootstrap, topics[1], rate=config.rate,
-                                          clock=clock, work_dir=work_dir / "java-producer"))
+            producers.append(JavaProducer(
+                cluster.bootstrap, topics[1], rate=config.rate, clock=clock,
+                work_dir=work_dir / "java-producer",
+                delivery_timeout_ms=config.delivery_timeout_ms))
         for producer in producers:
             producer.start()
         note(f"load: {', '.join(p.name for p in producers)} at {config.rate:.0f} records/s each")
@@ -304,7 +334,7 @@ def run_chaos(config: ChaosConfig, work_dir: Path, zookeeper_connect: str,
         note("nemesis stopped; the load runs on")
         time.sleep(config.settle)
         load_end = clock()
-        unanswered = {p.name: p.stop() for p in producers}
+        unanswered = {p.name: p.stop(config.stop_timeout) for p in producers}
         note(f"load stopped; unanswered sends: {unanswered}")
 
         partitions = [(t, p) for t in topics for p in range(config.partitions)]
@@ -317,6 +347,7 @@ def run_chaos(config: ChaosConfig, work_dir: Path, zookeeper_connect: str,
             notes.append(str(exc))
         consumer.stop()
         monitor.stop()
+        final_layout = monitor.layout()
         all_partitions = partitions + sorted(
             {tp for b in cluster.brokers for tp in hosted(cluster, b, {OFFSETS_TOPIC})})
         try:
@@ -336,6 +367,9 @@ def run_chaos(config: ChaosConfig, work_dir: Path, zookeeper_connect: str,
                 copies[tp][b] = replica_bytes(cluster, b, *tp)
                 hws[tp] = max(hws.get(tp, 0), checkpoint.get(tp, 0))
         acks: list[Ack] = [a for p in producers for a in p.acks]
+        last_acks: dict[tuple[str, int], float] = {}
+        for a in acks:
+            last_acks[a.tp] = max(last_acks.get(a.tp, 0.0), a.at)
         records = check_records(acks, final, consumer.reads)
         replicas = check_replicas(copies, hws)
         summaries = []
@@ -348,10 +382,11 @@ def run_chaos(config: ChaosConfig, work_dir: Path, zookeeper_connect: str,
         return ChaosResult(
             config, started_at, records, replicas, summaries, nemesis.events,
             monitor.controllers, monitor.leaders,
-            repr(nemesis.error) if nemesis.error else None, load_end, notes)
+            repr(nemesis.error) if nemesis.error else None, load_end, notes, final_layout,
+            last_acks)
     finally:
         for closing in (nemesis.stop if nemesis else None,
-                        *(p.stop for p in producers),
+                        *(lambda p=p: p.stop(10) for p in producers),
                         consumer.stop if consumer else None,
                         monitor.stop if monitor else None,
                         cluster.stop,

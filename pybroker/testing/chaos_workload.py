@@ -64,9 +64,9 @@ class LoadProducer(Protocol):
 
     def start(self) -> None: ...
 
-    def stop(self) -> int:
-        """Stop sending, wait for what is in flight to be acknowledged or fail; the number of
-        sends that got neither."""
+    def stop(self, timeout: float = 150.0) -> int:
+        """Stop sending, wait up to ``timeout`` for what is in flight to be acknowledged or
+        fail; the number of sends that got neither."""
         ...
 
     def sent(self) -> int: ...
@@ -357,6 +357,10 @@ class ClusterMonitor:
         self._last: dict[tuple[str, int], tuple[int, tuple[int, ...]]] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="monitor", daemon=True)
+
+    def layout(self) -> dict[tuple[str, int], tuple[int, tuple[int, ...]]]:
+        """The last (leader, ISR) seen of each partition."""
+        return dict(self._last)
 
     def poll(self) -> bool:
         avoid = self.avoid()

@@ -388,9 +388,12 @@ class NemesisConfig:
 
 class Nemesis:
     """Injects one fault at a time into ``cluster`` from a thread, each chosen by a
-    ``random.Random(seed)``: the kind among ``config.kinds`` and the broker among all of them
-    (leaders and the controller included). After each fault it waits until every broker is up
-    and they agree on a controller again, then pauses before the next one.
+    ``random.Random(seed)``: the kind from ``config.kinds`` shuffled anew each round (so every
+    kind comes once a round) and the broker among all of them (leaders and the controller
+    included). After each fault it waits until every broker is up
+    and they agree on a controller again, then pauses before the next one. A fault lasts its
+    whole time even when the nemesis is stopped meanwhile (a freeze is always longer than the
+    session timeout).
 
     ``clock`` gives the run's time for the events; ``controller`` names the current controller
     (or None) for the record; ``log`` is told each step. :meth:`stop` ends the current fault
@@ -436,16 +439,21 @@ class Nemesis:
         self.stop()
 
     def _sleep(self, seconds: float) -> None:
-        """Sleep, but wake early when stopping (a fault in progress is still undone)."""
+        """The pause between faults: ends early when stopping. (A fault, once begun, lasts
+        its whole time.)"""
         self._stop.wait(seconds)
 
     def _run(self) -> None:
+        kinds: list[str] = []
         try:
             while not self._stop.is_set():
                 self._sleep(self.rng.uniform(*self.config.interval))
                 if self._stop.is_set():
                     break
-                kind = self.rng.choice(self.config.kinds)
+                if not kinds:
+                    kinds = list(self.config.kinds)
+                    self.rng.shuffle(kinds)
+                kind = kinds.pop()
                 broker = self.rng.choice(sorted(self.cluster.brokers))
                 self.inject(kind, broker)
                 self.wait_recovered()
@@ -519,7 +527,7 @@ class Nemesis:
                 broker.kill()
                 killed = time.monotonic()
                 self.wait_deregistered(broker_id)
-                self._sleep(down - (time.monotonic() - killed))
+                time.sleep(max(0.0, down - (time.monotonic() - killed)))
                 broker.start()
             elif kind == "freeze":
                 frozen = self.config.session_timeout + self.rng.uniform(
@@ -527,7 +535,7 @@ class Nemesis:
                 self.log(f"nemesis: SIGSTOP broker {broker_id}{role} for {frozen:.1f}s")
                 broker.freeze()
                 try:
-                    self._sleep(frozen)
+                    time.sleep(frozen)
                 finally:
                     broker.thaw()
             else:
@@ -539,7 +547,7 @@ class Nemesis:
                          f"for {lasting:.1f}s")
                 self.network.cut(broker_id, from_zookeeper=isolate)
                 try:
-                    self._sleep(lasting)
+                    time.sleep(lasting)
                     event.note = f"{self.network.dropped_packets()} packets dropped"
                 finally:
                     self.network.heal()

@@ -29,6 +29,7 @@ SEED = int(os.environ.get("CHAOS_SEED", "15"))
 FAULTS = tuple(os.environ.get("CHAOS_FAULTS", "kill,freeze").split(","))
 
 
+@pytest.mark.timeout(600)
 def test_no_acknowledged_write_lost_under_kills_and_freezes(
         tmp_path: Path, zk_connect: str, zookeeper_server: ZooKeeperServer,
         kafka_tools_lib: Path) -> None:
