@@ -159,13 +159,23 @@ class ChaosResult:
                 "faults": len(self.faults)}
 
     @property
-    def failures(self) -> list[str]:
-        """Why the run failed; empty when it passed."""
-        out = [f"{name}: {count}" for name, count in self.records.failures.items() if count]
+    def safety_failures(self) -> list[str]:
+        """What the cluster got wrong about the data: anything here means an acknowledged write
+        was lost or misplaced, a consumer read something that later disappeared, or replicas
+        diverged (or the nemesis could not do its work)."""
+        out = [f"{name}: {count}" for name, count in self.records.failures.items()
+               if count and name != "group_missed"]
         if self.replicas.divergent:
             out.append(f"divergent: {len(self.replicas.divergent)}")
         if self.nemesis_error:
             out.append(f"nemesis: {self.nemesis_error}")
+        return out
+
+    @property
+    def liveness_failures(self) -> list[str]:
+        """What the cluster did not do once the faults were over: take writes on every
+        partition again, and let the consumer group read everything acknowledged."""
+        out = []
         for p in self.producers:
             if not p.acknowledged:
                 out.append(f"{p.name}: nothing acknowledged")
@@ -175,7 +185,14 @@ class ChaosResult:
             out.append("stalled after the last fault: " + ", ".join(
                 f"{t}-{p} (leader, ISR {self.final_layout.get((t, p))})"
                 for t, p in self.stalled))
+        if self.records.group_missed:
+            out.append(f"group_missed: {self.records.group_missed}")
         return out
+
+    @property
+    def failures(self) -> list[str]:
+        """Why the run failed; empty when it passed."""
+        return self.safety_failures + self.liveness_failures
 
     @property
     def passed(self) -> bool:
@@ -210,7 +227,9 @@ class ChaosResult:
     def to_json(self) -> dict[str, object]:
         return {
             "config": self.config.to_json(), "started_at": self.started_at,
-            "passed": self.passed, "failures": self.failures, "counts": self.counts,
+            "passed": self.passed, "failures": self.failures,
+            "safety_failures": self.safety_failures,
+            "liveness_failures": self.liveness_failures, "counts": self.counts,
             "producers": [{"name": p.name, "topic": p.topic, "sent": p.sent,
                            "acknowledged": p.acknowledged, "errors": p.errors,
                            "unanswered": p.unanswered,
