@@ -40,6 +40,7 @@ from pybroker.testing.chaos_check import (
     Gap,
     RecordCheck,
     ReplicaCheck,
+    acks_below_min_isr,
     check_records,
     check_replicas,
     longest_gap,
@@ -140,6 +141,8 @@ class ChaosResult:
         default_factory=dict)
     #: partition -> when its last acknowledgement came
     last_acks: dict[tuple[str, int], float] = field(default_factory=dict)
+    #: acknowledgements while Metadata showed an ISR below min.insync.replicas (for the record)
+    acked_below_min_isr: int = 0
 
     @property
     def stalled(self) -> list[tuple[str, int]]:
@@ -156,6 +159,7 @@ class ChaosResult:
                 "phantom": r.phantom, "group_missed": r.group_missed,
                 "unacknowledged_present": r.unacknowledged_present,
                 "send_errors": sum(p.errors for p in self.producers),
+                "acked_below_min_isr": self.acked_below_min_isr,
                 "faults": len(self.faults)}
 
     @property
@@ -206,7 +210,9 @@ class ChaosResult:
                  f"{c['duplicated']}  divergent {c['divergent']}  (misplaced {c['misplaced']}, "
                  f"out of order {c['out_of_order']}, phantom reads {c['phantom']}, "
                  f"missed by the group {c['group_missed']}, unacknowledged but present "
-                 f"{c['unacknowledged_present']}, send errors {c['send_errors']})"]
+                 f"{c['unacknowledged_present']}, send errors {c['send_errors']}, "
+                 f"acknowledged while Metadata showed an ISR below min.insync.replicas "
+                 f"{c['acked_below_min_isr']})"]
         for p in self.producers:
             g = p.longest_gap
             lines.append(f"  {p.name}: {p.acknowledged} of {p.sent} acknowledged, {p.errors} "
@@ -390,6 +396,10 @@ def run_chaos(config: ChaosConfig, work_dir: Path, zookeeper_connect: str,
         for a in acks:
             last_acks[a.tp] = max(last_acks.get(a.tp, 0.0), a.at)
         records = check_records(acks, final, consumer.reads)
+        isr_sizes: dict[tuple[str, int], list[tuple[float, int]]] = defaultdict(list)
+        for change in monitor.leaders:
+            isr_sizes[(change.topic, change.partition)].append((change.at, len(change.isr)))
+        below = acks_below_min_isr(acks, isr_sizes, int(TOPIC_CONFIGS["min.insync.replicas"]))
         replicas = check_replicas(copies, hws)
         summaries = []
         for p in producers:
@@ -402,7 +412,7 @@ def run_chaos(config: ChaosConfig, work_dir: Path, zookeeper_connect: str,
             config, started_at, records, replicas, summaries, nemesis.events,
             monitor.controllers, monitor.leaders,
             repr(nemesis.error) if nemesis.error else None, load_end, notes, final_layout,
-            last_acks)
+            last_acks, below)
     finally:
         for closing in (nemesis.stop if nemesis else None,
                         *(lambda p=p: p.stop(10) for p in producers),

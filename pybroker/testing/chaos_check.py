@@ -21,6 +21,7 @@ first send to the end of the load (:func:`longest_gap`).
 
 from __future__ import annotations
 
+import bisect
 import struct
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping, Sequence, Set
@@ -235,3 +236,24 @@ def check_replicas(copies: Mapping[TopicPartition, Mapping[int, bytes]],
                 out.divergent.append(Divergence(
                     tp, broker, hw, f"differs from byte {at} (the batch at offset {offset})"))
     return out
+
+
+# -- the ISR as Metadata shows it -------------------------------------------------------------
+
+
+def acks_below_min_isr(acks: Sequence[Ack],
+                       isr_sizes: Mapping[TopicPartition, Sequence[tuple[float, int]]],
+                       min_isr: int, grace: float = 2.0) -> int:
+    """Acknowledgements that came while Metadata had shown, for ``grace`` seconds and more
+    without change, an ISR smaller than ``min_isr`` for their partition (``isr_sizes``: each
+    partition's (time seen, ISR size) in time order). With acks=all such an acknowledgement
+    should have been NOT_ENOUGH_REPLICAS. For the record, not a verdict: Metadata reaches the
+    monitor later than the leader, and the leader's own ISR is what decides."""
+    count = 0
+    for ack in acks:
+        changes = isr_sizes.get(ack.tp, ())
+        times = [t for t, _ in changes]
+        i = bisect.bisect_right(times, ack.at) - 1
+        if i >= 0 and changes[i][1] < min_isr and ack.at - changes[i][0] >= grace:
+            count += 1
+    return count

@@ -6,6 +6,7 @@ from __future__ import annotations
 from protocol.records.record import build_batch
 from pybroker.testing.chaos_check import (
     Ack,
+    acks_below_min_isr,
     batches,
     below_high_watermark,
     check_records,
@@ -110,3 +111,11 @@ def test_a_replica_that_differs_or_falls_short_diverges() -> None:
     short = check_replicas({TP: {1: good, 2: batch(0, 3), 3: good}}, {TP: 5})
     [s] = short.divergent
     assert s.broker == 2 and "below 3" in s.reason
+
+
+def test_acknowledgements_while_metadata_shows_too_small_an_isr() -> None:
+    sizes = {TP: [(0.0, 3), (10.0, 1), (20.0, 2)]}
+    acks = [Ack("p", "t", 0, i, i, b"v", at) for i, at in enumerate((5.0, 11.0, 13.0, 19.9, 21.0))]
+    # 11.0 is within the grace after the shrink was seen; 13.0 and 19.9 are not
+    assert acks_below_min_isr(acks, sizes, min_isr=2, grace=2.0) == 2
+    assert acks_below_min_isr(acks, {}, min_isr=2) == 0
