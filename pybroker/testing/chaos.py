@@ -121,6 +121,7 @@ class ProducerSummary:
     longest_gap: Gap
     ack_times: list[float] = field(repr=False, default_factory=list)
     error_samples: list[str] = field(default_factory=list)
+    fatal: str | None = None
 
 
 @dataclass
@@ -181,6 +182,8 @@ class ChaosResult:
         partition again, and let the consumer group read everything acknowledged."""
         out = []
         for p in self.producers:
+            if p.fatal:
+                out.append(f"{p.name}: stopped by a fatal error {p.fatal}")
             if not p.acknowledged:
                 out.append(f"{p.name}: nothing acknowledged")
             elif max(p.ack_times) < self.load_end - self.config.settle:
@@ -218,6 +221,8 @@ class ChaosResult:
             lines.append(f"  {p.name}: {p.acknowledged} of {p.sent} acknowledged, {p.errors} "
                          f"failed, longest unavailability {g.seconds:.1f}s "
                          f"(t={g.start:.1f}..{g.end:.1f})")
+            if p.fatal:
+                lines.append(f"    fatal: {p.fatal}")
         lines.append(f"  replicas: {self.replicas.replicas} of {self.replicas.partitions} "
                      f"partitions compared, {self.replicas.bytes_compared} bytes below the "
                      "high watermarks")
@@ -242,7 +247,8 @@ class ChaosResult:
                            "longest_unavailability_s": round(p.longest_gap.seconds, 3),
                            "longest_unavailability_from": round(p.longest_gap.start, 3),
                            "longest_unavailability_to": round(p.longest_gap.end, 3),
-                           "error_samples": p.error_samples} for p in self.producers],
+                           "error_samples": p.error_samples, "fatal": p.fatal}
+                          for p in self.producers],
             "faults": [f.to_json() for f in self.faults],
             "controllers": [{"at": round(t, 3), "controller": c} for t, c in self.controllers],
             "leaders": [{"at": round(c.at, 3), "topic": c.topic, "partition": c.partition,
@@ -407,7 +413,7 @@ def run_chaos(config: ChaosConfig, work_dir: Path, zookeeper_connect: str,
             summaries.append(ProducerSummary(
                 p.name, p.topic, p.sent(), len(p.acks), len(p.errors), unanswered[p.name],
                 longest_gap(times, p.started or 0.0, load_end), times,
-                sorted({e.error for e in p.errors})[:10]))
+                sorted({e.error for e in p.errors})[:10], p.fatal))
         return ChaosResult(
             config, started_at, records, replicas, summaries, nemesis.events,
             monitor.controllers, monitor.leaders,

@@ -21,7 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from confluent_kafka import Consumer, KafkaError, Message, Producer, TopicPartition
+from confluent_kafka import (
+    Consumer,
+    KafkaError,
+    KafkaException,
+    Message,
+    Producer,
+    TopicPartition,
+)
 
 from protocol.messages import ApiKey, metadata_request as mreq
 from pybroker.testing.broker_process import REPO_ROOT
@@ -61,6 +68,8 @@ class LoadProducer(Protocol):
     acks: list[Ack]
     errors: list[SendError]
     started: float | None
+    #: an error that ended the producer (it sends nothing more), if one did
+    fatal: str | None
 
     def start(self) -> None: ...
 
@@ -91,6 +100,7 @@ class LibrdkafkaProducer:
         self.acks: list[Ack] = []
         self.errors: list[SendError] = []
         self.started: float | None = None
+        self.fatal: str | None = None
         self._sent = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"producer-{name}", daemon=True)
@@ -108,6 +118,12 @@ class LibrdkafkaProducer:
             self.errors.append(SendError(self.name, seq, str(err), self.clock()))
 
     def _run(self) -> None:
+        try:
+            self._produce()
+        except KafkaException as exc:  # a fatal error: librdkafka's producer is done for
+            self.fatal = f"at t={self.clock():.1f}s: {exc}"
+
+    def _produce(self) -> None:
         begun = time.monotonic()
         self.started = self.clock()
         while not self._stop.is_set():
@@ -129,19 +145,26 @@ class LibrdkafkaProducer:
     def stop(self, timeout: float = 150.0) -> int:
         self._stop.set()
         self._thread.join(30)
-        return self.producer.flush(timeout)
+        try:
+            return self.producer.flush(timeout)
+        except KafkaException as exc:
+            self.fatal = self.fatal or str(exc)
+            return len(self.producer)
 
 
 class JavaProducer:
     """Kafka's ``VerifiableProducer`` (the Java client, idempotent, acks=all) sending the numbers
-    0, 1, ... at ``rate`` a second with the default partitioner; its stdout, one JSON line per
+    0, 1, ... at ``rate`` a second with the keys 0..``keys``-1 in turn, so that the default
+    partitioner (by key hash) writes every partition all the time (without keys the sticky
+    partitioner stays on one partition for a whole batch.size); its stdout, one JSON line per
     acknowledged or failed send, is read as it comes. Stopped by SIGTERM to its pid, on which
     it closes its producer (waiting for what is in flight) and exits."""
 
     MAIN_CLASS = "org.apache.kafka.tools.VerifiableProducer"
 
     def __init__(self, bootstrap: str, topic: str, *, rate: float, clock: Clock, work_dir: Path,
-                 lib: Path = LIB, name: str = "java", delivery_timeout_ms: int = 120_000) -> None:
+                 lib: Path = LIB, name: str = "java", delivery_timeout_ms: int = 120_000,
+                 keys: int = 30) -> None:
         self.name = name
         self.topic = topic
         self.clock = clock
@@ -153,8 +176,10 @@ class JavaProducer:
         self.bootstrap = bootstrap
         self.rate = rate
         self.delivery_timeout_ms = delivery_timeout_ms
+        self.keys = keys
         self.proc: subprocess.Popen[str] | None = None
         self.summary: dict[str, Any] = {}
+        self.fatal: str | None = None
         self._sent = 0
         self._stderr: IO[bytes] | None = None
         self._reader: threading.Thread | None = None
@@ -178,6 +203,7 @@ class JavaProducer:
                 "-cp", f"{self.lib}/*", self.MAIN_CLASS,
                 "--bootstrap-server", self.bootstrap, "--topic", self.topic,
                 "--throughput", str(int(self.rate)), "--acks", "-1", "--max-messages", "-1",
+                "--repeating-keys", str(self.keys),
                 "--producer.config", str(self.work_dir / "producer.properties")]
 
     def start(self, timeout: float = 60.0) -> None:
@@ -242,6 +268,8 @@ class JavaProducer:
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
+        if self.proc is not None and self.proc.returncode not in (0, 143, -15) and not self.fatal:
+            self.fatal = f"VerifiableProducer exited with code {self.proc.returncode}"
         sent = int(self.summary.get("sent", self._sent))
         return max(0, sent - len(self.acks) - len(self.errors))
 
