@@ -8,6 +8,10 @@ KAFKA_VERSION ?=
 DATA_DIR ?= data/kafka-logs
 # make bench BASELINE=rev: scripts/bench.py also benchmarks pybroker as it was at that git revision
 BASELINE ?=
+# make chaos: seconds of faults, the nemesis's seed (empty: a random one) and the fault kinds
+DURATION ?= 600
+SEED ?=
+FAULTS ?= kill,freeze,cut,isolate
 STAMP := $(VENV)/.setup-stamp
 # pybroker with its runtime dependencies only (no test tools, no PySpark): enough for import-specs,
 # gen and gen-check, which import the broker's handlers and state tables. They use the full
@@ -17,7 +21,7 @@ RUNTIME_STAMP := $(VENV)/.runtime-stamp
 GEN_STAMP := $(if $(wildcard $(STAMP)),$(STAMP),$(RUNTIME_STAMP))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup system-deps java-deps kafka-tools-deps spark-deps run cluster cluster-down pipeline reference-kafka test test-unit test-compat import-specs gen gen-check compat-doc lint bench clean
+.PHONY: help setup system-deps java-deps kafka-tools-deps spark-deps run cluster cluster-down pipeline reference-kafka chaos test test-unit test-compat import-specs gen gen-check compat-doc lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -62,6 +66,9 @@ cluster-down: $(STAMP) ## stop what make cluster started (by pid; data stays in 
 reference-kafka: $(STAMP) kafka-tools-deps ## run Apache Kafka 3.9 (ZooKeeper mode) on 127.0.0.1:19092 for side-by-side checks
 	$(PY) scripts/reference-kafka.py
 
+chaos: setup ## fault injection on a three-broker cluster under acks=all load for DURATION seconds (SEED, FAULTS=kill,freeze,cut,isolate); report (JSON, Markdown, PNG) in chaos-results/
+	$(PY) -m scripts.chaos --duration $(DURATION) --faults $(FAULTS) --out chaos-results $(if $(SEED),--seed $(SEED))
+
 test: setup gen-check lint ## set everything up, check generated code and lint, run every test
 	$(PY) -m pytest -ra tests
 
@@ -99,4 +106,4 @@ bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka and Spark; ratio
 	$(PY) -m scripts.bench_cluster --out bench-results
 
 clean: ## remove the virtualenv and local data
-	rm -rf $(VENV) data bench-results
+	rm -rf $(VENV) data bench-results chaos-results

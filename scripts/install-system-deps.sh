@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the compatibility tests drive, for each tool that is missing:
-# kcat, and a JDK with Maven for the Java clients. Idempotent; needs root (or sudo).
+# kcat, a JDK with Maven for the Java clients, and iptables for the chaos tests' network cuts.
+# Idempotent; needs root (or sudo).
 set -euo pipefail
 declare -A package_for=(
     [kcat]=kcat
     [javac]=default-jdk-headless
     [mvn]=maven
+    [iptables]=iptables
 )
 missing=()
 for tool in "${!package_for[@]}"; do

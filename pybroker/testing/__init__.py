@@ -14,6 +14,10 @@ reference Kafka by hand) and anything else that needs a real broker process to t
   sends to an observer.
 - :mod:`~pybroker.testing.wire_client` — a minimal blocking Kafka client over a raw socket, on
   the generated codecs.
+- :mod:`~pybroker.testing.nemesis`, :mod:`~pybroker.testing.chaos_workload`,
+  :mod:`~pybroker.testing.chaos_check` and :mod:`~pybroker.testing.chaos` — the chaos run of
+  ``tests/cluster/test_chaos.py`` and ``make chaos``: faults (kill -9, SIGSTOP, network cuts by
+  iptables over per-broker cgroups), acks=all producers and a consumer group, and the checker.
 
 Importing the package imports none of them; import the module you need. The broker runtime
 never imports this package.

@@ -1,9 +1,11 @@
 """Run a pybroker server as a child process for tests, benchmarks and frame capture.
 
 The broker is started exactly as a user would start it (the ``pybroker serve`` console script
-with Kafka property overrides), bound to 127.0.0.1 on a free port, with its data directory in a
-caller-supplied place so that a restart finds the same log. Its stderr goes to a file so that a
-failing test can show what the broker said.
+with Kafka property overrides), bound to 127.0.0.1 (or another loopback address given as
+``host``) on a free port, with its data directory in a caller-supplied place so that a restart
+finds the same log. Its stderr goes to a file so that a failing test can show what the broker
+said. ``cgroup=`` starts it inside a cgroup v2 directory of the caller's (the chaos tests' network
+cuts match its sockets by cgroup).
 
 By default the broker runs from the checkout this package was imported from. ``source=`` runs
 the code of another checkout of the repository (an earlier revision, say) with the same
@@ -35,16 +37,17 @@ class BrokerStartError(RuntimeError):
     """The broker process exited or never accepted connections."""
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port on ``host`` (a local address) that nothing listens on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        s.bind((host, 0))
+        port: int = s.getsockname()[1]
+        return port
 
 
-def port_accepts(port: int, timeout: float = 0.5) -> bool:
+def port_accepts(port: int, timeout: float = 0.5, host: str = "127.0.0.1") -> bool:
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=timeout):
+        with socket.create_connection((host, port), timeout=timeout):
             return True
     except OSError:
         return False
@@ -66,7 +69,8 @@ def broker_command() -> list[str]:
 
 
 class BrokerProcess:
-    """One single-node pybroker on ``127.0.0.1:port`` storing its data in ``data_dir``.
+    """One single-node pybroker on ``host:port`` (``127.0.0.1`` unless told otherwise) storing
+    its data in ``data_dir``.
 
     ``start()`` returns once the listener accepts TCP connections; ``stop()`` sends SIGTERM and
     waits, ``kill()`` sends SIGKILL, ``restart()`` does either and starts again on the same port
@@ -88,14 +92,21 @@ class BrokerProcess:
         stop_timeout: float = 20.0,
         source: Path | None = None,
         env: Mapping[str, str] | None = None,
+        host: str = "127.0.0.1",
+        cgroup: Path | None = None,
     ) -> None:
         """``source``: a checkout of the repository to run instead of this one. It becomes the
         working directory and the first entry of ``PYTHONPATH`` (which the interpreter searches
         before the virtualenv's editable install), and the default ``config`` is its
         ``config/server.properties``. ``env``: variables added to (or replacing) the child's
-        environment, which is otherwise this process's."""
+        environment, which is otherwise this process's. ``host``: the loopback address the
+        listener binds and advertises (Linux routes all of 127.0.0.0/8 to ``lo``). ``cgroup``: a
+        cgroup v2 directory the broker is started in (moved there before it executes, so every
+        socket it ever opens belongs to it); a restart goes there again."""
         self.data_dir = Path(data_dir)
-        self.port = port or free_port()
+        self.host = host
+        self.cgroup = Path(cgroup) if cgroup is not None else None
+        self.port = port or free_port(host)
         self.source = Path(source).resolve() if source is not None else None
         if self.source is not None and config == DEFAULT_CONFIG:
             config = self.source / "config" / "server.properties"
@@ -115,11 +126,11 @@ class BrokerProcess:
 
     @property
     def bootstrap(self) -> str:
-        return f"127.0.0.1:{self.port}"
+        return f"{self.host}:{self.port}"
 
     @property
     def overrides(self) -> dict[str, str]:
-        listener = f"PLAINTEXT://127.0.0.1:{self.port}"
+        listener = f"PLAINTEXT://{self.host}:{self.port}"
         props: dict[str, object] = {
             "broker.id": 0,
             "listeners": listener,
@@ -183,6 +194,14 @@ class BrokerProcess:
             cmd += ["--override", f"{key}={value}"]
         return cmd
 
+    def launch_command(self) -> list[str]:
+        """:meth:`command`, through a shell that first moves itself into ``cgroup`` when there
+        is one: ``exec`` keeps the pid, so the broker starts inside the cgroup."""
+        if self.cgroup is None:
+            return self.command()
+        move = 'echo $$ > "$0" && exec "$@"'
+        return ["/bin/sh", "-c", move, str(self.cgroup / "cgroup.procs"), *self.command()]
+
     # -- lifecycle ----------------------------------------------------------------------------
 
     def start(self) -> BrokerProcess:
@@ -198,7 +217,7 @@ class BrokerProcess:
         )
         self._log_file.flush()
         self.proc = subprocess.Popen(
-            self.command(),
+            self.launch_command(),
             stdin=subprocess.DEVNULL,
             stdout=self._log_file,
             stderr=self._log_file,
@@ -220,7 +239,7 @@ class BrokerProcess:
                 raise BrokerStartError(
                     f"broker exited with code {code} during start-up\n{self.describe()}"
                 )
-            if port_accepts(self.port, timeout=0.2):
+            if port_accepts(self.port, timeout=0.2, host=self.host):
                 return
             time.sleep(0.05)
         self.kill()

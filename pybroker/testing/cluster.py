@@ -1,6 +1,6 @@
-"""A ZooKeeper-mode pybroker cluster of real processes: brokers 1..N on 127.0.0.1, each with its
-own port, log dir and log file, all on one ZooKeeper (under a chroot), for the cluster tests,
-``make cluster`` and ``make bench``.
+"""A ZooKeeper-mode pybroker cluster of real processes: brokers 1..N on 127.0.0.1 (or each on a
+loopback address of its own), each with its own port, log dir and log file, all on one ZooKeeper
+(under a chroot), for the cluster tests, ``make cluster``, ``make bench`` and ``make chaos``.
 
 Each broker is a :class:`~pybroker.testing.broker_process.BrokerProcess` started exactly as a
 user starts one (``pybroker serve`` with Kafka property overrides), so a test can stop it
@@ -30,19 +30,27 @@ FAST_FAILOVER: Mapping[str, object] = {
 
 
 class ClusterProcesses:
-    """Brokers ``1..size`` of one cluster. ``zookeeper_connect`` includes the chroot."""
+    """Brokers ``1..size`` of one cluster. ``zookeeper_connect`` includes the chroot.
+
+    ``hosts``: broker id -> the loopback address it listens on and advertises (127.0.0.1 for
+    any broker not named). ``cgroups``: broker id -> the cgroup v2 directory it runs in, every
+    time it starts (see :class:`~pybroker.testing.broker_process.BrokerProcess`).
+    """
 
     def __init__(self, work_dir: Path, zookeeper_connect: str, *, size: int = 3,
                  overrides: Mapping[str, object] | None = None,
-                 start_timeout: float = 60.0) -> None:
+                 start_timeout: float = 60.0,
+                 hosts: Mapping[int, str] | None = None,
+                 cgroups: Mapping[int, Path] | None = None) -> None:
         self.work_dir = Path(work_dir)
         self.zookeeper_connect = zookeeper_connect
         self.size = size
         self.overrides = dict(overrides or {})
         self.brokers: dict[int, BrokerProcess] = {}
         for broker_id in range(1, size + 1):
-            port = free_port()
-            listener = f"PLAINTEXT://127.0.0.1:{port}"
+            host = (hosts or {}).get(broker_id, "127.0.0.1")
+            port = free_port(host)
+            listener = f"PLAINTEXT://{host}:{port}"
             props: dict[str, object] = {
                 "broker.id": broker_id,
                 "listeners": listener,
@@ -56,7 +64,8 @@ class ClusterProcesses:
             self.brokers[broker_id] = BrokerProcess(
                 self.work_dir / f"broker-{broker_id}" / "kafka-logs", port=port,
                 overrides=props, log_path=self.work_dir / f"broker-{broker_id}.log",
-                start_timeout=start_timeout)
+                start_timeout=start_timeout, host=host,
+                cgroup=(cgroups or {}).get(broker_id))
 
     @property
     def bootstrap(self) -> str:
