@@ -32,6 +32,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from pybroker.testing.broker_process import REPO_ROOT
 from pybroker.testing.cluster import ClusterProcesses
 from pybroker.testing.failover import Commit, Read, coordinator_of, full_isr
+from tests.compat.group_helpers import subscribe_knowing_topic
 
 LOG4J_CONFIG = REPO_ROOT / "tests" / "compat" / "cli" / "tools-log4j.properties"
 #: a short-lived tool's JVM, as tests/compat/cli runs Kafka's tools
@@ -258,7 +259,7 @@ class KafkaPythonMember(_ThreadMember):
             def on_partitions_assigned(self, assigned: list[KTP]) -> None:
                 member.assigned |= {tp.partition for tp in assigned}
 
-        self.consumer.subscribe([self.topic], listener=Listener())
+        subscribe_knowing_topic(self.consumer, self.topic, Listener())
         try:
             while not stop.is_set():
                 for tp, records in self.consumer.poll(timeout_ms=200, max_records=200).items():

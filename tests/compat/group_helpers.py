@@ -19,7 +19,9 @@ wait until a set of members holds disjoint assignments that cover a topic.
 
 from __future__ import annotations
 
+import faulthandler
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -48,6 +50,29 @@ def _emit(event: str, **fields: Any) -> None:
     sys.stdout.flush()
 
 
+def subscribe_knowing_topic(consumer: Any, topic: str, listener: Any = None,
+                            timeout: float = 30.0) -> None:
+    """``consumer.subscribe([topic])`` for a kafka-python consumer, then a blocking metadata
+    fetch that lists the topic.
+
+    kafka-python's group leader compares the metadata it assigned from with its latest metadata
+    of the subscribed topics and rejoins when they differ. That snapshot starts empty and is only
+    taken on a metadata response that arrives after ``subscribe()``, so a leader that joins first
+    assigns from nothing, then rejoins at once, and again; in those back-to-back rebalances
+    kafka-python 3.0.12 can wedge (the member stops heartbeating and never completes its join).
+    The fetch takes the snapshot before the first join, as a long-running consumer has it.
+    """
+    if listener is None:
+        consumer.subscribe([topic])
+    else:
+        consumer.subscribe([topic], listener=listener)
+    deadline = time.monotonic() + timeout
+    while topic not in consumer.topics():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no metadata for topic {topic}")
+        time.sleep(0.1)
+
+
 def _run_kafka_python(spec: dict[str, Any], stopping: threading.Event) -> None:
     from kafka import KafkaConsumer
     from kafka.consumer.subscription_state import ConsumerRebalanceListener
@@ -70,15 +95,7 @@ def _run_kafka_python(spec: dict[str, Any], stopping: threading.Event) -> None:
         auto_offset_reset="earliest",
         **spec["config"],
     )
-    # kafka-python 3.0.12 can wedge when a leader joins before it has the topic's metadata: the
-    # rejoin that the metadata triggers completes while poll() has already timed out, and its
-    # result is never applied (no partitions, heartbeats stay off). Knowing the topic avoids it.
-    deadline = time.monotonic() + 30
-    while not consumer.partitions_for_topic(spec["topic"]):
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"no metadata for topic {spec['topic']}")
-        time.sleep(0.1)
-    consumer.subscribe([spec["topic"]], listener=Listener())
+    subscribe_knowing_topic(consumer, spec["topic"], Listener())
     last: tuple | None = None
     try:
         while not stopping.is_set():
@@ -163,6 +180,13 @@ def _run_confluent(spec: dict[str, Any], stopping: threading.Event) -> None:
 
 def _member_main(argv: Sequence[str]) -> int:
     spec = json.loads(argv[0])
+    # The client's own account of joins and assignments goes to the member's stderr log (DEBUG
+    # with GROUP_MEMBER_DEBUG=1), and SIGUSR1 dumps every thread's stack there: what a test
+    # shows when a member stops making progress.
+    logging.basicConfig(
+        level=logging.DEBUG if os.environ.get("GROUP_MEMBER_DEBUG") else logging.INFO,
+        stream=sys.stderr, format="%(asctime)s %(threadName)s %(name)s %(message)s")
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     runner = _run_kafka_python if spec["client"] == "kafka-python" else _run_confluent
@@ -324,10 +348,19 @@ class GroupMember:
             while not predicate():
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise AssertionError(f"timed out waiting for {what}\n{self.describe()}")
+                    self.dump_stacks()
+                    raise AssertionError(
+                        f"timed out waiting for {what}\n{self.describe(stderr_lines=60)}")
                 self._changed.wait(min(left, 0.2))
 
-    def describe(self, events: int = 25) -> str:
+    def dump_stacks(self) -> None:
+        """Have a running member write its threads' stacks to its stderr log."""
+        if self.is_running():
+            assert self.proc is not None
+            self.proc.send_signal(signal.SIGUSR1)
+            time.sleep(0.5)
+
+    def describe(self, events: int = 25, stderr_lines: int = 15) -> str:
         state = "running" if self.is_running() else f"exited {self.proc and self.proc.returncode}"
         lines = [f"--- member {self.name} ({self.client}, {state}), last {events} events:"]
         for e in self.snapshot()[-events:]:
@@ -337,7 +370,7 @@ class GroupMember:
             stamp = time.strftime("%H:%M:%S", time.localtime(e["t"])) + f".{int(e['t'] * 1000) % 1000:03d}"
             lines.append(f"  {stamp} " + json.dumps(shown)[:400])
         try:
-            tail = self.stderr_path.read_text(errors="replace").splitlines()[-15:]
+            tail = self.stderr_path.read_text(errors="replace").splitlines()[-stderr_lines:]
         except OSError:
             tail = []
         if tail:

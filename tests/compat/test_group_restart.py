@@ -21,7 +21,7 @@ from kafka.structs import OffsetAndMetadata
 
 from pybroker.testing.broker_process import BrokerProcess
 from tests.compat.confluent_kafka.helpers import create_topic
-from tests.compat.group_helpers import FAST_GROUPS
+from tests.compat.group_helpers import FAST_GROUPS, subscribe_knowing_topic
 
 pytestmark = [pytest.mark.compat, pytest.mark.timeout(120)]
 
@@ -66,11 +66,8 @@ class KafkaPythonMember:
             fetch_max_wait_ms=100,
             request_timeout_ms=10000,
         )
-        # kafka-python 3.0.12 can wedge when a leader joins before it has the topic's metadata:
-        # the metadata-triggered rejoin completes while poll() has timed out, and the result is
-        # never applied (no partitions, heartbeats stay off). Knowing the topic first avoids it.
         assert self.consumer.partitions_for_topic(topic) == set(range(PARTITIONS))
-        self.consumer.subscribe([topic])
+        subscribe_knowing_topic(self.consumer, topic)
 
     def _poll(self) -> list[tuple[int, int, str]]:
         batches = self.consumer.poll(timeout_ms=200)
