@@ -324,14 +324,17 @@ def plot(summary: Summary, names: Sequence[str], goals: list[dict[str, Any]], pa
 
     colors = {"pybroker": "tab:blue", "kafka": "tab:orange"}
     cases = list(summary)
-    labels = [CASE_BY_NAME[c].label.replace(", ", "\n", 1) for c in cases]
+    labels = [CASE_BY_NAME[c].label.replace(", ", "\n") for c in cases]
     xs = list(range(len(cases)))
     panels = [(key, label, unit) for key, label, unit, _ in FIGURES
               if key in ("produce_confluent_mb_s", "produce_perf_mb_s", "consume_perf_mb_s",
                          "e2e_p99_ms")]
-    fig, axes = plt.subplots(1, len(panels) + 1, figsize=(24, 5.5))
+    fig = plt.figure(figsize=(16, 10))
+    grid = fig.add_gridspec(2, 3)
+    axes = [fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1]),
+            fig.add_subplot(grid[0, 2]), fig.add_subplot(grid[1, 0])]
     width = 0.8 / max(1, len(names))
-    for ax, (key, label, unit) in zip(axes, panels, strict=False):
+    for ax, (key, label, unit) in zip(axes, panels, strict=True):
         for i, name in enumerate(names):
             values = [summary[c][key].get(name) for c in cases]
             shift = (i - (len(names) - 1) / 2) * width
@@ -349,7 +352,7 @@ def plot(summary: Summary, names: Sequence[str], goals: list[dict[str, Any]], pa
         ax.set_ylim(top=max(1.0, ax.get_ylim()[1]) * 1.12)
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=8)
-    ax = axes[-1]
+    ax = fig.add_subplot(grid[1, 1:])
     ax.set_title("throughput ratios (producers); dashed: goal", fontsize=9)
     shown = list(goals)
     ys = list(range(len(shown)))
@@ -362,7 +365,7 @@ def plot(summary: Summary, names: Sequence[str], goals: list[dict[str, Any]], pa
         if g["minimum"] is not None:
             ax.vlines(g["minimum"], y - 0.4, y + 0.4, color="black", linestyle="--",
                       linewidth=1)
-    ax.set_yticks(ys, [f"{g['goal']}\n{g['figure'].split('_')[1]}" for g in shown], fontsize=7)
+    ax.set_yticks(ys, [f"{g['goal']}, {g['figure'].split('_')[1]}" for g in shown], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(right=max(1.5, *(g["value"] or 0 for g in shown)) * 1.35)
     if note:
