@@ -208,14 +208,33 @@ def parse_end_to_end(stdout: str) -> dict[str, float]:
     return out
 
 
-def perf_records(confluent_msgs_per_s: float | None, seconds: float, cap: int,
-                 floor: int = 1000) -> int:
-    """How many records kafka-producer-perf-test sends: about ``seconds`` worth at the rate
-    confluent-kafka just reached on the same case (the tool has no time limit of its own), at
-    most ``cap``, at least ``floor``; ``cap`` when there is no rate to go by."""
-    if not confluent_msgs_per_s or confluent_msgs_per_s <= 0:
+@dataclass
+class RateGuide:
+    """The last rate kafka-producer-perf-test reached on this cluster, and confluent-kafka's on
+    the same case: what the next perf test is sized by."""
+
+    perf_msgs_per_s: float | None = None
+    confluent_msgs_per_s: float | None = None
+
+    def expect(self, confluent_now: float | None) -> float | None:
+        """The perf test's rate to expect on a case where confluent-kafka just reached
+        ``confluent_now``: its last rate, scaled by how confluent-kafka's rate changed between
+        that case and this one (unscaled when either confluent rate is missing); without a
+        last rate, ``confluent_now`` itself; None when there is nothing to go by."""
+        if not self.perf_msgs_per_s:
+            return confluent_now or None
+        if self.confluent_msgs_per_s and confluent_now:
+            return self.perf_msgs_per_s * confluent_now / self.confluent_msgs_per_s
+        return self.perf_msgs_per_s
+
+
+def perf_records(msgs_per_s: float | None, seconds: float, cap: int, floor: int = 1000) -> int:
+    """How many records kafka-producer-perf-test sends: about ``seconds`` worth at the rate it
+    is expected to reach (the tool has no time limit of its own), at most ``cap``, at least
+    ``floor``; ``cap`` when there is no rate to go by."""
+    if not msgs_per_s or msgs_per_s <= 0:
         return cap
-    return max(min(floor, cap), min(cap, math.ceil(confluent_msgs_per_s * seconds)))
+    return max(min(floor, cap), min(cap, math.ceil(msgs_per_s * seconds)))
 
 
 # -- summary and goals ----------------------------------------------------------------------
@@ -577,10 +596,10 @@ def confluent_produce(bootstrap: str, topic: str, spec: CaseSpec, partitions: in
 
 
 def run_case(spec: CaseSpec, cluster: Cluster, admin: AdminClient, tools: KafkaTools,
-             zookeeper: ZooKeeperServer, args: argparse.Namespace, tag: str,
+             zookeeper: ZooKeeperServer, args: argparse.Namespace, tag: str, guide: RateGuide,
              ) -> tuple[dict[str, float], dict[str, Any]]:
     """Every tool of ``args.tools`` on this case, each on a fresh topic; the figures and the
-    detail."""
+    detail. ``guide`` sizes the perf test and learns from it."""
     bootstrap = cluster.bootstrap()
     figures: dict[str, float] = {}
     detail: dict[str, Any] = {}
@@ -613,7 +632,7 @@ def run_case(spec: CaseSpec, cluster: Cluster, admin: AdminClient, tools: KafkaT
 
     if "perf" in args.tools:
         topic = fresh("perf", args.partitions)
-        n = perf_records(confluent_rate, args.seconds, args.records)
+        n = perf_records(guide.expect(confluent_rate), args.seconds, args.records)
         meter = Meter(pids, zookeeper.pid)
         t0 = time.perf_counter()
         out = tools.run("kafka-producer-perf-test", [
@@ -623,6 +642,7 @@ def run_case(spec: CaseSpec, cluster: Cluster, admin: AdminClient, tools: KafkaT
         produced = parse_producer_perf(out, size)
         produced.update(meter.read(time.perf_counter() - t0), asked=n)
         detail["produce_perf"] = produced
+        guide.perf_msgs_per_s, guide.confluent_msgs_per_s = produced["msgs_per_s"], confluent_rate
         if produced["records"] == n:
             figures["produce_perf_mb_s"] = produced["mb_per_s"]
         print(f"  {spec.name}: kafka-producer-perf-test sent {produced['records']:,} of {n:,} "
@@ -666,10 +686,11 @@ def run_case(spec: CaseSpec, cluster: Cluster, admin: AdminClient, tools: KafkaT
 
 
 def warm_up(cluster: Cluster, admin: AdminClient, tools: KafkaTools,
-            args: argparse.Namespace, tag: str) -> dict[str, Any]:
-    """Unmeasured: confluent-kafka produces ``--warmup-records`` at RF 3 acks=all and
-    kafka-consumer-perf-test reads them back in a group, which creates ``__consumer_offsets``
-    (before any measured phase, not during one) and loads the JVMs' classes."""
+            args: argparse.Namespace, tag: str, guide: RateGuide) -> dict[str, Any]:
+    """Unmeasured, at RF 3 acks=all: confluent-kafka produces ``--warmup-records``,
+    kafka-producer-perf-test a quarter as many (its rate sizes the first measured perf test),
+    and kafka-consumer-perf-test reads them all back in a group, which creates
+    ``__consumer_offsets`` before any measured phase rather than during one."""
     spec = CASE_BY_NAME[REPLICATED_CASE]
     topic = f"bench-repl-{tag}-warmup"
     bootstrap = cluster.bootstrap()
@@ -677,13 +698,22 @@ def warm_up(cluster: Cluster, admin: AdminClient, tools: KafkaTools,
     t0 = time.perf_counter()
     got = confluent_produce(bootstrap, topic, spec, args.partitions, args, args.warmup_records,
                             args.warmup_seconds)
+    n = max(1000, args.warmup_records // 4)
+    out = tools.run("kafka-producer-perf-test", [
+        "--topic", topic, "--num-records", str(n), "--record-size", str(args.record_size),
+        "--throughput", "-1", "--producer-props", f"bootstrap.servers={bootstrap}",
+        f"acks={spec.acks}"], args.timeout)
+    produced = parse_producer_perf(out, args.record_size)
+    guide.perf_msgs_per_s, guide.confluent_msgs_per_s = produced["msgs_per_s"], got["msgs_per_s"]
     out = tools.run("kafka-consumer-perf-test", [
-        "--bootstrap-server", bootstrap, "--topic", topic, "--messages", str(got["records"]),
+        "--bootstrap-server", bootstrap, "--topic", topic,
+        "--messages", str(got["records"] + produced["records"]),
         "--timeout", "30000", "--group", f"bench-repl-{tag}-warmup"], args.timeout)
     consumed = parse_consumer_perf(out, args.record_size)
     if not args.keep_topics:
         delete_topic(bootstrap, topic)
-    return {"produce": got, "consume": consumed, "seconds": round(time.perf_counter() - t0, 2)}
+    return {"produce_confluent": got, "produce_perf": produced, "consume_perf": consumed,
+            "seconds": round(time.perf_counter() - t0, 2)}
 
 
 def run_cluster(name: str, rnd: int, args: argparse.Namespace,
@@ -710,15 +740,17 @@ def run_cluster(name: str, rnd: int, args: argparse.Namespace,
               f"{zookeeper.connect_string(chroot)}, up in {run.detail['cluster_start_s']:.1f}s",
               flush=True)
         admin = AdminClient({"bootstrap.servers": cluster.bootstrap()})
+        guide = RateGuide()
         if args.warmup_records > 0:
-            print(f"{name}: warm-up (unmeasured): {args.warmup_records:,} records at RF 3 "
+            print(f"{name}: warm-up (unmeasured): {args.warmup_records:,} records with "
+                  "confluent-kafka and a quarter as many with kafka-producer-perf-test at RF 3 "
                   "acks=all, read back in a group ...", flush=True)
-            run.detail["warmup"] = warm_up(cluster, admin, tools, args, tag)
+            run.detail["warmup"] = warm_up(cluster, admin, tools, args, tag, guide)
             print(f"{name}: warm-up done in {run.detail['warmup']['seconds']:.1f}s", flush=True)
         for case in args.cases:
             spec = CASE_BY_NAME[case]
             print(f"{name}: {spec.label} ...", flush=True)
-            figures, detail = run_case(spec, cluster, admin, tools, zookeeper, args, tag)
+            figures, detail = run_case(spec, cluster, admin, tools, zookeeper, args, tag, guide)
             run.figures[case] = figures
             run.detail.setdefault("cases", {})[case] = detail
         run.detail["peak_rss_mib"] = {str(i): peak_rss_mib(p) for i, p in pids.items()}

@@ -11,6 +11,7 @@ from scripts.bench_replication import (
     FIGURES,
     BenchError,
     ClusterRun,
+    RateGuide,
     judge,
     markdown_table,
     parse_consumer_perf,
@@ -73,6 +74,15 @@ def test_perf_records_follow_the_measured_rate_within_bounds() -> None:
     assert perf_records(10.0, 10.0, 500) == 500  # the floor never exceeds the cap
     assert perf_records(None, 10.0, 1_000_000) == 1_000_000  # no rate: the cap
     assert perf_records(0.0, 10.0, 20_000) == 20_000
+
+
+def test_the_perf_test_rate_is_expected_from_its_last_run_scaled_by_confluent_kafka() -> None:
+    assert RateGuide().expect(None) is None
+    assert RateGuide().expect(90_000.0) == 90_000.0  # no perf run yet: confluent-kafka's rate
+    guide = RateGuide(perf_msgs_per_s=20_000.0, confluent_msgs_per_s=100_000.0)
+    assert guide.expect(50_000.0) == 10_000.0  # this case is half as fast for confluent-kafka
+    assert guide.expect(None) == 20_000.0  # confluent-kafka not run on this case
+    assert RateGuide(perf_msgs_per_s=20_000.0).expect(50_000.0) == 20_000.0
 
 
 def run(broker: str, rnd: int, **cases: dict[str, float]) -> ClusterRun:
