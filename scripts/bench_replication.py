@@ -111,9 +111,6 @@ FIGURES = (
     ("e2e_p99_ms", "end-to-end p99, EndToEndLatency", "ms", False),
     ("e2e_p999_ms", "end-to-end p99.9, EndToEndLatency", "ms", False),
 )
-FIGURE_TOOL = {"produce_confluent_mb_s": "confluent", "produce_perf_mb_s": "perf",
-               "consume_perf_mb_s": "perf", "e2e_p50_ms": "latency", "e2e_p99_ms": "latency",
-               "e2e_p999_ms": "latency"}
 #: the producer figures the goals are judged on
 GOAL_FIGURES = ("produce_confluent_mb_s", "produce_perf_mb_s")
 
@@ -881,7 +878,7 @@ def main(argv: list[str] | None = None) -> int:
             for name in (names if rnd % 2 == 0 else names[::-1]):
                 runs.append(run_cluster(name, rnd, args, zookeeper))
     except KeyboardInterrupt as e:
-        print(f"\ninterrupted ({e or 'Ctrl-C'}); every process is stopped, nothing was written",
+        print(f"\ninterrupted ({str(e) or 'Ctrl-C'}); every process is stopped, nothing was written",
               file=sys.stderr)
         return 130
     except Exception as e:  # noqa: BLE001 - ZooKeeper did not start
