@@ -6,19 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.bench_replication import (
-    CASES,
-    FIGURES,
+from scripts.bench_replication import CASES, FIGURES, ClusterRun, judge, markdown_table, summarize
+from scripts.kafka_perf_tools import (
     BenchError,
-    ClusterRun,
     RateGuide,
-    judge,
-    markdown_table,
     parse_consumer_perf,
     parse_end_to_end,
     parse_producer_perf,
     perf_records,
-    summarize,
 )
 
 # what the Kafka 3.9.1 tools print (a progress line, then the summary)
