@@ -50,6 +50,23 @@ _LIST_OFFSETS_VERSIONS = (("3.9-IV0", 9), ("3.5-IV0", 8), ("3.0-IV1", 7), ("2.8-
                           ("0.10.1-IV2", 1))
 
 
+#: Kafka's ``MetadataVersion.fetchRequestVersion`` from 3.1-IV0 (topic ids, v13) on: from which
+#: IBP each version is sent. Below it a follower keeps v12 (LastFetchedEpoch, 2.7-IV1+) or v11.
+_FETCH_VERSIONS = (("3.9-IV0", 17), ("3.7-IV4", 16), ("3.5-IV1", 15), ("3.5-IV0", 14),
+                   ("3.1-IV0", 13), ("2.7-IV1", 12))
+
+
+def fetch_request_version(inter_broker_protocol_version: str) -> int:
+    """The highest Fetch version a follower sends at ``inter.broker.protocol.version``: 17 at
+    3.9-IV0 (ReplicaDirectoryId), 16 at 3.7-IV4, 15 at 3.5-IV1 (ReplicaState with the broker
+    epoch), 14 at 3.5-IV0, 13 at 3.1-IV0 (topic ids), 12 from 2.7-IV1, else 11."""
+    index = _ibp_index(inter_broker_protocol_version)
+    for since, version in _FETCH_VERSIONS:
+        if index >= IBP_VERSIONS.index(since):
+            return version
+    return 11
+
+
 def list_offsets_version(inter_broker_protocol_version: str) -> int:
     """The ListOffsets version a follower sends at ``inter.broker.protocol.version``."""
     index = _ibp_index(inter_broker_protocol_version)
@@ -75,10 +92,14 @@ class FetcherConfig:
     truncation_on_fetch: bool = True
     #: ListOffsets as this replica (a leader's log start and end)
     list_offsets_version: int = 9
+    #: the highest Fetch version ``inter.broker.protocol.version`` allows
+    #: (:func:`fetch_request_version`)
+    max_fetch_version: int = 17
 
     @classmethod
     def from_broker_config(cls, config: BrokerConfig) -> FetcherConfig:
         get = config.get_int
+        ibp = config.get("inter.broker.protocol.version") or "3.9-IV0"
         return cls(
             num_fetchers=max(1, get("num.replica.fetchers")),
             max_wait_ms=get("replica.fetch.wait.max.ms"),
@@ -87,17 +108,19 @@ class FetcherConfig:
             partition_max_bytes=get("replica.fetch.max.bytes"),
             backoff_ms=get("replica.fetch.backoff.ms"),
             socket_timeout_ms=get("replica.socket.timeout.ms"),
-            truncation_on_fetch=truncation_on_fetch_supported(
-                config.get("inter.broker.protocol.version") or "3.9-IV0"),
-            list_offsets_version=list_offsets_version(
-                config.get("inter.broker.protocol.version") or "3.9-IV0"),
+            truncation_on_fetch=truncation_on_fetch_supported(ibp),
+            list_offsets_version=list_offsets_version(ibp),
+            max_fetch_version=fetch_request_version(ibp),
         )
 
     @property
     def fetch_version(self) -> int:
-        """The highest Fetch version leaders serve here: v12 (``LastFetchedEpoch``); v11 for
-        an inter-broker protocol before 2.7."""
-        return 12 if self.truncation_on_fetch else 11
+        """The Fetch version to send when every partition has a topic id (Kafka's
+        ``fetchRequestVersion``); without truncation on fetch (an inter-broker protocol before
+        2.7-IV1) v11, with no ``LastFetchedEpoch``. A fetch naming a partition whose topic id
+        is not known yet is sent at v12 at most
+        (:func:`pybroker.cluster.leader_endpoint.fetch_version_for`)."""
+        return self.max_fetch_version if self.truncation_on_fetch else 11
 
     @property
     def offset_for_leader_epoch_version(self) -> int:

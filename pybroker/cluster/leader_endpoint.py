@@ -5,9 +5,10 @@ OffsetForLeaderEpoch, ListOffsets as a replica) built and parsed as pure functio
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import (
@@ -26,9 +27,6 @@ from pybroker.cluster.fetcher_state import (
 from pybroker.cluster.metadata_cache import BrokerEndpoint
 from pybroker.network.client import BrokerClient, BrokerClientError
 
-if TYPE_CHECKING:
-    pass
-
 LATEST_TIMESTAMP = -1
 
 
@@ -42,6 +40,14 @@ NO_SESSION = 0
 SESSIONLESS_EPOCH = -1
 
 
+#: Fetch names topics by id from v13 (KIP-516)
+TOPIC_IDS_MIN_VERSION = 13
+
+
+#: the follower names itself and its broker epoch in ReplicaState from v15 (KIP-903)
+REPLICA_STATE_MIN_VERSION = 15
+
+
 @dataclass(frozen=True, slots=True)
 class FetchPartitionRequest:
     """One partition of a follower's Fetch."""
@@ -53,6 +59,8 @@ class FetchPartitionRequest:
     last_fetched_epoch: int
     log_start_offset: int
     max_bytes: int
+    #: the topic id the controller named for the partition (None while none is known)
+    topic_id: uuid.UUID | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,18 +87,42 @@ class FetchRequestError(Exception):
     """The leader refused a whole Fetch (a top-level error)."""
 
 
+def has_topic_id(p: FetchPartitionRequest) -> bool:
+    return p.topic_id is not None and p.topic_id.int != 0
+
+
+def fetch_version_for(partitions: Sequence[FetchPartitionRequest], config: FetcherConfig,
+                      ) -> int:
+    """The version of a follower's Fetch for ``partitions``: the inter-broker protocol's
+    (``config.fetch_version``), but v12 when it names topics by id and a partition has no
+    topic id yet (Kafka's ``RemoteLeaderEndPoint.buildFetch`` without ``canUseTopicIds``)."""
+    version = config.fetch_version
+    if version >= TOPIC_IDS_MIN_VERSION and any(not has_topic_id(p) for p in partitions):
+        return TOPIC_IDS_MIN_VERSION - 1
+    return version
+
+
 def build_fetch_request(partitions: Iterable[FetchPartitionRequest], *, replica_id: int,
                         broker_epoch: int, config: FetcherConfig, version: int,
                         ) -> freq.FetchRequest:
     """A follower's Fetch (``ReplicaFetcherThread.buildFetch``): this broker as the replica,
     ``replica.fetch.wait.max.ms``/``min.bytes``/``response.max.bytes``, no fetch session,
     read-uncommitted, each partition with its fetch offset, leader epoch, last fetched epoch
-    (v12+), log start offset and ``replica.fetch.max.bytes``; topics in first-seen order."""
-    topics: dict[str, freq.FetchTopic] = {}
+    (v12+), log start offset and ``replica.fetch.max.bytes``; topics in first-seen order, by
+    name up to v12 and by id from v13 (every partition must then have one). Up to v14 the
+    replica id is the request's; from v15 ``ReplicaState`` carries it with ``broker_epoch``."""
+    by_ids = version >= TOPIC_IDS_MIN_VERSION
+    topics: dict[str | uuid.UUID, freq.FetchTopic] = {}
     for p in partitions:
-        topic = topics.get(p.topic)
+        key: str | uuid.UUID = p.topic
+        if by_ids:
+            if p.topic_id is None or not has_topic_id(p):
+                raise ValueError(f"Fetch v{version} names topics by id; {p.topic} has none")
+            key = p.topic_id
+        topic = topics.get(key)
         if topic is None:
-            topic = topics[p.topic] = freq.FetchTopic(topic=p.topic)
+            topic = topics[key] = (freq.FetchTopic(topic_id=key) if isinstance(key, uuid.UUID)
+                                   else freq.FetchTopic(topic=key))
         topic.partitions.append(freq.FetchPartition(
             partition=p.partition,
             current_leader_epoch=p.current_leader_epoch,
@@ -99,8 +131,9 @@ def build_fetch_request(partitions: Iterable[FetchPartitionRequest], *, replica_
             log_start_offset=p.log_start_offset,
             partition_max_bytes=p.max_bytes,
         ))
+    with_state = version >= REPLICA_STATE_MIN_VERSION
     request = freq.FetchRequest(
-        replica_id=replica_id if version < 15 else -1,
+        replica_id=-1 if with_state else replica_id,
         max_wait_ms=config.max_wait_ms,
         min_bytes=config.min_bytes,
         max_bytes=config.max_bytes,
@@ -109,7 +142,7 @@ def build_fetch_request(partitions: Iterable[FetchPartitionRequest], *, replica_
         session_epoch=SESSIONLESS_EPOCH,
         topics=list(topics.values()),
     )
-    if version >= 15:
+    if with_state:
         request.replica_state = freq.ReplicaState(replica_id=replica_id,
                                                   replica_epoch=broker_epoch)
     return request
@@ -122,17 +155,24 @@ def _error(code: int) -> ErrorCode:
         return ErrorCode.UNKNOWN_SERVER_ERROR
 
 
-def parse_fetch_response(response: fresp.FetchResponse) -> dict[TopicPartition, FetchedPartition]:
-    """The leader's answer by partition; a top-level error raises FetchRequestError."""
+def parse_fetch_response(response: fresp.FetchResponse,
+                         topic_names: Mapping[uuid.UUID, str] | None = None,
+                         ) -> dict[TopicPartition, FetchedPartition]:
+    """The leader's answer by partition; a top-level error raises FetchRequestError. An answer
+    to a fetch by topic id (v13+) names topics by id: ``topic_names`` maps the ids the request
+    named back to names, and a topic it does not name is ignored."""
     if response.error_code:
         raise FetchRequestError(f"the leader answered the fetch with "
                                 f"{_error(response.error_code).name}")
     out: dict[TopicPartition, FetchedPartition] = {}
     for topic in response.responses:
+        name = topic.topic if topic_names is None else topic_names.get(topic.topic_id)
+        if name is None:
+            continue
         for p in topic.partitions:
             diverging = p.diverging_epoch
             records = p.records
-            out[(topic.topic, p.partition_index)] = FetchedPartition(
+            out[(name, p.partition_index)] = FetchedPartition(
                 error=_error(p.error_code),
                 high_watermark=p.high_watermark,
                 log_start_offset=p.log_start_offset,
@@ -201,13 +241,15 @@ class RemoteLeaderEndpoint:
 
     async def fetch(self, partitions: list[FetchPartitionRequest],
                     ) -> dict[TopicPartition, FetchedPartition]:
-        version = self.config.fetch_version
+        version = fetch_version_for(partitions, self.config)
         request = build_fetch_request(partitions, replica_id=self.local_broker_id,
                                       broker_epoch=self.broker_epoch(), config=self.config,
                                       version=version)
         response = await self._request(ApiKey.FETCH, version, request)
         assert isinstance(response, fresp.FetchResponse)
-        return parse_fetch_response(response)
+        names = ({p.topic_id: p.topic for p in partitions if p.topic_id is not None}
+                 if version >= TOPIC_IDS_MIN_VERSION else None)
+        return parse_fetch_response(response, names)
 
     async def fetch_epoch_end_offsets(self, partitions: Mapping[TopicPartition, tuple[int, int]],
                                       ) -> dict[TopicPartition, EpochEndOffset]:

@@ -10,7 +10,9 @@ and loops (:meth:`ReplicaFetcher.do_work`):
    (:func:`offset_truncation_state`, possibly over several rounds, KIP-279); those without
    epochs (a new, empty log) truncate to their high watermark, which is harmless.
 2. **Fetch**: one Fetch for every partition ready to fetch, as the follower (replica id), from
-   each partition's log end offset with the epoch of its last batch (``LastFetchedEpoch``).
+   each partition's log end offset with the epoch of its last batch (``LastFetchedEpoch``); at
+   the version the inter-broker protocol allows (v17 at 3.9-IV0: topics by id, the replica id
+   and broker epoch in ``ReplicaState``), v12 by name while a partition has no topic id.
 3. **Process** the answer, partition by partition:
 
    * data: append it unvalidated (``Partition.append_records_to_follower``), take the
@@ -20,7 +22,8 @@ and loops (:meth:`ReplicaFetcher.do_work`):
    * OFFSET_OUT_OF_RANGE: ask the leader for its log end; truncate to it if it is below ours
      (the unclean-election case), else restart at its log start if ours ends before it;
    * FENCED_LEADER_EPOCH with our current epoch: stop following the partition until the next
-     LeaderAndIsr; UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER and other errors: back off
+     LeaderAndIsr; UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_ID (a leader
+     whose metadata does not name the topic yet) and other errors: back off
      ``replica.fetch.backoff.ms`` and retry. A failed request backs off every partition in it.
 
 Truncation goes only by leader epochs, never to the high watermark of a log that has epochs
@@ -372,7 +375,9 @@ class ReplicaFetcher:
                 last_fetched_epoch=(last_fetched if self.truncation_on_fetch
                                     and last_fetched is not None else UNDEFINED_EPOCH),
                 log_start_offset=partition.log_start_offset,
-                max_bytes=self.config.partition_max_bytes))
+                max_bytes=self.config.partition_max_bytes,
+                # as the controller's LeaderAndIsr named it; Fetch v13+ needs it
+                topic_id=partition.topic_id))
         return requests, broken
 
     async def maybe_fetch(self) -> None:

@@ -119,6 +119,8 @@ class FetchRequestPartition:
     last_fetched_epoch: int = -1
     #: a follower's log start offset (Fetch v5+)
     log_start_offset: int = -1
+    #: the topic id a fetch by id (v13+) named; None: fetched by name
+    topic_id: uuid.UUID | None = None
 
 
 @dataclass(slots=True)
@@ -520,6 +522,10 @@ class ReplicaManager:
         p = self.partitions.get((req.topic, req.partition))
         if p is None:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        if req.topic_id is not None and p.topic_id is not None and req.topic_id != p.topic_id:
+            # the name resolved to a topic recreated under a new id while this broker still
+            # hosts the old one, or the other way round (Kafka's hasConsistentTopicId)
+            raise KafkaError(ErrorCode.INCONSISTENT_TOPIC_ID)
         info = p.fetch_records(req.fetch_offset, limit,
                                current_leader_epoch=req.current_leader_epoch,
                                last_fetched_epoch=req.last_fetched_epoch,

@@ -13,6 +13,7 @@ broker processes; only the TCP connection is left out (tests/cluster has that).
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,12 @@ from pybroker.api.registry import ZOOKEEPER, load_handlers
 from pybroker.api.services import BrokerServices
 from pybroker.cluster.fetcher_state import FetcherConfig
 from pybroker.cluster.leader_endpoint import RemoteLeaderEndpoint
-from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
+from pybroker.cluster.metadata_cache import (
+    BrokerEndpoint,
+    MetadataCache,
+    PartitionInfo,
+    PartitionUpdate,
+)
 from pybroker.cluster.replica_fetcher import ReplicaFetcher, ReplicaFetcherManager
 from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.config import BrokerConfig
@@ -36,6 +42,8 @@ from pybroker.network.dispatch import RequestDispatcher
 
 T0 = 1_700_000_000_000
 TOPIC = "t"
+#: the id the controller gives the topic: followers fetch by it (Fetch v13+)
+TOPIC_ID = uuid.UUID("5f1d0c3e-9a4b-4c2d-8e7f-000000000001")
 
 #: fetch at once, back off briefly: the tests drive fetchers round by round
 FAST = FetcherConfig(max_wait_ms=0, backoff_ms=10)
@@ -77,10 +85,20 @@ class Node:
         assert log is not None
         return log
 
-    def become(self, leader: int, epoch: int, replicas: Iterable[int] = (1, 2)) -> None:
+    def become(self, leader: int, epoch: int, replicas: Iterable[int] = (1, 2), *,
+               topic_id: uuid.UUID | None = TOPIC_ID) -> None:
+        """A LeaderAndIsr and the UpdateMetadata after it, as the controller sends them: the
+        partition takes the topic id, which the metadata cache then resolves (no topic id:
+        a controller that names none, and followers fetch by name)."""
         replicas = tuple(replicas)
         self.rm.become_leader_or_follower(
             TOPIC, [PartitionRecord(0, replicas, replicas, leader, epoch)], T0)
+        if topic_id is not None:
+            partition = self.rm.get_partition(TOPIC, 0)
+            assert partition is not None
+            partition.topic_id = topic_id
+            self.cache.update_metadata(leader, [], [PartitionUpdate(
+                TOPIC, topic_id, PartitionInfo(0, leader, epoch, replicas, replicas))])
 
     def log_bytes(self) -> bytes:
         """Every batch of the partition's log from its start, as the segment files hold them."""

@@ -15,6 +15,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -48,7 +49,15 @@ from pybroker.cluster.replica_manager import FetchParams, FetchRequestPartition
 from pybroker.config import BrokerConfig
 from pybroker.log.checkpoints import REPLICATION_OFFSET_CHECKPOINT, read_offset_checkpoint
 from pybroker.network.client import ConnectionLostError
-from tests.unit.replication_harness import FAST, T0, TOPIC, Cluster, LoopbackLeader, Node
+from tests.unit.replication_harness import (
+    FAST,
+    T0,
+    TOPIC,
+    TOPIC_ID,
+    Cluster,
+    LoopbackLeader,
+    Node,
+)
 
 TP = (TOPIC, 0)
 
@@ -163,10 +172,10 @@ def test_fetcher_settings_come_from_the_broker_config() -> None:
     assert config == FetcherConfig(num_fetchers=3, max_wait_ms=250, min_bytes=10,
                                    max_bytes=65536, partition_max_bytes=4096, backoff_ms=50,
                                    socket_timeout_ms=9000, truncation_on_fetch=False,
-                                   list_offsets_version=5)
+                                   list_offsets_version=5, max_fetch_version=11)
     assert (config.fetch_version, config.offset_for_leader_epoch_version) == (11, 3)
     assert (FetcherConfig().fetch_version, FetcherConfig().offset_for_leader_epoch_version) == \
-        (12, 4)
+        (17, 4)
 
 
 def test_a_follower_fetch_request() -> None:
@@ -191,7 +200,10 @@ def test_a_follower_fetch_request() -> None:
     # before v12 there is no LastFetchedEpoch; from v15 the replica names itself in ReplicaState
     v11 = build_fetch_request(wanted, replica_id=2, broker_epoch=55, config=config, version=11)
     assert {p.last_fetched_epoch for t in v11.topics for p in t.partitions} == {-1}
-    v15 = build_fetch_request(wanted, replica_id=2, broker_epoch=55, config=config, version=15)
+    # from v13 topics go by id, which every partition then has
+    with_ids = [replace(p, topic_id=uuid.uuid5(uuid.NAMESPACE_DNS, p.topic)) for p in wanted]
+    v15 = build_fetch_request(with_ids, replica_id=2, broker_epoch=55, config=config,
+                              version=15)
     assert v15.replica_id == -1
     assert (v15.replica_state.replica_id, v15.replica_state.replica_epoch) == (2, 55)
 
@@ -219,7 +231,8 @@ def test_the_fetcher_asks_only_for_partitions_ready_to_fetch(cluster) -> None:
     }
     requests, broken = fetcher.build_fetch(T0)
     assert broken == []
-    assert requests == [FetchPartitionRequest(TOPIC, 0, 3, 0, 0, 0, FAST.partition_max_bytes)]
+    assert requests == [FetchPartitionRequest(TOPIC, 0, 3, 0, 0, 0, FAST.partition_max_bytes,
+                                              topic_id=TOPIC_ID)]
     fetcher.partitions[TP] = PartitionFetchState(3, 0, FetchState.FETCHING, 0,
                                                  delayed_until_ms=T0 + 1)
     assert fetcher.build_fetch(T0) == ([], [])
@@ -419,7 +432,11 @@ def test_a_follower_copies_its_leader_byte_for_byte(cluster) -> None:
         assert f_partition.high_watermark == 5
         [fetch] = fetched_requests(endpoint, ApiKey.FETCH)[-1:]
         assert isinstance(fetch, freq.FetchRequest)
-        assert fetch.replica_id == 2
+        # Fetch v17: by topic id, the follower and its broker epoch in ReplicaState
+        assert {v for k, v, _ in endpoint.requests if k == ApiKey.FETCH} == {17}
+        assert (fetch.replica_id, fetch.replica_state.replica_id,
+                fetch.replica_state.replica_epoch) == (-1, 2, 7)
+        assert [t.topic_id for t in fetch.topics] == [TOPIC_ID]
         assert fetch.topics[0].partitions[0].last_fetched_epoch == 0
         assert follower.log.leader_epoch_cache.entries == leader.log.leader_epoch_cache.entries
 

@@ -6,6 +6,8 @@ must agree field by field except where KNOWN (below) says why not.
 
 from __future__ import annotations
 
+import uuid
+
 from protocol.messages import delete_records_request as dr
 from protocol.records.batch import write_crc
 from protocol.records.compression import CompressionType
@@ -164,6 +166,29 @@ def fetch_errors(rec: Recorder, names) -> None:
     rec.call("at the log start", rq.FETCH, 12, rq.fetch(t, 2))
 
 
+def fetch_by_topic_id(rec: Recorder, names) -> None:
+    """Fetch v13-v17 (KIP-516): topics named by id, each broker's own id for the topic (from
+    its Metadata); ids it does not know, the zero id, unknown partitions of a known id, and
+    answers mixing known and unknown ids."""
+    t = names.topic
+    create(rec, rq.topic(t, 2))
+    rec.quietly(rq.PRODUCE, 9, rq.produce(t, rq.batch(3)))
+    [topic] = rec.quietly(rq.METADATA, 12, rq.metadata(t)).topics
+    known = topic.topic_id
+    unknown = uuid.UUID("6b1c4f4e-3d9a-4a57-9a4f-0d8f2c1e5a17")
+    for version in (13, 14, 15, 16, 17):
+        rec.call(f"fetch v{version} by id", rq.FETCH, version, rq.fetch_by_id((known, (0, 1))))
+        rec.call(f"unknown topic id v{version}", rq.FETCH, version,
+                 rq.fetch_by_id((unknown, (0,))))
+    rec.call("zero topic id", rq.FETCH, 17, rq.fetch_by_id((uuid.UUID(int=0), (0,))))
+    rec.call("unknown partition of a known id", rq.FETCH, 17, rq.fetch_by_id((known, (5,))))
+    rec.call("unknown id before a known one", rq.FETCH, 17,
+             rq.fetch_by_id((unknown, (0, 1)), (known, (0,))))
+    rec.call("offset past the end by id", rq.FETCH, 17, rq.fetch_by_id((known, (0,)), offset=9))
+    rec.call("current epoch ahead by id", rq.FETCH, 16,
+             rq.fetch_by_id((known, (0,)), current_leader_epoch=3))
+
+
 def list_offsets_answers(rec: Recorder, names) -> None:
     """ListOffsets: earliest, latest, by timestamp, max timestamp, errors."""
     t = names.topic
@@ -228,6 +253,10 @@ def test_produce_errors(pair, names) -> None:
 
 def test_fetch_errors(pair, names) -> None:
     pair.check(fetch_errors, names, KNOWN)
+
+
+def test_fetch_by_topic_id(pair, names) -> None:
+    pair.check(fetch_by_topic_id, names, KNOWN)
 
 
 def test_list_offsets(pair, names) -> None:
