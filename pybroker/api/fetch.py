@@ -57,10 +57,17 @@ class _Answer:
     result: FetchResult
 
 
-def _wanted(ctx: RequestContext, request: req.FetchRequest,
+def _wanted(ctx: RequestContext, request: req.FetchRequest, replica_id: int,
             ) -> tuple[list[FetchRequestPartition], list[_Answer]]:
     """The partitions to read, and those refused before reading: from v13, the partitions of
-    topic ids the metadata cache does not know (UNKNOWN_TOPIC_ID)."""
+    topic ids the metadata cache does not know (UNKNOWN_TOPIC_ID).
+
+    A follower's fetch may also name a topic by the id LeaderAndIsr gave this broker's own
+    partitions: the controller sends a new topic's LeaderAndIsr before its UpdateMetadata, so a
+    follower's first fetch can come before the metadata cache knows the id. Kafka answers that
+    fetch UNKNOWN_TOPIC_ID and the follower waits ``replica.fetch.backoff.ms`` (a second) before
+    the first acks=all produce to a new topic can complete; the ids of hosted partitions close
+    that gap. Consumers get Kafka's answer."""
     version = ctx.api_version
     with_epochs = version >= LAST_FETCHED_EPOCH_MIN_VERSION
     by_id = version >= TOPIC_IDS_MIN_VERSION
@@ -70,6 +77,8 @@ def _wanted(ctx: RequestContext, request: req.FetchRequest,
         name: str | None = topic.topic
         if by_id:
             name = ctx.services.metadata_cache.topic_name(topic.topic_id)
+            if name is None and replica_id >= 0:
+                name = ctx.services.replica_manager.hosted_topic_name(topic.topic_id)
             if name is None:
                 unknown.extend(
                     _Answer("", topic.topic_id, p.partition,
@@ -181,11 +190,12 @@ def handle(ctx: RequestContext, request: req.FetchRequest) -> Response[m.FetchRe
         return m.FetchResponse(error_code=ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
                                session_id=NO_SESSION)
     version = ctx.api_version
-    wanted, unknown = _wanted(ctx, request)
     # from v15 a follower names itself (and its broker epoch) in a tagged ReplicaState
     replica = request.replica_state if version >= REPLICA_STATE_MIN_VERSION else None
+    replica_id = replica.replica_id if replica is not None else request.replica_id
+    wanted, unknown = _wanted(ctx, request, replica_id)
     params = FetchParams(
-        replica_id=replica.replica_id if replica is not None else request.replica_id,
+        replica_id=replica_id,
         replica_epoch=replica.replica_epoch if replica is not None else -1,
         max_wait_ms=request.max_wait_ms,
         min_bytes=request.min_bytes,

@@ -384,13 +384,10 @@ class Partition:
 
     def _isr_update(self, isr: frozenset[int]) -> IsrUpdate:
         members = tuple(self._ordered(isr))
-        epochs = []
-        for r in members:
-            replica = self.remote_replicas.get(r)
-            epoch = replica.broker_epoch if replica is not None else None
-            epochs.append(-1 if epoch is None else epoch)
+        # Kafka's ZooKeeper-mode brokers send -1 for every member's broker epoch: only a KRaft
+        # controller checks them (KIP-903). The followers' epochs stay in their replica state.
         return IsrUpdate(self.local_broker_id, self.leader_epoch, members, self.partition_epoch,
-                         RECOVERED, tuple(epochs))
+                         RECOVERED, tuple(-1 for _ in members))
 
     def handle_alter_partition_answer(self, proposed: PendingIsrChange, answer: IsrAnswer,
                                       now_ms: int) -> tuple[bool, bool]:

@@ -396,6 +396,14 @@ class ReplicaManager:
     def get_partition(self, topic: str, partition: int) -> Partition | None:
         return self.partitions.get((topic, partition))
 
+    def hosted_topic_name(self, topic_id: uuid.UUID) -> str | None:
+        """The name of a topic this broker hosts a partition of under ``topic_id`` (the id
+        LeaderAndIsr gave it), if any."""
+        for (topic, _), partition in self.partitions.items():
+            if partition.topic_id == topic_id:
+                return topic
+        return None
+
     def led_partitions(self, topic: str) -> list[int]:
         return sorted(p for (t, p), part in self.partitions.items()
                       if t == topic and part.is_leader)

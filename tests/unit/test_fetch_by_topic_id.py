@@ -22,6 +22,7 @@ from protocol.primitives import ZERO_UUID
 from protocol.records.record import build_batch
 from pybroker.cluster.metadata_cache import BrokerNode, PartitionInfo, PartitionUpdate
 from pybroker.log import FileSlice
+from pybroker.metadata.model import PartitionRecord
 from tests.unit.replication_harness import T0, TOPIC, TOPIC_ID, Cluster, Node, _Peer
 
 OTHER_ID = uuid.UUID("5f1d0c3e-9a4b-4c2d-8e7f-0000000000ff")
@@ -159,3 +160,26 @@ def test_no_node_endpoint_for_a_leader_not_alive(cluster) -> None:
     [[p]] = [t.partitions for t in response.responses]
     assert (p.error_code, p.current_leader.leader_id) == (ErrorCode.NOT_LEADER_OR_FOLLOWER, 1)
     assert response.node_endpoints == []
+
+
+def test_a_follower_fetch_before_update_metadata_reads_by_the_hosted_partitions_id(
+        tmp_path: Path) -> None:
+    """The controller sends a new topic's LeaderAndIsr before its UpdateMetadata: a follower
+    may fetch by an id the leader's metadata cache does not know yet. The leader's own
+    partition has that id from LeaderAndIsr, so the follower reads; a consumer gets Kafka's
+    UNKNOWN_TOPIC_ID until the metadata cache knows the topic."""
+    c = Cluster(tmp_path)
+    try:
+        leader = c[1]
+        leader.rm.become_leader_or_follower(
+            TOPIC, [PartitionRecord(0, (1, 2), (1, 2), 1, 0)], T0)
+        partition = leader.rm.get_partition(TOPIC, 0)
+        assert partition is not None
+        partition.topic_id = TOPIC_ID  # from LeaderAndIsr; no UpdateMetadata yet
+        assert leader.cache.topic_name(TOPIC_ID) is None
+        _, answer = fetch(leader, 17, [by_id(TOPIC_ID, 0)], replica_id=2, replica_epoch=7)
+        assert summary(answer) == [(TOPIC_ID, 0, "NONE")]
+        _, consumer = fetch(leader, 17, [by_id(TOPIC_ID, 0)])
+        assert summary(consumer) == [(TOPIC_ID, 0, "UNKNOWN_TOPIC_ID")]
+    finally:
+        c.close()

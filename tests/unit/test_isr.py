@@ -120,7 +120,9 @@ def test_a_follower_that_catches_up_is_proposed_for_the_isr(tmp_path, logs) -> N
     assert isinstance(change, PendingExpandIsr) and p.partition_state is change
     assert change.new_in_sync_replica == 2 and change.maximal_isr == {0, 1, 2}
     assert p.isr == (0, 1)  # the committed ISR is unchanged until the controller records it
-    assert change.sent == IsrUpdate(LOCAL, 0, (0, 1, 2), 4, 0, (-1, -1, 42))
+    # as Kafka's ZooKeeper-mode brokers: -1 for every member; the epoch stays in replica state
+    assert change.sent == IsrUpdate(LOCAL, 0, (0, 1, 2), 4, 0, (-1, -1, -1))
+    assert p.remote_replicas[2].broker_epoch == 42
     # one change at a time
     append(p, 1)
     assert p.update_follower_fetch_state(1, 6, T0 + 2).isr_change is None
