@@ -154,7 +154,8 @@ class KafkaConnection(asyncio.Protocol):
                     if exc is not None and not isinstance(exc, ProtocolError):
                         log.error("request from %s failed", self.peer, exc_info=exc)
                     self._write(chunks)
-                    self.abort("request failed")
+                    self.abort(f"request failed: {exc!r}" if exc is not None
+                               else "request cancelled")
                     return
                 response = slot.result()
                 if response is None:  # a request that turned out to need no answer
@@ -219,10 +220,11 @@ class KafkaConnection(asyncio.Protocol):
         """Close once everything queued so far has been written."""
         self._close_after_flush = True
 
-    def abort(self, reason: str) -> None:
+    def abort(self, reason: str, level: int = logging.INFO) -> None:
         if self.closed:
             return
-        log.debug("closing connection from %s: %s", self.peer, reason)
+        # Kafka's SocketServer logs a connection closed for an invalid request at INFO too
+        log.log(level, "closing connection from %s: %s", self.peer, reason)
         self.closed = True
         if self.transport is not None:
             self.transport.abort()

@@ -49,7 +49,7 @@ class SocketServer:
         for server in self._servers:
             server.close()
         for conn in list(self.connections):
-            conn.abort("broker shutting down")
+            conn.abort("broker shutting down", logging.DEBUG)
         for server in self._servers:
             await server.wait_closed()
         self._servers.clear()
