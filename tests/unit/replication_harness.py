@@ -13,17 +13,20 @@ broker processes; only the TCP connection is left out (tests/cluster has that).
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from protocol.client import ClientConnection
+from protocol.errors import ErrorCode
 from protocol.framing import FrameDecoder
+from protocol.records.record import build_batch, decode_batch, iter_batches
 from pybroker.api.registry import ZOOKEEPER, load_handlers
 from pybroker.api.services import BrokerServices
-from pybroker.cluster.fetcher_state import FetcherConfig
+from pybroker.cluster.fetcher_state import FetcherConfig, InitialFetchState
 from pybroker.cluster.leader_endpoint import RemoteLeaderEndpoint
 from pybroker.cluster.metadata_cache import (
     BrokerEndpoint,
@@ -31,6 +34,7 @@ from pybroker.cluster.metadata_cache import (
     PartitionInfo,
     PartitionUpdate,
 )
+from pybroker.cluster.partition import Role
 from pybroker.cluster.replica_fetcher import ReplicaFetcher, ReplicaFetcherManager
 from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.config import BrokerConfig
@@ -180,3 +184,79 @@ class Cluster:
     def close(self) -> None:
         for node in self.nodes.values():
             node.close()
+
+
+# -- helpers of the replication tests ----------------------------------------------------------
+
+TP = (TOPIC, 0)
+
+
+def run(main: Callable[[], object], timeout: float = 20) -> None:
+    async def bounded() -> None:
+        await asyncio.wait_for(main(), timeout)  # type: ignore[arg-type]
+
+    asyncio.run(bounded())
+
+
+async def until(condition: Callable[[], object], what: str, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+def records(n: int, *, base: int = 0, epoch: int = -1, tag: bytes = b"v") -> bytearray:
+    return build_batch([(None, tag + b"%d" % (base + i), (), T0 + i) for i in range(n)],
+                       base_offset=base, partition_leader_epoch=epoch)
+
+
+def produce(node: Node, n: int = 1, tag: bytes = b"v") -> int:
+    """Append one batch of ``n`` records (tag0, tag1, ...) to ``node`` as leader; returns the
+    offset after them."""
+    result, end = node.rm.append_to_leader(TOPIC, 0, records(n, tag=tag), required_acks=1,
+                                           now_ms=T0)
+    assert result.error == ErrorCode.NONE, result
+    return end
+
+
+def produce_value(node: Node, value: bytes) -> None:
+    batch = build_batch([(None, value, (), T0)])
+    result, _ = node.rm.append_to_leader(TOPIC, 0, batch, required_acks=1, now_ms=T0)
+    assert result.error == ErrorCode.NONE, result
+
+
+def history(node: Node, *batches: bytearray) -> None:
+    """Write ``batches`` (offsets and epochs assigned) into ``node``'s log as they are."""
+    log = node.logs.get_or_create_log(TOPIC, 0, node.log_config, T0)
+    for b in batches:
+        log.append_as_follower(b, T0)
+
+
+def values(node: Node) -> list[bytes]:
+    data = node.log_bytes()
+    out = []
+    for pos, _ in iter_batches(data):
+        _, recs = decode_batch(data, pos)
+        out += [r.value or b"" for r in recs]
+    return out
+
+
+def follow(fetcher, follower: Node) -> None:
+    """Start following as the replica manager would (from the log end when it has epochs)."""
+    partition = follower.rm.get_partition(*TP)
+    assert partition is not None and partition.role is Role.FOLLOWER
+    log = follower.log
+    offset = (log.log_end_offset if fetcher.truncation_on_fetch and log.latest_epoch is not None
+              else partition.high_watermark)
+    fetcher.add_partitions({TP: InitialFetchState(fetcher.leader.node, partition.leader_epoch,
+                                                  offset)})
+
+
+async def rounds(fetcher, n: int) -> None:
+    for _ in range(n):
+        await fetcher.do_work()
+
+
+def fetched_requests(endpoint: LoopbackLeader, api_key: int) -> list[object]:
+    return [body for key, _, body in endpoint.requests if key == api_key]
