@@ -10,9 +10,10 @@ cleanly, kill it with SIGKILL, freeze it with SIGSTOP and restart it on the same
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from protocol.messages import ApiKey, metadata_request as mreq
 from pybroker.testing.broker_process import BrokerProcess, free_port
@@ -145,3 +146,16 @@ def wait_for(condition: Callable[[], T], timeout: float, what: str,
             return last
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what} (last: {last!r})")
+
+
+@contextmanager
+def running_cluster(work_dir: Path, zookeeper_connect: str,
+                    **kwargs: Any) -> Iterator[ClusterProcesses]:
+    """A :class:`ClusterProcesses` (``kwargs`` as its constructor takes them) started and formed;
+    afterwards every broker is stopped by its pid, and checked gone."""
+    cluster = ClusterProcesses(work_dir, zookeeper_connect, **kwargs)
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()
+        assert not cluster.live(), f"brokers still running: {cluster.live()}"

@@ -1,5 +1,7 @@
 """Fixtures of the cluster tests: one real ZooKeeper server for the session, and a chroot of
-its own for each test, so that tests never see each other's znodes.
+its own for each test, so that tests never see each other's znodes; ``cluster``, three brokers
+on that chroot with the default settings (a module that needs others defines its own with
+:func:`~pybroker.testing.cluster.running_cluster`), and ``zk``, a kazoo client on the chroot.
 
 The server runs from Kafka 3.9.1's jars (``kafka_tools_lib`` fetches them, or skips naming the
 missing tool) and is stopped by its pid when the session ends.
@@ -13,7 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kazoo.client import KazooClient
 
+from pybroker.testing.cluster import ClusterProcesses, running_cluster
 from pybroker.testing.zookeeper import ZooKeeperServer
 
 
@@ -44,6 +48,25 @@ def zk_connect(zookeeper_server: ZooKeeperServer, zk_chroot: str) -> str:
     """``zookeeper.connect`` for this test: the shared server, under the test's chroot."""
     return zookeeper_server.connect_string(zk_chroot)
 
+
+
+@pytest.fixture
+def cluster(tmp_path: Path, zk_connect: str) -> Iterator[ClusterProcesses]:
+    """Three brokers with the default settings, started and formed; stopped by pid."""
+    with running_cluster(tmp_path / "cluster", zk_connect) as c:
+        yield c
+
+
+@pytest.fixture
+def zk(zk_connect: str) -> Iterator[KazooClient]:
+    """A kazoo client on this test's chroot, to read and write znodes as an operator would."""
+    client = KazooClient(hosts=zk_connect)
+    client.start(timeout=15)
+    try:
+        yield client
+    finally:
+        client.stop()
+        client.close()
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 from kazoo.client import KazooClient
 
-from pybroker.testing.cluster import ClusterProcesses, wait_for
+from pybroker.testing.cluster import wait_for
 from tests.cluster.test_cluster_mode import all_agree, layout
 
 REASSIGN = "/admin/reassign_partitions"
@@ -23,24 +20,6 @@ PREFERRED = "/admin/preferred_replica_election"
 ISR_CHANGES = "/isr_change_notification"
 
 
-@pytest.fixture
-def cluster(tmp_path: Path, zk_connect: str) -> Iterator[ClusterProcesses]:
-    c = ClusterProcesses(tmp_path / "cluster", zk_connect)
-    try:
-        yield c.start()
-    finally:
-        c.stop()
-
-
-@pytest.fixture
-def zk(zk_connect: str) -> Iterator[KazooClient]:
-    client = KazooClient(hosts=zk_connect)
-    client.start(timeout=15)
-    try:
-        yield client
-    finally:
-        client.stop()
-        client.close()
 
 
 def partitions_json(entries: list[dict]) -> bytes:

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 from kazoo.client import KazooClient
 
@@ -19,26 +16,6 @@ from protocol.messages import ApiKey, alter_partition_request as ap
 from pybroker.testing.cluster import ClusterProcesses, wait_for
 from pybroker.testing.wire_client import WireClient
 from tests.cluster.test_cluster_mode import all_agree, controller_of, layout
-
-
-@pytest.fixture
-def cluster(tmp_path: Path, zk_connect: str) -> Iterator[ClusterProcesses]:
-    c = ClusterProcesses(tmp_path / "cluster", zk_connect)
-    try:
-        yield c.start()
-    finally:
-        c.stop()
-
-
-@pytest.fixture
-def zk(zk_connect: str) -> Iterator[KazooClient]:
-    client = KazooClient(hosts=zk_connect)
-    client.start(timeout=15)
-    try:
-        yield client
-    finally:
-        client.stop()
-        client.close()
 
 
 def state(zk: KazooClient, topic: str, partition: int) -> tuple[dict, int]:

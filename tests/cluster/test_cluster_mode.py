@@ -29,14 +29,6 @@ from pybroker.testing.zookeeper import ZooKeeperServer
 SESSION_TIMEOUT_S = 6.0  # pybroker.testing.cluster.FAST_FAILOVER
 
 
-@pytest.fixture
-def cluster(tmp_path: Path, zk_connect: str) -> Iterator[ClusterProcesses]:
-    c = ClusterProcesses(tmp_path / "cluster", zk_connect)
-    try:
-        yield c.start()
-    finally:
-        c.stop()
-
 
 def metadata(bootstrap: str, topics: list[str] | None = None):
     """Metadata v12 from one broker."""

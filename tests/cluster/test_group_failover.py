@@ -35,7 +35,7 @@ import pytest
 
 from protocol.errors import ErrorCode
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC
-from pybroker.testing.cluster import ClusterProcesses
+from pybroker.testing.cluster import ClusterProcesses, running_cluster
 from pybroker.testing.failover import (
     Commit,
     GroupVerdict,
@@ -72,12 +72,8 @@ FAILOVER_TIMEOUT = 40.0
 
 @pytest.fixture
 def cluster(tmp_path: Path, zk_connect: str) -> Iterator[ClusterProcesses]:
-    c = ClusterProcesses(tmp_path / "cluster", zk_connect, overrides=OVERRIDES)
-    try:
-        yield c.start()
-    finally:
-        c.stop()
-        assert not c.live(), f"brokers still running: {c.live()}"
+    with running_cluster(tmp_path / "cluster", zk_connect, overrides=OVERRIDES) as c:
+        yield c
 
 
 # -- a group committing without pause ----------------------------------------------------------

@@ -30,7 +30,7 @@ from kazoo.client import KazooClient
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, produce_request as pr
 from protocol.records.record import build_batch
-from pybroker.testing.cluster import ClusterProcesses, wait_for
+from pybroker.testing.cluster import ClusterProcesses, running_cluster, wait_for
 from pybroker.testing.wire_client import WireClient
 from tests.cluster.test_replication import (
     Load,
@@ -39,7 +39,6 @@ from tests.cluster.test_replication import (
     identical_replicas,
     latest_offset,
     layout,
-    one_controller,
     replica_bytes,
 )
 
@@ -54,25 +53,9 @@ OVERRIDES = {
 
 @pytest.fixture
 def cluster(tmp_path: Path, zk_connect: str) -> Iterator[ClusterProcesses]:
-    c = ClusterProcesses(tmp_path / "cluster", zk_connect, overrides=OVERRIDES)
-    try:
-        c.start()
-        wait_for(lambda: one_controller(c), 30, "every broker to know the controller")
+    with running_cluster(tmp_path / "cluster", zk_connect, overrides=OVERRIDES) as c:
         yield c
-    finally:
-        c.stop()
-        assert not c.live(), f"brokers still running: {c.live()}"
 
-
-@pytest.fixture
-def zk(zk_connect: str) -> Iterator[KazooClient]:
-    client = KazooClient(hosts=zk_connect)
-    client.start(timeout=15)
-    try:
-        yield client
-    finally:
-        client.stop()
-        client.close()
 
 
 def state(zk: KazooClient, topic: str, partition: int = 0) -> dict:

@@ -16,10 +16,6 @@ Three pybroker processes on the session's ZooKeeper; replication factor 3,
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 
 from protocol.errors import ErrorCode
 from protocol.messages import (
@@ -40,15 +36,6 @@ from tests.cluster.failover_clients import (
 
 FAILOVER_TIMEOUT = 40.0
 
-
-@pytest.fixture
-def cluster(tmp_path: Path, zk_connect: str) -> Iterator[ClusterProcesses]:
-    c = ClusterProcesses(tmp_path / "cluster", zk_connect)
-    try:
-        yield c.start()
-    finally:
-        c.stop()
-        assert not c.live(), f"brokers still running: {c.live()}"
 
 
 def leader_of(cluster: ClusterProcesses, topic: str, partition: int = 0) -> int:

@@ -28,7 +28,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from protocol.messages import ApiKey, list_offsets_request as lreq, metadata_request as mreq
 from pybroker.log.checkpoints import REPLICATION_OFFSET_CHECKPOINT, read_offset_checkpoint
-from pybroker.testing.cluster import ClusterProcesses, wait_for
+from pybroker.testing.cluster import ClusterProcesses, running_cluster, wait_for
 from pybroker.testing.wire_client import WireClient
 
 SESSION_TIMEOUT_S = 6.0  # pybroker.testing.cluster.FAST_FAILOVER
@@ -40,17 +40,12 @@ OVERRIDES = {
 
 
 def running(tmp_path: Path, zk_connect: str, **extra: object) -> Iterator[ClusterProcesses]:
-    c = ClusterProcesses(tmp_path / "cluster", zk_connect, overrides={**OVERRIDES, **extra})
-    try:
-        c.start()
-        # A broker answers Metadata with controller -1 until the controller's UpdateMetadata
-        # reaches it, and librdkafka's admin client, told so, may wait minutes before it asks
-        # again: start once every broker names the controller.
-        wait_for(lambda: one_controller(c), 30, "every broker to know the controller")
+    # start() waits until every broker names the controller: a broker answers Metadata with
+    # controller -1 until the controller's UpdateMetadata reaches it, and librdkafka's admin
+    # client, told so, may wait minutes before it asks again
+    with running_cluster(tmp_path / "cluster", zk_connect,
+                         overrides={**OVERRIDES, **extra}) as c:
         yield c
-    finally:
-        c.stop()
-        assert not c.live(), f"brokers still running: {c.live()}"
 
 
 @pytest.fixture

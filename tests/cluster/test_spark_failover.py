@@ -25,12 +25,9 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-
-import pytest
 
 from examples.activity_stream import job, run
 from pybroker.testing.cluster import ClusterProcesses
@@ -40,15 +37,6 @@ from tests.compat.spark.test_pipeline import EVENTS, SEED, expected_counts
 #: page views produced before the kill (of 3000)
 KILL_AFTER = 1000
 
-
-@pytest.fixture
-def cluster(tmp_path: Path, zk_connect: str) -> Iterator[ClusterProcesses]:
-    c = ClusterProcesses(tmp_path / "cluster", zk_connect)
-    try:
-        yield c.start()
-    finally:
-        c.stop()
-        assert not c.live(), f"brokers still running: {c.live()}"
 
 
 @dataclass(frozen=True)
