@@ -652,12 +652,24 @@ def _interrupt(signum: int, _frame: object) -> None:
         raise KeyboardInterrupt(_interrupted[-1])
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    baseline: BaselineCheckout | None = vars(args).pop("baseline_checkout", None)
+def catch_interrupts() -> None:
+    """SIGTERM, and SIGINT unless it is ignored, unwind the run as KeyboardInterrupt (see
+    :func:`_interrupt`); every benchmark script installs the same handler."""
     signal.signal(signal.SIGTERM, _interrupt)
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         signal.signal(signal.SIGINT, _interrupt)
+
+
+def interrupted() -> str | None:
+    """The name of the signal that interrupted the run, if one did: a client library may have
+    turned the KeyboardInterrupt into another exception."""
+    return _interrupted[-1] if _interrupted else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    baseline: BaselineCheckout | None = vars(args).pop("baseline_checkout", None)
+    catch_interrupts()
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     args.out.mkdir(parents=True, exist_ok=True)
 

@@ -28,7 +28,6 @@ import json
 import math
 import os
 import shutil
-import signal
 import socket
 import statistics
 import struct
@@ -50,7 +49,16 @@ from pybroker.testing.cluster import FAST_FAILOVER, ClusterProcesses
 from pybroker.testing.reference_cluster import ReferenceKafkaCluster
 from pybroker.testing.reference_kafka import KAFKA_VERSION, missing_requirements
 from pybroker.testing.zookeeper import ZooKeeperServer
-from scripts.bench import cpu_seconds, load_average, loud, machine_info, peak_rss_mib, settle
+from scripts.bench import (
+    catch_interrupts,
+    cpu_seconds,
+    interrupted,
+    load_average,
+    loud,
+    machine_info,
+    peak_rss_mib,
+    settle,
+)
 
 BROKERS = ("pybroker", "kafka")
 RATIO = "pybroker/kafka"
@@ -516,8 +524,8 @@ def run_cluster(name: str, rnd: int, args: argparse.Namespace) -> ClusterRun:
               f"{run.figures['failover_led_s']:.2f}s (session timeout "
               f"{args.session_timeout_ms / 1000:.0f}s)", flush=True)
     except Exception as e:  # noqa: BLE001 - report it and go on with the other cluster
-        if _interrupted:
-            raise KeyboardInterrupt(_interrupted[-1]) from e
+        if (signame := interrupted()) is not None:
+            raise KeyboardInterrupt(signame) from e
         run.error = f"{type(e).__name__}: {e}"
         print(f"\n!!! {name} FAILED: {run.error}", file=sys.stderr)
         print(cluster.describe(args.log_lines), file=sys.stderr)
@@ -710,18 +718,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-_interrupted: list[str] = []
-
-
-def _interrupt(signum: int, _frame: object) -> None:
-    """Ctrl-C or SIGTERM: unwind through the finally blocks that stop the processes; a second
-    signal while they are being stopped is ignored (every stop has its own timeout)."""
-    first = not _interrupted
-    _interrupted.append(signal.Signals(signum).name)
-    if first:
-        raise KeyboardInterrupt(_interrupted[-1])
-
-
 def stop_everything() -> None:
     """Whatever a run left behind (each run stops its own processes): by pid."""
     ReferenceKafkaCluster.stop_all()
@@ -731,9 +727,7 @@ def stop_everything() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    signal.signal(signal.SIGTERM, _interrupt)
-    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
-        signal.signal(signal.SIGINT, _interrupt)
+    catch_interrupts()
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     names: list[str] = args.names
     status: dict[str, dict[str, Any]] = {name: {"status": "pending"} for name in names}

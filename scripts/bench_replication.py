@@ -34,7 +34,6 @@ import argparse
 import json
 import os
 import shutil
-import signal
 import statistics
 import sys
 import tempfile
@@ -54,8 +53,10 @@ from pybroker.testing.reference_kafka import KAFKA_VERSION, missing_requirements
 from pybroker.testing.zookeeper import ZooKeeperServer
 from scripts.bench import (
     Case,
+    catch_interrupts,
     cpu_seconds,
     delete_topic,
+    interrupted,
     load_average,
     loud,
     machine_info,
@@ -304,35 +305,15 @@ def plot(summary: Summary, names: Sequence[str], goals: list[dict[str, Any]], pa
 
 
 class Cluster:
-    """Three brokers of one kind on the run's ZooKeeper; every process is stopped by its pid."""
+    """Three brokers of one kind on the run's ZooKeeper (``ClusterProcesses`` for pybroker,
+    ``ReferenceKafkaCluster`` for Kafka: the same surface); every process is stopped by its
+    pid."""
 
-    name = ""
-
-    def start(self) -> None:
-        raise NotImplementedError
-
-    def stop(self) -> None:
-        raise NotImplementedError
-
-    def bootstrap(self) -> str:
-        raise NotImplementedError
-
-    def pids(self) -> dict[int, int]:
-        raise NotImplementedError
-
-    def describe(self, lines: int) -> str:
-        raise NotImplementedError
-
-    def settings(self) -> dict[str, str]:
-        return {}
-
-
-class PybrokerCluster(Cluster):
-    name = "pybroker"
-
-    def __init__(self, work_dir: Path, zookeeper_connect: str) -> None:
-        self.cluster = ClusterProcesses(work_dir, zookeeper_connect, size=CLUSTER_SIZE,
-                                        overrides=SHARED_SETTINGS)
+    def __init__(self, name: str, work_dir: Path, zookeeper_connect: str) -> None:
+        self.name = name
+        kind = ClusterProcesses if name == "pybroker" else ReferenceKafkaCluster
+        self.cluster: ClusterProcesses | ReferenceKafkaCluster = kind(
+            work_dir, zookeeper_connect, size=CLUSTER_SIZE, overrides=SHARED_SETTINGS)
 
     def start(self) -> None:
         self.cluster.start()
@@ -350,40 +331,11 @@ class PybrokerCluster(Cluster):
         return self.cluster.describe(lines)
 
     def settings(self) -> dict[str, str]:
-        return {k: str(v) for k, v in self.cluster.brokers[1].overrides.items()
+        """The first broker's settings, less what differs from broker to broker."""
+        first = self.cluster.brokers[1]
+        given = first.overrides if isinstance(first, BrokerProcess) else first.properties
+        return {k: str(v) for k, v in given.items()
                 if k not in ("broker.id", "listeners", "advertised.listeners", "log.dirs")}
-
-
-class KafkaCluster(Cluster):
-    name = "kafka"
-
-    def __init__(self, work_dir: Path, zookeeper_connect: str) -> None:
-        self.cluster = ReferenceKafkaCluster(work_dir, zookeeper_connect, size=CLUSTER_SIZE,
-                                             overrides=SHARED_SETTINGS)
-
-    def start(self) -> None:
-        self.cluster.start()
-
-    def stop(self) -> None:
-        self.cluster.stop()
-
-    def bootstrap(self) -> str:
-        return self.cluster.bootstrap
-
-    def pids(self) -> dict[int, int]:
-        return {i: b.pid for i, b in self.cluster.brokers.items() if b.pid is not None}
-
-    def describe(self, lines: int) -> str:
-        return self.cluster.describe(lines)
-
-    def settings(self) -> dict[str, str]:
-        return {k: v for k, v in self.cluster.brokers[1].properties.items()
-                if k not in ("broker.id", "listeners", "advertised.listeners", "log.dirs")}
-
-
-def make_cluster(name: str, work_dir: Path, zookeeper_connect: str) -> Cluster:
-    kind = PybrokerCluster if name == "pybroker" else KafkaCluster
-    return kind(work_dir, zookeeper_connect)
 
 
 def create_topic(admin: AdminClient, topic: str, partitions: int, spec: CaseSpec,
@@ -574,7 +526,7 @@ def run_cluster(name: str, rnd: int, args: argparse.Namespace,
     print(f"\n{banner} ==", flush=True)
     work = Path(tempfile.mkdtemp(prefix=f"bench-replication-{name}-"))
     chroot = f"/bench-replication-{name}-r{rnd}"
-    cluster = make_cluster(name, work / "brokers", zookeeper.connect_string(chroot))
+    cluster = Cluster(name, work / "brokers", zookeeper.connect_string(chroot))
     tools = KafkaTools(work / "tools")
     admin: AdminClient | None = None
     tag = f"r{rnd}"
@@ -604,8 +556,8 @@ def run_cluster(name: str, rnd: int, args: argparse.Namespace,
             run.detail.setdefault("cases", {})[case] = detail
         run.detail["peak_rss_mib"] = {str(i): peak_rss_mib(p) for i, p in pids.items()}
     except Exception as e:  # noqa: BLE001 - report it and go on with the other cluster
-        if _interrupted:
-            raise KeyboardInterrupt(_interrupted[-1]) from e
+        if (signame := interrupted()) is not None:
+            raise KeyboardInterrupt(signame) from e
         run.error = f"{type(e).__name__}: {e}"
         print(f"\n!!! {name} FAILED: {run.error}", file=sys.stderr)
         print(cluster.describe(args.log_lines), file=sys.stderr)
@@ -682,23 +634,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-_interrupted: list[str] = []
-
-
-def _interrupt(signum: int, _frame: object) -> None:
-    """Ctrl-C or SIGTERM: unwind through the finally blocks that stop the processes; a second
-    signal while they are being stopped is ignored (every stop has its own timeout)."""
-    first = not _interrupted
-    _interrupted.append(signal.Signals(signum).name)
-    if first:
-        raise KeyboardInterrupt(_interrupted[-1])
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    signal.signal(signal.SIGTERM, _interrupt)
-    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
-        signal.signal(signal.SIGINT, _interrupt)
+    catch_interrupts()
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     names: list[str] = args.names
     missing = missing_requirements()
