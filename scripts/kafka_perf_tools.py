@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pybroker.testing.reference_kafka import KAFKA_JVM, LIB
+from pybroker.testing.reference_kafka import KAFKA_JVM, LIB, TOOL_LOG4J
 
 MB = 1_000_000  # payload bytes per second in decimal megabytes, as scripts/bench.py reports
 
@@ -126,13 +126,6 @@ def perf_records(msgs_per_s: float | None, seconds: float, cap: int, floor: int 
 #: the parsers expect
 TOOL_JVM = ("-Xmx512M", *KAFKA_JVM, "-XX:MaxInlineLevel=15", "-XX:-UsePerfData",
             "-Duser.language=en", "-Duser.country=US")
-TOOL_LOG4J = """\
-log4j.rootLogger=WARN, stderr
-log4j.appender.stderr=org.apache.log4j.ConsoleAppender
-log4j.appender.stderr.Target=System.err
-log4j.appender.stderr.layout=org.apache.log4j.PatternLayout
-log4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n
-"""
 MAIN_CLASSES = {
     "kafka-producer-perf-test": "org.apache.kafka.tools.ProducerPerformance",
     "kafka-consumer-perf-test": "org.apache.kafka.tools.ConsumerPerformance",

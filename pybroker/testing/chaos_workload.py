@@ -34,7 +34,7 @@ from protocol.messages import ApiKey, metadata_request as mreq
 from pybroker.testing.broker_process import REPO_ROOT
 from pybroker.testing.chaos_check import Ack
 from pybroker.testing.cluster import ClusterProcesses
-from pybroker.testing.reference_kafka import LIB
+from pybroker.testing.reference_kafka import LIB, TOOL_LOG4J
 from pybroker.testing.wire_client import WireClient
 
 Clock = Callable[[], float]
@@ -42,14 +42,6 @@ Clock = Callable[[], float]
 #: a short-lived tool's JVM: no optimising compiler, the serial collector, no hsperfdata file
 TOOL_JVM = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData",
             "-Djava.awt.headless=true", "-Xmx256M")
-#: log4j (reload4j) for the tools: warnings to stderr, stdout left to the tool's JSON
-TOOL_LOG4J = """\
-log4j.rootLogger=WARN, stderr
-log4j.appender.stderr=org.apache.log4j.ConsoleAppender
-log4j.appender.stderr.Target=System.err
-log4j.appender.stderr.layout=org.apache.log4j.PatternLayout
-log4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n
-"""
 
 
 @dataclass(frozen=True)

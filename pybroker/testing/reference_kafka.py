@@ -39,6 +39,15 @@ KAFKA_JVM = (
     "-Djava.awt.headless=true",
 )
 ZOOKEEPER_HEAP = ("-Xmx512M", "-Xms512M")
+#: log4j (reload4j) for Kafka's command-line tools run as subprocesses: warnings and errors to
+#: stderr, stdout left to what the tool prints
+TOOL_LOG4J = """\
+log4j.rootLogger=WARN, stderr
+log4j.appender.stderr=org.apache.log4j.ConsoleAppender
+log4j.appender.stderr.Target=System.err
+log4j.appender.stderr.layout=org.apache.log4j.PatternLayout
+log4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n
+"""
 
 #: log4j 1 (reload4j) settings: INFO to stdout, which the harness sends to a file per process
 LOG4J = """\
