@@ -23,6 +23,7 @@ from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
 from protocol.messages import ApiKey, metadata_request as mreq
 from pybroker.testing.cluster import ClusterProcesses, wait_for
+from pybroker.testing.failover import PartitionState, partition_states
 from pybroker.testing.wire_client import WireClient
 from pybroker.testing.zookeeper import ZooKeeperServer
 
@@ -39,12 +40,9 @@ def metadata(bootstrap: str, topics: list[str] | None = None):
             allow_auto_topic_creation=False))
 
 
-def layout(bootstrap: str, topic: str) -> dict[int, tuple[int, tuple[int, ...], tuple[int, ...]]]:
+def layout(bootstrap: str, topic: str) -> dict[int, PartitionState]:
     """partition -> (leader, replicas, ISR) as one broker answers."""
-    md = metadata(bootstrap, [topic])
-    [t] = md.topics
-    return {p.partition_index: (p.leader_id, tuple(p.replica_nodes), tuple(p.isr_nodes))
-            for p in t.partitions if t.error_code == 0}
+    return partition_states(bootstrap, topic)
 
 
 def controller_of_each(cluster: ClusterProcesses) -> set[int]:

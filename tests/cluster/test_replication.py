@@ -29,6 +29,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from protocol.messages import ApiKey, list_offsets_request as lreq, metadata_request as mreq
 from pybroker.log.checkpoints import REPLICATION_OFFSET_CHECKPOINT, read_offset_checkpoint
 from pybroker.testing.cluster import ClusterProcesses, running_cluster, wait_for
+from pybroker.testing.failover import PartitionState, partition_states
 from pybroker.testing.wire_client import WireClient
 
 SESSION_TIMEOUT_S = 6.0  # pybroker.testing.cluster.FAST_FAILOVER
@@ -63,17 +64,9 @@ def cluster_before_2_7(tmp_path: Path, zk_connect: str) -> Iterator[ClusterProce
 # -- looking at the cluster ----------------------------------------------------------------------
 
 
-def layout(cluster: ClusterProcesses, broker: int, topic: str,
-           ) -> dict[int, tuple[int, tuple[int, ...], tuple[int, ...]]]:
+def layout(cluster: ClusterProcesses, broker: int, topic: str) -> dict[int, PartitionState]:
     """partition -> (leader, replicas, ISR) as ``broker`` answers Metadata."""
-    with WireClient(cluster.broker(broker).bootstrap) as client:
-        md = client.call(ApiKey.METADATA, 12, mreq.MetadataRequest(
-            topics=[mreq.MetadataRequestTopic(name=topic)], allow_auto_topic_creation=False))
-    [t] = md.topics
-    if t.error_code:
-        return {}
-    return {p.partition_index: (p.leader_id, tuple(p.replica_nodes), tuple(p.isr_nodes))
-            for p in t.partitions}
+    return partition_states(cluster.broker(broker).bootstrap, topic)
 
 
 def agreed_layout(cluster: ClusterProcesses, topic: str, partitions: int):
