@@ -11,6 +11,7 @@ from pathlib import Path
 from pybroker.admin.local import LocalAdminManager
 from pybroker.api.registry import EMBEDDED, load_handlers
 from pybroker.api.services import BrokerServices
+from pybroker.cluster.fetch_session import FetchSessionCache
 from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
 from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.config import BrokerConfig
@@ -62,6 +63,8 @@ class BrokerBase:
         self.groups: GroupCoordinatorService | None = None
         self.services: BrokerServices | None = None
         self.handlers = load_handlers(self.mode)
+        self.fetch_sessions = FetchSessionCache(
+            config.get_int("max.incremental.fetch.session.cache.slots"))
         self.dispatcher = RequestDispatcher(None, self.handlers)
         self.socket_server = SocketServer(
             self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"))
@@ -227,6 +230,7 @@ class Broker(BrokerBase):
             groups=self.groups,
             producer_ids=self.producer_ids,
             apis=self.handlers,
+            fetch_sessions=self.fetch_sessions,
         )
         await self.socket_server.start(self.config.listeners)
         self.metadata_cache.set_brokers([self._advertised_endpoint()])

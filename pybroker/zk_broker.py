@@ -221,7 +221,8 @@ class ZkBroker(BrokerBase):
         self.services = self.dispatcher.services = BrokerServices(
             broker_id=self.broker_id, config=self.config, replica_manager=self.replica_manager,
             metadata_cache=cache, admin=self.admin, configs=self.configs, groups=self.groups,
-            producer_ids=producer_ids, apis=self.handlers, control=self.control,
+            producer_ids=producer_ids, apis=self.handlers, fetch_sessions=self.fetch_sessions,
+            control=self.control,
             controller=self.controller)
         await self.socket_server.start(self.config.listeners)
         self.zk_client.add_session_listener(self._on_session_event)

@@ -1,6 +1,8 @@
 """Fetch (1): whole batches from the segment files, long-polling on max_wait_ms/min_bytes.
 
-Fetch sessions (KIP-227) are declined by answering session id 0, which every client accepts. A
+Fetch sessions (KIP-227) are Kafka's (:mod:`pybroker.cluster.fetch_session`): a full fetch at
+epoch 0 opens one when the cache has room, an incremental fetch reads every partition of its
+session and answers those with news. A
 follower (a replica id) reads up to the log end; from v12 a fetch names the epoch of its last
 batch, and when the fetcher's log parts from this one before its fetch offset the answer for
 that partition is the diverging epoch (``DivergingEpoch``) with no records, for the fetcher to
@@ -27,6 +29,7 @@ from protocol.messages import ApiKey, fetch_request as req, fetch_response as m
 from protocol.primitives import ZERO_UUID
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
+from pybroker.cluster.fetch_session import CachedPartition, PartitionKey
 from pybroker.cluster.replica_manager import FetchParams, FetchRequestPartition, FetchResult
 from pybroker.purgatory import when_ready
 
@@ -57,10 +60,10 @@ class _Answer:
     result: FetchResult
 
 
-def _wanted(ctx: RequestContext, request: req.FetchRequest, replica_id: int,
-            ) -> tuple[list[FetchRequestPartition], list[_Answer]]:
-    """The partitions to read, and those refused before reading: from v13, the partitions of
-    topic ids the metadata cache does not know (UNKNOWN_TOPIC_ID).
+def _requested(ctx: RequestContext, request: req.FetchRequest, replica_id: int,
+               ) -> list[CachedPartition]:
+    """The partitions the request names, with their topic names; from v13 a topic id the
+    metadata cache does not know has none (it is answered UNKNOWN_TOPIC_ID).
 
     A follower's fetch may also name a topic by the id LeaderAndIsr gave this broker's own
     partitions: the controller sends a new topic's LeaderAndIsr before its UpdateMetadata, so a
@@ -71,43 +74,47 @@ def _wanted(ctx: RequestContext, request: req.FetchRequest, replica_id: int,
     version = ctx.api_version
     with_epochs = version >= LAST_FETCHED_EPOCH_MIN_VERSION
     by_id = version >= TOPIC_IDS_MIN_VERSION
-    wanted: list[FetchRequestPartition] = []
-    unknown: list[_Answer] = []
+    requested: list[CachedPartition] = []
     for topic in request.topics:
         name: str | None = topic.topic
+        topic_id = ZERO_UUID
         if by_id:
-            name = ctx.services.metadata_cache.topic_name(topic.topic_id)
-            if name is None and replica_id >= 0:
-                name = ctx.services.replica_manager.hosted_topic_name(topic.topic_id)
-            if name is None:
-                unknown.extend(
-                    _Answer("", topic.topic_id, p.partition,
-                            FetchResult(error=ErrorCode.UNKNOWN_TOPIC_ID))
-                    for p in topic.partitions)
-                continue
-        assert name is not None
-        wanted.extend(
-            FetchRequestPartition(name, p.partition, p.fetch_offset, p.partition_max_bytes,
-                                  p.current_leader_epoch,
-                                  last_fetched_epoch=p.last_fetched_epoch if with_epochs else -1,
-                                  log_start_offset=p.log_start_offset,
-                                  topic_id=topic.topic_id if by_id else None)
+            topic_id = topic.topic_id
+            name = _topic_name(ctx, topic_id, replica_id)
+        requested.extend(
+            CachedPartition(name, topic_id, p.partition, p.fetch_offset, p.partition_max_bytes,
+                            p.current_leader_epoch,
+                            last_fetched_epoch=p.last_fetched_epoch if with_epochs else -1,
+                            log_start_offset=p.log_start_offset)
             for p in topic.partitions)
-    return wanted, unknown
+    return requested
 
 
-def _refuse_zstd_topics(ctx: RequestContext, answers: list[_Answer]) -> None:
+def _topic_name(ctx: RequestContext, topic_id: uuid.UUID, replica_id: int) -> str | None:
+    name = ctx.services.metadata_cache.topic_name(topic_id)
+    if name is None and replica_id >= 0:
+        name = ctx.services.replica_manager.hosted_topic_name(topic_id)
+    return name
+
+
+def _forgotten(request: req.FetchRequest, by_id: bool) -> list[PartitionKey]:
+    return [(t.topic_id if by_id else t.topic, p)
+            for t in request.forgotten_topics_data for p in t.partitions]
+
+
+def _refuse_zstd_topics(ctx: RequestContext,
+                        answers: list[tuple[CachedPartition, FetchResult]]) -> None:
     """Fetch below v10 cannot carry zstd. Like Kafka, the refusal goes by the topic's
     ``compression.type``: a zstd topic answers UNSUPPORTED_COMPRESSION_TYPE to old fetchers,
     while zstd batches a producer chose in a ``producer`` topic are served as they are."""
     zstd: dict[str, bool] = {}
-    for a in answers:
-        if a.result.error != ErrorCode.NONE:
+    for p, result in answers:
+        if result.error != ErrorCode.NONE or p.topic is None:
             continue
-        if a.topic not in zstd:
-            zstd[a.topic] = ctx.services.configs.log_config(a.topic).compression_type == "zstd"
-        if zstd[a.topic]:
-            a.result.error = ErrorCode.UNSUPPORTED_COMPRESSION_TYPE
+        if p.topic not in zstd:
+            zstd[p.topic] = ctx.services.configs.log_config(p.topic).compression_type == "zstd"
+        if zstd[p.topic]:
+            result.error = ErrorCode.UNSUPPORTED_COMPRESSION_TYPE
 
 
 def current_leader(ctx: RequestContext, topic: str, partition: int) -> tuple[int, int]:
@@ -154,8 +161,8 @@ def _partition_data(a: _Answer, read_committed: bool) -> m.PartitionData:
     )
 
 
-def build_response(ctx: RequestContext, request: req.FetchRequest,
-                   answers: list[_Answer]) -> m.FetchResponse:
+def build_response(ctx: RequestContext, request: req.FetchRequest, answers: list[_Answer],
+                   session_id: int = NO_SESSION) -> m.FetchResponse:
     """The answer in the order given, consecutive partitions of one topic under one entry (as
     Kafka's ``FetchResponse.of`` groups them), with v16's leader hints."""
     version = ctx.api_version
@@ -179,21 +186,31 @@ def build_response(ctx: RequestContext, request: req.FetchRequest,
         else:
             topics.append(m.FetchableTopicResponse(topic=a.topic, topic_id=a.topic_id,
                                                    partitions=[data]))
-    return m.FetchResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, session_id=NO_SESSION,
+    return m.FetchResponse(throttle_time_ms=0, error_code=ErrorCode.NONE, session_id=session_id,
                            responses=topics, node_endpoints=[nodes[n] for n in sorted(nodes)])
 
 
 @api(ApiKey.FETCH, 4, 17)
 def handle(ctx: RequestContext, request: req.FetchRequest) -> Response[m.FetchResponse]:
-    if request.session_id != NO_SESSION:
-        # We never hand out a session, so any id the client names is unknown to us.
-        return m.FetchResponse(error_code=ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
-                               session_id=NO_SESSION)
     version = ctx.api_version
     # from v15 a follower names itself (and its broker epoch) in a tagged ReplicaState
     replica = request.replica_state if version >= REPLICA_STATE_MIN_VERSION else None
     replica_id = replica.replica_id if replica is not None else request.replica_id
-    wanted, unknown = _wanted(ctx, request, replica_id)
+    by_id = version >= TOPIC_IDS_MIN_VERSION
+    session = ctx.services.fetch_sessions.new_context(
+        version, request.session_id, request.session_epoch, privileged=replica_id >= 0,
+        requested=_requested(ctx, request, replica_id), forgotten=_forgotten(request, by_id),
+        resolve=lambda topic_id: _topic_name(ctx, topic_id, replica_id), now_ms=ctx.now_ms)
+    if session.error != ErrorCode.NONE:
+        return m.FetchResponse(error_code=session.error, session_id=NO_SESSION)
+    readable = [p for p in session.partitions if p.topic is not None]
+    unknown = [p for p in session.partitions if p.topic is None]
+    wanted = [FetchRequestPartition(p.topic, p.partition, p.fetch_offset, p.max_bytes,
+                                    p.current_leader_epoch,
+                                    last_fetched_epoch=p.last_fetched_epoch,
+                                    log_start_offset=p.log_start_offset,
+                                    topic_id=p.topic_id if by_id else None)
+              for p in readable if p.topic is not None]  # (narrows the type)
     params = FetchParams(
         replica_id=replica_id,
         replica_epoch=replica.replica_epoch if replica is not None else -1,
@@ -204,11 +221,16 @@ def handle(ctx: RequestContext, request: req.FetchRequest) -> Response[m.FetchRe
     outcome = ctx.services.replica_manager.fetch_messages(params, wanted, now_ms=ctx.now_ms)
 
     def respond(results: list[FetchResult]) -> m.FetchResponse:
-        answers = [_Answer(w.topic, w.topic_id or ZERO_UUID, w.partition, r)
-                   for w, r in zip(wanted, results, strict=True)]
-        if version < ZSTD_MIN_VERSION:
-            _refuse_zstd_topics(ctx, answers)
         # Kafka answers the partitions it refused before reading after those it read
-        return build_response(ctx, request, answers + unknown)
+        pairs = list(zip(readable, results, strict=True))
+        pairs += [(p, FetchResult(error=ErrorCode.UNKNOWN_TOPIC_ID)) for p in unknown]
+        if version < ZSTD_MIN_VERSION:
+            _refuse_zstd_topics(ctx, pairs)
+        answer = session.finish(pairs)
+        if answer.error != ErrorCode.NONE:
+            return m.FetchResponse(error_code=answer.error, session_id=answer.session_id)
+        answers = [_Answer(p.topic or "", p.topic_id, p.partition, r)
+                   for p, r in answer.partitions]
+        return build_response(ctx, request, answers, answer.session_id)
 
     return when_ready(outcome, respond)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pybroker.admin import AdminManager, IsrChange
     from pybroker.api.registry import ApiHandler
     from pybroker.cluster.control import ControlRequestHandler
+    from pybroker.cluster.fetch_session import FetchSessionCache
     from pybroker.cluster.metadata_cache import MetadataCache
     from pybroker.cluster.replica_manager import ReplicaManager
     from pybroker.config import BrokerConfig
@@ -61,6 +62,8 @@ class BrokerServices:
     producer_ids: ProducerIdManager
     #: the APIs this broker serves, as ApiVersions advertises them
     apis: Mapping[int, ApiHandler]
+    #: incremental fetch sessions (KIP-227)
+    fetch_sessions: FetchSessionCache
     #: the controller's requests (LeaderAndIsr, UpdateMetadata, StopReplica); ZooKeeper mode
     control: ControlRequestHandler | None = None
     #: this broker's controller module, active or not; ZooKeeper mode

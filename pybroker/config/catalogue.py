@@ -215,6 +215,7 @@ BROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     _broker("replica.lag.time.max.ms", LONG, 30000),
     _broker("num.replica.fetchers", INT, 1, mode=CLUSTER_WIDE),
     _broker("replica.fetch.min.bytes", INT, 1),
+    _broker("max.incremental.fetch.session.cache.slots", INT, 1000, at_least(0)),
     _broker("replica.fetch.max.bytes", INT, 1048576, at_least(0)),
     _broker("replica.fetch.response.max.bytes", INT, 10485760, at_least(0)),
     _broker("replica.fetch.backoff.ms", INT, 1000, at_least(0)),

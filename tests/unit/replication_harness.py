@@ -26,6 +26,7 @@ from protocol.framing import FrameDecoder
 from protocol.records.record import build_batch, decode_batch, iter_batches
 from pybroker.api.registry import ZOOKEEPER, load_handlers
 from pybroker.api.services import BrokerServices
+from pybroker.cluster.fetch_session import FetchSessionCache
 from pybroker.cluster.fetcher_state import FetcherConfig, InitialFetchState
 from pybroker.cluster.leader_endpoint import RemoteLeaderEndpoint
 from pybroker.cluster.metadata_cache import (
@@ -78,7 +79,8 @@ class Node:
         services = BrokerServices(
             broker_id=self.broker_id, config=BrokerConfig.from_dict({}), replica_manager=self.rm,
             metadata_cache=self.cache, admin=None, configs=configs,  # type: ignore[arg-type]
-            groups=None, producer_ids=None, apis=handlers)  # type: ignore[arg-type]
+            groups=None, producer_ids=None, apis=handlers,  # type: ignore[arg-type]
+            fetch_sessions=FetchSessionCache(1000))
         self.dispatcher = RequestDispatcher(services, handlers)
         self.endpoint = BrokerEndpoint(self.broker_id, "127.0.0.1", 9000 + self.broker_id)
         self.closed = False

@@ -45,6 +45,8 @@ MASKED_FIELDS = frozenset({
 })
 
 MASK = "<masked>"
+#: a fetch session id is each broker's own, but whether there is one (not 0) is compared
+SESSION = "<session>"
 
 
 class Absent(enum.Enum):
@@ -144,6 +146,8 @@ def _mask(value: Any, patterns: tuple[str, ...], path: str = "",
             sub = f"{path}.{key}" if path else key
             if key in MASKED_FIELDS or any(matches(sub, p) for p in patterns):
                 out[key] = MASK if item is not None else None
+            elif key == "session_id" and isinstance(item, int):
+                out[key] = SESSION if item else 0
             else:
                 out[key] = _mask(item, patterns, sub, unordered)
         return out

@@ -86,6 +86,23 @@ def fetch(name: str, offset: int, *, partition: int = 0, max_wait_ms: int = 0,
     )
 
 
+def fetch_session(session_id: int, epoch: int, *partitions: tuple[str, int, int],
+                  forget: tuple[str, tuple[int, ...]] | None = None) -> fr.FetchRequest:
+    """A Fetch v7-v12 in a fetch session (KIP-227): ``partitions`` are (topic, partition,
+    fetch offset); ``forget`` names partitions of a topic to drop from the session."""
+    topics: dict[str, list[fr.FetchPartition]] = {}
+    for name, partition, offset in partitions:
+        topics.setdefault(name, []).append(fr.FetchPartition(
+            partition=partition, fetch_offset=offset, partition_max_bytes=1 << 20))
+    return fr.FetchRequest(
+        replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=50 << 20,
+        session_id=session_id, session_epoch=epoch,
+        topics=[fr.FetchTopic(topic=name, partitions=ps) for name, ps in topics.items()],
+        forgotten_topics_data=[] if forget is None else [
+            fr.ForgottenTopic(topic=forget[0], partitions=list(forget[1]))],
+    )
+
+
 def fetch_by_id(*topics: tuple[uuid.UUID, tuple[int, ...]], offset: int = 0,
                 current_leader_epoch: int = -1) -> fr.FetchRequest:
     """A consumer's Fetch v13+, naming each topic by id: ``topics`` are (topic id,

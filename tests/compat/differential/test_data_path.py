@@ -16,10 +16,6 @@ from tests.compat.differential.differ import Known, Recorder
 
 #: the differences from Apache Kafka these scenarios show, each with its reason
 KNOWN: list[Known] = [
-    Known("fetch_errors", "session epoch 0 asks for a session", "session_id",
-          "Fetch sessions (KIP-227) are declined: pybroker answers every fetch in full with "
-          "session id 0, which clients accept and which makes them send full fetches; Kafka "
-          "opens a session."),
     Known("metadata_answers", "auto-create", "topics{T-auto}.*",
           "pybroker creates an auto-created topic before it answers, so the first Metadata "
           "already names the leader; Kafka (ZooKeeper mode) answers LEADER_NOT_AVAILABLE until "
@@ -166,6 +162,41 @@ def fetch_errors(rec: Recorder, names) -> None:
     rec.call("at the log start", rq.FETCH, 12, rq.fetch(t, 2))
 
 
+def fetch_sessions(rec: Recorder, names) -> None:
+    """Fetch sessions (KIP-227): a full fetch at epoch 0 opens one; incremental fetches name
+    only changed partitions and are answered only with partitions that have news; forgotten
+    partitions, wrong epochs, unknown ids, a session continued at a version of the other topic
+    naming, and closing a session."""
+    t = names.topic
+    create(rec, rq.topic(t, 3))
+    rec.quietly(rq.PRODUCE, 9, rq.produce(t, rq.batch(3)))
+    rec.quietly(rq.PRODUCE, 9, rq.produce(t, rq.batch(2), partition=1))
+    opened = rec.call("full fetch opens a session", rq.FETCH, 12,
+                      rq.fetch_session(0, 0, (t, 0, 0), (t, 1, 0), (t, 2, 0)))
+    sid = opened.session_id
+    rec.call("incremental: new offsets, no news", rq.FETCH, 12,
+             rq.fetch_session(sid, 1, (t, 0, 3), (t, 1, 2)))
+    rec.call("incremental: nothing changed", rq.FETCH, 12, rq.fetch_session(sid, 2))
+    rec.quietly(rq.PRODUCE, 9, rq.produce(t, rq.batch(4), partition=2))
+    rec.call("incremental: a partition with records", rq.FETCH, 12, rq.fetch_session(sid, 3))
+    rec.call("incremental: re-read from an older offset", rq.FETCH, 12,
+             rq.fetch_session(sid, 4, (t, 0, 1)))
+    rec.call("incremental: forget a partition", rq.FETCH, 12,
+             rq.fetch_session(sid, 5, forget=(t, (2,))))
+    rec.quietly(rq.PRODUCE, 9, rq.produce(t, rq.batch(1), partition=2))
+    rec.call("forgotten partition stays out", rq.FETCH, 12, rq.fetch_session(sid, 6))
+    rec.call("wrong epoch", rq.FETCH, 12, rq.fetch_session(sid, 42))
+    rec.call("unknown session", rq.FETCH, 12, rq.fetch_session(sid + 1 if sid else 1, 1))
+    rec.call("session by name continued by id", rq.FETCH, 13, rq.fetch_session(sid, 7))
+    rec.call("still there after the errors", rq.FETCH, 12, rq.fetch_session(sid, 7))
+    rec.call("close: full fetch at the final epoch", rq.FETCH, 12,
+             rq.fetch_session(sid, -1, (t, 0, 3)))
+    rec.call("closed session is gone", rq.FETCH, 12, rq.fetch_session(sid, 8))
+    rec.call("forgetting every partition ends the session", rq.FETCH, 12,
+             rq.fetch_session(rec.quietly(rq.FETCH, 12, rq.fetch_session(0, 0, (t, 1, 2)))
+                              .session_id, 1, forget=(t, (1,))))
+
+
 def fetch_by_topic_id(rec: Recorder, names) -> None:
     """Fetch v13-v17 (KIP-516): topics named by id, each broker's own id for the topic (from
     its Metadata); ids it does not know, the zero id, unknown partitions of a known id, and
@@ -253,6 +284,10 @@ def test_produce_errors(pair, names) -> None:
 
 def test_fetch_errors(pair, names) -> None:
     pair.check(fetch_errors, names, KNOWN)
+
+
+def test_fetch_sessions(pair, names) -> None:
+    pair.check(fetch_sessions, names, KNOWN)
 
 
 def test_fetch_by_topic_id(pair, names) -> None:
