@@ -1,8 +1,8 @@
 """Consumer-group members in their own processes, so that a test can crash one with SIGKILL.
 
 Run as ``python -m tests.compat.group_helpers SPEC`` (SPEC is JSON, see
-:meth:`GroupMember.start`), this module is one group member: it subscribes to a topic with kafka-python or
-confluent-kafka, consumes, commits what it consumed, and writes JSON lines to stdout:
+:meth:`GroupMember.start`), this module is one group member: it subscribes to a topic with kafka-python,
+confluent-kafka or aiokafka, consumes, commits what it consumed, and writes JSON lines to stdout:
 
 * ``{"event": "state", "assignment": [...], "generation": g, "member_id": m}`` whenever its
   assignment (or generation) changed, read from the client after ``poll`` returned;
@@ -178,6 +178,66 @@ def _run_confluent(spec: dict[str, Any], stopping: threading.Event) -> None:
     _emit("closed")
 
 
+def _run_aiokafka(spec: dict[str, Any], stopping: threading.Event) -> None:
+    import asyncio
+
+    from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener
+    from aiokafka.errors import KafkaError
+
+    class Listener(ConsumerRebalanceListener):
+        async def on_partitions_revoked(self, revoked) -> None:
+            _emit("revoked", partitions=sorted(tp.partition for tp in revoked))
+
+        async def on_partitions_assigned(self, assigned) -> None:
+            _emit("assigned", partitions=sorted(tp.partition for tp in assigned))
+
+    async def run() -> None:
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=spec["bootstrap"],
+            group_id=spec["group"],
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",
+            **spec["config"],
+        )
+        await consumer.start()
+        consumer.subscribe([spec["topic"]], listener=Listener())
+        last: tuple | None = None
+        try:
+            while not stopping.is_set():
+                batches = await consumer.getmany(timeout_ms=spec["poll_ms"])
+                records = [
+                    [r.partition, r.offset, (r.value or b"").decode()]
+                    for batch in batches.values()
+                    for r in batch
+                ]
+                coordinator = consumer._coordinator  # the generation has no public accessor
+                state = (
+                    sorted(tp.partition for tp in consumer.assignment()),
+                    getattr(coordinator, "generation", None),
+                    getattr(coordinator, "member_id", None),
+                )
+                if state != last:
+                    last = state
+                    _emit("state", assignment=state[0], generation=state[1],
+                          member_id=state[2])
+                if records:
+                    _emit("records", records=records)
+                    if spec["commit"]:
+                        try:
+                            await consumer.commit()
+                        except KafkaError as e:  # a rebalance raced the commit
+                            _emit("commit_failed", error=repr(e))
+        finally:
+            await consumer.stop()
+
+    asyncio.run(run())
+    _emit("closed")
+
+
+RUNNERS = {"kafka-python": _run_kafka_python, "confluent": _run_confluent,
+           "aiokafka": _run_aiokafka}
+
+
 def _member_main(argv: Sequence[str]) -> int:
     spec = json.loads(argv[0])
     # The client's own account of joins and assignments goes to the member's stderr log (DEBUG
@@ -189,7 +249,7 @@ def _member_main(argv: Sequence[str]) -> int:
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
-    runner = _run_kafka_python if spec["client"] == "kafka-python" else _run_confluent
+    runner = RUNNERS[spec["client"]]
     try:
         runner(spec, stopping)
     except Exception as e:  # noqa: BLE001 - reported to the test, which shows it
@@ -208,7 +268,7 @@ class GroupMember:
     """One member process. Its events are collected by a reader thread as they arrive."""
 
     name: str
-    client: str  # "kafka-python" or "confluent"
+    client: str  # "kafka-python", "confluent" or "aiokafka"
     bootstrap: str
     topic: str
     group: str
