@@ -3,6 +3,7 @@ from pathlib import Path
 import pytest
 
 from pybroker.config import BrokerConfig, parse_listeners, parse_properties
+from pybroker.config.catalogue import BROKER_CONFIGS
 
 
 def test_parse_properties_handles_comments_separators_and_continuations():
@@ -117,3 +118,22 @@ def test_typed_values_and_defaults() -> None:
         config.get_int("log.retention.ms")  # unset and without a default
     with pytest.raises(KeyError):
         config.get_int("no.such.property")
+
+
+def test_the_shipped_server_properties_parse_with_kafkas_quickstart_values() -> None:
+    """config/server.properties (what ``make run`` serves) loads without a warning and carries
+    the values of the file Kafka 3.9 ships wherever pybroker has the setting."""
+    shipped = Path(__file__).resolve().parents[2] / "config" / "server.properties"
+    config = BrokerConfig.load(shipped)
+    assert not config.get("zookeeper.connect")  # the embedded single node
+    kafka_quickstart = {
+        "num.partitions": 1,
+        "socket.request.max.bytes": 104857600,
+        "offsets.topic.replication.factor": 1,
+        "log.retention.hours": 168,
+        "log.segment.bytes": 1073741824,
+        "log.retention.check.interval.ms": 300000,
+        "group.initial.rebalance.delay.ms": 0,
+    }
+    assert {name: config.value(name) for name in kafka_quickstart} == kafka_quickstart
+    assert all(name in BROKER_CONFIGS for name in config.explicit)
