@@ -14,6 +14,7 @@ from protocol.records.compression import CompressionType, compress
 from protocol.records.record import build_batch, decode_batch
 from pybroker.api.produce_legacy import to_v2_batch
 from pybroker.log.config import LogConfig
+from pybroker.log.validator import LogValidator
 
 NOW = 1_700_000_000_000
 CODECS = [CompressionType.NONE, CompressionType.GZIP, CompressionType.SNAPPY,
@@ -163,3 +164,17 @@ def test_v2_batches_in_old_requests_pass_through() -> None:
     assert to_v2_batch(batch + b"\x00\x00\x00", LogConfig(), NOW) == batch
     assert refusal(batch + batch) == ErrorCode.INVALID_RECORD
     assert refusal(client_set(1, 0, ROWS[:1]) + batch) == ErrorCode.INVALID_RECORD
+
+
+def test_the_log_validator_does_not_bound_missing_timestamps() -> None:
+    """A converted magic-0 set has no timestamps (-1): the bounds of
+    message.timestamp.before/after.max.ms do not apply to them, in Kafka's validator as here."""
+    strict = LogConfig(message_timestamp_before_max_ms=3_600_000)
+    batch = to_v2_batch(client_set(0, 0, ROWS), strict, NOW)
+    assert batch is not None
+    LogValidator(strict, "t-0").validate(batch, NOW)
+    old = bytearray(build_batch([(b"k", b"v", (), NOW - 7_200_000), (b"k", b"v", (), -1)]))
+    with pytest.raises(KafkaError) as e:
+        LogValidator(strict, "t-0").validate(old, NOW)
+    assert e.value.code == ErrorCode.INVALID_TIMESTAMP
+    assert [i for i, _ in e.value.record_errors] == [0]  # type: ignore[attr-defined]
