@@ -42,6 +42,8 @@ from pybroker.purgatory import when_ready
 NO_SESSION = 0
 FINAL_EPOCH = -1
 ZSTD_MIN_VERSION = 10
+#: up to v2 a fetch never gets more than partition_max_bytes, not even one batch (KIP-74 is v3)
+HARD_MAX_BYTES_MAX_VERSION = 2
 LAST_FETCHED_EPOCH_MIN_VERSION = 12
 TOPIC_IDS_MIN_VERSION = 13
 REPLICA_STATE_MIN_VERSION = 15
@@ -224,6 +226,7 @@ def handle(ctx: RequestContext, request: req.FetchRequest,
         max_wait_ms=request.max_wait_ms,
         min_bytes=request.min_bytes,
         max_bytes=request.max_bytes if version >= 3 else 0x7FFFFFFF,
+        min_one_batch=version > HARD_MAX_BYTES_MAX_VERSION,
     )
     outcome = ctx.services.replica_manager.fetch_messages(params, wanted, now_ms=ctx.now_ms)
 

@@ -103,6 +103,9 @@ class FetchParams:
     max_wait_ms: int = 0
     min_bytes: int = 1
     max_bytes: int = 0x7FFFFFFF
+    #: whether the first partition with data may exceed the limits by one batch (KIP-74);
+    #: Fetch v0-v2 hold to them strictly (Kafka's ``hardMaxBytesLimit``)
+    min_one_batch: bool = True
 
     @property
     def is_from_follower(self) -> bool:
@@ -551,7 +554,7 @@ class ReplicaManager:
         results: list[FetchResult] = []
         budget = params.max_bytes
         total = 0
-        min_one = True
+        min_one = params.min_one_batch
         answer_now = False
         for req in partitions:
             try:
