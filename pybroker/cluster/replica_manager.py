@@ -50,6 +50,7 @@ from protocol.errors import ErrorCode, KafkaError
 from pybroker.cluster.alter_partition import IsrAnswer, IsrUpdate
 from pybroker.cluster.fetcher_state import InitialFetchState
 from pybroker.cluster.isr import IsrSettings, PendingIsrChange
+from pybroker.cluster.legacy_offsets import legacy_fetch_offsets
 from pybroker.cluster.partition import LogReadInfo, OffsetLookup, Partition
 from pybroker.log.checkpoints import (
     REPLICATION_OFFSET_CHECKPOINT,
@@ -102,6 +103,9 @@ class FetchParams:
     max_wait_ms: int = 0
     min_bytes: int = 1
     max_bytes: int = 0x7FFFFFFF
+    #: whether the first partition with data may exceed the limits by one batch (KIP-74);
+    #: Fetch v0-v2 hold to them strictly (Kafka's ``hardMaxBytesLimit``)
+    min_one_batch: bool = True
 
     @property
     def is_from_follower(self) -> bool:
@@ -550,7 +554,7 @@ class ReplicaManager:
         results: list[FetchResult] = []
         budget = params.max_bytes
         total = 0
-        min_one = True
+        min_one = params.min_one_batch
         answer_now = False
         for req in partitions:
             try:
@@ -625,6 +629,15 @@ class ReplicaManager:
         watermark."""
         return self._known_partition(topic, partition).fetch_offset_for_timestamp(
             timestamp, current_leader_epoch, replica_id)
+
+    def legacy_fetch_offsets_before(self, topic: str, partition: int, timestamp: int,
+                                    max_num_offsets: int, replica_id: int, now_ms: int,
+                                    ) -> list[int]:
+        """ListOffsets v0: up to ``max_num_offsets`` offsets, largest first, by segment
+        (:mod:`pybroker.cluster.legacy_offsets`); raises KafkaError as
+        :meth:`fetch_offset_for_timestamp` does."""
+        return legacy_fetch_offsets(self._known_partition(topic, partition), timestamp,
+                                    max_num_offsets, replica_id, now_ms)
 
     def last_offset_for_leader_epoch(self, topic: str, partition: int,
                                      current_leader_epoch: int, leader_epoch: int,

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from protocol.errors import ErrorCode, KafkaError
 from protocol.records.batch import (
     COMPRESSION_MASK,
+    NO_TIMESTAMP,
     BatchHeader,
     compute_crc,
     set_base_offset,
@@ -112,7 +113,9 @@ class LogValidator:
         as Kafka's record errors do."""
         assert self._bounds is not None
         before, after = self._bounds
-        if all(now_ms - before <= ts <= now_ms + after
+        # a record without a timestamp (-1, as converted from message format v0) has nothing
+        # to check, as in Kafka
+        if all(ts == NO_TIMESTAMP or now_ms - before <= ts <= now_ms + after
                for ts in (h.base_timestamp, h.max_timestamp)):
             return
         # Kafka prints the bounds as Java longs, so an unlimited upper bound wraps around
@@ -122,7 +125,7 @@ class LogValidator:
             (i, f"Timestamp {r.timestamp} of message with offset {r.offset - h.base_offset} is "
                 f"out of range. The timestamp should be within [{low}, {high}]")
             for i, r in enumerate(records)
-            if not now_ms - before <= r.timestamp <= now_ms + after
+            if r.timestamp != NO_TIMESTAMP and not now_ms - before <= r.timestamp <= now_ms + after
         ]
         raise InvalidRecords(ErrorCode.INVALID_TIMESTAMP,
                              "One or more records have been rejected due to invalid timestamp",

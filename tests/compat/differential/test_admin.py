@@ -72,8 +72,6 @@ NOT_SERVED: dict[str, str] = {
 
 #: APIs pybroker serves over fewer versions than Kafka 3.9: Kafka's range, and why
 NARROWER: dict[str, tuple[int, int, str]] = {
-    "Fetch": (0, 17, "v0-3 need the v0/v1 message formats (pybroker stores v2 record batches "
-                     "and does not down-convert)."),
     "FindCoordinator": (0, 6, "v5 only adds TRANSACTION_ABORTABLE (KIP-890, transactions) and v6 "
                               "share groups (KIP-932); pybroker has neither."),
 }
