@@ -4,7 +4,6 @@ those formats have, old and new clients reading each other's records."""
 
 from __future__ import annotations
 
-import importlib.util
 import time
 
 import pytest
@@ -23,13 +22,6 @@ PRODUCE, FETCH = 0, 1
 #: the Produce and Fetch versions each pinned client speaks (message format v1 and v0)
 VERSIONS = {(0, 10): (2, 2), (0, 9): (1, 1)}
 CODECS = [None, "gzip", "snappy", "lz4"]
-
-
-def skip_without_xxhash(api_version: tuple[int, ...] | None, codec: str | None) -> None:
-    # kafka-python writes and reads lz4 in message format v0 (the old frame checksum) only
-    # with the xxhash package, which the test dependencies do not include
-    if codec == "lz4" and api_version == (0, 9) and importlib.util.find_spec("xxhash") is None:
-        pytest.skip("kafka-python needs the xxhash package for lz4 with api_version (0, 9)")
 
 
 def versions(frames: FrameLog, api_key: int) -> set[int]:
@@ -82,7 +74,6 @@ def consume(bootstrap: str, topic: str, expected: int, *, api_version=None) -> l
 @pytest.mark.parametrize("api_version", OLD, ids=["0.10", "0.9"])
 def test_old_client_round_trip(proxied_broker: ProxiedBroker, topic: str,
                                api_version: tuple[int, int], codec: str | None) -> None:
-    skip_without_xxhash(api_version, codec)
     frames = proxied_broker.watch()
     rows = messages("old")
     offsets = produce(proxied_broker.bootstrap, topic, rows, api_version=api_version,
