@@ -17,7 +17,7 @@ is what :func:`deserialize_key` and :meth:`OffsetsTopic.replay` do too.
 
 Writes follow Kafka: one batch per operation (an OffsetCommit request's offsets are appended
 atomically), CREATE_TIME stamped with the write time, the codec of
-``offsets.topic.compression.codec``. A TxnOffsetCommit's batch carries the producer's id and
+``offsets.topic.compression.codec``, appended as the coordinator's own (``AppendOrigin``). A TxnOffsetCommit's batch carries the producer's id and
 epoch with the transactional attribute set (base sequence 0, as Kafka's coordinator writes
 it); the COMMIT or ABORT marker its transaction coordinator has written to the partition later
 decides whether its offsets count.
@@ -46,6 +46,7 @@ from protocol.primitives import Reader
 from protocol.records.record import build_batch, decode_batch, iter_batches
 from pybroker.config import broker_default, broker_value
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
+from pybroker.log.producer_state import AppendOrigin
 
 if TYPE_CHECKING:
     from pybroker.cluster.metadata_cache import MetadataCache
@@ -151,8 +152,9 @@ class TxnProducer(NamedTuple):
     producer_epoch: int
 
 
-#: the base sequence of the coordinator's transactional batches, as Kafka writes it; the log
-#: does not check the sequences of the coordinator's own appends
+#: the base sequence of the coordinator's transactional batches, as Kafka writes it: every
+#: batch the coordinator writes is appended as the coordinator's (``AppendOrigin.COORDINATOR``),
+#: whose sequences the log does not check (only the producer's epoch)
 TXN_OFFSET_COMMIT_BASE_SEQUENCE = 0
 
 
@@ -518,7 +520,8 @@ class OffsetsTopic:
         batch = build_batch(records, codec=self.config.compression_codec, default_timestamp=now_ms)
         try:
             result, _ = self.replica_manager.append_to_leader(
-                self.name, partition, batch, required_acks=required_acks, now_ms=now_ms)
+                self.name, partition, batch, required_acks=required_acks, now_ms=now_ms,
+                origin=AppendOrigin.COORDINATOR)
         except OSError:
             log.exception("Appending to %s-%d failed", self.name, partition)
             return ErrorCode.KAFKA_STORAGE_ERROR
@@ -568,7 +571,8 @@ class OffsetsTopic:
         try:
             outcome = self.replica_manager.append_records(
                 {key: batch}, required_acks=self.config.commit_required_acks,
-                timeout_ms=self.config.commit_timeout_ms, now_ms=now_ms)
+                timeout_ms=self.config.commit_timeout_ms, now_ms=now_ms,
+                origin=AppendOrigin.COORDINATOR)
         except OSError:
             log.exception("Appending to %s-%d failed", self.name, partition)
             return Appended(ErrorCode.KAFKA_STORAGE_ERROR)
