@@ -15,8 +15,14 @@ import pytest
 
 from protocol.errors import ErrorCode
 from protocol.records.batch import BatchHeader, set_base_offset
+from protocol.records.control import (
+    ControlRecordType,
+    EndTransactionMarker,
+    build_end_txn_marker_batch,
+)
 from protocol.records.record import build_batch, decode_batch, iter_batches
 from pybroker.broker import Broker
+from pybroker.cluster.replica_manager import AppendOrigin
 from pybroker.config import BrokerConfig
 from pybroker.coordinator.group import GroupState
 from pybroker.coordinator.group.offsets import OffsetFetchResult, OffsetManager, TxnProducer
@@ -68,7 +74,7 @@ def test_a_pending_offset_learns_its_batch_and_leaves_with_its_transaction() -> 
 def test_an_append_that_failed_or_was_overtaken_leaves_no_batch_offset() -> None:
     pending = PendingTxnOffsets()
     pending.prepare(0, 7, "g", {("t", 0): c(10), ("t", 1): c(11)})
-    pending.failed(0, 7, "g", [("t", 0)])
+    pending.failed(0, 7, "g", {("t", 0): c(10)})
     assert not pending.is_pending(0, "g", ("t", 0)) and pending.is_pending(0, "g", ("t", 1))
     # a second commit of the same producer replaces the first before the first is written
     pending.prepare(0, 7, "g", {("t", 1): c(12)})
@@ -76,8 +82,24 @@ def test_an_append_that_failed_or_was_overtaken_leaves_no_batch_offset() -> None
     assert pending.of(0, 7, "g")[("t", 1)] == PendingTxnOffset(c(12), None)
     pending.appended(0, 7, "g", {("t", 1): c(12)}, 51)
     assert pending.of(0, 7, "g")[("t", 1)].batch_offset == 51
-    pending.failed(0, 7, "g", [("t", 1)])
-    assert pending.producers(0) == [] and pending.groups(0) == set()
+    pending.failed(0, 7, "g", {("t", 1): c(11)})  # not what is pending: nothing to undo
+    assert pending.of(0, 7, "g")[("t", 1)].batch_offset == 51
+    pending.prepare(0, 7, "g", {("t", 2): c(1)})
+    pending.failed(0, 7, "g", {("t", 2): c(1)})
+    assert pending.of(0, 7, "g") == {("t", 1): PendingTxnOffset(c(12), 51)}
+    assert pending.complete(0, 7) and pending.producers(0) == [] and pending.groups(0) == set()
+
+
+def test_a_refused_commit_gives_back_the_offset_it_replaced() -> None:
+    """A zombie (the same producer id, an older epoch) is refused by the log after its offsets
+    were prepared: the offset its successor wrote is pending again."""
+    pending = PendingTxnOffsets()
+    pending.prepare(0, 7, "g", {("t", 0): c(10)})
+    pending.appended(0, 7, "g", {("t", 0): c(10)}, 40)
+    replaced = pending.prepare(0, 7, "g", {("t", 0): c(3), ("t", 1): c(3)})
+    assert replaced == {("t", 0): PendingTxnOffset(c(10), 40)}
+    pending.failed(0, 7, "g", {("t", 0): c(3), ("t", 1): c(3)}, replaced)
+    assert pending.of(0, 7, "g") == {("t", 0): PendingTxnOffset(c(10), 40)}
 
 
 def test_removals_by_partition_group_and_unload() -> None:
@@ -256,6 +278,19 @@ class Node:
                                      now)
         assert answer == dict.fromkeys(offsets, E.NONE)
 
+    def marker(self, pid: int, groups: list[str], commit: bool, *, epoch: int = 0) -> None:
+        """What WriteTxnMarkers does for ``__consumer_offsets``: the marker appended as the
+        coordinator's to the groups' partitions, then the transaction completed there."""
+        partitions = sorted({partition_for(g, 4) for g in groups})
+        kind = ControlRecordType.COMMIT if commit else ControlRecordType.ABORT
+        results = self.broker.replica_manager.append_records(
+            {(OFFSETS_TOPIC, p): build_end_txn_marker_batch(
+                pid, epoch, EndTransactionMarker(kind, 0), timestamp=T0) for p in partitions},
+            required_acks=-1, timeout_ms=1000, now_ms=T0, origin=AppendOrigin.COORDINATOR)
+        assert not isinstance(results, asyncio.Future)
+        assert all(r.error == E.NONE for r in results.values()), results
+        self.groups.complete_transaction(pid, partitions, commit)
+
     def committed(self, group: str) -> dict[tuple[str, int], int]:
         return {tp: c.offset for tp, c in self.offsets.offsets_of(group).items()}
 
@@ -423,6 +458,53 @@ def test_offset_delete_drops_pending_offsets_and_then_the_emptied_group(node: No
     assert node.groups.coordinator.group("g") is None
     node.groups.complete_transaction(7, [partition_for("g", 4)], True)
     assert node.committed("g") == {}
+
+
+def test_a_producer_commits_offsets_transaction_after_transaction(node: Node) -> None:
+    """Every TxnOffsetCommit of a producer is its own batch (base sequence 0 each time: the
+    log checks no sequences of the coordinator's appends), two in one transaction included."""
+    p = partition_for("g", 4)
+    node.txn_commit("g", 7, {("t", 0): 10})
+    node.txn_commit("g", 7, {("t", 0): 12})  # the same partition again, same transaction
+    node.txn_commit("g", 7, {("t", 1): 20})
+    node.marker(7, ["g"], True)
+    assert node.committed("g") == {("t", 0): 12, ("t", 1): 20}
+    node.txn_commit("g", 7, {("t", 0): 30})
+    node.marker(7, ["g"], False)
+    node.txn_commit("g", 7, {("t", 1): 40}, epoch=1)
+    node.marker(7, ["g"], True, epoch=1)
+    assert node.committed("g") == {("t", 0): 12, ("t", 1): 40}
+    headers = [h for h, _ in node.batches(p)]
+    assert [(h.is_control, h.producer_epoch) for h in headers if h.is_transactional] == [
+        (False, 0), (False, 0), (False, 0), (True, 0), (False, 0), (True, 0), (False, 1),
+        (True, 1)]
+    assert all(h.base_sequence == 0 for h in headers if not h.is_control)
+    node = reopen(node)
+    try:  # the replay of the log agrees with the live cache
+        assert node.committed("g") == {("t", 0): 12, ("t", 1): 40}
+        assert node.offsets.pending.groups(p) == set()
+    finally:
+        node.close()
+
+
+def test_a_zombie_commit_is_refused_and_leaves_its_successors_offset(node: Node) -> None:
+    p = partition_for("g", 4)
+    node.txn_commit("g", 7, {("t", 0): 10}, epoch=2)
+    zombie = node.offsets.commit("g", [("t", 0, 3, -1, "")], T0, producer=TxnProducer(7, 1))
+    assert zombie == {("t", 0): E.INVALID_PRODUCER_EPOCH}
+    assert node.offsets.pending.of(p, 7, "g")[("t", 0)].committed.offset == 10
+    node.marker(7, ["g"], True, epoch=2)
+    assert node.committed("g") == {("t", 0): 10}
+
+
+def test_a_transaction_over_several_groups_completes_on_each_partition(node: Node) -> None:
+    p = partition_for("a", 4)
+    b = next(f"b{i}" for i in range(100) if partition_for(f"b{i}", 4) != p)
+    same = next(f"s{i}" for i in range(100) if partition_for(f"s{i}", 4) == p and f"s{i}" != "a")
+    for group in ("a", b, same):
+        node.txn_commit(group, 7, {("t", 0): 5})
+    node.marker(7, ["a", b], True)  # a marker on the partition completes every group there
+    assert node.committed("a") == node.committed(b) == node.committed(same) == {("t", 0): 5}
 
 
 # ------------------------------------------------------------------ plain commits in flight

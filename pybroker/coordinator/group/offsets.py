@@ -47,7 +47,7 @@ from pybroker.coordinator.group.storage import (
     serialize_offset_commit_key,
     serialize_offset_commit_value,
 )
-from pybroker.coordinator.group.txn_offsets import PendingTxnOffsets
+from pybroker.coordinator.group.txn_offsets import PendingTxnOffset, PendingTxnOffsets
 
 if TYPE_CHECKING:
     from pybroker.coordinator.group.group import ClassicGroup
@@ -302,12 +302,13 @@ class OffsetManager:
                    for (t, p), c in accepted.items()]
         partition = self.topic.partition_for(group_id)
         commit_id = next(self._commit_ids)
+        replaced: dict[TopicPartition, PendingTxnOffset] = {}
         if producer is None:
             in_flight = self._in_flight.setdefault(group_id, {})
             for tp in accepted:
                 in_flight.setdefault(tp, set()).add(commit_id)
         else:
-            self.pending.prepare(partition, producer.producer_id, group_id, accepted)
+            replaced = self.pending.prepare(partition, producer.producer_id, group_id, accepted)
 
         def settle(appended: Appended) -> dict[TopicPartition, ErrorCode]:
             error = appended.error
@@ -315,7 +316,8 @@ class OffsetManager:
                 error = ErrorCode.NOT_LEADER_OR_FOLLOWER  # moved while being replicated
             if producer is not None:
                 if error:
-                    self.pending.failed(partition, producer.producer_id, group_id, accepted)
+                    self.pending.failed(partition, producer.producer_id, group_id, accepted,
+                                        replaced)
                 else:
                     self.pending.appended(partition, producer.producer_id, group_id, accepted,
                                           appended.base_offset)

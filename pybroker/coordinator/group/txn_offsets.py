@@ -67,16 +67,20 @@ class PendingTxnOffsets:
     # -- a TxnOffsetCommit's life ------------------------------------------------------------
 
     def prepare(self, partition: int, producer_id: int, group_id: str,
-                offsets: Mapping[TopicPartition, CommittedOffset]) -> None:
+                offsets: Mapping[TopicPartition, CommittedOffset],
+                ) -> dict[TopicPartition, PendingTxnOffset]:
         """A TxnOffsetCommit was accepted and its batch is about to be appended (Kafka's
         ``prepareTxnOffsetCommit``): its offsets are pending from now on, replacing what the
-        same producer had pending for the same partitions."""
+        same producer had pending for the same partitions. Returns what they replaced, for
+        :meth:`failed` to put back."""
         if not offsets:
-            return
+            return {}
         group = (self._partitions.setdefault(partition, {}).setdefault(producer_id, {})
                  .setdefault(group_id, {}))
+        replaced = {tp: group[tp] for tp in offsets if tp in group}
         for tp, committed in offsets.items():
             group[tp] = PendingTxnOffset(committed)
+        return replaced
 
     def appended(self, partition: int, producer_id: int, group_id: str,
                  offsets: Mapping[TopicPartition, CommittedOffset], batch_offset: int) -> None:
@@ -92,15 +96,26 @@ class PendingTxnOffsets:
                 group[tp] = PendingTxnOffset(committed, batch_offset)
 
     def failed(self, partition: int, producer_id: int, group_id: str,
-               offsets: Iterable[TopicPartition]) -> None:
+               offsets: Mapping[TopicPartition, CommittedOffset],
+               replaced: Mapping[TopicPartition, PendingTxnOffset] | None = None) -> None:
         """The batch of :meth:`prepare` was not written (Kafka's
-        ``failPendingTxnOffsetCommit``): its partitions are no longer pending for the
-        producer; the client is answered the error and retries."""
+        ``failPendingTxnOffsetCommit``): its offsets are no longer pending; the client is
+        answered the error and retries. Where they replaced an offset already written for the
+        same producer (``replaced``, from :meth:`prepare`), that one is pending again: a
+        zombie's commit refused for its stale epoch must not take its successor's offset
+        along (Kafka relies on the transaction verification it runs first)."""
         group = self._group(partition, producer_id, group_id)
         if group is None:
             return
-        for tp in offsets:
-            group.pop(tp, None)
+        for tp, committed in offsets.items():
+            current = group.get(tp)
+            if current is None or current != PendingTxnOffset(committed):
+                continue  # replaced or removed meanwhile
+            previous = (replaced or {}).get(tp)
+            if previous is not None and previous.batch_offset is not None:
+                group[tp] = previous
+            else:
+                del group[tp]
         self._prune(partition, producer_id, group_id)
 
     def complete(self, partition: int, producer_id: int) -> GroupsPending:
