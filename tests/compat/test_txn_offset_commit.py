@@ -4,14 +4,16 @@ offset, or UNSTABLE_OFFSET_COMMIT when the consumer asks for stable offsets (v7+
 ``require_stable``, what a read_committed consumer sends); v3+ requests are checked against the
 group's members (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID); unknown partitions
 and an empty group id are refused as Kafka refuses them; the pending offsets survive a restart
-of the broker. Requests are built with the generated codecs
-(:mod:`pybroker.testing.wire_client`)."""
+of the broker. WriteTxnMarkers, as the transaction coordinator sends it, commits or aborts them,
+and a real read_committed consumer (confluent-kafka) starts from the committed transaction's
+offset. Requests are built with the generated codecs (:mod:`pybroker.testing.wire_client`)."""
 
 from __future__ import annotations
 
 import time
 
 import pytest
+from confluent_kafka import Consumer, Producer, TopicPartition as CKTopicPartition
 
 from protocol.errors import ErrorCode
 from protocol.messages import (
@@ -20,18 +22,22 @@ from protocol.messages import (
     find_coordinator_request as fc,
     init_producer_id_request as ipi,
     join_group_request as jg,
+    metadata_request as md,
     offset_commit_request as oc,
     offset_fetch_request as of,
     sync_group_request as sg,
     txn_offset_commit_request as toc,
+    write_txn_markers_request as wtm,
 )
+from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
 from pybroker.testing.broker_process import BrokerProcess
 from pybroker.testing.wire_client import WireClient
 
 pytestmark = [pytest.mark.compat, pytest.mark.timeout(120)]
 
-OFFSET_COMMIT, OFFSET_FETCH, FIND_COORDINATOR, JOIN_GROUP = 8, 9, 10, 11
-SYNC_GROUP, CREATE_TOPICS, INIT_PRODUCER_ID, TXN_OFFSET_COMMIT = 14, 19, 22, 28
+METADATA, OFFSET_COMMIT, OFFSET_FETCH, FIND_COORDINATOR, JOIN_GROUP = 3, 8, 9, 10, 11
+SYNC_GROUP, CREATE_TOPICS, INIT_PRODUCER_ID, WRITE_TXN_MARKERS, TXN_OFFSET_COMMIT = (
+    14, 19, 22, 27, 28)
 E = ErrorCode
 TOPIC = "txn-input"
 
@@ -42,15 +48,19 @@ def setup(c: WireClient, group: str) -> tuple[int, int]:
         topics=[ct.CreatableTopic(name=TOPIC, num_partitions=3, replication_factor=1)],
         timeout_ms=10_000))
     assert resp.topics[0].error_code in (E.NONE, E.TOPIC_ALREADY_EXISTS), resp
-    deadline = time.monotonic() + 30
-    while c.call(FIND_COORDINATOR, 3, fc.FindCoordinatorRequest(key=group)).error_code:
-        assert time.monotonic() < deadline, "no group coordinator"
-        time.sleep(0.1)
+    wait_for_coordinator(c, group)
     producer = c.call(INIT_PRODUCER_ID, 4, ipi.InitProducerIdRequest(
         transactional_id=None, transaction_timeout_ms=60_000, producer_id=-1,
         producer_epoch=-1))
     assert producer.error_code == E.NONE
     return producer.producer_id, producer.producer_epoch
+
+
+def wait_for_coordinator(c: WireClient, group: str) -> None:
+    deadline = time.monotonic() + 30
+    while c.call(FIND_COORDINATOR, 3, fc.FindCoordinatorRequest(key=group)).error_code:
+        assert time.monotonic() < deadline, "no group coordinator"
+        time.sleep(0.1)
 
 
 def txn_commit(c: WireClient, version: int, group: str, producer: tuple[int, int],
@@ -174,9 +184,90 @@ def test_pending_offsets_survive_a_restart(broker: BrokerProcess) -> None:
         assert txn_commit(c, 4, group, producer, {0: 10}) == {0: E.NONE}
     broker.restart(hard=True)
     with WireClient(broker.bootstrap) as c:
-        deadline = time.monotonic() + 30
-        while c.call(FIND_COORDINATOR, 3, fc.FindCoordinatorRequest(key=group)).error_code:
-            assert time.monotonic() < deadline, "no group coordinator after the restart"
-            time.sleep(0.1)
+        wait_for_coordinator(c, group)
         assert fetch(c, 9, group, [0, 1], require_stable=True) == {
             0: (-1, E.UNSTABLE_OFFSET_COMMIT), 1: (7, E.NONE)}
+
+
+# -- the transaction's end: WriteTxnMarkers ------------------------------------------------------
+
+
+def offsets_partition(c: WireClient, group: str) -> int:
+    """The group's partition of ``__consumer_offsets`` (Kafka's hash of the group id)."""
+    [t] = c.call(METADATA, 12, md.MetadataRequest(
+        topics=[md.MetadataRequestTopic(name=OFFSETS_TOPIC)],
+        allow_auto_topic_creation=False)).topics
+    assert t.error_code == E.NONE, t
+    return partition_for(group, len(t.partitions))
+
+
+def end_transaction(c: WireClient, producer: tuple[int, int], partition: int,
+                    committed: bool) -> None:
+    """What the transaction coordinator sends the group's coordinator once EndTxn is decided."""
+    resp = c.call(WRITE_TXN_MARKERS, 1, wtm.WriteTxnMarkersRequest(markers=[
+        wtm.WritableTxnMarker(
+            producer_id=producer[0], producer_epoch=producer[1], transaction_result=committed,
+            coordinator_epoch=0, topics=[wtm.WritableTxnMarkerTopic(
+                name=OFFSETS_TOPIC, partition_indexes=[partition])])]))
+    [marker] = resp.markers
+    assert [(t.name, p.partition_index, E(p.error_code))
+            for t in marker.topics for p in t.partitions] == [(OFFSETS_TOPIC, partition, E.NONE)]
+
+
+def test_markers_commit_or_abort_the_offsets(broker: BrokerProcess) -> None:
+    group = "eos-markers"
+    with WireClient(broker.bootstrap) as c:
+        producer = setup(c, group)
+        partition = offsets_partition(c, group)
+        commit(c, group, {0: 3})
+        assert txn_commit(c, 4, group, producer, {0: 10, 1: 11}) == {0: E.NONE, 1: E.NONE}
+        end_transaction(c, producer, partition, committed=True)
+        assert fetch(c, 9, group, [0, 1], require_stable=True) == {
+            0: (10, E.NONE), 1: (11, E.NONE)}
+        # the next transaction of the same producer is aborted: its offsets never count
+        assert txn_commit(c, 4, group, producer, {0: 20}) == {0: E.NONE}
+        assert fetch(c, 9, group, [0], require_stable=True) == {
+            0: (-1, E.UNSTABLE_OFFSET_COMMIT)}
+        end_transaction(c, producer, partition, committed=False)
+        assert fetch(c, 9, group, [0, 1], require_stable=True) == {
+            0: (10, E.NONE), 1: (11, E.NONE)}
+    broker.restart(hard=True)
+    with WireClient(broker.bootstrap) as c:
+        wait_for_coordinator(c, group)
+        assert fetch(c, 9, group, [0, 1], require_stable=True) == {
+            0: (10, E.NONE), 1: (11, E.NONE)}
+
+
+def test_a_read_committed_consumer_starts_from_the_committed_transaction(
+        broker: BrokerProcess) -> None:
+    """KIP-447 with a real client: a read_committed consumer of the group is told its offset is
+    unstable while the transaction is open, asks again, and starts where the transaction
+    committed, not at the offset committed before it."""
+    group = "eos-consumer"
+    with WireClient(broker.bootstrap) as c:
+        producer = setup(c, group)
+        partition = offsets_partition(c, group)
+        produce = Producer({"bootstrap.servers": broker.bootstrap})
+        for i in range(20):
+            produce.produce(TOPIC, value=b"%d" % i, partition=0)
+        assert produce.flush(30) == 0
+        commit(c, group, {0: 3})
+        assert txn_commit(c, 4, group, producer, {0: 10}) == {0: E.NONE}
+    consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group,
+                         "isolation.level": "read_committed", "enable.auto.commit": False,
+                         "auto.offset.reset": "earliest"})
+    try:
+        consumer.assign([CKTopicPartition(TOPIC, 0)])
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            msg = consumer.poll(0.2)
+            assert msg is None or msg.error() is not None, \
+                f"read offset {msg.offset()} while the transaction was open"
+        with WireClient(broker.bootstrap) as c:
+            end_transaction(c, producer, partition, committed=True)
+        deadline = time.monotonic() + 30
+        while (msg := consumer.poll(0.2)) is None or msg.error() is not None:
+            assert time.monotonic() < deadline, "the consumer read nothing after the commit"
+        assert msg.offset() == 10 and msg.value() == b"10"
+    finally:
+        consumer.close()
