@@ -8,9 +8,10 @@
   the produce purgatory until the high watermark covers every batch (at once while the ISR is
   the leader alone).
 * **Fetch**: whole batches are read from the segment files as file slices; a consumer reads
-  below the high watermark, a follower (a fetch with a replica id) up to the log end, and its
-  fetch offset tells the leader how far its log goes. A fetch that cannot be satisfied yet
-  waits in the fetch purgatory.
+  below the high watermark (read_committed: below the last stable offset, with the aborted
+  transactions overlapping what it reads), a follower (a fetch with a replica id) up to the log
+  end, and its fetch offset tells the leader how far its log goes. A fetch that cannot be
+  satisfied yet waits in the fetch purgatory.
 * **Replication** (ZooKeeper mode, :meth:`ReplicaManager.enable_replication`): partitions this
   broker follows are fetched from their leaders by the replica fetchers
   (:mod:`pybroker.cluster.replica_fetcher`), started, moved and stopped here on every change

@@ -47,6 +47,7 @@ import logging
 import struct
 from collections import deque
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 from crc32c import crc32c
@@ -301,7 +302,7 @@ class ProducerStateManager:
         """The first offset of the earliest transaction not yet both decided and replicated."""
         if not self.ongoing_txns and not self.unreplicated_txns:
             return None
-        return min(*self.ongoing_txns, *self.unreplicated_txns)
+        return min(chain(self.ongoing_txns, self.unreplicated_txns))
 
     def last_stable_offset(self, high_watermark: int, log_start_offset: int = 0) -> int:
         """The last stable offset for a high watermark (Kafka's ``lastStableOffset``): the first
