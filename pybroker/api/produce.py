@@ -113,8 +113,10 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
                     base_offset=result.base_offset,
                     log_append_time_ms=result.log_append_time,
                     log_start_offset=result.log_start_offset,
+                    # Kafka words a refusal that names records (a RecordValidationException)
                     error_message=(result.error_message
-                                   if result.error in ERRORS_WITH_MESSAGE else None),
+                                   if result.error in ERRORS_WITH_MESSAGE or result.record_errors
+                                   else None),
                     record_errors=[m.BatchIndexAndErrorMessage(batch_index=i,
                                                                batch_index_error_message=text)
                                    for i, text in result.record_errors],

@@ -34,8 +34,8 @@ Rules worth knowing:
   for consumers reading from the start. Like Kafka, no pass is scheduled just to expire
   tombstones; one happens when the log is cleanable again.
 * **Records without a key** are dropped by the cleaner, as Kafka's cleaner does with such
-  ("invalid") records. Kafka refuses them on produce to a compacted topic; this broker stores
-  batches without decoding them, so they can exist until the first pass over them.
+  ("invalid") records. Produce refuses them on a compacted topic (the validator), so they come
+  only from the time the topic was not compacted yet.
 * **Producer state.** A batch that loses all its records is kept as an empty batch (header
   only) when it is the last batch of a producer the log still tracks, so its last sequence
   survives a rebuild of the producer state from the log; otherwise it goes. A producer whose

@@ -4,7 +4,9 @@
 A batch a client produced is checked here once, on the leader, by its header alone: size limits,
 CRC-32C, the v2 header's own consistency, the idempotent producer's fields and, when the topic
 bounds them, the timestamps. Only a batch whose timestamps are out of bounds is decoded, to name
-each offending record as Kafka's record errors do. Then the leader's part of the header is
+each offending record as Kafka's record errors do, and a client's batch for a compacted topic,
+whose records must all have a key (INVALID_RECORD naming the keyless ones, as Kafka's
+``validateKey``; the broker's coordinators always write keys, so their appends are not decoded). Then the leader's part of the header is
 written in place (base offset, partition leader epoch and, for LogAppendTime topics, the
 timestamp): all outside the CRC, so the producer's CRC stays valid.
 
@@ -73,12 +75,13 @@ class LogValidator:
 
     ``name`` (``topic-partition``) appears in the messages, as in Kafka's."""
 
-    __slots__ = ("config", "name", "_bounds")
+    __slots__ = ("config", "name", "_bounds", "_compacted")
 
     def __init__(self, config: LogConfig, name: str) -> None:
         self.config = config
         self.name = name
         self._bounds = timestamp_bounds(config)
+        self._compacted = "compact" in config.cleanup_policy.split(",")
 
     def validate(self, batch: bytearray | memoryview, now_ms: int,
                  origin: AppendOrigin = AppendOrigin.CLIENT) -> ValidatedBatch:
@@ -108,7 +111,24 @@ class LogValidator:
         validate_header(header, origin)
         if self._bounds is not None:
             self._validate_timestamps(batch, header, now_ms)
+        if self._compacted and origin is AppendOrigin.CLIENT and not header.is_control:
+            self._validate_keys(batch)
         return ValidatedBatch(header, size)
+
+    def _validate_keys(self, batch: bytearray | memoryview) -> None:
+        """A compacted topic keeps the last record of each key: a record without one is refused,
+        with Kafka's messages (the first three record errors are named in the top one)."""
+        _, records = decode_batch(batch)
+        text = f"Compacted topic cannot accept message without key in topic partition {self.name}"
+        errors = [(i, text) for i, r in enumerate(records) if r.key is None]
+        if not errors:
+            return
+        shown = ", ".join(f"RecordError(batchIndex={i}, message='{m}')" for i, m in errors[:3])
+        raise InvalidRecords(
+            ErrorCode.INVALID_RECORD,
+            f"One or more records have been rejected due to {len(errors)} record errors in total, "
+            f"and only showing the first three errors at most: [{shown}]",
+            errors)
 
     def _validate_timestamps(self, batch: bytearray | memoryview, h: BatchHeader,
                              now_ms: int) -> None:

@@ -175,7 +175,9 @@ def test_compressed_batches_are_compacted_in_their_codec(manager: LogManager, co
 
 
 def test_keyless_records_are_dropped_and_binary_keys_compact(manager: LogManager) -> None:
-    """__consumer_offsets style: binary keys (version, group, topic, partition) and tombstones."""
+    """__consumer_offsets style: binary keys (version, group, topic, partition) and tombstones.
+    A keyless record (refused on produce to a compacted topic, so written while the topic was
+    not compacted yet) is dropped."""
 
     def offset_key(group: bytes, partition: int) -> bytes:
         return struct.pack(">hh", 1, len(group)) + group + struct.pack(">h", 5) + b"topic" + struct.pack(">i", partition)
@@ -183,13 +185,14 @@ def test_keyless_records_are_dropped_and_binary_keys_compact(manager: LogManager
     def offset_value(offset: int) -> bytes:
         return struct.pack(">hqiq", 3, offset, -1, T0) + b"\x00\x00\xff"
 
-    log = new_log(manager, compacted(delete_retention_ms=1000))
+    log = new_log(manager, compacted(cleanup_policy="delete"))
     commits: list[KV] = []
     for n in range(3):
         commits += [(offset_key(b"g1", p), offset_value(n * 10 + p)) for p in range(3)]
         commits += [(offset_key(b"g\x00\xff", 0), offset_value(n))]
     commits += [(None, b"no key"), (offset_key(b"g1", 2), None)]
     segment(log, commits, per_batch=4)
+    log.update_config(compacted(delete_retention_ms=1000))
     append(log, [(b"other", b"x")])
 
     LogCleaner(manager).clean_once(T0)

@@ -12,6 +12,7 @@ from protocol.messages import delete_records_request as dr
 from protocol.records import legacy
 from protocol.records.batch import write_crc
 from protocol.records.compression import CompressionType, compress
+from protocol.records.record import build_batch
 from tests.compat.differential import requests as rq, steps
 from tests.compat.differential.differ import Known, Recorder
 
@@ -161,6 +162,28 @@ def fetch_errors(rec: Recorder, names) -> None:
             dr.DeleteRecordsPartition(partition_index=0, offset=2)])], timeout_ms=30_000))
     rec.call("below the log start", rq.FETCH, 12, rq.fetch(t, 0))
     rec.call("at the log start", rq.FETCH, 12, rq.fetch(t, 2))
+
+
+def keyless_records_on_a_compacted_topic(rec: Recorder, names) -> None:
+    """A compacted topic refuses records without a key, naming each (the first three in the
+    message), whatever the codec; a batch whose records all have keys is taken; a topic that
+    also deletes is compacted too."""
+    t = names.topic
+    create(rec, rq.topic(t, 1, configs={"cleanup.policy": "compact"}),
+           rq.topic(names("both"), 1, configs={"cleanup.policy": "compact,delete"}))
+
+    def batch(keys: list[bytes | None], codec: int = CompressionType.NONE) -> bytes:
+        return bytes(build_batch([(k, b"v%d" % i, [], rq.T0 + i) for i, k in enumerate(keys)],
+                                 codec=codec))
+
+    rec.call("two keyless of four", rq.PRODUCE, 9,
+             rq.produce(t, batch([b"a", None, b"c", None])))
+    rec.call("five keyless, gzip", rq.PRODUCE, 9,
+             rq.produce(t, batch([None] * 5, CompressionType.GZIP)))
+    rec.call("every record keyed", rq.PRODUCE, 9, rq.produce(t, batch([b"a", b"b"])))
+    rec.call("compact,delete", rq.PRODUCE, 9, rq.produce(names("both"), batch([None])))
+    rec.call("at v3", rq.PRODUCE, 3, rq.produce(t, batch([None, b"k"])))
+    rec.call("fetch: only the keyed batch", rq.FETCH, 12, rq.fetch(t, 0))
 
 
 def fetch_sessions(rec: Recorder, names) -> None:
@@ -402,6 +425,10 @@ def test_produce_errors(pair, names) -> None:
 
 def test_fetch_errors(pair, names) -> None:
     pair.check(fetch_errors, names, KNOWN)
+
+
+def test_keyless_records_on_a_compacted_topic(pair, names) -> None:
+    pair.check(keyless_records_on_a_compacted_topic, names, KNOWN)
 
 
 def test_fetch_sessions(pair, names) -> None:
