@@ -68,15 +68,16 @@ class InitProducerIdResult:
 
 @dataclass(slots=True)
 class DescribedTransaction:
-    """DescribeTransactions' answer for one id."""
+    """DescribeTransactions' answer for one id (an error leaves the rest at the response's
+    defaults, zeros, as Kafka's does)."""
 
     transactional_id: str
     error: ErrorCode = E.NONE
     state: str = ""
-    producer_id: int = NO_PRODUCER_ID
-    producer_epoch: int = NO_PRODUCER_EPOCH
+    producer_id: int = 0
+    producer_epoch: int = 0
     transaction_timeout_ms: int = 0
-    transaction_start_time_ms: int = -1
+    transaction_start_time_ms: int = 0
     topics: dict[str, list[int]] = field(default_factory=dict)
 
 

@@ -20,6 +20,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from protocol.errors import ErrorCode
+from protocol.messages.write_txn_markers_request import (
+    WritableTxnMarker,
+    WritableTxnMarkerTopic,
+    WriteTxnMarkersRequest,
+)
+from protocol.messages.write_txn_markers_response import WriteTxnMarkersResponse
+
 from .metadata import TopicPartition, TransactionMetadata, TxnTransitMetadata
 
 #: the destination of markers whose partition leader is not alive (Kafka's ``Node.noNode``)
@@ -93,3 +101,38 @@ class MarkerQueues:
         for by_partition in self._queues.values():
             for entries in by_partition.values():
                 yield from entries
+
+
+# ---------------------------------------------------------------------------- WriteTxnMarkers
+
+
+def write_txn_markers_request(entries: list[MarkerEntry]) -> WriteTxnMarkersRequest:
+    """One WriteTxnMarkers request carrying ``entries``, one marker each, partitions grouped by
+    topic."""
+    markers = []
+    for entry in entries:
+        by_topic: dict[str, list[int]] = {}
+        for topic, partition in sorted(entry.partitions):
+            by_topic.setdefault(topic, []).append(partition)
+        markers.append(WritableTxnMarker(
+            producer_id=entry.producer_id, producer_epoch=entry.producer_epoch,
+            transaction_result=entry.commit, coordinator_epoch=entry.coordinator_epoch,
+            topics=[WritableTxnMarkerTopic(name=t, partition_indexes=ps)
+                    for t, ps in by_topic.items()]))
+    return WriteTxnMarkersRequest(markers=markers)
+
+
+def errors_by_producer(response: WriteTxnMarkersResponse,
+                       ) -> dict[int, dict[TopicPartition, ErrorCode]]:
+    """Each producer id's partition errors in a WriteTxnMarkers answer (Kafka's
+    ``errorsByProducerId``); an error code this broker does not know is UNKNOWN_SERVER_ERROR."""
+    out: dict[int, dict[TopicPartition, ErrorCode]] = {}
+    for marker in response.markers:
+        errors = out.setdefault(marker.producer_id, {})
+        for topic in marker.topics:
+            for p in topic.partitions:
+                try:
+                    errors[(topic.name, p.partition_index)] = ErrorCode(p.error_code)
+                except ValueError:
+                    errors[(topic.name, p.partition_index)] = ErrorCode.UNKNOWN_SERVER_ERROR
+    return out
