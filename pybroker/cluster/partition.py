@@ -61,6 +61,7 @@ from pybroker.cluster.isr import (
     ReplicaState,
     describe,
 )
+from pybroker.log.producer_state import AppendOrigin
 
 if TYPE_CHECKING:
     from pybroker.log.file_slice import FileSlice
@@ -519,7 +520,8 @@ class Partition:
         return LogReadInfo(info.records, None, hw, start, end)
 
     def append_records_to_leader(self, batch: bytearray, *, required_acks: int,
-                                 min_insync_replicas: int, now_ms: int) -> AppendInfo:
+                                 min_insync_replicas: int, now_ms: int,
+                                 origin: AppendOrigin = AppendOrigin.CLIENT) -> AppendInfo:
         log = self.leader_log()
         isr = self.partition_state.isr
         if required_acks == -1 and len(isr) < self._effective_min_isr(min_insync_replicas):
@@ -528,7 +530,8 @@ class Partition:
                 f"The size of the current ISR {sorted(isr)} is insufficient to satisfy the "
                 f"min.isr requirement of {min_insync_replicas} for partition {self.name}",
             )
-        info = log.append_as_leader(batch, leader_epoch=self.leader_epoch, now_ms=now_ms)
+        info = log.append_as_leader(batch, leader_epoch=self.leader_epoch, now_ms=now_ms,
+                                    origin=origin)
         self.maybe_increment_high_watermark(now_ms)
         return info
 

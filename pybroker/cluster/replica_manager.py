@@ -57,6 +57,7 @@ from pybroker.log.checkpoints import (
     read_offset_checkpoint,
     write_offset_checkpoint,
 )
+from pybroker.log.producer_state import AppendOrigin as AppendOrigin
 from pybroker.purgatory import Purgatory
 from pybroker.purgatory.delayed_fetch import DelayedFetch
 from pybroker.purgatory.delayed_produce import DelayedProduce, ProducePartitionStatus
@@ -75,6 +76,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TopicPartition = tuple[str, int]
+# AppendOrigin (a client's Produce or the broker's coordinators) is re-exported: handlers and
+# coordinators name it without reaching into the log
 
 #: refusals of Kafka's LogValidator, answered with the partition's log start offset
 RECORD_VALIDATION_ERRORS = frozenset({ErrorCode.INVALID_RECORD, ErrorCode.INVALID_TIMESTAMP})
@@ -422,9 +425,13 @@ class ReplicaManager:
 
     # -- produce ---------------------------------------------------------------------------
     def append_to_leader(self, topic: str, partition: int, batch: bytearray, *,
-                         required_acks: int, now_ms: int) -> tuple[ProduceResult, int]:
+                         required_acks: int, now_ms: int,
+                         origin: AppendOrigin = AppendOrigin.CLIENT,
+                         ) -> tuple[ProduceResult, int]:
         """Append one batch to the leader's log. Returns the result and the offset the high
-        watermark must reach for an acks=all answer (-1 when nothing was appended)."""
+        watermark must reach for an acks=all answer (-1 when nothing was appended).
+        ``origin`` is the client's Produce or the broker's own coordinators (which may write
+        control batches: transaction markers)."""
         p: Partition | None = None
         try:
             p = self._leader_partition(topic, partition)
@@ -432,7 +439,8 @@ class ReplicaManager:
             high_watermark = p.high_watermark
             info = p.append_records_to_leader(
                 batch, required_acks=required_acks,
-                min_insync_replicas=p.log.config.min_insync_replicas, now_ms=now_ms)
+                min_insync_replicas=p.log.config.min_insync_replicas, now_ms=now_ms,
+                origin=origin)
         except KafkaError as e:
             result = ProduceResult(error=e.code, error_message=e.message,
                                    record_errors=getattr(e, "record_errors", []))
@@ -453,16 +461,18 @@ class ReplicaManager:
 
     def append_records(self, batches: Mapping[TopicPartition, bytearray], *, required_acks: int,
                        timeout_ms: int, now_ms: int,
+                       origin: AppendOrigin = AppendOrigin.CLIENT,
                        ) -> dict[TopicPartition, ProduceResult] | asyncio.Future[
                            dict[TopicPartition, ProduceResult]]:
         """Append each partition's batch. With acks=all, partitions whose batch is not yet
         replicated to the whole ISR wait in the produce purgatory (a future of every result);
-        otherwise the results come back at once."""
+        otherwise the results come back at once. ``origin``: see :meth:`append_to_leader`."""
         results: dict[TopicPartition, ProduceResult] = {}
         waiting: dict[TopicPartition, ProducePartitionStatus] = {}
         for (topic, partition), batch in batches.items():
             result, required_offset = self.append_to_leader(
-                topic, partition, batch, required_acks=required_acks, now_ms=now_ms)
+                topic, partition, batch, required_acks=required_acks, now_ms=now_ms,
+                origin=origin)
             results[(topic, partition)] = result
             if required_acks == -1 and required_offset >= 0:
                 p = self.partitions[(topic, partition)]

@@ -132,6 +132,7 @@ BROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     _broker("delete.topic.enable", BOOLEAN, True),
     _broker("socket.request.max.bytes", INT, 104857600, at_least(1)),
     _broker("connections.max.idle.ms", LONG, 600000),
+    _broker("request.timeout.ms", INT, 30000),
     _broker("message.max.bytes", INT, 1048588, at_least(0), mode=CLUSTER_WIDE),
     _broker("offsets.topic.num.partitions", INT, 50, at_least(1)),
     _broker("offsets.topic.replication.factor", SHORT, 3, at_least(1)),

@@ -89,6 +89,17 @@ class GroupCoordinatorService:
         """Create ``__consumer_offsets`` on first need (Kafka does it on FindCoordinator)."""
         return self.offsets.ensure_topic(now_ms)
 
+    def complete_transaction(self, producer_id: int, partitions: list[int],
+                             committed: bool) -> None:
+        """A transaction's marker is written to these partitions of ``__consumer_offsets``
+        (WriteTxnMarkers, after the append is replicated): its pending transactional offsets
+        there become committed offsets (``committed``) or are dropped (Kafka's
+        ``GroupCoordinator.onTransactionCompleted`` / ``handleTxnCompletion``). Called on the
+        event loop before the WriteTxnMarkers answer goes; an exception answers those
+        partitions UNKNOWN_SERVER_ERROR."""
+        log.debug("Transaction of producer %d %s in %s partitions %s", producer_id,
+                  "committed" if committed else "aborted", self.topic.name, partitions)
+
     def expire_offsets(self, now_ms: int) -> None:
         coordinator = self._coordinator
         if coordinator is None:

@@ -9,7 +9,9 @@ written in place (base offset, partition leader epoch and, for LogAppendTime top
 timestamp): all outside the CRC, so the producer's CRC stays valid.
 
 A follower appends what its leader validated and skips all of this
-(:meth:`pybroker.log.log.Log.append_as_follower`).
+(:meth:`pybroker.log.log.Log.append_as_follower`). The broker's own coordinators append through
+the same checks as clients, except Kafka's client-only ones: they may write control batches
+(transaction markers) and batches with a producer id and no sequence.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from protocol.records.batch import (
 from protocol.records.record import decode_batch
 
 from .config import LONG_MAX, LogConfig
+from .producer_state import AppendOrigin
 
 _MAX_CODEC = 4  # zstd
 
@@ -76,7 +79,8 @@ class LogValidator:
         self.name = name
         self._bounds = timestamp_bounds(config)
 
-    def validate(self, batch: bytearray | memoryview, now_ms: int) -> ValidatedBatch:
+    def validate(self, batch: bytearray | memoryview, now_ms: int,
+                 origin: AppendOrigin = AppendOrigin.CLIENT) -> ValidatedBatch:
         """Check one v2 batch as the leader receives it; raises KafkaError with Kafka's code."""
         cfg = self.config
         header = BatchHeader.parse(batch)
@@ -100,7 +104,7 @@ class LogValidator:
         if compute_crc(batch, 0, size) != header.crc:
             raise KafkaError(ErrorCode.CORRUPT_MESSAGE,
                              f"Record batch for {self.name} failed its CRC check")
-        validate_header(header)
+        validate_header(header, origin)
         if self._bounds is not None:
             self._validate_timestamps(batch, header, now_ms)
         return ValidatedBatch(header, size)
@@ -140,8 +144,9 @@ class LogValidator:
         return header.max_timestamp, -1
 
 
-def validate_header(h: BatchHeader) -> None:
-    """Kafka's batch-level checks (``LogValidator.validateBatch``)."""
+def validate_header(h: BatchHeader, origin: AppendOrigin = AppendOrigin.CLIENT) -> None:
+    """Kafka's batch-level checks (``LogValidator.validateBatch``); control batches and
+    producer ids without a sequence are refused from clients only."""
     if h.base_offset != 0:
         # clients' batches start at 0: offsets are the broker's to assign
         raise KafkaError(ErrorCode.INVALID_RECORD,
@@ -158,15 +163,16 @@ def validate_header(h: BatchHeader) -> None:
             f"Inconsistent batch offset range [0, {h.last_offset_delta}] "
             f"and count of records {h.records_count}",
         )
-    if h.is_control:
-        raise KafkaError(ErrorCode.INVALID_RECORD,
-                         "Clients are not allowed to write control records")
-    if h.has_producer_id and h.base_sequence < 0:
-        raise KafkaError(
-            ErrorCode.INVALID_RECORD,
-            f"Invalid sequence number {h.base_sequence} in record batch with producerId "
-            f"{h.producer_id}",
-        )
+    if origin is AppendOrigin.CLIENT:
+        if h.is_control:
+            raise KafkaError(ErrorCode.INVALID_RECORD,
+                             "Clients are not allowed to write control records")
+        if h.has_producer_id and h.base_sequence < 0:
+            raise KafkaError(
+                ErrorCode.INVALID_RECORD,
+                f"Invalid sequence number {h.base_sequence} in record batch with producerId "
+                f"{h.producer_id}",
+            )
     if h.attributes & COMPRESSION_MASK > _MAX_CODEC:
         raise KafkaError(
             ErrorCode.CORRUPT_MESSAGE,
