@@ -216,7 +216,7 @@ class Broker(BrokerBase):
                                               self.admin)
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, self.producer_ids,
-            endpoint_of=cache.brokers.get)
+            endpoint_of=lambda broker_id: cache.brokers.get(broker_id))
         self.controller.lead_all(now)
         return len(image.topics)
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey
 from protocol.records.record import build_batch, iter_batches
+from pybroker.cluster.replica_manager import AppendOrigin
 from pybroker.coordinator.transaction import (
     UNKNOWN_DESTINATION,
     DescribedTransaction,
@@ -61,8 +62,6 @@ T = TypeVar("T")
 
 #: after a lost connection or an answer with failed markers, before sending again
 RETRY_BACKOFF_S = 0.1
-#: Kafka's default request.timeout.ms, for WriteTxnMarkers
-REQUEST_TIMEOUT_MS = 30_000
 #: Kafka's default socket.connection.setup.timeout.ms
 CONNECT_TIMEOUT_S = 10.0
 
@@ -142,7 +141,8 @@ class TransactionStateTopic:
         key = (self.name, partition)
         try:
             outcome = self.replica_manager.append_records(
-                {key: batch}, required_acks=-1, timeout_ms=timeout_ms, now_ms=now_ms)
+                {key: batch}, required_acks=-1, timeout_ms=timeout_ms, now_ms=now_ms,
+                origin=AppendOrigin.COORDINATOR)
         except OSError:
             log.exception("Appending to %s-%d failed", self.name, partition)
             done(ErrorCode.KAFKA_STORAGE_ERROR, now_ms)
@@ -220,7 +220,7 @@ class TxnMarkerChannel:
 
     def __init__(self, coordinator: TransactionCoordinator,
                  endpoint_of: Callable[[int], BrokerEndpoint | None], *, broker_id: int,
-                 request_version: int, request_timeout_ms: int = REQUEST_TIMEOUT_MS) -> None:
+                 request_version: int, request_timeout_ms: int) -> None:
         self.coordinator = coordinator
         self.endpoint_of = endpoint_of
         self.client_id = f"broker-{broker_id}-txn-marker-sender"
@@ -367,7 +367,8 @@ class TransactionCoordinatorService:
         ibp = config.get("inter.broker.protocol.version") or "3.9-IV0"
         self.channel = TxnMarkerChannel(self.coordinator, endpoint_of,
                                         broker_id=config.broker_id,
-                                        request_version=write_txn_markers_version(ibp))
+                                        request_version=write_txn_markers_version(ibp),
+                                        request_timeout_ms=self.config.request_timeout_ms)
         self._loads: set[asyncio.Task[None]] = set()
         self._retry_handle: asyncio.TimerHandle | None = None
         self._started = False

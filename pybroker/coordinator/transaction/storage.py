@@ -50,8 +50,6 @@ log = logging.getLogger(__name__)
 KEY_VERSION = 0
 #: the value version Kafka 3.9 writes without the transaction.version feature
 VALUE_VERSION = 0
-#: Kafka's default ``request.timeout.ms``: how long an expiry's tombstones may wait for the ISR
-REQUEST_TIMEOUT_MS = 30000
 
 _VERSION = struct.Struct(">h")
 _DECODE_ERRORS = (ProtocolError, struct.error, IndexError, ValueError, UnicodeDecodeError)
@@ -76,7 +74,8 @@ class TransactionConfig:
         "transaction.abort.timed.out.transaction.cleanup.interval.ms")
     remove_expired_transactional_ids_interval_ms: int = broker_default(
         "transaction.remove.expired.transaction.cleanup.interval.ms")
-    request_timeout_ms: int = REQUEST_TIMEOUT_MS
+    #: how long an expiry's tombstones and a WriteTxnMarkers request may take
+    request_timeout_ms: int = broker_default("request.timeout.ms")
 
     @classmethod
     def from_props(cls, props: Mapping[str, str]) -> TransactionConfig:
@@ -97,6 +96,7 @@ class TransactionConfig:
                 "transaction.abort.timed.out.transaction.cleanup.interval.ms"),
             remove_expired_transactional_ids_interval_ms=get(
                 "transaction.remove.expired.transaction.cleanup.interval.ms"),
+            request_timeout_ms=get("request.timeout.ms"),
         )
 
     def topic_configs(self) -> dict[str, str]:
