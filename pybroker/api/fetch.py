@@ -15,6 +15,11 @@ a partition answered NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH carries the l
 this broker knows (``CurrentLeader``), and the answer the endpoints of those leaders that are
 alive (``NodeEndpoints``). v17 adds the follower's ``ReplicaDirectoryId`` (KIP-853), accepted
 and not used. Records go out by sendfile at every version.
+
+Every answer carries the partition's last stable offset. A consumer fetching with
+``isolation_level`` 1 (read_committed, KIP-98) reads below it and gets the aborted transactions
+overlapping the batches it was sent (an empty list when none), whose records it drops itself;
+read_uncommitted answers have none (null), as Kafka's.
 """
 
 from __future__ import annotations
@@ -122,6 +127,13 @@ def current_leader(ctx: RequestContext, topic: str, partition: int) -> tuple[int
     return NO_LEADER, -1
 
 
+def _aborted(r: FetchResult, read_committed: bool) -> list[m.AbortedTransaction] | None:
+    if not read_committed:
+        return None
+    return [m.AbortedTransaction(producer_id=t.producer_id, first_offset=t.first_offset)
+            for t in r.aborted_transactions or ()]
+
+
 def _partition_data(a: _Answer, read_committed: bool) -> m.PartitionData:
     r = a.result
     if r.error == ErrorCode.NONE:
@@ -131,8 +143,7 @@ def _partition_data(a: _Answer, read_committed: bool) -> m.PartitionData:
             high_watermark=r.high_watermark,
             last_stable_offset=r.last_stable_offset,
             log_start_offset=r.log_start_offset,
-            # no transactions are written here, so there is never one to report
-            aborted_transactions=[] if read_committed else None,
+            aborted_transactions=_aborted(r, read_committed),
             preferred_read_replica=-1,
             records=r.records,
         )
@@ -200,6 +211,7 @@ def handle(ctx: RequestContext, request: req.FetchRequest) -> Response[m.FetchRe
         max_wait_ms=request.max_wait_ms,
         min_bytes=request.min_bytes,
         max_bytes=request.max_bytes if version >= 3 else 0x7FFFFFFF,
+        isolation_level=request.isolation_level,
     )
     outcome = ctx.services.replica_manager.fetch_messages(params, wanted, now_ms=ctx.now_ms)
 

@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from pybroker.log.log import Log
     from pybroker.log.manager import LogManager
     from pybroker.log.producer_state import ProducerEntry
+    from pybroker.log.txn_index import AbortedTxn
     from pybroker.metadata.model import PartitionRecord
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,9 @@ TopicPartition = tuple[str, int]
 RECORD_VALIDATION_ERRORS = frozenset({ErrorCode.INVALID_RECORD, ErrorCode.INVALID_TIMESTAMP})
 CONSUMER_REPLICA_ID = -1
 LONG_MAX = (1 << 63) - 1
+#: Fetch's and ListOffsets' isolation levels (KIP-98)
+READ_UNCOMMITTED = 0
+READ_COMMITTED = 1
 
 
 @dataclass(slots=True)
@@ -105,10 +109,17 @@ class FetchParams:
     max_wait_ms: int = 0
     min_bytes: int = 1
     max_bytes: int = 0x7FFFFFFF
+    #: READ_COMMITTED: a consumer reads below the last stable offset, told the aborted
+    #: transactions in what it reads
+    isolation_level: int = READ_UNCOMMITTED
 
     @property
     def is_from_follower(self) -> bool:
         return self.replica_id >= 0
+
+    @property
+    def read_committed(self) -> bool:
+        return self.isolation_level == READ_COMMITTED and not self.is_from_follower
 
 
 @dataclass(slots=True)
@@ -135,6 +146,8 @@ class FetchResult:
     records: FileSlice | bytes = b""
     #: ``(epoch, end offset)`` where the fetcher's log parts from the leader's (no records)
     diverging_epoch: tuple[int, int] | None = None
+    #: read_committed: the aborted transactions overlapping ``records``; else None
+    aborted_transactions: list[AbortedTxn] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -548,7 +561,8 @@ class ReplicaManager:
                                current_leader_epoch=req.current_leader_epoch,
                                last_fetched_epoch=req.last_fetched_epoch,
                                replica_id=params.replica_id if params.is_from_follower else -1,
-                               min_one_batch=min_one and req.max_bytes > 0)
+                               min_one_batch=min_one and req.max_bytes > 0,
+                               read_committed=params.read_committed)
         return p, info
 
     def read_from_local_logs(self, params: FetchParams, partitions: list[FetchRequestPartition],
@@ -572,7 +586,7 @@ class ReplicaManager:
                 results.append(FetchResult(
                     error=e.code,
                     high_watermark=p_.high_watermark if p_ and p_.log else -1,
-                    last_stable_offset=p_.high_watermark if p_ and p_.log else -1,
+                    last_stable_offset=p_.last_stable_offset if p_ and p_.log else -1,
                     log_start_offset=p_.log_start_offset if p_ else -1,
                 ))
                 continue
@@ -585,10 +599,11 @@ class ReplicaManager:
                 total += size
             results.append(FetchResult(
                 high_watermark=info.high_watermark,
-                last_stable_offset=info.high_watermark,  # no transactions: the LSO is the HW
+                last_stable_offset=info.last_stable_offset,
                 log_start_offset=info.log_start_offset,
                 records=info.records,
                 diverging_epoch=info.diverging_epoch,
+                aborted_transactions=info.aborted_transactions,
             ))
         return results, total, answer_now
 
@@ -629,12 +644,14 @@ class ReplicaManager:
     # -- offsets ---------------------------------------------------------------------------
     def fetch_offset_for_timestamp(self, topic: str, partition: int, timestamp: int,
                                    current_leader_epoch: int,
-                                   replica_id: int = CONSUMER_REPLICA_ID) -> OffsetLookup:
+                                   replica_id: int = CONSUMER_REPLICA_ID,
+                                   isolation_level: int = READ_UNCOMMITTED) -> OffsetLookup:
         """ListOffsets: raises KafkaError (unknown partition, not leader, fenced epoch). A
         replica (``replica_id`` >= 0) sees up to the log end, a consumer up to the high
-        watermark."""
+        watermark, or the last stable offset with READ_COMMITTED."""
         return self._known_partition(topic, partition).fetch_offset_for_timestamp(
-            timestamp, current_leader_epoch, replica_id)
+            timestamp, current_leader_epoch, replica_id,
+            read_committed=isolation_level == READ_COMMITTED)
 
     def last_offset_for_leader_epoch(self, topic: str, partition: int,
                                      current_leader_epoch: int, leader_epoch: int,

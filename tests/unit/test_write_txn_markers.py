@@ -5,6 +5,7 @@ the ISR when a follower replicates the marker."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,10 @@ def txn_batch(seq: int, n: int = 2, *, pid: int = PID, epoch: int = 0) -> bytear
 
 
 def produce(node: Node, batch: bytearray, partition: int = 0) -> ErrorCode:
-    result, _ = node.rm.append_to_leader(TOPIC, partition, batch, required_acks=1, now_ms=T0)
+    """Append as a client's Produce does, at the time the markers' requests are handled (an
+    append at T0 followed by one now would roll the segment for its age)."""
+    result, _ = node.rm.append_to_leader(TOPIC, partition, batch, required_acks=1,
+                                         now_ms=int(time.time() * 1000))
     return result.error
 
 
