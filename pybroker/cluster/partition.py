@@ -159,7 +159,7 @@ class Partition:
         self.replicas: tuple[int, ...] = ()
         self.partition_state: PartitionState = CommittedPartitionState(frozenset())
         self.remote_replicas: dict[int, ReplicaState] = {}
-        self.high_watermark = 0
+        self._high_watermark = 0
         #: the log end offset when this broker became leader in ``leader_epoch``
         self.leader_epoch_start_offset = NO_OFFSET
         self.settings = settings or IsrSettings()
@@ -174,6 +174,18 @@ class Partition:
     @property
     def name(self) -> str:
         return f"{self.topic}-{self.partition}"
+
+    @property
+    def high_watermark(self) -> int:
+        return self._high_watermark
+
+    @high_watermark.setter
+    def high_watermark(self, value: int) -> None:
+        """Every move reaches the log too: transactions whose marker it passes become stable
+        (Kafka's ``onHighWatermarkUpdated``)."""
+        self._high_watermark = value
+        if self.log is not None:
+            self.log.producer_state.on_high_watermark_updated(value)
 
     # -- roles -----------------------------------------------------------------------------
     @property

@@ -8,9 +8,10 @@
   the produce purgatory until the high watermark covers every batch (at once while the ISR is
   the leader alone).
 * **Fetch**: whole batches are read from the segment files as file slices; a consumer reads
-  below the high watermark, a follower (a fetch with a replica id) up to the log end, and its
-  fetch offset tells the leader how far its log goes. A fetch that cannot be satisfied yet
-  waits in the fetch purgatory.
+  below the high watermark (read_committed: below the last stable offset, with the aborted
+  transactions overlapping what it reads), a follower (a fetch with a replica id) up to the log
+  end, and its fetch offset tells the leader how far its log goes. A fetch that cannot be
+  satisfied yet waits in the fetch purgatory.
 * **Replication** (ZooKeeper mode, :meth:`ReplicaManager.enable_replication`): partitions this
   broker follows are fetched from their leaders by the replica fetchers
   (:mod:`pybroker.cluster.replica_fetcher`), started, moved and stopped here on every change
@@ -80,8 +81,14 @@ TopicPartition = tuple[str, int]
 # AppendOrigin (a client's Produce or the broker's coordinators) is re-exported: handlers and
 # coordinators name it without reaching into the log
 
-#: refusals of Kafka's LogValidator, answered with the partition's log start offset
-RECORD_VALIDATION_ERRORS = frozenset({ErrorCode.INVALID_RECORD, ErrorCode.INVALID_TIMESTAMP})
+#: the append errors Kafka answers without the partition's log start offset (its
+#: ``appendToLocalLog``: unknown or moved partitions, records too large or corrupt, storage);
+#: every other refusal (record validation, producer state, transactions, min.insync.replicas)
+#: carries it
+ERRORS_WITHOUT_LOG_START = frozenset({
+    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_LEADER_OR_FOLLOWER,
+    ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.CORRUPT_MESSAGE,
+    ErrorCode.KAFKA_STORAGE_ERROR})
 CONSUMER_REPLICA_ID = -1
 LONG_MAX = (1 << 63) - 1
 #: Fetch's and ListOffsets' isolation levels (KIP-98)
@@ -457,8 +464,7 @@ class ReplicaManager:
         except KafkaError as e:
             result = ProduceResult(error=e.code, error_message=e.message,
                                    record_errors=getattr(e, "record_errors", []))
-            if e.code in RECORD_VALIDATION_ERRORS and p is not None and p.log is not None:
-                # as Kafka: a refusal by record validation reports the log start offset
+            if e.code not in ERRORS_WITHOUT_LOG_START and p is not None and p.log is not None:
                 result.log_start_offset = p.log.log_start_offset
             return result, -1
         if p.high_watermark > high_watermark:

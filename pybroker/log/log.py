@@ -124,6 +124,8 @@ class Log:
         self.producer_state = ProducerStateManager(dir)
         self._closed = False
         self._pending_deletes: list[tuple[int, LogSegment]] = []  # (due ms, segment)
+        #: segments whose interrupted swap start-up completed (their .txnindex is rebuilt)
+        self._swapped_bases: set[int] = set()
         self.validator = LogValidator(config, f"{topic}-{partition}")
         #: epoch -> first offset written in it (``leader-epoch-checkpoint``)
         self.leader_epoch_cache = LeaderEpochFileCache(dir / LEADER_EPOCH_CHECKPOINT)
@@ -184,6 +186,11 @@ class Log:
             self._recover_segment(segment)
             self._rebuild_txn_index(segment)
         self._recover_from(first_unflushed)
+        for segment in self.segments:
+            if segment.base_offset in self._swapped_bases:
+                # a cleaned segment swapped in by start-up: its .txnindex did not survive
+                self._rebuild_txn_index(segment)
+        self._swapped_bases.clear()
 
         self.log_end_offset = self.segments[-1].next_offset
         self.log_start_offset = max(log_start_offset, self.segments[0].base_offset)
@@ -939,6 +946,7 @@ class Log:
                         and "." + suffix in _SEGMENT_SUFFIXES):
                     path.unlink()
             os.replace(swap, self.dir / file_name(base, LOG_SUFFIX))
+            self._swapped_bases.add(base)
             logger.info("%s: completed the interrupted swap of cleaned segment %s", self._name, stem)
             segment = LogSegment(self.dir, base, self.config, 0)
             try:

@@ -47,12 +47,13 @@ import logging
 import struct
 from collections import deque
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 from crc32c import crc32c
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.records.batch import NO_SEQUENCE, BatchHeader
+from protocol.records.batch import NO_SEQUENCE, TRANSACTIONAL_MASK, BatchHeader
 from protocol.records.control import EndTransactionMarker
 
 from .checkpoints import atomic_write
@@ -169,18 +170,21 @@ class ProducerStateManager:
               origin: AppendOrigin = AppendOrigin.CLIENT) -> BatchMetadata | None:
         """Validate a data batch before it is appended on the leader; returns the original
         batch when a client's batch is a duplicate."""
-        if not header.has_producer_id:
+        pid = header.producer_id
+        if pid < 0:
             return None
-        entry = self.producers.get(header.producer_id)
+        entry = self.producers.get(pid)
         if entry is None:
             return None
         epoch, first_seq = header.producer_epoch, header.base_sequence
-        if origin is AppendOrigin.CLIENT and epoch == entry.epoch:
+        client = origin is AppendOrigin.CLIENT
+        if client and epoch == entry.epoch:
             duplicate = entry.find_duplicate(first_seq, header.last_sequence)
             if duplicate is not None:
                 return duplicate
-        self._check_producer_epoch(entry, epoch, header.base_offset, origin)
-        if origin is AppendOrigin.CLIENT:
+        if epoch < entry.epoch:
+            self._check_producer_epoch(entry, epoch, header.base_offset, origin)
+        if client:
             if epoch > entry.epoch:
                 if first_seq != 0 and entry.epoch != NO_PRODUCER_EPOCH:
                     raise KafkaError(
@@ -195,7 +199,7 @@ class ProducerStateManager:
                     f"{first_seq} (incoming seq. number), {entry.last_seq} (current end "
                     f"sequence number)",
                 )
-        if entry.current_txn_first_offset >= 0 and not header.is_transactional:
+        if entry.current_txn_first_offset >= 0 and not header.attributes & TRANSACTIONAL_MASK:
             raise KafkaError(
                 ErrorCode.INVALID_TXN_STATE,
                 f"Expected transactional write from producer {header.producer_id}: its "
@@ -238,21 +242,24 @@ class ProducerStateManager:
                timestamp: int) -> None:
         """Record an appended data batch (also used to replay the log on open): its sequence
         range, and the transaction it opens."""
-        if not header.has_producer_id:
-            return
         pid = header.producer_id
-        entry = self.producers.get(pid)
-        if header.base_sequence < 0 and not header.is_transactional:
+        if pid < 0:
             return
+        seq = header.base_sequence
+        transactional = header.attributes & TRANSACTIONAL_MASK
+        if seq < 0 and not transactional:
+            return
+        entry = self.producers.get(pid)
         if entry is None:
             entry = self.producers[pid] = ProducerEntry(pid, header.producer_epoch)
-        else:
+        elif entry.epoch != header.producer_epoch:
             entry.update_epoch(header.producer_epoch)
-        if header.base_sequence >= 0:
-            entry.batches.append(BatchMetadata(header.base_sequence, header.last_sequence,
-                                               first_offset, last_offset, timestamp))
-        entry.last_timestamp = max(entry.last_timestamp, timestamp)
-        if header.is_transactional and entry.current_txn_first_offset < 0:
+        if seq >= 0:
+            entry.batches.append(BatchMetadata(seq, header.last_sequence, first_offset,
+                                               last_offset, timestamp))
+        if timestamp > entry.last_timestamp:
+            entry.last_timestamp = timestamp
+        if transactional and entry.current_txn_first_offset < 0:
             entry.current_txn_first_offset = first_offset
             self.ongoing_txns[first_offset] = pid
 
@@ -301,7 +308,7 @@ class ProducerStateManager:
         """The first offset of the earliest transaction not yet both decided and replicated."""
         if not self.ongoing_txns and not self.unreplicated_txns:
             return None
-        return min(*self.ongoing_txns, *self.unreplicated_txns)
+        return min(chain(self.ongoing_txns, self.unreplicated_txns))
 
     def last_stable_offset(self, high_watermark: int, log_start_offset: int = 0) -> int:
         """The last stable offset for a high watermark (Kafka's ``lastStableOffset``): the first
