@@ -214,6 +214,9 @@ def test_a_transaction_left_open_by_a_killed_producer_is_aborted_on_its_timeout(
         assert child.stdout.readline().strip() == b"open"
         before = describe(b.bootstrap, txn)
         assert (before.transaction_state, before.transaction_timeout_ms) == ("Ongoing", 3000)
+        # the open transaction holds read_committed readers back
+        assert values(b.bootstrap, topic, 0, "read_committed") == []
+        assert values(b.bootstrap, topic, 0, "read_uncommitted") == [b"left open"]
     finally:
         os.kill(child.pid, signal.SIGKILL)
         child.wait(10)
