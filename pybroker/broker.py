@@ -18,6 +18,7 @@ from pybroker.config import BrokerConfig
 from pybroker.controller.local import LocalController
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
+from pybroker.coordinator.transaction_service import TransactionCoordinatorService
 from pybroker.log.cleaner import LogCleaner
 from pybroker.log.config import LogConfig
 from pybroker.log.manager import LogManager
@@ -61,6 +62,7 @@ class BrokerBase:
         self.configs.add_listener(self.replica_manager.update_log_config)
         self.metadata_cache: MetadataCache | None = None
         self.groups: GroupCoordinatorService | None = None
+        self.transactions: TransactionCoordinatorService | None = None
         self.services: BrokerServices | None = None
         self.handlers = load_handlers(self.mode)
         self.fetch_sessions = FetchSessionCache(
@@ -123,6 +125,13 @@ class BrokerBase:
         self._schedule("log-retention", get("log.retention.check.interval.ms"), logs.cleanup)
         self._schedule("offsets-expiration", get("offsets.retention.check.interval.ms"),
                        self.groups.expire_offsets)
+        if self.transactions is not None:
+            self._schedule("transaction-abort",
+                           get("transaction.abort.timed.out.transaction.cleanup.interval.ms"),
+                           self.transactions.abort_timed_out_transactions)
+            self._schedule("transactionalId-expiration",
+                           get("transaction.remove.expired.transaction.cleanup.interval.ms"),
+                           self.transactions.remove_expired_transactional_ids)
         if self.config.get_bool("log.cleaner.enable"):
             cleaner = LogCleaner(logs, backoff_ms=get("log.cleaner.backoff.ms"))
             self._tasks.append(asyncio.create_task(cleaner.run(now_ms), name="log-cleaner"))
@@ -148,6 +157,8 @@ class BrokerBase:
             t.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.socket_server.stop()
+        if self.transactions is not None:
+            await self.transactions.shutdown()
         if self.groups is not None:
             self.groups.shutdown(now_ms())
         self.stop_storage()
@@ -185,7 +196,7 @@ class Broker(BrokerBase):
     # -- life cycle ------------------------------------------------------------------------
     def start_storage(self, now: int) -> int:
         """Open the log dirs, the metadata store, every log, the controller and the group
-        coordinator's wiring; no sockets.
+        coordinator's and the transaction coordinator's wiring; no sockets.
 
         The controller restores the stored topics before any log opens, so that each log opens
         with its topic's overrides (max.message.bytes, retention, cleanup policy, ...) rather
@@ -206,6 +217,9 @@ class Broker(BrokerBase):
             default_replication_factor=self.config.get_int("default.replication.factor"))
         self.groups = GroupCoordinatorService(self.config, self.replica_manager, cache,
                                               self.admin)
+        self.transactions = TransactionCoordinatorService(
+            self.config, self.replica_manager, cache, self.admin, self.producer_ids,
+            endpoint_of=lambda broker_id: cache.brokers.get(broker_id))
         self.controller.lead_all(now)
         return len(image.topics)
 
@@ -218,8 +232,9 @@ class Broker(BrokerBase):
         started = time.monotonic()
         topics = self.start_storage(now_ms())
         assert self.metadata_cache is not None and self.admin is not None
-        assert self.groups is not None
+        assert self.groups is not None and self.transactions is not None
         self.groups.startup(now_ms())
+        self.transactions.startup(now_ms())
         self.services = self.dispatcher.services = BrokerServices(
             broker_id=self.broker_id,
             config=self.config,
@@ -231,6 +246,7 @@ class Broker(BrokerBase):
             producer_ids=self.producer_ids,
             apis=self.handlers,
             fetch_sessions=self.fetch_sessions,
+            transactions=self.transactions,
         )
         await self.socket_server.start(self.config.listeners)
         self.metadata_cache.set_brokers([self._advertised_endpoint()])
