@@ -162,7 +162,7 @@ def reference_kafka(
 
 #: the brokers the transactional client tests run against: each must pass against the
 #: reference Kafka too, which shows the test itself is right
-TRANSACTION_TARGETS = ["kafka"]
+TRANSACTION_TARGETS = ["pybroker", "kafka"]
 
 
 @pytest.fixture(params=TRANSACTION_TARGETS)
