@@ -7,7 +7,6 @@ without sockets whose own transaction coordinator answers in-process."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +24,15 @@ from protocol.records.control import (
     build_end_txn_marker_batch,
 )
 from protocol.records.record import build_batch
+from pybroker.cluster.txn_verification import (
+    PendingVerification,
+    TxnErrorMode,
+    VerificationQueues,
+    coordinator_errors,
+    errors_from_response,
+    produce_error_for,
+    verify_request,
+)
 from pybroker.log import Log, LogConfig
 from pybroker.log.producer_state import AppendOrigin, ProducerStateManager
 
@@ -179,3 +187,100 @@ def test_the_first_transactional_batch_replayed_clears_the_verification(tmp_path
     state.maybe_start_transaction_verification(PID, 0, 0, T0)
     state.replay(BatchHeader.parse(txn_batch(0)))
     assert state.verification_guard(PID) is None and state.has_ongoing_transaction(PID)
+
+
+# ------------------------------------------------------------------ the leader's mappings
+
+
+def test_the_coordinators_answers_as_a_leader_takes_them() -> None:
+    generic, default = TxnErrorMode.GENERIC_ERROR, TxnErrorMode.DEFAULT_ERROR
+    results = {("t", 0): E.NONE, ("t", 1): E.TRANSACTION_ABORTABLE, ("u", 0): E.PRODUCER_FENCED}
+    assert coordinator_errors(results, generic) == {("t", 1): E.TRANSACTION_ABORTABLE,
+                                                    ("u", 0): E.INVALID_PRODUCER_EPOCH}
+    assert coordinator_errors(results, default) == {("t", 1): E.INVALID_TXN_STATE,
+                                                    ("u", 0): E.INVALID_PRODUCER_EPOCH}
+    assert TxnErrorMode.for_produce(10) is default and TxnErrorMode.for_produce(11) is generic
+    assert TxnErrorMode.for_txn_offset_commit(3) is default
+    assert TxnErrorMode.for_txn_offset_commit(4) is generic
+
+
+@pytest.mark.parametrize(("error", "answer", "message"), [
+    (E.INVALID_TXN_STATE, E.INVALID_TXN_STATE, "Partition was not added to the transaction"),
+    (E.CONCURRENT_TRANSACTIONS, E.NOT_ENOUGH_REPLICAS,
+     "Unable to verify the partition has been added to the transaction. Underlying error: "
+     "CONCURRENT_TRANSACTIONS"),
+    (E.NETWORK_EXCEPTION, E.NOT_ENOUGH_REPLICAS, None),
+    (E.COORDINATOR_LOAD_IN_PROGRESS, E.NOT_ENOUGH_REPLICAS, None),
+    (E.COORDINATOR_NOT_AVAILABLE, E.NOT_ENOUGH_REPLICAS, None),
+    (E.NOT_COORDINATOR, E.NOT_ENOUGH_REPLICAS, None),
+    (E.TRANSACTION_ABORTABLE, E.TRANSACTION_ABORTABLE, None),
+    (E.INVALID_PRODUCER_EPOCH, E.INVALID_PRODUCER_EPOCH, None),
+    (E.INVALID_PRODUCER_ID_MAPPING, E.INVALID_PRODUCER_ID_MAPPING, None),
+])
+def test_what_a_produce_answers_for_a_partition_not_verified(error: ErrorCode, answer: ErrorCode,
+                                                             message: str | None) -> None:
+    code, text = produce_error_for(error)
+    assert code == answer
+    if message is not None:
+        assert text == message
+    elif answer == E.NOT_ENOUGH_REPLICAS:
+        assert text is not None and text.endswith(f"Underlying error: {error.name}")
+    else:
+        assert text is None
+
+
+def pending(txn: str, epoch: int, *partitions: tuple[str, int],
+            answers: dict[str, dict] | None = None) -> PendingVerification:
+    def answer(errors: dict) -> None:  # noqa: ANN001
+        assert answers is not None and txn not in answers, "answered once"
+        answers[txn] = errors
+    return PendingVerification(txn, 7, epoch, partitions, TxnErrorMode.GENERIC_ERROR, answer)
+
+
+def test_one_verification_per_transactional_id_waits_for_its_coordinator() -> None:
+    queues = VerificationQueues()
+    a, b = pending("a", 1, ("t", 0)), pending("b", 0, ("t", 1))
+    assert queues.add(2, a) == [] and queues.add(2, b) == []
+    assert queues.add(3, pending("c", 0)) == []
+    # the same epoch again: the queued one is answered NETWORK_EXCEPTION, the new one waits
+    retry = pending("a", 1, ("t", 0), ("t", 2))
+    assert queues.add(2, retry) == [(a, E.NETWORK_EXCEPTION)]
+    # an older epoch is fenced at once and the newer one stays
+    stale = pending("a", 0, ("t", 0))
+    assert queues.add(2, stale) == [(stale, E.INVALID_PRODUCER_EPOCH)]
+    # a newer epoch fences the queued one
+    newer = pending("a", 2, ("t", 0))
+    assert queues.add(2, newer) == [(retry, E.INVALID_PRODUCER_EPOCH)]
+    assert queues.drain(2) == [b, newer] and not queues.waiting(2) and queues.waiting(3)
+    assert [p.transactional_id for p in queues.drain_all()] == ["c"]
+
+
+def test_verify_requests_and_their_answers() -> None:
+    answers: dict[str, dict] = {}
+    a = pending("a", 1, ("t", 0), ("t", 1), ("u", 0), answers=answers)
+    b = pending("b", 0, ("t", 2), answers=answers)
+    request = verify_request([a, b])
+    assert request.transactions == [
+        apt.AddPartitionsToTxnTransaction(
+            transactional_id="a", producer_id=7, producer_epoch=1, verify_only=True,
+            topics=[apt.AddPartitionsToTxnTopic(name="t", partitions=[0, 1]),
+                    apt.AddPartitionsToTxnTopic(name="u", partitions=[0])]),
+        apt.AddPartitionsToTxnTransaction(
+            transactional_id="b", producer_id=7, producer_epoch=0, verify_only=True,
+            topics=[apt.AddPartitionsToTxnTopic(name="t", partitions=[2])])]
+
+    def result(txn: str, *errors: tuple[str, int, ErrorCode]) -> aptr.AddPartitionsToTxnResult:
+        return aptr.AddPartitionsToTxnResult(transactional_id=txn, topic_results=[
+            aptr.AddPartitionsToTxnTopicResult(name=t, results_by_partition=[
+                aptr.AddPartitionsToTxnPartitionResult(partition_index=p, partition_error_code=e)])
+            for t, p, e in errors])
+
+    answered = errors_from_response(aptr.AddPartitionsToTxnResponse(results_by_transaction=[
+        result("a", ("t", 0, E.NONE), ("t", 1, E.TRANSACTION_ABORTABLE),
+               ("u", 0, E.PRODUCER_FENCED))]), [a, b])
+    assert answered == [(a, {("t", 1): E.TRANSACTION_ABORTABLE,
+                             ("u", 0): E.INVALID_PRODUCER_EPOCH}),
+                        (b, {("t", 2): E.NETWORK_EXCEPTION})]  # left out: not answered
+    refused = errors_from_response(aptr.AddPartitionsToTxnResponse(
+        error_code=E.CLUSTER_AUTHORIZATION_FAILED), [b])
+    assert refused == [(b, {("t", 2): E.INVALID_TXN_STATE})]
