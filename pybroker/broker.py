@@ -6,6 +6,7 @@ import asyncio
 import logging
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from pybroker.admin.local import LocalAdminManager
@@ -14,6 +15,7 @@ from pybroker.api.services import BrokerServices
 from pybroker.cluster.fetch_session import FetchSessionCache
 from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
 from pybroker.cluster.replica_manager import ReplicaManager
+from pybroker.cluster.txn_verification import AddPartitionsToTxnManager
 from pybroker.config import BrokerConfig
 from pybroker.controller.local import LocalController
 from pybroker.coordinator.group_service import GroupCoordinatorService
@@ -63,6 +65,9 @@ class BrokerBase:
         self.metadata_cache: MetadataCache | None = None
         self.groups: GroupCoordinatorService | None = None
         self.transactions: TransactionCoordinatorService | None = None
+        #: KIP-890's verification of transactional appends (None when
+        #: transaction.partition.verification.enable is false)
+        self.txn_verification: AddPartitionsToTxnManager | None = None
         self.services: BrokerServices | None = None
         self.handlers = load_handlers(self.mode)
         self.fetch_sessions = FetchSessionCache(
@@ -140,6 +145,21 @@ class BrokerBase:
             lambda now: [log_.remove_expired_producers(now) for log_ in logs.all_logs().values()],
         )
 
+    def _enable_transaction_verification(self, cache: MetadataCache,
+                                         alive_endpoint: Callable[[int], BrokerEndpoint | None],
+                                         ) -> None:
+        """With ``transaction.partition.verification.enable`` (Kafka's default), leaders verify
+        a producer's first transactional batch of a transaction in a partition with its
+        transaction coordinator (this broker's own in-process, others over AddPartitionsToTxn);
+        before any partition is led."""
+        if not self.config.get_bool("transaction.partition.verification.enable"):
+            return
+        assert self.transactions is not None
+        self.txn_verification = AddPartitionsToTxnManager(
+            self.broker_id, cache, alive_endpoint, self.transactions.partition_for,
+            self.transactions, request_timeout_ms=self.config.get_int("request.timeout.ms"))
+        self.replica_manager.enable_transaction_verification(self.txn_verification)
+
     async def start(self) -> None:
         raise NotImplementedError
 
@@ -157,6 +177,8 @@ class BrokerBase:
             t.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.socket_server.stop()
+        if self.txn_verification is not None:
+            await self.txn_verification.shutdown()
         if self.transactions is not None:
             await self.transactions.shutdown()
         if self.groups is not None:
@@ -220,6 +242,7 @@ class Broker(BrokerBase):
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, self.producer_ids,
             endpoint_of=lambda broker_id: cache.brokers.get(broker_id))
+        self._enable_transaction_verification(cache, lambda b: cache.brokers.get(b))
         self.controller.lead_all(now)
         return len(image.topics)
 

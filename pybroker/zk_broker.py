@@ -223,6 +223,8 @@ class ZkBroker(BrokerBase):
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, producer_ids,
             endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
+        self._enable_transaction_verification(
+            cache, lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
         self.transactions.startup(now_ms())
         self.services = self.dispatcher.services = BrokerServices(
             broker_id=self.broker_id, config=self.config, replica_manager=self.replica_manager,

@@ -7,15 +7,23 @@ without sockets whose own transaction coordinator answers in-process."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from protocol.client import ClientConnection
 from protocol.errors import ErrorCode, KafkaError
+from protocol.framing import FrameDecoder
 from protocol.messages import (
+    add_offsets_to_txn_request as aot,
     add_partitions_to_txn_request as apt,
     add_partitions_to_txn_response as aptr,
+    init_producer_id_request as ipi,
+    produce_request as preq,
+    txn_offset_commit_request as toc,
 )
 from protocol.records.batch import BatchHeader
 from protocol.records.control import (
@@ -24,6 +32,8 @@ from protocol.records.control import (
     build_end_txn_marker_batch,
 )
 from protocol.records.record import build_batch
+from pybroker.api.services import BrokerServices
+from pybroker.broker import Broker
 from pybroker.cluster.txn_verification import (
     PendingVerification,
     TxnErrorMode,
@@ -33,12 +43,16 @@ from pybroker.cluster.txn_verification import (
     produce_error_for,
     verify_request,
 )
+from pybroker.config import BrokerConfig
 from pybroker.log import Log, LogConfig
 from pybroker.log.producer_state import AppendOrigin, ProducerStateManager
+from pybroker.metadata.model import PartitionRecord
 
 E = ErrorCode
 T0 = 1_700_000_000_000
 PID = 4000
+PRODUCE, INIT_PRODUCER_ID, ADD_PARTITIONS_TO_TXN, ADD_OFFSETS_TO_TXN = 0, 22, 24, 25
+TXN_OFFSET_COMMIT = 28
 
 _opened: list[Log] = []
 
@@ -284,3 +298,304 @@ def test_verify_requests_and_their_answers() -> None:
     refused = errors_from_response(aptr.AddPartitionsToTxnResponse(
         error_code=E.CLUSTER_AUTHORIZATION_FAILED), [b])
     assert refused == [(b, {("t", 2): E.INVALID_TXN_STATE})]
+
+
+# ------------------------------------------------------------------ a broker, no sockets
+
+TOPIC = "orders"
+TXN = "verify-txn"
+GROUP = "verify-group"
+
+
+class _Peer:
+    peer = "loopback"
+
+    def __init__(self) -> None:
+        self.closed = False
+
+    def close_after_responses(self) -> None:
+        self.closed = True
+
+
+class Node:
+    """A broker's storage, coordinators and real handlers (``Broker.start_storage``, the
+    services ``Broker.start`` hands its dispatcher), without its sockets."""
+
+    def __init__(self, data: Path, **config: str) -> None:
+        self.broker = Broker(BrokerConfig.from_dict({
+            "log.dirs": str(data), "transaction.state.log.num.partitions": "2",
+            "offsets.topic.num.partitions": "2", "transaction.state.log.min.isr": "1",
+            **config}))
+        b = self.broker
+        b.start_storage(T0)
+        assert b.controller is not None and b.admin is not None
+        assert b.metadata_cache is not None and b.groups is not None
+        b.controller.create_topic(TOPIC, 2, 1, assignments=None, configs={},
+                                  validate_only=False, now_ms=T0, defaults=(1, 1))
+        b.dispatcher.services = BrokerServices(
+            broker_id=b.broker_id, config=b.config, replica_manager=b.replica_manager,
+            metadata_cache=b.metadata_cache, admin=b.admin, configs=b.configs, groups=b.groups,
+            producer_ids=b.producer_ids, apis=b.handlers, fetch_sessions=b.fetch_sessions,
+            transactions=b.transactions)
+        self.pid = self.epoch = -1
+
+    async def start(self) -> None:
+        b = self.broker
+        assert b.groups is not None and b.transactions is not None
+        b.groups.startup(T0)
+        b.transactions.startup(T0)
+        assert b.transactions.ensure_topic(T0) == E.NONE
+        assert b.groups.ensure_offsets_topic(T0) == E.NONE
+        for _ in range(300):
+            init = await self.call(INIT_PRODUCER_ID, 4, ipi.InitProducerIdRequest(
+                transactional_id=TXN, transaction_timeout_ms=60_000))
+            if init.error_code == E.NONE:
+                self.pid, self.epoch = init.producer_id, init.producer_epoch
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"no producer id: {init}")
+
+    async def stop(self) -> None:
+        b = self.broker
+        if b.txn_verification is not None:
+            await b.txn_verification.shutdown()
+        assert b.transactions is not None and b.groups is not None
+        await b.transactions.shutdown()
+        b.groups.shutdown(T0)
+        b.stop_storage()
+
+    async def call(self, api_key: int, version: int, body: object, peer: _Peer | None = None,
+                   ) -> Any:
+        conn = ClientConnection("verify-test")
+        _, frame = conn.send_request(api_key, version, body)
+        [request] = FrameDecoder().feed(frame)
+        result = self.broker.dispatcher.dispatch(request, peer or _Peer())  # type: ignore[arg-type]
+        if isinstance(result, asyncio.Future):
+            result = await result
+        if result is None:
+            return None
+        [(_, response)] = conn.receive_data(result.to_bytes())
+        return response
+
+    def batch(self, seq: int, n: int = 1, *, pid: int | None = None,
+              transactional: bool = True) -> bytes:
+        return bytes(build_batch([(None, b"r%d" % (seq + i), (), T0) for i in range(n)],
+                                 producer_id=self.pid if pid is None else pid,
+                                 producer_epoch=self.epoch, base_sequence=seq,
+                                 is_transactional=transactional))
+
+    async def produce(self, *parts: tuple[int, bytes], version: int = 9,
+                      transactional_id: str | None = TXN, acks: int = -1) -> Any:
+        return await self.call(PRODUCE, version, preq.ProduceRequest(
+            transactional_id=transactional_id, acks=acks, timeout_ms=5000,
+            topic_data=[preq.TopicProduceData(name=TOPIC, partition_data=[
+                preq.PartitionProduceData(index=p, records=records) for p, records in parts])]))
+
+    async def add(self, *partitions: int) -> None:
+        answer = await self.call(ADD_PARTITIONS_TO_TXN, 3, apt.AddPartitionsToTxnRequest(
+            v3_and_below_transactional_id=TXN, v3_and_below_producer_id=self.pid,
+            v3_and_below_producer_epoch=self.epoch, v3_and_below_topics=[
+                apt.AddPartitionsToTxnTopic(name=TOPIC, partitions=list(partitions))]))
+        errors = [r.partition_error_code for t in answer.results_by_topic_v3_and_below
+                  for r in t.results_by_partition]
+        assert errors == [E.NONE] * len(partitions), answer
+
+    def log_end(self, partition: int) -> int:
+        p = self.broker.replica_manager.get_partition(TOPIC, partition)
+        assert p is not None
+        return p.log_end_offset
+
+
+def answers(response: Any) -> list[tuple[int, ErrorCode, str | None]]:
+    return [(p.index, ErrorCode(p.error_code), p.error_message)
+            for t in response.responses for p in t.partition_responses]
+
+
+@pytest.fixture
+def node(tmp_path: Path) -> Iterator[Node]:
+    n = Node(tmp_path / "data")
+    yield n
+
+
+def run(node: Node, scenario) -> None:  # noqa: ANN001
+    async def main() -> None:
+        await node.start()
+        try:
+            await scenario()
+        finally:
+            await node.stop()
+
+    asyncio.run(main())
+
+
+def test_a_partition_never_added_is_not_written(node: Node) -> None:
+    async def scenario() -> None:
+        refused = await node.produce((0, node.batch(0)))
+        assert answers(refused) == [(0, E.INVALID_TXN_STATE,
+                                     "Partition was not added to the transaction")]
+        assert node.log_end(0) == 0
+        # Produce v11 understands TRANSACTION_ABORTABLE
+        assert answers(await node.produce((0, node.batch(0)), version=11)) == [
+            (0, E.TRANSACTION_ABORTABLE, None)]
+        await node.add(0)
+        written = await node.produce((0, node.batch(0, 3)), (1, node.batch(0)))
+        assert answers(written) == [(0, E.NONE, None), (1, E.INVALID_TXN_STATE,
+                                                        "Partition was not added to the "
+                                                        "transaction")]
+        assert (node.log_end(0), node.log_end(1)) == (3, 0)
+        # the transaction is open in partition 0: the next batch is not verified again
+        assert answers(await node.produce((0, node.batch(3)))) == [(0, E.NONE, None)]
+
+    run(node, scenario)
+
+
+def test_transactional_records_need_a_transactional_id(node: Node) -> None:
+    async def scenario() -> None:
+        plain = node.batch(0, transactional=False)
+        refused = await node.produce((0, node.batch(0)), (1, plain), transactional_id=None)
+        assert [(p.index, p.error_code, p.base_offset, p.log_start_offset)
+                for p in refused.responses[0].partition_responses] == [
+            (0, E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, -1, -1),
+            (1, E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, -1, -1)]
+        # an acks=0 producer cannot be told: its connection is closed
+        peer = _Peer()
+        assert await node.call(PRODUCE, 9, preq.ProduceRequest(acks=0, timeout_ms=100,
+                               topic_data=[preq.TopicProduceData(name=TOPIC, partition_data=[
+                                   preq.PartitionProduceData(index=0, records=node.batch(0))])]),
+                               peer) is None
+        assert peer.closed
+        # a transactional id with plain batches is accepted, as Kafka accepts it
+        assert answers(await node.produce((1, plain))) == [(1, E.NONE, None)]
+        assert (node.log_end(0), node.log_end(1)) == (0, 1)
+
+    run(node, scenario)
+
+
+def test_batches_of_two_producers_fail_the_whole_request(node: Node) -> None:
+    async def scenario() -> None:
+        await node.add(0, 1)
+        answer = await node.produce((0, node.batch(0)), (1, node.batch(0, pid=node.pid + 1)))
+        assert answers(answer) == [
+            (0, E.INVALID_PRODUCER_ID_MAPPING,
+             "Transactional records contained more than one producer ID"),
+            (1, E.INVALID_PRODUCER_ID_MAPPING,
+             "Transactional records contained more than one producer ID")]
+        assert (node.log_end(0), node.log_end(1)) == (0, 0)
+
+    run(node, scenario)
+
+
+def test_the_coordinators_errors_reach_the_producer_as_kafka_maps_them(node: Node) -> None:
+    async def scenario() -> None:
+        await node.add(0)
+        node.epoch -= 1  # a zombie: the coordinator answers PRODUCER_FENCED
+        assert answers(await node.produce((0, node.batch(0)))) == [
+            (0, E.INVALID_PRODUCER_EPOCH, None)]
+        node.epoch += 1
+        # another transactional id: no such transaction at its coordinator
+        assert answers(await node.produce((0, node.batch(0)), transactional_id="nobody")) == [
+            (0, E.INVALID_PRODUCER_ID_MAPPING, None)]
+        # its coordinator is loading: retriable, as NOT_ENOUGH_REPLICAS
+        rm = node.broker.replica_manager
+        transactions = node.broker.transactions
+        assert transactions is not None
+        p = transactions.partition_for(TXN)
+        leader = rm.get_partition("__transaction_state", p)
+        assert leader is not None
+        rm.become_leader_or_follower("__transaction_state", [
+            PartitionRecord(p, (0,), (0,), 0, leader.leader_epoch + 1)], T0)
+        assert answers(await node.produce((0, node.batch(0)))) == [
+            (0, E.NOT_ENOUGH_REPLICAS, "Unable to verify the partition has been added to the "
+                                       "transaction. Underlying error: "
+                                       "COORDINATOR_LOAD_IN_PROGRESS")]
+        assert node.log_end(0) == 0
+
+    run(node, scenario)
+
+
+def test_txn_offset_commit_is_verified_before_its_offsets_are_written(node: Node) -> None:
+    async def scenario() -> None:
+        def commit(version: int) -> toc.TxnOffsetCommitRequest:
+            return toc.TxnOffsetCommitRequest(
+                transactional_id=TXN, group_id=GROUP, producer_id=node.pid,
+                producer_epoch=node.epoch, generation_id=-1, member_id="",
+                topics=[toc.TxnOffsetCommitRequestTopic(name=TOPIC, partitions=[
+                    toc.TxnOffsetCommitRequestPartition(partition_index=0, committed_offset=5)])])
+
+        def errors(answer: Any) -> list[int]:
+            return [p.error_code for t in answer.topics for p in t.partitions]
+
+        groups = node.broker.groups
+        assert groups is not None
+        offsets_partition = (groups.topic.name, groups.topic.partition_for(GROUP))
+        end = groups.topic.replica_manager.get_partition(*offsets_partition).log_end_offset
+        # AddOffsetsToTxn skipped: the group's partition is not in the transaction
+        assert errors(await node.call(TXN_OFFSET_COMMIT, 3, commit(3))) == [E.INVALID_TXN_STATE]
+        assert errors(await node.call(TXN_OFFSET_COMMIT, 4, commit(4))) == [
+            E.TRANSACTION_ABORTABLE]
+        after = groups.topic.replica_manager.get_partition(*offsets_partition)
+        assert after.log_end_offset == end, "nothing written"
+        # but the group was created (Kafka creates it before it verifies)
+        assert GROUP in groups.coordinator._groups
+        added = await node.call(ADD_OFFSETS_TO_TXN, 3, aot.AddOffsetsToTxnRequest(
+            transactional_id=TXN, producer_id=node.pid, producer_epoch=node.epoch,
+            group_id=GROUP))
+        assert added.error_code == E.NONE
+        assert errors(await node.call(TXN_OFFSET_COMMIT, 3, commit(3))) == [E.NONE]
+        assert after.log_end_offset == end + 1
+
+    run(node, scenario)
+
+
+class HeldVerifier:
+    """A coordinator whose answers the test releases (the race a remote one allows)."""
+
+    def __init__(self) -> None:
+        self.waiting: list[asyncio.Future[dict]] = []
+
+    def verify_transaction(self, transactional_id, producer_id, producer_epoch,  # noqa: ANN001
+                           partitions, mode) -> asyncio.Future[dict]:  # noqa: ANN001
+        future: asyncio.Future[dict] = asyncio.get_running_loop().create_future()
+        self.waiting.append(future)
+        return future
+
+
+def test_a_marker_written_while_the_coordinator_answers_wins(node: Node) -> None:
+    """Verified, but the transaction was aborted (its marker written) before the answer came:
+    the append is refused as Kafka refuses it, and the log stays as the marker left it."""
+    async def scenario() -> None:
+        rm = node.broker.replica_manager
+        held = HeldVerifier()
+        rm.transaction_verifier = held
+        outcome = rm.handle_produce_append({(TOPIC, 0): bytearray(node.batch(0))},
+                                           transactional_id=TXN, required_acks=-1,
+                                           timeout_ms=1000, now_ms=T0)
+        assert isinstance(outcome, asyncio.Future) and len(held.waiting) == 1
+        rm.append_records({(TOPIC, 0): marker(False, pid=node.pid, epoch=node.epoch)},
+                          required_acks=-1, timeout_ms=1000, now_ms=T0,
+                          origin=AppendOrigin.COORDINATOR)
+        held.waiting[0].set_result({})  # "the partition is in the transaction"
+        result = (await outcome)[(TOPIC, 0)]
+        assert (result.error, node.log_end(0)) == (E.INVALID_TXN_STATE, 1)
+        # a retry verifies afresh
+        retried = rm.handle_produce_append({(TOPIC, 0): bytearray(node.batch(0))},
+                                           transactional_id=TXN, required_acks=-1,
+                                           timeout_ms=1000, now_ms=T0)
+        held.waiting[1].set_result({})
+        assert (await retried)[(TOPIC, 0)].error == E.NONE
+        assert node.log_end(0) == 2
+
+    run(node, scenario)
+
+
+def test_without_verification_nothing_asks_the_coordinator(tmp_path: Path) -> None:
+    node = Node(tmp_path / "data", **{"transaction.partition.verification.enable": "false"})
+
+    async def scenario() -> None:
+        assert node.broker.txn_verification is None
+        assert answers(await node.produce((0, node.batch(0)))) == [(0, E.NONE, None)]
+        # the transactional id is still required
+        assert answers(await node.produce((1, node.batch(0)), transactional_id=None)) == [
+            (1, E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, None)]
+
+    run(node, scenario)
