@@ -63,7 +63,8 @@ def has_transactional_records(request: req.ProduceRequest) -> bool:
     for topic in request.topic_data:
         for pdata in topic.partition_data:
             records = pdata.records
-            if records is not None and transactional_producer(records) is not None:
+            if (isinstance(records, (bytes, bytearray, memoryview))
+                    and transactional_producer(records) is not None):
                 return True
     return False
 

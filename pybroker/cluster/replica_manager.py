@@ -237,7 +237,7 @@ class TransactionVerifier(Protocol):
 
     def verify_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
                            partitions: Sequence[TopicPartition], mode: TxnErrorMode,
-                           ) -> Mapping[TopicPartition, ErrorCode] | asyncio.Future[
+                           ) -> dict[TopicPartition, ErrorCode] | asyncio.Future[
                                dict[TopicPartition, ErrorCode]]: ...
 
 
@@ -546,7 +546,7 @@ class ReplicaManager:
                 continue
             if guard is not None:
                 guards[key] = guard
-        verified: Mapping[TopicPartition, ErrorCode] | asyncio.Future[
+        verified: dict[TopicPartition, ErrorCode] | asyncio.Future[
             dict[TopicPartition, ErrorCode]] = {}
         if guards:
             verified = verifier.verify_transaction(transactional_id, producer_id,
