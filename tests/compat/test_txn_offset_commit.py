@@ -9,7 +9,7 @@ and a real read_committed consumer (confluent-kafka) starts from the committed t
 offset. Requests are built with the generated codecs (:mod:`pybroker.testing.wire_client`).
 As the test plays the transaction coordinator, its broker does not verify transactions with one
 (``transaction.partition.verification.enable=false``; KIP-890's verification of TxnOffsetCommit
-is tested in tests/compat/test_txn_verification.py)."""
+is compared with Kafka in tests/compat/differential/test_transaction_coordinator.py)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ TOPIC = "txn-input"
 
 
 @pytest.fixture
-def broker(broker_factory) -> BrokerProcess:  # noqa: ANN001
+def broker(broker_factory) -> BrokerProcess:
     return broker_factory(**{"transaction.partition.verification.enable": "false"})
 
 
