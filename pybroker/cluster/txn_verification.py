@@ -58,6 +58,8 @@ VerificationErrors = dict[TopicPartition, ErrorCode]
 VERIFY_VERSION = 5
 #: Kafka's default socket.connection.setup.timeout.ms
 CONNECT_TIMEOUT_S = 10.0
+#: transactional ids whose ``__transaction_state`` partition is remembered (then forgotten)
+PARTITION_CACHE_SIZE = 10_000
 
 #: coordinator errors Kafka answers a producer as NOT_ENOUGH_REPLICAS: retriable errors older
 #: clients might not retry, mapped to one every client retries without refreshing metadata
@@ -251,6 +253,7 @@ class AddPartitionsToTxnManager:
         self.request_timeout_ms = request_timeout_ms
         self.client_id = f"broker-{broker_id}-add-partitions-to-txn"
         self.queues = VerificationQueues()
+        self._partitions: dict[tuple[str, int], int] = {}
         self._wakeups: dict[int, asyncio.Event] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._clients: dict[int, BrokerClient] = {}
@@ -258,8 +261,17 @@ class AddPartitionsToTxnManager:
 
     def coordinator_of(self, transactional_id: str) -> int | None:
         """The broker leading the id's ``__transaction_state`` partition, if it is alive."""
-        info = self.metadata.partition(TRANSACTION_STATE_TOPIC,
-                                       self.partition_for(transactional_id))
+        topic = self.metadata.topic(TRANSACTION_STATE_TOPIC)
+        if topic is None:
+            return None
+        # the id's partition (a Java string hash) once per id and partition count
+        key = (transactional_id, len(topic.partitions))
+        partition = self._partitions.get(key)
+        if partition is None:
+            if len(self._partitions) >= PARTITION_CACHE_SIZE:
+                self._partitions.clear()
+            partition = self._partitions[key] = self.partition_for(transactional_id)
+        info = topic.partitions.get(partition)
         if info is None or info.leader < 0:
             return None
         if info.leader != self.broker_id and self.alive_endpoint(info.leader) is None:
