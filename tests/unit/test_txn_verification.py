@@ -21,6 +21,7 @@ from protocol.messages import (
     add_offsets_to_txn_request as aot,
     add_partitions_to_txn_request as apt,
     add_partitions_to_txn_response as aptr,
+    describe_groups_request as dg,
     init_producer_id_request as ipi,
     produce_request as preq,
     txn_offset_commit_request as toc,
@@ -52,7 +53,7 @@ E = ErrorCode
 T0 = 1_700_000_000_000
 PID = 4000
 PRODUCE, INIT_PRODUCER_ID, ADD_PARTITIONS_TO_TXN, ADD_OFFSETS_TO_TXN = 0, 22, 24, 25
-TXN_OFFSET_COMMIT = 28
+TXN_OFFSET_COMMIT, DESCRIBE_GROUPS = 28, 15
 
 _opened: list[Log] = []
 
@@ -536,7 +537,8 @@ def test_txn_offset_commit_is_verified_before_its_offsets_are_written(node: Node
         after = groups.topic.replica_manager.get_partition(*offsets_partition)
         assert after.log_end_offset == end, "nothing written"
         # but the group was created (Kafka creates it before it verifies)
-        assert GROUP in groups.coordinator._groups
+        described = await node.call(DESCRIBE_GROUPS, 0, dg.DescribeGroupsRequest(groups=[GROUP]))
+        assert [(g.error_code, g.group_state) for g in described.groups] == [(E.NONE, "Empty")]
         added = await node.call(ADD_OFFSETS_TO_TXN, 3, aot.AddOffsetsToTxnRequest(
             transactional_id=TXN, producer_id=node.pid, producer_epoch=node.epoch,
             group_id=GROUP))
