@@ -67,7 +67,6 @@ NOT_SERVED: dict[str, str] = {
         ("ConsumerGroupHeartbeat", "ConsumerGroupDescribe"),
         "The KIP-848 consumer group protocol (early access in Kafka 3.9): pybroker serves the "
         "classic protocol (JoinGroup/SyncGroup/Heartbeat)."),
-    "AlterReplicaLogDirs": "Moving replicas between log directories is not supported.",
 }
 
 #: APIs pybroker serves over fewer versions than Kafka 3.9: Kafka's range, and why
