@@ -416,16 +416,18 @@ class ReplicaManager:
 
     def stop_replicas(self, topic: str, partitions: Iterable[int], *, delete: bool,
                       now_ms: int = 0) -> None:
-        """Stop hosting these partitions: with ``delete`` the partition and its log go;
-        without, the partition stays (neither leading nor following) with its log. Either
-        way their fetchers stop first."""
+        """Stop hosting these partitions: with ``delete`` the partition and its log go (and
+        the future log of a move between log dirs); without, the partition stays (neither
+        leading nor following) with its logs. Either way their fetchers and moves stop
+        first."""
         partitions = list(partitions)
         if self.fetchers is not None:
             self.fetchers.remove_fetcher_for_partitions([(topic, p) for p in partitions])
-        # a move in progress stops too, and its future log goes
+        # a move in progress stops too: with deletion its future log goes (delete_log), without
+        # it stays and the move resumes at the next leadership decision, as in Kafka (a
+        # controlled shutdown stops the partitions a broker follows without deleting them)
         self.log_dir_mover.remove([(topic, p) for p in partitions])
         for p in partitions:
-            self.log_manager.delete_future_log(topic, p)
             partition = (self.partitions.pop((topic, p), None) if delete
                          else self.partitions.get((topic, p)))
             if partition is None:

@@ -462,19 +462,31 @@ def test_moving_back_cancels_and_another_dir_redirects(replicas: ReplicaManager,
     assert replicas.log_dir_mover.moving == {} and not logs.is_cleaning_paused(*TP)
 
 
-def test_stopping_a_moving_partition_drops_its_future_log(replicas: ReplicaManager,
-                                                          dirs: list[Path]) -> None:
+def test_stopping_a_moving_partition_pauses_the_move_and_deleting_it_drops_it(
+        replicas: ReplicaManager, dirs: list[Path]) -> None:
     a, b = dirs
     replicas.log_manager.maybe_update_preferred_log_dir("t", 0, a)
     lead(replicas)
     produce(replicas, 10)
+    replicas.log_dir_mover.chunk_bytes = 1
     replicas.alter_replica_log_dirs({TP: path(b)}, T0)
+    replicas.log_dir_mover.step(T0)
     future = replicas.log_manager.get_future_log(*TP)
-    assert future is not None
+    assert future is not None and 0 < future.log_end_offset < 10
+    # stopped without deletion (a controlled shutdown): the move waits, its copy kept
     replicas.stop_replicas("t", [0], delete=False)
-    assert replicas.log_manager.get_future_log(*TP) is None and not future.dir.exists()
+    assert replicas.log_dir_mover.moving == {} and replicas.log_dir_mover.step(T0) is None
+    assert replicas.log_manager.get_future_log(*TP) is future and future.dir.exists()
+    # the next leadership decision resumes it
+    lead(replicas)
+    assert replicas.log_dir_mover.state_of(*TP) is MoveState.COPYING
+    replicas.log_dir_mover.step(T0)
+    assert future.log_end_offset > 1
+    # deleted: the copy goes with the partition
+    replicas.stop_replicas("t", [0], delete=True)
     assert replicas.log_dir_mover.moving == {}
-    assert replicas.log_manager.log_dir_of(*TP) == a
+    assert replicas.log_manager.get_future_log(*TP) is None and not future.dir.exists()
+    assert replicas.log_manager.get_log(*TP) is None
 
 
 def test_a_restart_resumes_the_move_when_the_partition_is_hosted(dirs: list[Path]) -> None:
