@@ -175,6 +175,10 @@ class LogManager:
                 dir_of[tp] = log_dir
                 loaded += 1
                 if future:
+                    # the cleaner keeps off the partition from now on, not only once its move
+                    # resumes: a copy of uncleaned batches would stay uncleaned below the first
+                    # dirty offset the swap carries over
+                    self._cleaning_paused.add(tp)
                     logger.info("Found the future log %s: moving %s-%d to %s resumes once the "
                                 "partition is hosted", entry.name, tp[0], tp[1], log_dir)
             if loaded or clean:

@@ -152,6 +152,7 @@ def test_a_restart_finds_the_future_log_where_it_was(dirs: list[Path]) -> None:
     again.startup(T0)
     try:
         assert again.log_dir_of(*TP) == a and again.future_log_dir_of(*TP) == b
+        assert again.is_cleaning_paused(*TP)
         reloaded = again.get_future_log(*TP)
         assert reloaded is not None and reloaded.log_end_offset == 9
         assert again.get_log(*TP).log_end_offset == 12  # type: ignore[union-attr]
