@@ -401,17 +401,32 @@ class LogManager:
                              f"{future.log_end_offset}, the current one at "
                              f"{source.log_end_offset}")
         source_dir, dest_dir = self._dir_of[tp], self._future_dir_of[tp]
-        carried = carry_over_log_state(source, future)
-        recovery_point, log_start = future.recovery_point, future.log_start_offset
-        future.close()
-        # the current directory goes first: from here on start-up takes the future log for
-        # the partition's (see _promote_lone_futures)
-        _rename_dir(source, source.dir.with_name(_delete_dir_name(source.dir.name)))
+        source_name = source.dir
         final = dest_dir / partition_dir_name(topic, partition)
-        future.dir.rename(final)
-        fsync_dir(dest_dir)
-        log = Log.open(final, future.config, recovery_point=future.log_end_offset,
-                       log_start_offset=log_start, now_ms=now_ms, clean_shutdown=True)
+        try:
+            carried = carry_over_log_state(source, future)
+            recovery_point, log_start = future.recovery_point, future.log_start_offset
+            future.close()
+            # the current directory goes first: from here on start-up takes the future log for
+            # the partition's (see _promote_lone_futures)
+            _rename_dir(source, source.dir.with_name(_delete_dir_name(source.dir.name)))
+            future.dir.rename(final)
+            future.dir = final
+            fsync_dir(dest_dir)
+            log = Log.open(final, future.config, recovery_point=future.log_end_offset,
+                           log_start_offset=log_start, now_ms=now_ms, clean_shutdown=True)
+        except Exception:
+            # the partition stays where it was, with its log; the copy goes (a new move
+            # starts afresh)
+            logger.exception("Could not swap the future log of %s-%d in; it is dropped",
+                             topic, partition)
+            if source.dir != source_name:
+                _rename_dir(source, source_name)
+            try:
+                self.delete_future_log(topic, partition)
+            except OSError:
+                logger.exception("Could not delete the future log of %s-%d", topic, partition)
+            raise
         # what the future log had not fsynced yet is still to be recovered after a crash
         log.recovery_point = min(recovery_point, log.log_end_offset)
         # opening cut the epochs that start at the log end (a new leader's, nothing written

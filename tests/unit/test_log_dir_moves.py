@@ -235,6 +235,31 @@ def test_the_swap_renames_both_dirs_and_keeps_old_slices_readable(
     assert new.log_end_offset == 18
 
 
+def test_a_swap_that_fails_leaves_the_partition_where_it_was(
+        manager: LogManager, dirs: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b = dirs
+    current = place_in(manager, a)
+    fill(current, 3)
+    future = manager.create_future_log("t", 0, b, CONFIG, T0)
+    copy_all(current, future)
+    manager.abort_and_pause_cleaning(*TP)
+
+    def broken(*_args: object, **_kwargs: object) -> Log:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(Log, "open", broken)
+    with pytest.raises(OSError):
+        manager.replace_current_with_future("t", 0, T0)
+    monkeypatch.undo()
+    assert manager.get_log(*TP) is current and manager.log_dir_of(*TP) == a
+    assert current.dir == a / "t-0" and current.dir.is_dir()
+    assert manager.get_future_log(*TP) is None
+    assert not [p for p in b.iterdir() if p.is_dir()], "the copy is gone"
+    assert not manager.is_cleaning_paused(*TP)
+    fill(current, 1)
+    assert batches(current)[-1] and current.log_end_offset == 12
+
+
 def test_the_swap_refuses_a_future_log_that_has_not_caught_up(manager: LogManager,
                                                               dirs: list[Path]) -> None:
     a, b = dirs
