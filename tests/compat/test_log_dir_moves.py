@@ -19,7 +19,9 @@ from confluent_kafka import OFFSET_BEGINNING, KafkaException, TopicPartition
 
 from protocol.errors import ErrorCode
 from pybroker.testing.broker_process import BrokerProcess
+from pybroker.testing.wire_client import WireClient
 
+from . import test_transaction_markers as txn
 from .confluent_kafka.helpers import consumer, create_topic, read_back
 from .log_dirs import (
     alter,
@@ -47,10 +49,10 @@ def broker(tmp_path: Path) -> Iterator[BrokerProcess]:
         b.stop()
 
 
-def dirs_of(broker: BrokerProcess) -> tuple[Path, Path]:
-    """(the dir holding the topic now, the other one)."""
+def dirs_of(broker: BrokerProcess, topic: str = TOPIC) -> tuple[Path, Path]:
+    """(the dir holding the topic's partition 0 now, the other one)."""
     first, second = two_log_dirs(broker.data_dir)
-    current, _ = current_and_future(broker.bootstrap, TOPIC, 0)
+    current, _ = current_and_future(broker.bootstrap, topic, 0)
     assert current is not None
     return (first, second) if current.log_dir == str(first.absolute()) else (second, first)
 
@@ -161,3 +163,53 @@ def test_a_broker_killed_mid_move_resumes_it_after_restart(broker: BrokerProcess
     current, future = current_and_future(broker.bootstrap, TOPIC, 0)
     assert current is not None and current.log_dir == str(dest.absolute()) and future is None
     assert_every_record_once(broker.bootstrap, total)
+
+
+def test_transactions_and_producer_state_carry_over_to_the_new_dir(
+        broker: BrokerProcess) -> None:
+    """Transactions written the way a transaction coordinator writes them (raw Produce and
+    WriteTxnMarkers, as in test_transaction_markers.py): an aborted one, a committed one and an
+    open one before the move, one ended and one begun while it runs. Afterwards the last stable
+    offset, the aborted transactions, the producers' state and what a read_committed consumer
+    reads are what they would have been without the move."""
+    bootstrap = broker.bootstrap
+    create_topic(bootstrap, txn.TOPIC, 1)
+    with WireClient(bootstrap) as client:
+        p, q, r = txn.TxnProducer(client), txn.TxnProducer(client), txn.TxnProducer(client)
+        for producer in (p, q, r):
+            producer.init()
+        assert p.send(b"p-aborted") == 0
+        assert q.send(b"q-committed") == 1
+        assert p.end(commit=False) == ErrorCode.NONE  # 2
+        assert q.end(commit=True) == ErrorCode.NONE  # 3
+        assert q.send(b"q-open") == 4  # open across the move's start, committed while it runs
+        # thousands of one-record batches, so that the move lasts
+        produce_one_per_batch(bootstrap, txn.TOPIC, range(5000))  # 5-5004
+        assert r.send(b"r-open") == 5005  # open across the whole move
+        source, dest = dirs_of(broker, txn.TOPIC)
+        assert alter(bootstrap, {(txn.TOPIC, 0): str(dest.absolute())}) == {
+            (txn.TOPIC, 0): ErrorCode.NONE}
+        assert current_and_future(bootstrap, txn.TOPIC, 0)[1] is not None, "moving"
+        assert q.end(commit=True) == ErrorCode.NONE  # 5006
+        assert p.send(b"p-during") == 5007  # begun while the partition moves, aborted after
+        assert current_and_future(bootstrap, txn.TOPIC, 0)[1] is not None, "still moving"
+        wait_until_moved(bootstrap, txn.TOPIC, 0, str(dest.absolute()))
+
+        assert p.end(commit=False) == ErrorCode.NONE  # 5008
+        assert txn.raw_fetch(client, txn.READ_COMMITTED).last_stable_offset == 5005
+        assert txn.latest(client, txn.READ_COMMITTED) == 5005  # held by r
+        states = txn.producers(client)
+        assert states[r.producer_id] == (-1, 5005)
+        assert states[q.producer_id] == (3, -1) and states[p.producer_id] == (3, -1)
+        assert r.end(commit=True) == ErrorCode.NONE  # 5009
+        assert txn.latest(client, txn.READ_COMMITTED) == txn.latest(client, txn.READ_UNCOMMITTED) \
+            == 5010
+        first = txn.raw_fetch(client, txn.READ_COMMITTED).aborted_transactions
+        assert (p.producer_id, 0) in [(t.producer_id, t.first_offset) for t in first]
+        tail = txn.raw_fetch(client, txn.READ_COMMITTED, offset=5005).aborted_transactions
+        assert [(t.producer_id, t.first_offset) for t in tail] == [(p.producer_id, 5007)]
+
+    values = txn.consume(bootstrap, "read_committed", 5010, timeout=120)
+    assert values == [b"q-committed", b"q-open", *(value_of(i) for i in range(5000)), b"r-open"]
+    assert partition_dirs(dest, txn.TOPIC, 0) == [f"{txn.TOPIC}-0"]
+    assert f"{txn.TOPIC}-0" not in partition_dirs(source, txn.TOPIC, 0)
