@@ -1,7 +1,9 @@
 """Moving a partition between a broker's log dirs (AlterReplicaLogDirs) with real clients and a
 real broker process with two ``log.dirs``: confluent-kafka producing and consuming while the
 partition moves, then every record there exactly once, in the new dir; a broker killed with
-``kill -9`` in the middle of a move resumes it after its restart.
+``kill -9`` in the middle of a move resumes it after its restart; transactions open, ended and
+begun across a move keep the last stable offset, the aborted transactions and the producers'
+state.
 
 The broker copies one batch a step here (``replica.fetch.max.bytes=1``) and the partitions hold
 thousands of one-record batches, so that a move lasts long enough to act while it runs.
