@@ -66,6 +66,8 @@ class BrokerBase:
         self.socket_server = SocketServer(
             self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"))
         self._tasks: list[asyncio.Task] = []
+        #: the compacting cleaner, once the scheduled tasks run with log.cleaner.enable
+        self.log_cleaner: LogCleaner | None = None
         self._stopped = asyncio.Event()
         self.started = False
 
@@ -121,7 +123,7 @@ class BrokerBase:
         self._schedule("offsets-expiration", get("offsets.retention.check.interval.ms"),
                        self.groups.expire_offsets)
         if self.config.get_bool("log.cleaner.enable"):
-            cleaner = LogCleaner(logs, backoff_ms=get("log.cleaner.backoff.ms"))
+            cleaner = self.log_cleaner = LogCleaner(logs, backoff_ms=get("log.cleaner.backoff.ms"))
             self._tasks.append(asyncio.create_task(cleaner.run(now_ms), name="log-cleaner"))
         self._schedule(
             "producer-expiration", get("producer.id.expiration.check.interval.ms"),
