@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the compatibility tests drive, for each tool that is missing:
-# kcat, a JDK with Maven for the Java clients, and iptables for the chaos tests' network cuts.
-# Idempotent; needs root (or sudo).
+# kcat, a JDK with Maven for the Java clients, iptables for the chaos tests' network cuts, and
+# podman with runc and mmdebstrap for the container image, its compose files and testcontainers
+# (make image builds its base image from Debian packages with mmdebstrap when no image registry
+# is reachable). Idempotent; needs root (or sudo).
 set -euo pipefail
 declare -A package_for=(
     [kcat]=kcat
     [javac]=default-jdk-headless
     [mvn]=maven
     [iptables]=iptables
+    [podman]=podman
+    [runc]=runc
+    [mmdebstrap]=mmdebstrap
 )
 missing=()
 for tool in "${!package_for[@]}"; do
