@@ -11,7 +11,7 @@ from pathlib import Path
 from pybroker.admin.local import LocalAdminManager
 from pybroker.api.registry import EMBEDDED, load_handlers
 from pybroker.api.services import BrokerServices
-from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
+from pybroker.cluster.metadata_cache import BrokerEndpoint, BrokerNode, MetadataCache
 from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.config import BrokerConfig
 from pybroker.controller.local import LocalController
@@ -193,8 +193,9 @@ class Broker(BrokerBase):
         """
         self._check_log_dirs()
         image = self.store.load()
-        cache = self.metadata_cache = MetadataCache(image.cluster_id,
-                                                    controller_id=self.broker_id)
+        cache = self.metadata_cache = MetadataCache(
+            image.cluster_id, controller_id=self.broker_id,
+            listener=self.config.advertised_listeners[0].listener)
         self.controller = LocalController(self.broker_id, self.store, cache,
                                           self.replica_manager, self.configs)
         self.controller.restore(image.topics)
@@ -231,7 +232,10 @@ class Broker(BrokerBase):
             apis=self.handlers,
         )
         await self.socket_server.start(self.config.listeners)
-        self.metadata_cache.set_brokers([self._advertised_endpoint()])
+        rack = self.config.get("broker.rack") or None
+        self.metadata_cache.set_brokers(
+            [self._advertised_endpoint()],
+            [BrokerNode(self.broker_id, tuple(self._advertised_endpoints()), rack)])
         self._start_scheduled_tasks()
         self.started = True
         log.info("broker %d started in %.2fs (cluster %s, %d topic(s))", self.broker_id,

@@ -54,7 +54,7 @@ def _lookup(ctx: RequestContext, key: str, key_type: int) -> tuple[ErrorCode, tu
     if topic is None:
         return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
     leader = topic.partitions[partition_for(key, len(topic.partitions))].leader
-    node = cache.brokers.get(leader)
+    node = cache.brokers_for(ctx.listener).get(leader)
     if node is None:
         return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
     return ErrorCode.NONE, (node.node_id, node.host, node.port)

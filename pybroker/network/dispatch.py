@@ -105,6 +105,7 @@ class RequestDispatcher:
             correlation_id=header.correlation_id,
             client_id=header.client_id,
             peer=conn.peer,
+            listener=conn.listener,
             now_ms=int(time.time() * 1000),
         )
         if self.interceptor is not None:
