@@ -1,5 +1,7 @@
 """``make image``: build the pybroker container image from docker/Dockerfile and report its size
-and its time to ready (from ``run`` to the first ApiVersions answer through a published port).
+and its time to ready (from ``run`` to the first ApiVersions answer through a published port);
+then the ZooKeeper image docker/compose.yaml runs (docker/zookeeper, ZooKeeper from Debian's
+packages), unless ``--no-zookeeper``.
 
 podman is used where installed, docker otherwise (``--engine`` chooses). The base image is
 ``--base-image`` (default: Debian bookworm with Python 3.11 built from Debian packages by
@@ -18,9 +20,11 @@ from pybroker.testing.broker_process import free_port
 from pybroker.testing.containers import (
     IMAGE,
     LOCAL_BASE_IMAGE,
+    ZOOKEEPER_IMAGE,
     Container,
     ContainerError,
     build_image,
+    build_zookeeper_image,
     find_engine,
     wait_serving,
 )
@@ -51,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--image", default=IMAGE)
     parser.add_argument("--base-image", default=LOCAL_BASE_IMAGE)
     parser.add_argument("--runs", type=int, default=3, help="containers started to time")
+    parser.add_argument("--zookeeper-image", default=ZOOKEEPER_IMAGE)
+    parser.add_argument("--no-zookeeper", action="store_true")
     args = parser.parse_args(argv)
     engine = find_engine(args.engine)
     if engine is None:
@@ -62,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"built in {build.seconds:.1f} s; image size {build.size_bytes / 1e6:.0f} MB",
               flush=True)
         timings = [time_to_ready(engine, args.image) for _ in range(max(1, args.runs))]
+        if not args.no_zookeeper:
+            zookeeper = build_zookeeper_image(engine, args.zookeeper_image, args.base_image)
+            print(f"{zookeeper.image}: built in {zookeeper.seconds:.1f} s; "
+                  f"image size {zookeeper.size_bytes / 1e6:.0f} MB", flush=True)
     except ContainerError as e:
         print(e, file=sys.stderr)
         return 1

@@ -14,9 +14,17 @@ declare -A package_for=(
     [runc]=runc
     [mmdebstrap]=mmdebstrap
 )
+# packages with no command of their own on PATH: the CNI plugin that gives podman's networks a
+# DNS server, by which the containers of a compose project find each other by service name
+# (docker/containers.conf has podman use CNI)
+packages=(golang-github-containernetworking-plugin-dnsname)
 missing=()
 for tool in "${!package_for[@]}"; do
     command -v "$tool" >/dev/null 2>&1 || missing+=("${package_for[$tool]}")
+done
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
+        || missing+=("$package")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 SUDO=""

@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -27,8 +28,10 @@ CONTAINERS_CONF = REPO_ROOT / "docker" / "containers.conf"
 BASE_IMAGE_SCRIPT = REPO_ROOT / "scripts" / "base-image.sh"
 #: the base image scripts/base-image.sh builds from Debian packages (no registry needed)
 LOCAL_BASE_IMAGE = "localhost/pybroker-base:bookworm"
+ZOOKEEPER_DOCKERFILE_DIR = REPO_ROOT / "docker" / "zookeeper"
 #: the tag ``make image`` and the tests build
 IMAGE = "localhost/pybroker:dev"
+ZOOKEEPER_IMAGE = "localhost/pybroker-zookeeper:dev"
 
 
 class ContainerError(RuntimeError):
@@ -87,17 +90,37 @@ class Build:
 
 def build_image(engine: str, image: str = IMAGE, base_image: str = LOCAL_BASE_IMAGE) -> Build:
     """Build docker/Dockerfile from the repository as ``image`` on ``base_image``."""
+    return _build(engine, image, base_image, ["-f", str(DOCKERFILE)], REPO_ROOT)
+
+
+def build_zookeeper_image(engine: str, image: str = ZOOKEEPER_IMAGE,
+                          base_image: str = LOCAL_BASE_IMAGE) -> Build:
+    """Build docker/zookeeper (ZooKeeper from Debian's packages) as ``image``."""
+    return _build(engine, image, base_image, [], ZOOKEEPER_DOCKERFILE_DIR)
+
+
+def _build(engine: str, image: str, base_image: str, args: list[str], context: Path) -> Build:
     if base_image == LOCAL_BASE_IMAGE:
         ensure_base_image(engine)
-    args = ["build", "-f", str(DOCKERFILE), "--build-arg", f"BASE_IMAGE={base_image}",
-            "-t", image]
+    args = ["build", *args, "--build-arg", f"BASE_IMAGE={base_image}", "-t", image]
     if Path(engine).name == "podman":
-        # docker format keeps HEALTHCHECK and STOPSIGNAL; the host network lets pip reach PyPI
+        # docker format keeps HEALTHCHECK and STOPSIGNAL; the host network lets pip and apt
+        # reach their archives
         args += ["--format", "docker", "--network", "host"]
+    previous = _image_id(engine, image)
     started = time.monotonic()
-    run(engine, *args, str(REPO_ROOT), timeout=1800)
+    run(engine, *args, str(context), timeout=1800)
     seconds = time.monotonic() - started
+    if previous is not None and previous != _image_id(engine, image):
+        # the image this tag named before, now untagged: not kept (unless a container uses it)
+        run(engine, "rmi", previous, check=False, timeout=120)
     return Build(image, base_image, seconds, image_size(engine, image))
+
+
+def _image_id(engine: str, image: str) -> str | None:
+    done = run(engine, "image", "inspect", image, "--format", "{{.Id}}", check=False,
+               timeout=60)
+    return done.stdout.strip() if done.returncode == 0 else None
 
 
 def image_size(engine: str, image: str) -> int:
@@ -191,3 +214,85 @@ def wait_serving(bootstrap: str, timeout: float = 60.0, container: Container | N
     logs = container.logs() if container is not None else ""
     raise ContainerError(f"{bootstrap} not serving after {time.monotonic() - started:.1f}s: "
                          f"{last}\n{logs}")
+
+
+def compose_command(engine: str) -> list[str]:
+    """How to run compose files with ``engine``: podman-compose (from PyPI, next to this
+    interpreter or on PATH) for podman, ``docker compose`` for docker."""
+    if Path(engine).name == "docker":
+        return [engine, "compose"]
+    beside = Path(sys.executable).with_name("podman-compose")
+    if beside.exists():
+        return [str(beside)]
+    found = shutil.which("podman-compose")
+    if found is None:
+        raise ContainerError("podman-compose is not installed (it is in the test extra: "
+                             "make setup)")
+    return [found]
+
+
+class ComposeProject:
+    """A compose file brought up as project ``name`` with ``env`` for its ``${...}`` settings;
+    :meth:`down` removes its containers, network and volumes. Usable as a context manager."""
+
+    def __init__(self, engine: str, file: Path, name: str | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        self.engine = engine
+        self.file = Path(file)
+        self.name = name or f"pybroker-test-{uuid.uuid4().hex[:8]}"
+        self.env = dict(env or {})
+        self.command = compose_command(engine)
+
+    def run(self, *args: str, timeout: float = 300.0,
+            check: bool = True) -> subprocess.CompletedProcess[str]:
+        env = engine_env(self.engine)
+        env.update(self.env)
+        done = subprocess.run([*self.command, "-f", str(self.file), "-p", self.name, *args],
+                              capture_output=True, text=True, timeout=timeout, env=env,
+                              stdin=subprocess.DEVNULL, cwd=self.file.parent)
+        if check and done.returncode != 0:
+            raise ContainerError(f"compose {' '.join(args)} exited {done.returncode}\n"
+                                 f"{done.stdout}{done.stderr}")
+        return done
+
+    def up(self) -> ComposeProject:
+        self.run("up", "-d")
+        return self
+
+    def down(self, timeout: int = 10) -> None:
+        """Stop and remove everything (a container still running ``timeout`` seconds after its
+        stop signal is killed, as compose's own default does)."""
+        self.run("down", "-v", "-t", str(timeout), check=False)
+
+    def stop(self, service: str) -> None:
+        self.run("stop", service)
+
+    def start(self, service: str) -> None:
+        self.run("start", service)
+
+    def container(self, service: str) -> str:
+        """The name of the service's (first) container."""
+        for separator in ("_", "-"):
+            candidate = f"{self.name}{separator}{service}{separator}1"
+            if run(self.engine, "container", "exists", candidate, check=False).returncode == 0:
+                return candidate
+        raise ContainerError(f"no container for service {service} of project {self.name}")
+
+    @property
+    def network(self) -> str:
+        """The project's default network."""
+        return f"{self.name}_default"
+
+    def logs(self, service: str) -> str:
+        done = run(self.engine, "logs", self.container(service), check=False, timeout=60)
+        return done.stdout + done.stderr
+
+    def __enter__(self) -> ComposeProject:
+        try:
+            return self.up()
+        except BaseException:
+            self.down()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.down()
