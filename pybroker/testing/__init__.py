@@ -21,6 +21,10 @@ reference Kafka by hand) and anything else that needs a real broker process to t
   :mod:`~pybroker.testing.pytest_plugin` gives them to any test suite as pytest fixtures
   (``kafka_bootstrap``, ``kafka_broker``, ``kafka_cluster``, ...), registered by the
   ``pytest11`` entry point when pybroker is installed.
+- :mod:`~pybroker.testing.testcontainer` — ``PyBrokerContainer``, the container image with the
+  surface of testcontainers' ``KafkaContainer`` (``from pybroker.testing import
+  PyBrokerContainer`` imports it on first use); :mod:`~pybroker.testing.containers` — the image's
+  build and containers from the command line (``make image``, the container tests).
 - :mod:`~pybroker.testing.nemesis`, :mod:`~pybroker.testing.chaos_workload`,
   :mod:`~pybroker.testing.chaos_check` and :mod:`~pybroker.testing.chaos` — the chaos run of
   ``tests/cluster/test_chaos.py`` and ``make chaos``: faults (kill -9, SIGSTOP, network cuts by
@@ -37,3 +41,13 @@ from it ``config/server.properties`` (the brokers' default configuration, left o
 is absent), ``scripts/kafka-tools-deps.sh`` and ``.cache/kafka-tools/`` (the reference Kafka's
 jars; without them ``ReferenceKafka`` says what is missing instead of starting).
 """
+
+
+def __getattr__(name: str) -> object:
+    # ``from pybroker.testing import PyBrokerContainer``, as testcontainers users import theirs,
+    # without importing testcontainers with the package
+    if name == "PyBrokerContainer":
+        from pybroker.testing.testcontainer import PyBrokerContainer
+
+        return PyBrokerContainer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,10 +7,13 @@ stays, so the next run builds only what changed.
 from __future__ import annotations
 
 import shutil
+import subprocess
+import time
+from collections.abc import Iterator
 
 import pytest
 
-from pybroker.testing.containers import build_image, build_zookeeper_image
+from pybroker.testing.containers import build_image, build_zookeeper_image, engine_env
 
 #: the tag the tests build (``make image`` builds localhost/pybroker:dev)
 TEST_IMAGE = "localhost/pybroker:test"
@@ -41,3 +44,31 @@ def zookeeper_image(engine: str) -> str:
     print(f"\n{TEST_ZOOKEEPER_IMAGE}: built in {build.seconds:.1f}s, "
           f"{build.size_bytes / 1e6:.0f} MB")
     return build.image
+
+
+@pytest.fixture(scope="session")
+def docker_api(engine: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """podman's Docker-compatible API on a unix socket of a temporary directory
+    (``podman system service``, stopped by its pid when the session ends); its DOCKER_HOST."""
+    socket_path = tmp_path_factory.mktemp("podman-api") / "podman.sock"
+    log = open(socket_path.with_name("service.log"), "wb")  # noqa: SIM115 - closed below
+    service = subprocess.Popen(
+        [engine, "system", "service", "--time=0", f"unix://{socket_path}"],
+        env=engine_env(engine), stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    try:
+        deadline = time.monotonic() + 30
+        while not socket_path.exists():
+            if service.poll() is not None or time.monotonic() > deadline:
+                log.flush()
+                pytest.fail("podman system service did not start:\n"
+                            + socket_path.with_name("service.log").read_text())
+            time.sleep(0.05)
+        yield f"unix://{socket_path}"
+    finally:
+        service.terminate()
+        try:
+            service.wait(20)
+        except subprocess.TimeoutExpired:
+            service.kill()
+            service.wait(10)
+        log.close()
