@@ -44,7 +44,7 @@ $(RUNTIME_STAMP): pyproject.toml
 
 setup: $(STAMP) system-deps java-deps kafka-tools-deps spark-deps ## create .venv with pybroker (editable), test deps and PySpark; Debian tools; Maven jars
 
-system-deps: ## install the Debian packages the compatibility tests drive (kcat, JDK, Maven)
+system-deps: ## install the Debian packages the tests drive (kcat, JDK, Maven, iptables, podman, runc, mmdebstrap)
 	@bash scripts/install-system-deps.sh
 
 java-deps: ## fetch the Java Kafka clients (Maven) and compile their test driver into .cache/java
@@ -74,7 +74,7 @@ reference-kafka: $(STAMP) kafka-tools-deps ## run Apache Kafka 3.9 (ZooKeeper mo
 chaos: setup ## fault injection on a three-broker cluster under acks=all load for DURATION seconds (SEED, FAULTS=kill,freeze,cut,isolate); report (JSON, Markdown, PNG) in chaos-results/
 	$(PY) -m scripts.chaos --duration $(DURATION) --faults $(FAULTS) --out chaos-results $(if $(SEED),--seed $(SEED))
 
-image: $(RUNTIME_STAMP) ## build the container image (docker/Dockerfile) with podman, else docker; report its size and time to ready (IMAGE=, BASE_IMAGE=, ENGINE=)
+image: $(RUNTIME_STAMP) ## build the container image (docker/Dockerfile) and the compose files' ZooKeeper image with podman, else docker; report size and time to ready (IMAGE=, BASE_IMAGE=, ENGINE=)
 	$(PY) -m scripts.image --image $(IMAGE) --base-image $(BASE_IMAGE) $(if $(ENGINE),--engine $(ENGINE))
 
 test: setup gen-check lint ## set everything up, check generated code and lint, run every test
