@@ -20,7 +20,8 @@ What each kind of rule does to a request:
 
 - ``fail``: the request is *not* handled; the answer carries the error in every ``error_code``
   it has room for (:func:`error_response`: each topic, partition, group or key the request
-  named, as Kafka's ``getErrorResponse`` shapes it).
+  named, as Kafka's ``getErrorResponse`` shapes it). A produce with acks=0, which is never
+  answered, gets its connection closed instead, as Kafka closes it after such a produce fails.
 - ``respond``: the request is not handled; the answer is what the given function builds.
 - ``delay``: the request is handled at once and answered ``seconds`` later (later answers on the
   same connection wait behind it, as answers leave in request order).
@@ -162,6 +163,9 @@ class FaultInjector:
         code = int(error)
 
         def decide(ctx: RequestContext, request: Any) -> Interception:
+            if ctx.api_key == ApiKey.PRODUCE and request.acks == 0:
+                # an acks=0 producer reads no answers: Kafka closes its connection instead
+                return Interception(disconnect=True)
             return Interception(respond=error_response(ctx.api_key, request, code))
 
         return self.add(api_key, decide, times=times, match=match, client_id=client_id,
