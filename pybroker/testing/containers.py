@@ -183,8 +183,11 @@ class Container:
         return time.monotonic() - started
 
     def remove(self) -> None:
+        """Remove the container and its anonymous volumes, killing it if it still runs (as
+        ``docker rm -f`` does; podman's would wait out the stop timeout first)."""
         if self.started:
-            run(self.engine, "rm", "-f", "-v", self.name, check=False, timeout=120)
+            kill_now = ["-t", "0"] if Path(self.engine).name == "podman" else []
+            run(self.engine, "rm", "-f", "-v", *kill_now, self.name, check=False, timeout=120)
             self.started = False
 
     def __enter__(self) -> Container:
