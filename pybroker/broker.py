@@ -12,7 +12,7 @@ from pybroker.admin.local import LocalAdminManager
 from pybroker.api.registry import EMBEDDED, load_handlers
 from pybroker.api.services import BrokerServices
 from pybroker.cluster.fetch_session import FetchSessionCache
-from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
+from pybroker.cluster.metadata_cache import BrokerEndpoint, BrokerNode, MetadataCache
 from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.config import BrokerConfig
 from pybroker.controller.local import LocalController
@@ -71,6 +71,8 @@ class BrokerBase:
         self.socket_server = SocketServer(
             self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"))
         self._tasks: list[asyncio.Task] = []
+        #: the compacting cleaner, once the scheduled tasks run with log.cleaner.enable
+        self.log_cleaner: LogCleaner | None = None
         self._stopped = asyncio.Event()
         self.started = False
 
@@ -133,7 +135,7 @@ class BrokerBase:
                            get("transaction.remove.expired.transaction.cleanup.interval.ms"),
                            self.transactions.remove_expired_transactional_ids)
         if self.config.get_bool("log.cleaner.enable"):
-            cleaner = LogCleaner(logs, backoff_ms=get("log.cleaner.backoff.ms"))
+            cleaner = self.log_cleaner = LogCleaner(logs, backoff_ms=get("log.cleaner.backoff.ms"))
             self._tasks.append(asyncio.create_task(cleaner.run(now_ms), name="log-cleaner"))
         self._schedule(
             "producer-expiration", get("producer.id.expiration.check.interval.ms"),
@@ -205,8 +207,9 @@ class Broker(BrokerBase):
         """
         self._check_log_dirs()
         image = self.store.load()
-        cache = self.metadata_cache = MetadataCache(image.cluster_id,
-                                                    controller_id=self.broker_id)
+        cache = self.metadata_cache = MetadataCache(
+            image.cluster_id, controller_id=self.broker_id,
+            listener=self.config.advertised_listeners[0].listener)
         self.controller = LocalController(self.broker_id, self.store, cache,
                                           self.replica_manager, self.configs)
         self.controller.restore(image.topics)
@@ -249,7 +252,10 @@ class Broker(BrokerBase):
             transactions=self.transactions,
         )
         await self.socket_server.start(self.config.listeners)
-        self.metadata_cache.set_brokers([self._advertised_endpoint()])
+        rack = self.config.get("broker.rack") or None
+        self.metadata_cache.set_brokers(
+            [self._advertised_endpoint()],
+            [BrokerNode(self.broker_id, tuple(self._advertised_endpoints()), rack)])
         self._start_scheduled_tasks()
         self.started = True
         log.info("broker %d started in %.2fs (cluster %s, %d topic(s))", self.broker_id,

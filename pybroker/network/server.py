@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from functools import partial
 from typing import TYPE_CHECKING
 
 from pybroker.network.connection import KafkaConnection
@@ -24,10 +25,11 @@ class SocketServer:
         self._servers: list[asyncio.base_events.Server] = []
         self.bound: list[tuple[str, str, int]] = []
 
-    def _new_connection(self) -> KafkaConnection:
+    def _new_connection(self, listener: str) -> KafkaConnection:
         return KafkaConnection(self.dispatcher, max_frame_size=self.max_frame_size,
                                use_sendfile=self.use_sendfile, connections=self.connections,
-                               on_sendfile_unsupported=self.disable_sendfile)
+                               on_sendfile_unsupported=self.disable_sendfile,
+                               listener=listener)
 
     def disable_sendfile(self) -> None:
         """New connections write fetched file regions with read+write (this event loop has
@@ -37,7 +39,8 @@ class SocketServer:
     async def start(self, endpoints: list[Endpoint]) -> None:
         loop = asyncio.get_running_loop()
         for ep in endpoints:
-            server = await loop.create_server(self._new_connection, host=ep.host or None,
+            server = await loop.create_server(partial(self._new_connection, ep.listener),
+                                              host=ep.host or None,
                                               port=ep.port, reuse_address=True, backlog=1024)
             self._servers.append(server)
             for sock in server.sockets:

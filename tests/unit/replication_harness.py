@@ -58,6 +58,7 @@ LIVE = FetcherConfig(max_wait_ms=100, backoff_ms=10)
 
 class _Peer:
     peer = "loopback"
+    listener = "PLAINTEXT"
 
     def close_after_responses(self) -> None:  # pragma: no cover - handlers here never ask
         raise AssertionError("a replication request asked to close its connection")
