@@ -81,6 +81,15 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
     def reelect(self) -> None:
         self.put(ev.Reelect())
 
+    def enable_default_unclean_leader_election(self) -> None:
+        """The broker default of ``unclean.leader.election.enable`` became true (a dynamic
+        broker config): the active controller elects its offline partitions again, uncleanly
+        where no topic override forbids it (Kafka's UncleanLeaderElectionEnable)."""
+        async def trigger() -> None:
+            if self.is_active:
+                await self._trigger_online_partitions()
+        self.put(ev.Call(trigger, lambda _result: None))
+
     async def _run(self) -> None:
         while True:
             event = await self._queue.get()
