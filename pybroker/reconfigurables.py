@@ -2,8 +2,8 @@
 ``BrokerReconfigurable`` implementations do.
 
 Each one names the properties it follows, checks a new configuration before it is stored (a
-refusal is answered "Invalid dynamic configuration", as Kafka answers it) and applies it once
-stored:
+refusal is answered as an "Invalid dynamic configuration" naming the refusal, as Kafka answers
+it) and applies it once stored:
 
 * :class:`LogConfigReconfigurable` - the broker defaults of the topic configs (``log.retention.ms``,
   ``log.segment.bytes``, ``min.insync.replicas``, ``compression.type``, ...): every log whose

@@ -59,6 +59,9 @@ class ConfigEntry:
     is_sensitive: bool = False
     config_type: int = STRING_TYPE
     synonyms: list[tuple[str, str | None, int]] = field(default_factory=list)
+    #: what DescribeConfigs v3+ says without include_documentation: null, except for
+    #: loggers, whose entries Kafka leaves at the field's default (empty)
+    documentation: str | None = None
 
 
 def topic_config_entries(dynamic: DynamicBrokerConfig, configs: ConfigRepository,

@@ -71,7 +71,8 @@ def _entries(services: BrokerServices, resource: req.DescribeConfigsResource,
             raise KafkaError(ErrorCode.INVALID_REQUEST,
                              f"Unexpected broker id, expected {services.broker_id} but received "
                              f"{name}")
-        return [ConfigEntry(n, level, DYNAMIC_BROKER_LOGGER_CONFIG, config_type=UNKNOWN_TYPE)
+        return [ConfigEntry(n, level, DYNAMIC_BROKER_LOGGER_CONFIG, config_type=UNKNOWN_TYPE,
+                            documentation="")
                 for n, level in loggers.loggers().items()]
     raise KafkaError(ErrorCode.INVALID_REQUEST,
                      f"Unsupported resource type: {resource.resource_type}")
@@ -104,7 +105,7 @@ def _result(ctx: RequestContext, resource: req.DescribeConfigsResource,
             synonyms=[m.DescribeConfigsSynonym(name=n, value=val, source=s)
                       for n, val, s in e.synonyms] if include_synonyms else [],
             config_type=e.config_type if v >= 3 else UNKNOWN_TYPE,
-            documentation=None,
+            documentation=e.documentation,
         )
         for e in entries
     ]

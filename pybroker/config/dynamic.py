@@ -237,8 +237,10 @@ def check_dynamic(props: Mapping[str, str], per_broker: bool) -> None:
         raise DynamicConfigError(f"Cannot update these configs dynamically: {scala_set(read_only)}")
     security = [n for n in names if n in SECURITY_CONFIGS]
     if security:
+        # (Kafka filters its mutable set of them: a HashSet whatever the size)
         raise DynamicConfigError("These security configs can be dynamically updated only "
-                                 f"per-listener using the listener prefix: {scala_set(security)}")
+                                 "per-listener using the listener prefix: "
+                                 f"HashSet({', '.join(_properties_order(security))})")
     try:
         check_types(props)
     except ConfigException as e:
@@ -291,6 +293,14 @@ def override_props(props: dict[str, str], overrides: Mapping[str, str]) -> None:
 
 
 # -- the configuration the layers give ---------------------------------------------------------
+
+
+def invalid_dynamic_configuration(cause: ConfigException) -> str:
+    """Kafka's message for a reconfigurable's refusal: it wraps the refusal in
+    ``new ConfigException("Invalid dynamic configuration", e)``, whose two-argument
+    constructor reads them as a configuration's name and value."""
+    return (f"Invalid value org.apache.kafka.common.config.ConfigException: {cause.message} "
+            "for configuration Invalid dynamic configuration")
 
 
 def _requirement(ok: bool, message: str) -> None:
@@ -452,7 +462,7 @@ class DynamicBrokerConfig:
                         log.error("Failed to update broker configuration: %s", e.message)
                     else:
                         log.info("Dynamic configuration refused: %s", e.message)
-                    raise DynamicConfigError("Invalid dynamic configuration") from e
+                    raise DynamicConfigError(invalid_dynamic_configuration(e)) from e
                 todo.append(r)
         return new, todo
 

@@ -184,7 +184,10 @@ def test_refusals_are_kafkas(broker: Broker) -> None:
     assert alter("one", {}) == (ErrorCode.INVALID_REQUEST,
                                 "Node id must be an integer, but it is: one")
     assert alter("0", {"num.replica.fetchers": "3"}) == (
-        ErrorCode.INVALID_REQUEST, "Invalid dynamic configuration")
+        ErrorCode.INVALID_REQUEST,
+        "Invalid value org.apache.kafka.common.config.ConfigException: Dynamic thread count "
+        "update validation failed for num.replica.fetchers=3, value should not be greater "
+        "than double the current value 1 for configuration Invalid dynamic configuration")
     assert alter("0", {"listener.name.plaintext.ssl.key.password": "p"}) == (
         ErrorCode.INVALID_CONFIG, "Invalid config value for resource ConfigResource("
                                   "type=BROKER, name='0'): Password encoder secret not configured")

@@ -78,7 +78,7 @@ def test_set_order_follows_java_properties_buckets() -> None:
 def test_ssl_settings_need_a_listener_prefix() -> None:
     assert refusal({"ssl.keystore.password": "p"}) == (
         "These security configs can be dynamically updated only per-listener using the "
-        "listener prefix: Set(ssl.keystore.password)")
+        "listener prefix: HashSet(ssl.keystore.password)")
     check_dynamic({"listener.name.plaintext.ssl.keystore.type": "PKCS12"}, per_broker=True)
 
 
@@ -237,7 +237,9 @@ def test_validate_checks_the_would_be_configuration() -> None:
     dynamic.add_reconfigurable(refusing)
     with pytest.raises(DynamicConfigError) as e:
         dynamic.validate({"log.retention.ms": "5"}, per_broker=True)
-    assert e.value.message == "Invalid dynamic configuration"
+    assert e.value.message == (
+        "Invalid value org.apache.kafka.common.config.ConfigException: no, thanks for "
+        "configuration Invalid dynamic configuration")
     assert refusing.checked[-1]["log.retention.ms"] == "5" and refusing.applied == []
     with pytest.raises(DynamicConfigError):
         dynamic.validate({"broker.id": "1"}, per_broker=True)
