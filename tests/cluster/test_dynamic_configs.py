@@ -3,7 +3,8 @@ default set through one broker is stored as Kafka stores it (``/config/brokers/<
 and a ``/config/changes`` notification), reaches every broker, holds for the topics they lead,
 and survives a restart - a broker that was down when it changed reads it as it starts; a
 broker's own configs reach that broker only. ``num.replica.fetchers`` changes while followers
-copy under acks=all."""
+copy under acks=all; a broker's listeners and what it advertises change, and every broker
+learns of it through the controller."""
 
 from __future__ import annotations
 
@@ -15,10 +16,13 @@ from kazoo.client import KazooClient
 
 from protocol.errors import ErrorCode
 from protocol.messages import (
+    ApiKey,
     alter_configs_request as ac,
     create_topics_request as ct,
     describe_configs_request as dc,
+    metadata_request as mreq,
 )
+from pybroker.testing.broker_process import free_port, port_accepts
 from pybroker.testing.cluster import ClusterProcesses, wait_for
 from pybroker.testing.wire_client import WireClient
 
@@ -81,6 +85,9 @@ def test_a_cluster_default_reaches_every_broker_and_survives_restarts(
                               assignments=[], configs=[])], timeout_ms=30_000))
     assert created.topics[0].error_code == ErrorCode.NONE, created
     for b in (1, 2, 3):
+        # (each broker knows the topic once the controller's UpdateMetadata reaches it)
+        wait_for(lambda b=b: topic in known_topics(cluster, b), 30,
+                 f"broker {b} to know {topic}")
         on_topic = describe(cluster, b, TOPIC, topic, ["retention.ms", "max.message.bytes"])
         assert on_topic == {"retention.ms": default, "max.message.bytes": (
             "2000", DYNAMIC_DEFAULT_BROKER_CONFIG)}
@@ -127,4 +134,53 @@ def test_the_number_of_replica_fetchers_changes_at_run_time(cluster: ClusterProc
                  in cluster.broker(b).log_path.read_text(errors="replace"), 30,
                  f"broker {b}'s fetchers to be resized")
     # the followers copy on from where they were: acks=all still completes
+    produce_acks_all(cluster, topic, 40)
+
+
+def endpoints_named(cluster: ClusterProcesses, via: int) -> dict[int, int]:
+    """broker -> the port Metadata names it at, as broker ``via`` answers."""
+    with WireClient(cluster.broker(via).bootstrap) as client:
+        md = client.call(ApiKey.METADATA, 12, mreq.MetadataRequest(
+            topics=[], allow_auto_topic_creation=False))
+    return {b.node_id: b.port for b in md.brokers}
+
+
+def known_topics(cluster: ClusterProcesses, via: int) -> set[str]:
+    """The topics broker ``via`` knows, every partition led."""
+    with WireClient(cluster.broker(via).bootstrap) as client:
+        md = client.call(ApiKey.METADATA, 12, mreq.MetadataRequest(
+            topics=None, allow_auto_topic_creation=False))
+    return {t.name for t in md.topics
+            if t.error_code == 0 and all(p.leader_id >= 0 for p in t.partitions)}
+
+
+def test_a_broker_advertises_new_listeners_at_run_time(cluster: ClusterProcesses,
+                                                       zk: KazooClient) -> None:
+    """Broker 2 opens a second listener and advertises its PLAINTEXT endpoint there (Kafka
+    allows one listener to advertise another's address): it registers the new endpoints, the
+    controller tells every broker, clients follow; a restart keeps it so."""
+    old, new = cluster.broker(2).port, free_port()
+    alter(cluster, 2, "2", {
+        "listeners": f"PLAINTEXT://127.0.0.1:{old},OTHER://127.0.0.1:{new}",
+        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{new},OTHER://127.0.0.1:{old}",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,OTHER:PLAINTEXT"})
+    wait_for(lambda: port_accepts(new), 30, "broker 2's new listener")
+    wait_for(lambda: f"PLAINTEXT://127.0.0.1:{new}" in json.loads(
+        zk.get("/brokers/ids/2")[0])["endpoints"], 30, "broker 2's new registration")
+    for b in (1, 2, 3):
+        wait_for(lambda b=b: endpoints_named(cluster, b).get(2) == new, 30,
+                 f"broker {b} to name broker 2's new endpoint")
+    topic = f"listeners-{uuid.uuid4().hex[:8]}"
+    with WireClient(cluster.broker(1).bootstrap) as client:
+        created = client.call(CREATE_TOPICS, 7, ct.CreateTopicsRequest(topics=[
+            ct.CreatableTopic(name=topic, num_partitions=4, replication_factor=3,
+                              assignments=[], configs=[])], timeout_ms=30_000))
+    assert created.topics[0].error_code == ErrorCode.NONE, created
+    produce_acks_all(cluster, topic, 40)  # some partitions are led by broker 2
+
+    cluster.broker(2).restart()
+    cluster.wait_formed()
+    assert port_accepts(new)
+    wait_for(lambda: endpoints_named(cluster, 1).get(2) == new, 30,
+             "broker 1 to name broker 2's endpoint after its restart")
     produce_acks_all(cluster, topic, 40)
