@@ -21,7 +21,7 @@ RUNTIME_STAMP := $(VENV)/.runtime-stamp
 GEN_STAMP := $(if $(wildcard $(STAMP)),$(STAMP),$(RUNTIME_STAMP))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup system-deps java-deps kafka-tools-deps spark-deps run cluster cluster-down pipeline reference-kafka chaos test test-unit test-compat import-specs gen gen-check compat-doc lint bench clean
+.PHONY: help setup system-deps java-deps streams-deps kafka-tools-deps spark-deps run cluster cluster-down pipeline reference-kafka chaos test test-unit test-compat import-specs gen gen-check compat-doc lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -37,13 +37,16 @@ $(RUNTIME_STAMP): pyproject.toml
 	$(PY) -m pip install -q -e .
 	touch $(RUNTIME_STAMP)
 
-setup: $(STAMP) system-deps java-deps kafka-tools-deps spark-deps ## create .venv with pybroker (editable), test deps and PySpark; Debian tools; Maven jars
+setup: $(STAMP) system-deps java-deps streams-deps kafka-tools-deps spark-deps ## create .venv with pybroker (editable), test deps and PySpark; Debian tools; Maven jars
 
 system-deps: ## install the Debian packages the compatibility tests drive (kcat, JDK, Maven)
 	@bash scripts/install-system-deps.sh
 
 java-deps: ## fetch the Java Kafka clients (Maven) and compile their test driver into .cache/java
 	@bash scripts/java-deps.sh
+
+streams-deps: ## fetch Kafka Streams (Maven) and compile the exactly-once test application into .cache/streams
+	@bash scripts/streams-deps.sh
 
 kafka-tools-deps: ## fetch Apache Kafka 3.9's CLI tool jars (Maven) into .cache/kafka-tools
 	@bash scripts/kafka-tools-deps.sh
@@ -99,12 +102,13 @@ lint: $(STAMP) ## ruff, the layer contracts of .importlinter, and mypy on protoc
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 
-bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka and Spark; ratios), start-up/memory, 3-broker cluster scale (1,000 partitions: creation, Metadata latency, controller failover; ratios), replication (RF 1 vs RF 3 acks=1/all with confluent-kafka and Kafka's perf tools and EndToEndLatency; goal ratios); JSON and PNG in bench-results/; BASELINE=rev also runs pybroker at that git revision (pybroker/baseline ratios)
+bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka and Spark; ratios), start-up/memory, 3-broker cluster scale (1,000 partitions: creation, Metadata latency, controller failover; ratios), replication (RF 1 vs RF 3 acks=1/all with confluent-kafka and Kafka's perf tools and EndToEndLatency; goal ratios), transactions (idempotent vs a commit every 1,000 records); JSON and PNG in bench-results/; BASELINE=rev also runs pybroker at that git revision (pybroker/baseline ratios)
 	$(PY) -m scripts.bench --out bench-results $(if $(BASELINE),--baseline $(BASELINE))
 	$(PY) -m scripts.bench_spark --out bench-results
 	$(PY) scripts/bench_startup.py --out bench-results
 	$(PY) -m scripts.bench_cluster --out bench-results
 	$(PY) -m scripts.bench_replication --out bench-results
+	$(PY) -m scripts.bench_transactions --out bench-results
 
 clean: ## remove the virtualenv and local data
 	rm -rf $(VENV) data bench-results chaos-results

@@ -20,6 +20,7 @@ from pybroker.config.dynamic import DEFAULT_ENTITY, DynamicBrokerConfig, Effecti
 from pybroker.controller.local import LocalController
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
+from pybroker.coordinator.transaction_service import TransactionCoordinatorService
 from pybroker.log.cleaner import LogCleaner
 from pybroker.log.config import LogConfig
 from pybroker.log.manager import LogManager
@@ -73,6 +74,7 @@ class BrokerBase:
             LogConfigReconfigurable(self.configs, self.log_manager))
         self.metadata_cache: MetadataCache | None = None
         self.groups: GroupCoordinatorService | None = None
+        self.transactions: TransactionCoordinatorService | None = None
         self.services: BrokerServices | None = None
         self.handlers = load_handlers(self.mode)
         self.fetch_sessions = FetchSessionCache(
@@ -170,6 +172,13 @@ class BrokerBase:
         self._schedule("log-retention", get("log.retention.check.interval.ms"), logs.cleanup)
         self._schedule("offsets-expiration", get("offsets.retention.check.interval.ms"),
                        self.groups.expire_offsets)
+        if self.transactions is not None:
+            self._schedule("transaction-abort",
+                           get("transaction.abort.timed.out.transaction.cleanup.interval.ms"),
+                           self.transactions.abort_timed_out_transactions)
+            self._schedule("transactionalId-expiration",
+                           get("transaction.remove.expired.transaction.cleanup.interval.ms"),
+                           self.transactions.remove_expired_transactional_ids)
         if self.config.get_bool("log.cleaner.enable"):
             cleaner = LogCleaner(logs, backoff_ms=self.current_config.get_int(
                 "log.cleaner.backoff.ms"))
@@ -197,6 +206,8 @@ class BrokerBase:
             t.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.socket_server.stop()
+        if self.transactions is not None:
+            await self.transactions.shutdown()
         if self.groups is not None:
             self.groups.shutdown(now_ms())
         self.stop_storage()
@@ -234,7 +245,7 @@ class Broker(BrokerBase):
     # -- life cycle ------------------------------------------------------------------------
     def start_storage(self, now: int) -> int:
         """Open the log dirs, the metadata store, every log, the controller and the group
-        coordinator's wiring; no sockets.
+        coordinator's and the transaction coordinator's wiring; no sockets.
 
         The controller restores the stored topics before any log opens, so that each log opens
         with its topic's overrides (max.message.bytes, retention, cleanup policy, ...) rather
@@ -258,6 +269,9 @@ class Broker(BrokerBase):
             dynamic_config=self.dynamic_config)
         self.groups = GroupCoordinatorService(self.config, self.replica_manager, cache,
                                               self.admin)
+        self.transactions = TransactionCoordinatorService(
+            self.config, self.replica_manager, cache, self.admin, self.producer_ids,
+            endpoint_of=lambda broker_id: cache.brokers.get(broker_id))
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable())
         self.controller.lead_all(now)
         return len(image.topics)
@@ -278,8 +292,9 @@ class Broker(BrokerBase):
         started = time.monotonic()
         topics = self.start_storage(now_ms())
         assert self.metadata_cache is not None and self.admin is not None
-        assert self.groups is not None
+        assert self.groups is not None and self.transactions is not None
         self.groups.startup(now_ms())
+        self.transactions.startup(now_ms())
         self.services = self.dispatcher.services = BrokerServices(
             broker_id=self.broker_id,
             config=self.config,
@@ -292,6 +307,7 @@ class Broker(BrokerBase):
             producer_ids=self.producer_ids,
             apis=self.handlers,
             fetch_sessions=self.fetch_sessions,
+            transactions=self.transactions,
         )
         await self.socket_server.start(self.current_config.listeners)
         self.metadata_cache.set_brokers([self._advertised_endpoint()])

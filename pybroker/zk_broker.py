@@ -4,7 +4,8 @@ Start-up, in Kafka 3.9's order: connect to ZooKeeper (the chroot is created if m
 sure of the persistent paths, get or create the cluster id (and check ``meta.properties``), read
 every topic's config overrides, load and recover the logs, start the replica manager and the
 listeners, register ``/brokers/ids/<id>`` (its czxid is this broker's epoch), start the
-controller module (which may win the election) and the group coordinator. From then on the
+controller module (which may win the election), the group coordinator and the transaction
+coordinator. From then on the
 controller tells this broker what to lead and follow (LeaderAndIsr) and what the cluster looks
 like (UpdateMetadata); topic config changes and dynamic broker configs (``/config/brokers``,
 read before the logs open) arrive through ``/config/changes``. Partitions it
@@ -52,6 +53,7 @@ from pybroker.controller.kafka_controller import KafkaController
 from pybroker.controller.zk_store import ZkControllerStore
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
+from pybroker.coordinator.transaction_service import TransactionCoordinatorService
 from pybroker.metadata.local import check_meta_properties
 from pybroker.network.client import BrokerClient, BrokerClientError
 from pybroker.reconfigurables import ThreadPoolReconfigurable, UncleanLeaderElectionReconfigurable
@@ -241,13 +243,16 @@ class ZkBroker(BrokerBase):
                                               self.admin)
         self.groups.startup(now_ms())
         producer_ids = ProducerIdManager(ZkProducerIdBlocks(self.zk, self.broker_id))
+        self.transactions = TransactionCoordinatorService(
+            self.config, self.replica_manager, cache, self.admin, producer_ids,
+            endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
+        self.transactions.startup(now_ms())
         self.services = self.dispatcher.services = BrokerServices(
             broker_id=self.broker_id, config=self.config, dynamic_config=self.dynamic_config,
             replica_manager=self.replica_manager,
             metadata_cache=cache, admin=self.admin, configs=self.configs, groups=self.groups,
             producer_ids=producer_ids, apis=self.handlers, fetch_sessions=self.fetch_sessions,
-            control=self.control,
-            controller=self.controller)
+            control=self.control, controller=self.controller, transactions=self.transactions)
         await self.socket_server.start(self.current_config.listeners)
         self._add_listener_reconfigurable()
         self.zk_client.add_session_listener(self._on_session_event)

@@ -160,6 +160,19 @@ def reference_kafka(
         ref.stop()
 
 
+#: the brokers the transactional client tests run against: each must pass against the
+#: reference Kafka too, which shows the test itself is right
+TRANSACTION_TARGETS = ["pybroker", "kafka"]
+
+
+@pytest.fixture(params=TRANSACTION_TARGETS)
+def txn_bootstrap(request: pytest.FixtureRequest) -> str:
+    """The bootstrap address of a fresh pybroker or of the session's reference Kafka."""
+    if request.param == "kafka":
+        return request.getfixturevalue("reference_kafka").bootstrap
+    return request.getfixturevalue("broker").bootstrap
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     outcome = yield

@@ -127,7 +127,7 @@ class AdminManager(Protocol):
     def create_internal_topic(self, name: str, num_partitions: int, replication_factor: int,
                               configs: Mapping[str, str], now_ms: int,
                               ) -> Outcome[KafkaError | None]:
-        """Create a coordinator's topic (``__consumer_offsets``) if it does not exist; the
-        replication factor is capped at the live brokers. A topic that already exists is
-        success."""
+        """Create a coordinator's topic (``__consumer_offsets``, ``__transaction_state``) if it
+        does not exist; the replication factor is capped at the live brokers. A topic that
+        already exists is success."""
         ...

@@ -343,11 +343,12 @@ class ZkAdminManager:
                 return None
             live = len(self._live_brokers())
             if live < replication_factor:
+                what, setting = _INTERNAL_TOPIC_SETTINGS.get(
+                    name, (name, "the topic's replication factor"))
                 log.warning("Number of alive brokers '%d' does not meet the required replication "
-                            "factor '%d' for the offsets topic (configured via "
-                            "'offsets.topic.replication.factor'). This error can be ignored if "
-                            "the cluster is starting up and not all brokers are up yet.",
-                            live, replication_factor)
+                            "factor '%d' for the %s (configured via '%s'). This error can be "
+                            "ignored if the cluster is starting up and not all brokers are up "
+                            "yet.", live, replication_factor, what, setting)
                 return KafkaError(ErrorCode.COORDINATOR_NOT_AVAILABLE)
             self._internal_in_flight.add(name)
             try:
@@ -361,6 +362,14 @@ class ZkAdminManager:
                 return result
             return None
         return asyncio.ensure_future(create())
+
+
+#: how Kafka's warnings name each internal topic and the setting of its replication factor
+_INTERNAL_TOPIC_SETTINGS = {
+    "__consumer_offsets": ("offsets topic", "offsets.topic.replication.factor"),
+    "__transaction_state": ("transactions state topic",
+                            "transaction.state.log.replication.factor"),
+}
 
 
 def _check_manual(assignments: Any, live: Sequence[int], first: int) -> None:

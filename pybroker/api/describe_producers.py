@@ -1,11 +1,12 @@
-"""DescribeProducers (61): the idempotent producers a partition's log keeps state for.
+"""DescribeProducers (61): the producers a partition's log keeps state for.
 
 As Kafka's ``KafkaApis.handleDescribeProducersRequest``: a topic name that is not legal answers
 INVALID_TOPIC_EXCEPTION and one that does not exist UNKNOWN_TOPIC_OR_PARTITION, for each of its
 partitions; otherwise each partition answers from its local log, or with
 UNKNOWN_TOPIC_OR_PARTITION / NOT_LEADER_OR_FOLLOWER when there is none and KAFKA_STORAGE_ERROR
-when its log dir is offline. There are no
-transactions, so the coordinator epoch and the transaction start offset are always -1.
+when its log dir is offline. Each producer comes with the epoch of the coordinator that wrote
+its last transaction marker here and the first offset of its open transaction (-1 for none),
+which ``kafka-transactions.sh find-hanging`` compares with the transaction coordinators' state.
 """
 
 from __future__ import annotations
@@ -19,9 +20,6 @@ from protocol.messages import (
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.metadata.topics import validate_topic_name
-
-NO_COORDINATOR_EPOCH = -1
-NO_TXN_OFFSET = -1
 
 
 def _topic_error(ctx: RequestContext, name: str) -> KafkaError | None:
@@ -53,8 +51,8 @@ def _active_producers(ctx: RequestContext, topic: str, partition_index: int
             last_sequence=entry.last_seq,
             # the timestamp of the producer's last batch, which Kafka reports
             last_timestamp=entry.batches[-1].timestamp if entry.batches else entry.last_timestamp,
-            coordinator_epoch=NO_COORDINATOR_EPOCH,
-            current_txn_start_offset=NO_TXN_OFFSET,
+            coordinator_epoch=entry.coordinator_epoch,
+            current_txn_start_offset=entry.current_txn_first_offset,
         )
         for pid, entry in sorted(producers.items())
     ]

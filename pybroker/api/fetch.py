@@ -16,19 +16,30 @@ a follower names itself and its broker epoch in the tagged ``ReplicaState``. Fro
 a partition answered NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH carries the leader and epoch
 this broker knows (``CurrentLeader``), and the answer the endpoints of those leaders that are
 alive (``NodeEndpoints``). v17 adds the follower's ``ReplicaDirectoryId`` (KIP-853), accepted
-and not used. Records go out by sendfile at every version.
+and not used. From v4 records go out by sendfile, as they are in the segment files.
+
+v0-v3 know only the old message formats: their answers are read as for v4 and the records
+converted down (:mod:`pybroker.api.fetch_legacy`); these versions carry no log start offset,
+last stable offset or aborted transactions, and v0-v2 no ``max_bytes``.
+
+From v4 every answer carries the partition's last stable offset. A consumer fetching with
+``isolation_level`` 1 (read_committed, KIP-98) reads below it and gets the aborted transactions
+overlapping the batches it was sent (an empty list when none), whose records it drops itself;
+read_uncommitted answers have none (null), as Kafka's.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable
 from dataclasses import dataclass
 
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, fetch_request as req, fetch_response as m
 from protocol.primitives import ZERO_UUID
+from pybroker.api import fetch_legacy
 from pybroker.api.context import RequestContext
-from pybroker.api.registry import Response, api
+from pybroker.api.registry import api
 from pybroker.cluster.fetch_session import CachedPartition, PartitionKey
 from pybroker.cluster.replica_manager import FetchParams, FetchRequestPartition, FetchResult
 from pybroker.purgatory import when_ready
@@ -36,6 +47,8 @@ from pybroker.purgatory import when_ready
 NO_SESSION = 0
 FINAL_EPOCH = -1
 ZSTD_MIN_VERSION = 10
+#: up to v2 a fetch never gets more than partition_max_bytes, not even one batch (KIP-74 is v3)
+HARD_MAX_BYTES_MAX_VERSION = 2
 LAST_FETCHED_EPOCH_MIN_VERSION = 12
 TOPIC_IDS_MIN_VERSION = 13
 REPLICA_STATE_MIN_VERSION = 15
@@ -129,6 +142,13 @@ def current_leader(ctx: RequestContext, topic: str, partition: int) -> tuple[int
     return NO_LEADER, -1
 
 
+def _aborted(r: FetchResult, read_committed: bool) -> list[m.AbortedTransaction] | None:
+    if not read_committed:
+        return None
+    return [m.AbortedTransaction(producer_id=t.producer_id, first_offset=t.first_offset)
+            for t in r.aborted_transactions or ()]
+
+
 def _partition_data(a: _Answer, read_committed: bool) -> m.PartitionData:
     r = a.result
     if r.error == ErrorCode.NONE:
@@ -138,8 +158,7 @@ def _partition_data(a: _Answer, read_committed: bool) -> m.PartitionData:
             high_watermark=r.high_watermark,
             last_stable_offset=r.last_stable_offset,
             log_start_offset=r.log_start_offset,
-            # no transactions are written here, so there is never one to report
-            aborted_transactions=[] if read_committed else None,
+            aborted_transactions=_aborted(r, read_committed),
             preferred_read_replica=-1,
             records=r.records,
         )
@@ -190,8 +209,9 @@ def build_response(ctx: RequestContext, request: req.FetchRequest, answers: list
                            responses=topics, node_endpoints=[nodes[n] for n in sorted(nodes)])
 
 
-@api(ApiKey.FETCH, 4, 17)
-def handle(ctx: RequestContext, request: req.FetchRequest) -> Response[m.FetchResponse]:
+@api(ApiKey.FETCH, 0, 17)
+def handle(ctx: RequestContext, request: req.FetchRequest,
+           ) -> m.FetchResponse | Awaitable[m.FetchResponse]:
     version = ctx.api_version
     # from v15 a follower names itself (and its broker epoch) in a tagged ReplicaState
     replica = request.replica_state if version >= REPLICA_STATE_MIN_VERSION else None
@@ -217,6 +237,8 @@ def handle(ctx: RequestContext, request: req.FetchRequest) -> Response[m.FetchRe
         max_wait_ms=request.max_wait_ms,
         min_bytes=request.min_bytes,
         max_bytes=request.max_bytes if version >= 3 else 0x7FFFFFFF,
+        min_one_batch=version > HARD_MAX_BYTES_MAX_VERSION,
+        isolation_level=request.isolation_level,
     )
     outcome = ctx.services.replica_manager.fetch_messages(params, wanted, now_ms=ctx.now_ms)
 
@@ -233,4 +255,8 @@ def handle(ctx: RequestContext, request: req.FetchRequest) -> Response[m.FetchRe
                    for p, r in answer.partitions]
         return build_response(ctx, request, answers, answer.session_id)
 
-    return when_ready(outcome, respond)
+    answered = when_ready(outcome, respond)
+    if version <= fetch_legacy.LEGACY_MAX_VERSION:
+        offsets = {(p.topic, p.partition): p.fetch_offset for p in wanted}
+        return fetch_legacy.down_convert(ctx, answered, offsets, from_follower=replica_id >= 0)
+    return answered

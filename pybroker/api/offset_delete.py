@@ -27,7 +27,7 @@ def handle(ctx: RequestContext, request: req.OffsetDeleteRequest) -> m.OffsetDel
             else:
                 deletable.append(key)
     if deletable:
-        groups.offsets.delete_offsets(request.group_id, deletable, ctx.now_ms)
+        groups.delete_offsets(request.group_id, deletable, ctx.now_ms)
     return m.OffsetDeleteResponse(
         error_code=ErrorCode.NONE, throttle_time_ms=0,
         topics=[m.OffsetDeleteResponseTopic(name=t.name, partitions=[

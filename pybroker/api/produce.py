@@ -1,8 +1,9 @@
 """Produce (0): append each partition's record batch to the leader's log.
 
-Versions 0-2 stay in the advertised range because librdkafka before 2.11.1 turns compression
-off unless Produce v0 is advertised; like Kafka 4 they are answered with an error, since their
-message formats (magic 0/1) are not stored. Version 13 (topic ids only) is not offered.
+From v3 a partition's records are one v2 batch, appended without being decoded. Versions 0-2
+carry the message sets of old clients (magic 0 and 1), which are validated and converted to one
+v2 batch first, as Kafka 3.9 does (:mod:`pybroker.api.produce_legacy`). Version 13 (topic ids
+only) is not offered.
 """
 
 from __future__ import annotations
@@ -11,13 +12,15 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, produce_request as req, produce_response as m
 from protocol.records.batch import LOG_OVERHEAD, BatchHeader, peek_offset_and_length
 from protocol.records.compression import CompressionType
+from pybroker.api import produce_legacy
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.cluster.replica_manager import ProduceResult
 from pybroker.metadata.topics import INTERNAL_TOPICS
 from pybroker.purgatory import when_ready
 
-MIN_SERVED_VERSION = 3
+#: the first version whose records must be one v2 batch; below it, old message sets
+V2_ONLY_VERSION = 3
 #: Kafka sends an error message only for record-level validation failures (its
 #: RecordValidationException); batch-level refusals carry the code alone
 ERRORS_WITH_MESSAGE = frozenset({ErrorCode.INVALID_TIMESTAMP})
@@ -46,27 +49,39 @@ def validate_records(records, version: int) -> BatchHeader:
     return header
 
 
-@api(ApiKey.PRODUCE, 0, 11, rejected_below=MIN_SERVED_VERSION)
+@api(ApiKey.PRODUCE, 0, 11)
 def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.ProduceResponse | None]:
     acks = request.acks
     version = ctx.api_version
     replica_manager = ctx.services.replica_manager
-    # (topic, partition) -> the refusal decided here, before the replica manager sees it
+    # (topic, partition) -> the answer decided here, before the replica manager sees it (a
+    # refusal, or NONE for an old request's empty message set, of which nothing is appended)
     refused: dict[tuple[str, int], tuple[ErrorCode, str | None]] = {}
     batches: dict[tuple[str, int], bytearray] = {}
     for topic in request.topic_data:
         for pdata in topic.partition_data:
             key = (topic.name, pdata.index)
-            if version < MIN_SERVED_VERSION:
-                refused[key] = (ErrorCode.UNSUPPORTED_VERSION, "Produce requests below version 3 "
-                                "(message format v0/v1) are not supported")
-            elif topic.name in INTERNAL_TOPICS:
+            if topic.name in INTERNAL_TOPICS:
                 refused[key] = (ErrorCode.INVALID_TOPIC_EXCEPTION,
                                 f"Cannot append to internal topic {topic.name}")
             elif acks not in (0, 1, -1):
                 refused[key] = (ErrorCode.INVALID_REQUIRED_ACKS, None)
             elif replica_manager.get_partition(topic.name, pdata.index) is None:
                 refused[key] = (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None)
+            elif version < V2_ONLY_VERSION:
+                records = pdata.records
+                # a decoded request's records are a memoryview, or None
+                assert records is None or isinstance(records, (bytes, bytearray, memoryview))
+                try:
+                    converted = produce_legacy.to_v2_batch(
+                        records, ctx.services.configs.log_config(topic.name), ctx.now_ms)
+                except KafkaError as e:
+                    refused[key] = (e.code, e.message)
+                    continue
+                if converted is None:
+                    refused[key] = (ErrorCode.NONE, None)
+                else:
+                    batches[key] = converted
             else:
                 records = pdata.records
                 try:
@@ -98,8 +113,10 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
                     base_offset=result.base_offset,
                     log_append_time_ms=result.log_append_time,
                     log_start_offset=result.log_start_offset,
+                    # Kafka words a refusal that names records (a RecordValidationException)
                     error_message=(result.error_message
-                                   if result.error in ERRORS_WITH_MESSAGE else None),
+                                   if result.error in ERRORS_WITH_MESSAGE or result.record_errors
+                                   else None),
                     record_errors=[m.BatchIndexAndErrorMessage(batch_index=i,
                                                                batch_index_error_message=text)
                                    for i, text in result.record_errors],

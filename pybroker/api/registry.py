@@ -34,9 +34,6 @@ class ApiHandler:
     max_version: int
     handle: Handler
     module: str
-    # Versions inside the advertised range that are answered with an error instead of served
-    # (Produce 0-2: advertised for old librdkafka's feature detection, rejected like Kafka 4 does).
-    rejected_below: int = -1
     #: the modes that serve (and advertise) this API: the controller's requests to brokers
     #: exist only in a ZooKeeper-mode cluster
     modes: frozenset[str] = ALL_MODES
@@ -49,7 +46,7 @@ class ApiHandler:
 HANDLERS: dict[int, ApiHandler] = {}
 
 
-def api(api_key: ApiKey, min_version: int, max_version: int, *, rejected_below: int = -1,
+def api(api_key: ApiKey, min_version: int, max_version: int, *,
         modes: frozenset[str] = ALL_MODES):
     """Register the decorated function as the handler of ``api_key`` for the given versions.
 
@@ -70,7 +67,6 @@ def api(api_key: ApiKey, min_version: int, max_version: int, *, rejected_below: 
             max_version,
             fn,
             fn.__module__,
-            rejected_below,
             frozenset(modes),
         )
         return fn

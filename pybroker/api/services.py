@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from pybroker.config.dynamic import DynamicBrokerConfig
     from pybroker.coordinator.group_service import GroupCoordinatorService
     from pybroker.coordinator.producer_id_manager import ProducerIdManager
+    from pybroker.coordinator.transaction_service import TransactionCoordinatorService
     from pybroker.metadata.config_repository import ConfigRepository
 
 
@@ -71,3 +72,5 @@ class BrokerServices:
     control: ControlRequestHandler | None = None
     #: this broker's controller module, active or not; ZooKeeper mode
     controller: ControllerModule | None = None
+    #: the transaction coordinator (None: transactional requests have no coordinator here)
+    transactions: TransactionCoordinatorService | None = None

@@ -61,11 +61,13 @@ from pybroker.cluster.isr import (
     ReplicaState,
     describe,
 )
+from pybroker.log.producer_state import AppendOrigin
 
 if TYPE_CHECKING:
     from pybroker.log.file_slice import FileSlice
     from pybroker.log.log import AppendInfo, FetchDataInfo, Log, ReplicaAppendInfo
     from pybroker.log.producer_state import ProducerEntry
+    from pybroker.log.txn_index import AbortedTxn
     from pybroker.metadata.model import PartitionRecord
 
 #: ListOffsets' special timestamps (KIP-734, KIP-405, KIP-1005)
@@ -104,6 +106,10 @@ class LogReadInfo:
     high_watermark: int
     log_start_offset: int
     log_end_offset: int
+    last_stable_offset: int = -1
+    #: a consumer of committed data: the aborted transactions overlapping the records; else
+    #: None
+    aborted_transactions: list[AbortedTxn] | None = None
 
 
 def diverging_epoch(last_fetched_epoch: int, fetch_offset: int, log_start_offset: int,
@@ -153,7 +159,7 @@ class Partition:
         self.replicas: tuple[int, ...] = ()
         self.partition_state: PartitionState = CommittedPartitionState(frozenset())
         self.remote_replicas: dict[int, ReplicaState] = {}
-        self.high_watermark = 0
+        self._high_watermark = 0
         #: the log end offset when this broker became leader in ``leader_epoch``
         self.leader_epoch_start_offset = NO_OFFSET
         self.settings = settings or IsrSettings()
@@ -168,6 +174,18 @@ class Partition:
     @property
     def name(self) -> str:
         return f"{self.topic}-{self.partition}"
+
+    @property
+    def high_watermark(self) -> int:
+        return self._high_watermark
+
+    @high_watermark.setter
+    def high_watermark(self, value: int) -> None:
+        """Every move reaches the log too: transactions whose marker it passes become stable
+        (Kafka's ``onHighWatermarkUpdated``)."""
+        self._high_watermark = value
+        if self.log is not None:
+            self.log.producer_state.on_high_watermark_updated(value)
 
     # -- roles -----------------------------------------------------------------------------
     @property
@@ -491,13 +509,23 @@ class Partition:
         found = log.end_offset_for_epoch(leader_epoch)
         return found if found is not None else (NO_EPOCH, NO_OFFSET)
 
+    @property
+    def last_stable_offset(self) -> int:
+        """Below it every transaction is decided and replicated: the first unstable offset
+        bounded by the high watermark (the high watermark without open transactions)."""
+        if self.log is None:
+            return -1
+        return self.log.last_stable_offset(self.high_watermark)
+
     def fetch_records(self, fetch_offset: int, max_bytes: int, *, current_leader_epoch: int,
                       last_fetched_epoch: int = NO_EPOCH, replica_id: int = -1,
-                      min_one_batch: bool) -> LogReadInfo:
+                      min_one_batch: bool, read_committed: bool = False) -> LogReadInfo:
         """A fetch on the leader (Kafka's ``fetchRecords``/``readRecords``): a consumer reads
-        below the high watermark, a follower (``replica_id`` >= 0) up to the log end. With a
-        ``last_fetched_epoch`` the fetcher's log is first checked against this one: if they
-        part before ``fetch_offset`` the answer is the diverging epoch and no records."""
+        below the high watermark (``read_committed``: below the last stable offset, with the
+        aborted transactions overlapping what it reads), a follower (``replica_id`` >= 0) up
+        to the log end. With a ``last_fetched_epoch`` the fetcher's log is first checked
+        against this one: if they part before ``fetch_offset`` the answer is the diverging
+        epoch and no records."""
         log = self.local_log_with_epoch(current_leader_epoch, require_leader=True)
         if replica_id >= 0 and replica_id not in self.remote_replicas:
             # a replica outside the assignment: with an epoch the pair is merely unknown here
@@ -509,17 +537,24 @@ class Partition:
                 f"{self.leader_epoch}")
         # offsets before the read: appends after it must not keep a follower from catching up
         hw, start, end = self.high_watermark, log.log_start_offset, log.log_end_offset
+        lso = log.last_stable_offset(hw)
         if last_fetched_epoch >= 0:
             diverging = diverging_epoch(last_fetched_epoch, fetch_offset, start,
                                         log.end_offset_for_epoch(last_fetched_epoch))
             if diverging is not None:
-                return LogReadInfo(b"", diverging, hw, start, end)
-        info = log.read(fetch_offset, max_bytes, max_offset=None if replica_id >= 0 else hw,
-                        min_one_batch=min_one_batch)
-        return LogReadInfo(info.records, None, hw, start, end)
+                return LogReadInfo(b"", diverging, hw, start, end, lso)
+        if replica_id >= 0:
+            max_offset: int | None = None
+        else:
+            max_offset = lso if read_committed else hw
+        committed = read_committed and replica_id < 0
+        info = log.read(fetch_offset, max_bytes, max_offset=max_offset,
+                        min_one_batch=min_one_batch, with_aborted=committed)
+        return LogReadInfo(info.records, None, hw, start, end, lso, info.aborted_transactions)
 
     def append_records_to_leader(self, batch: bytearray, *, required_acks: int,
-                                 min_insync_replicas: int, now_ms: int) -> AppendInfo:
+                                 min_insync_replicas: int, now_ms: int,
+                                 origin: AppendOrigin = AppendOrigin.CLIENT) -> AppendInfo:
         log = self.leader_log()
         isr = self.partition_state.isr
         if required_acks == -1 and len(isr) < self._effective_min_isr(min_insync_replicas):
@@ -528,7 +563,8 @@ class Partition:
                 f"The size of the current ISR {sorted(isr)} is insufficient to satisfy the "
                 f"min.isr requirement of {min_insync_replicas} for partition {self.name}",
             )
-        info = log.append_as_leader(batch, leader_epoch=self.leader_epoch, now_ms=now_ms)
+        info = log.append_as_leader(batch, leader_epoch=self.leader_epoch, now_ms=now_ms,
+                                    origin=origin)
         self.maybe_increment_high_watermark(now_ms)
         return info
 
@@ -541,11 +577,13 @@ class Partition:
         return log.read(offset, max_bytes, max_offset=max_offset, min_one_batch=min_one_batch)
 
     def fetch_offset_for_timestamp(self, timestamp: int, current_leader_epoch: int,
-                                   replica_id: int = CONSUMER_REPLICA_ID) -> OffsetLookup:
+                                   replica_id: int = CONSUMER_REPLICA_ID,
+                                   read_committed: bool = False) -> OffsetLookup:
         """ListOffsets (Kafka's ``fetchOffsetForTimestamp``): a special timestamp, or the first
         record at or after ``timestamp``. A consumer sees records below the high watermark
-        only; a replica (``replica_id`` >= 0, a follower finding where its leader's log ends)
-        and a debugging tool (-2, which may ask a follower too) see up to the log end.
+        only (``read_committed``: below the last stable offset); a replica (``replica_id`` >=
+        0, a follower finding where its leader's log ends) and a debugging tool (-2, which may
+        ask a follower too) see up to the log end.
 
         A consumer asking a new leader whose high watermark has not yet reached the start of
         its epoch gets OFFSET_NOT_AVAILABLE for the latest offset (and for a timestamp found
@@ -556,7 +594,12 @@ class Partition:
             log = self.local_log_with_epoch(current_leader_epoch, require_leader=False)
         else:
             log = self.leader_log(current_leader_epoch)
-        last_fetchable = self.high_watermark if is_client else log.log_end_offset
+        if not is_client:
+            last_fetchable = log.log_end_offset
+        elif read_committed:
+            last_fetchable = log.last_stable_offset(self.high_watermark)
+        else:
+            last_fetchable = self.high_watermark
         offsets_error: KafkaError | None = None
         if is_client and self.leader_epoch_start_offset > self.high_watermark:
             offsets_error = KafkaError(
@@ -567,8 +610,7 @@ class Partition:
         if timestamp == LATEST_TIMESTAMP:
             if offsets_error is not None:
                 raise offsets_error
-            # consumers see up to the high watermark (the last stable offset, without
-            # transactions)
+            # consumers see up to the high watermark, or the last stable offset
             return OffsetLookup(last_fetchable, NO_OFFSET, self.leader_epoch)
         if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
             # no tiered storage: the earliest local offset is the log start offset

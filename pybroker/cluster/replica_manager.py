@@ -8,9 +8,10 @@
   the produce purgatory until the high watermark covers every batch (at once while the ISR is
   the leader alone).
 * **Fetch**: whole batches are read from the segment files as file slices; a consumer reads
-  below the high watermark, a follower (a fetch with a replica id) up to the log end, and its
-  fetch offset tells the leader how far its log goes. A fetch that cannot be satisfied yet
-  waits in the fetch purgatory.
+  below the high watermark (read_committed: below the last stable offset, with the aborted
+  transactions overlapping what it reads), a follower (a fetch with a replica id) up to the log
+  end, and its fetch offset tells the leader how far its log goes. A fetch that cannot be
+  satisfied yet waits in the fetch purgatory.
 * **Replication** (ZooKeeper mode, :meth:`ReplicaManager.enable_replication`): partitions this
   broker follows are fetched from their leaders by the replica fetchers
   (:mod:`pybroker.cluster.replica_fetcher`), started, moved and stopped here on every change
@@ -50,6 +51,7 @@ from protocol.errors import ErrorCode, KafkaError
 from pybroker.cluster.alter_partition import IsrAnswer, IsrUpdate
 from pybroker.cluster.fetcher_state import InitialFetchState
 from pybroker.cluster.isr import IsrSettings, PendingIsrChange
+from pybroker.cluster.legacy_offsets import legacy_fetch_offsets
 from pybroker.cluster.partition import LogReadInfo, OffsetLookup, Partition
 from pybroker.log.checkpoints import (
     REPLICATION_OFFSET_CHECKPOINT,
@@ -57,6 +59,7 @@ from pybroker.log.checkpoints import (
     read_offset_checkpoint,
     write_offset_checkpoint,
 )
+from pybroker.log.producer_state import AppendOrigin as AppendOrigin
 from pybroker.purgatory import Purgatory
 from pybroker.purgatory.delayed_fetch import DelayedFetch
 from pybroker.purgatory.delayed_produce import DelayedProduce, ProducePartitionStatus
@@ -70,16 +73,28 @@ if TYPE_CHECKING:
     from pybroker.log.log import Log
     from pybroker.log.manager import LogManager
     from pybroker.log.producer_state import ProducerEntry
+    from pybroker.log.txn_index import AbortedTxn
     from pybroker.metadata.model import PartitionRecord
 
 log = logging.getLogger(__name__)
 
 TopicPartition = tuple[str, int]
+# AppendOrigin (a client's Produce or the broker's coordinators) is re-exported: handlers and
+# coordinators name it without reaching into the log
 
-#: refusals of Kafka's LogValidator, answered with the partition's log start offset
-RECORD_VALIDATION_ERRORS = frozenset({ErrorCode.INVALID_RECORD, ErrorCode.INVALID_TIMESTAMP})
+#: the append errors Kafka answers without the partition's log start offset (its
+#: ``appendToLocalLog``: unknown or moved partitions, records too large or corrupt, storage);
+#: every other refusal (record validation, producer state, transactions, min.insync.replicas)
+#: carries it
+ERRORS_WITHOUT_LOG_START = frozenset({
+    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_LEADER_OR_FOLLOWER,
+    ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.CORRUPT_MESSAGE,
+    ErrorCode.KAFKA_STORAGE_ERROR})
 CONSUMER_REPLICA_ID = -1
 LONG_MAX = (1 << 63) - 1
+#: Fetch's and ListOffsets' isolation levels (KIP-98)
+READ_UNCOMMITTED = 0
+READ_COMMITTED = 1
 
 
 @dataclass(slots=True)
@@ -102,10 +117,20 @@ class FetchParams:
     max_wait_ms: int = 0
     min_bytes: int = 1
     max_bytes: int = 0x7FFFFFFF
+    #: whether the first partition with data may exceed the limits by one batch (KIP-74);
+    #: Fetch v0-v2 hold to them strictly (Kafka's ``hardMaxBytesLimit``)
+    min_one_batch: bool = True
+    #: READ_COMMITTED: a consumer reads below the last stable offset, told the aborted
+    #: transactions in what it reads
+    isolation_level: int = READ_UNCOMMITTED
 
     @property
     def is_from_follower(self) -> bool:
         return self.replica_id >= 0
+
+    @property
+    def read_committed(self) -> bool:
+        return self.isolation_level == READ_COMMITTED and not self.is_from_follower
 
 
 @dataclass(slots=True)
@@ -132,6 +157,8 @@ class FetchResult:
     records: FileSlice | bytes = b""
     #: ``(epoch, end offset)`` where the fetcher's log parts from the leader's (no records)
     diverging_epoch: tuple[int, int] | None = None
+    #: read_committed: the aborted transactions overlapping ``records``; else None
+    aborted_transactions: list[AbortedTxn] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,9 +449,13 @@ class ReplicaManager:
 
     # -- produce ---------------------------------------------------------------------------
     def append_to_leader(self, topic: str, partition: int, batch: bytearray, *,
-                         required_acks: int, now_ms: int) -> tuple[ProduceResult, int]:
+                         required_acks: int, now_ms: int,
+                         origin: AppendOrigin = AppendOrigin.CLIENT,
+                         ) -> tuple[ProduceResult, int]:
         """Append one batch to the leader's log. Returns the result and the offset the high
-        watermark must reach for an acks=all answer (-1 when nothing was appended)."""
+        watermark must reach for an acks=all answer (-1 when nothing was appended).
+        ``origin`` is the client's Produce or the broker's own coordinators (which may write
+        control batches: transaction markers)."""
         p: Partition | None = None
         try:
             p = self._leader_partition(topic, partition)
@@ -432,12 +463,12 @@ class ReplicaManager:
             high_watermark = p.high_watermark
             info = p.append_records_to_leader(
                 batch, required_acks=required_acks,
-                min_insync_replicas=p.log.config.min_insync_replicas, now_ms=now_ms)
+                min_insync_replicas=p.log.config.min_insync_replicas, now_ms=now_ms,
+                origin=origin)
         except KafkaError as e:
             result = ProduceResult(error=e.code, error_message=e.message,
                                    record_errors=getattr(e, "record_errors", []))
-            if e.code in RECORD_VALIDATION_ERRORS and p is not None and p.log is not None:
-                # as Kafka: a refusal by record validation reports the log start offset
+            if e.code not in ERRORS_WITHOUT_LOG_START and p is not None and p.log is not None:
                 result.log_start_offset = p.log.log_start_offset
             return result, -1
         if p.high_watermark > high_watermark:
@@ -453,16 +484,18 @@ class ReplicaManager:
 
     def append_records(self, batches: Mapping[TopicPartition, bytearray], *, required_acks: int,
                        timeout_ms: int, now_ms: int,
+                       origin: AppendOrigin = AppendOrigin.CLIENT,
                        ) -> dict[TopicPartition, ProduceResult] | asyncio.Future[
                            dict[TopicPartition, ProduceResult]]:
         """Append each partition's batch. With acks=all, partitions whose batch is not yet
         replicated to the whole ISR wait in the produce purgatory (a future of every result);
-        otherwise the results come back at once."""
+        otherwise the results come back at once. ``origin``: see :meth:`append_to_leader`."""
         results: dict[TopicPartition, ProduceResult] = {}
         waiting: dict[TopicPartition, ProducePartitionStatus] = {}
         for (topic, partition), batch in batches.items():
             result, required_offset = self.append_to_leader(
-                topic, partition, batch, required_acks=required_acks, now_ms=now_ms)
+                topic, partition, batch, required_acks=required_acks, now_ms=now_ms,
+                origin=origin)
             results[(topic, partition)] = result
             if required_acks == -1 and required_offset >= 0:
                 p = self.partitions[(topic, partition)]
@@ -538,7 +571,8 @@ class ReplicaManager:
                                current_leader_epoch=req.current_leader_epoch,
                                last_fetched_epoch=req.last_fetched_epoch,
                                replica_id=params.replica_id if params.is_from_follower else -1,
-                               min_one_batch=min_one and req.max_bytes > 0)
+                               min_one_batch=min_one and req.max_bytes > 0,
+                               read_committed=params.read_committed)
         return p, info
 
     def read_from_local_logs(self, params: FetchParams, partitions: list[FetchRequestPartition],
@@ -550,7 +584,7 @@ class ReplicaManager:
         results: list[FetchResult] = []
         budget = params.max_bytes
         total = 0
-        min_one = True
+        min_one = params.min_one_batch
         answer_now = False
         for req in partitions:
             try:
@@ -562,7 +596,7 @@ class ReplicaManager:
                 results.append(FetchResult(
                     error=e.code,
                     high_watermark=p_.high_watermark if p_ and p_.log else -1,
-                    last_stable_offset=p_.high_watermark if p_ and p_.log else -1,
+                    last_stable_offset=p_.last_stable_offset if p_ and p_.log else -1,
                     log_start_offset=p_.log_start_offset if p_ else -1,
                 ))
                 continue
@@ -575,10 +609,11 @@ class ReplicaManager:
                 total += size
             results.append(FetchResult(
                 high_watermark=info.high_watermark,
-                last_stable_offset=info.high_watermark,  # no transactions: the LSO is the HW
+                last_stable_offset=info.last_stable_offset,
                 log_start_offset=info.log_start_offset,
                 records=info.records,
                 diverging_epoch=info.diverging_epoch,
+                aborted_transactions=info.aborted_transactions,
             ))
         return results, total, answer_now
 
@@ -619,12 +654,23 @@ class ReplicaManager:
     # -- offsets ---------------------------------------------------------------------------
     def fetch_offset_for_timestamp(self, topic: str, partition: int, timestamp: int,
                                    current_leader_epoch: int,
-                                   replica_id: int = CONSUMER_REPLICA_ID) -> OffsetLookup:
+                                   replica_id: int = CONSUMER_REPLICA_ID,
+                                   isolation_level: int = READ_UNCOMMITTED) -> OffsetLookup:
         """ListOffsets: raises KafkaError (unknown partition, not leader, fenced epoch). A
         replica (``replica_id`` >= 0) sees up to the log end, a consumer up to the high
-        watermark."""
+        watermark, or the last stable offset with READ_COMMITTED."""
         return self._known_partition(topic, partition).fetch_offset_for_timestamp(
-            timestamp, current_leader_epoch, replica_id)
+            timestamp, current_leader_epoch, replica_id,
+            read_committed=isolation_level == READ_COMMITTED)
+
+    def legacy_fetch_offsets_before(self, topic: str, partition: int, timestamp: int,
+                                    max_num_offsets: int, replica_id: int, now_ms: int,
+                                    ) -> list[int]:
+        """ListOffsets v0: up to ``max_num_offsets`` offsets, largest first, by segment
+        (:mod:`pybroker.cluster.legacy_offsets`); raises KafkaError as
+        :meth:`fetch_offset_for_timestamp` does."""
+        return legacy_fetch_offsets(self._known_partition(topic, partition), timestamp,
+                                    max_num_offsets, replica_id, now_ms)
 
     def last_offset_for_leader_epoch(self, topic: str, partition: int,
                                      current_leader_epoch: int, leader_epoch: int,

@@ -11,6 +11,10 @@ replica manager, Kafka's ``onElection`` / ``onResignation``): a partition this b
 leading is replayed and its groups loaded; one it stops leading has its groups unloaded, their
 parked JoinGroup and SyncGroup requests answered NOT_COORDINATOR. At start-up every partition
 already led is loaded. Offsets expire on ``offsets.retention.check.interval.ms``.
+
+Transactional offsets (TxnOffsetCommit) stay pending until the WriteTxnMarkers handler has
+written their transaction's marker to the group's partition and calls
+:meth:`GroupCoordinatorService.complete_transaction`.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from pybroker.coordinator.group import GroupConfig, GroupCoordinator, LoopScheduler
+from pybroker.coordinator.group import GroupConfig, GroupCoordinator, GroupState, LoopScheduler
 from pybroker.coordinator.group.offsets import GroupRetentionView, OffsetManager
 from pybroker.coordinator.group.storage import OffsetsConfig, OffsetsTopic
 
@@ -88,6 +92,33 @@ class GroupCoordinatorService:
     def ensure_offsets_topic(self, now_ms: int):
         """Create ``__consumer_offsets`` on first need (Kafka does it on FindCoordinator)."""
         return self.offsets.ensure_topic(now_ms)
+
+    def delete_offsets(self, group_id: str, partitions: list[tuple[str, int]],
+                       now_ms: int) -> None:
+        """OffsetDelete's removal, once the coordinator allowed it (Kafka's
+        ``cleanupGroupMetadata`` after ``removeOffsets``): the offsets and what is pending for
+        them go; an Empty group left without offsets (committed or pending) dies, with its
+        metadata tombstone in the same batch when it ever stored metadata (generation > 0)."""
+        group = self.coordinator.group(group_id)
+        empty = group is not None and group.state is GroupState.EMPTY
+        self.offsets.delete_offsets(
+            group_id, partitions, now_ms,
+            tombstone_group_if_empty=empty and group is not None and group.generation_id > 0)
+        if empty and not self.offsets.has_offsets(group_id):
+            self.coordinator.remove_empty_group(group_id, now_ms)
+
+    def complete_transaction(self, producer_id: int, partitions: list[int],
+                             committed: bool) -> None:
+        """A transaction's COMMIT (``committed``) or ABORT marker is written, and replicated,
+        on these ``__consumer_offsets`` partitions: the producer's transactional offsets of
+        their groups become committed offsets, or are dropped (Kafka's
+        ``onTransactionCompleted``). Partitions this broker does not coordinate are skipped:
+        their coordinator reads the marker from the log. Called by the WriteTxnMarkers
+        handler once the marker's append succeeded."""
+        applied = self.offsets.complete_transaction(producer_id, partitions, committed)
+        log.debug("Transaction of producer %d %s on %s partition(s) %s: %d offset(s) applied",
+                  producer_id, "committed" if committed else "aborted", self.topic.name,
+                  partitions, applied)
 
     def expire_offsets(self, now_ms: int) -> None:
         coordinator = self._coordinator

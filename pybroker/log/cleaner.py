@@ -5,7 +5,9 @@ One pass, as in Kafka's ``Cleaner.doClean``:
 1. **Pick a log.** Per log, the *dirty* section runs from the checkpointed first dirty offset
    (``cleaner-offset-checkpoint`` in each log dir) up to the first uncleanable offset: the
    active segment, or an earlier segment holding a record newer than
-   ``min.compaction.lag.ms``. The log is cleanable when dirty bytes / (clean + dirty bytes)
+   ``min.compaction.lag.ms``, or holding the log's first unstable offset (an open
+   transaction, or one decided but not yet replicated: the cleaner never moves past the last
+   stable offset). The log is cleanable when dirty bytes / (clean + dirty bytes)
    exceeds ``min.cleanable.dirty.ratio`` (strictly, as Kafka compares), or when a dirty
    segment's first batch is older than ``max.compaction.lag.ms``. The filthiest log goes first.
 2. **Offset map.** Key -> latest offset over the dirty section. Keys are stored as MD5
@@ -32,14 +34,19 @@ Rules worth knowing:
   for consumers reading from the start. Like Kafka, no pass is scheduled just to expire
   tombstones; one happens when the log is cleanable again.
 * **Records without a key** are dropped by the cleaner, as Kafka's cleaner does with such
-  ("invalid") records. Kafka refuses them on produce to a compacted topic; this broker stores
-  batches without decoding them, so they can exist until the first pass over them.
+  ("invalid") records. Produce refuses them on a compacted topic (the validator), so they come
+  only from the time the topic was not compacted yet.
 * **Producer state.** A batch that loses all its records is kept as an empty batch (header
   only) when it is the last batch of a producer the log still tracks, so its last sequence
-  survives a rebuild of the producer state from the log; otherwise it goes.
-* **Transactions are not supported**: control batches and transactional batches are copied
-  verbatim and their records are not entered in the offset map (so an aborted write can
-  never shadow a committed one).
+  survives a rebuild of the producer state from the log; otherwise it goes. A producer whose
+  last record is a transaction marker keeps that marker (its epoch fences zombies).
+* **Transactions** (Kafka's ``CleanedTransactionMetadata``): the aborted transactions come
+  from the ``.txnindex`` files. Records of aborted transactions never enter the offset map and
+  are removed; committed transactional records are compacted like any other. An ABORT marker
+  stays, and keeps its ``.txnindex`` entry in the cleaned segment, while the pass still met
+  records of its transaction; a marker whose transaction has no records left (an ABORT whose
+  records are gone, a COMMIT none of whose records the pass met) is stamped with a delete
+  horizon like a tombstone and removed by a pass after it.
 
 Responsiveness: the cleaner runs on the event loop in bounded steps. Each step reads at most
 ``step_bytes`` of batches (building the map, or filtering into a cleaned file) and the async
@@ -71,6 +78,7 @@ from protocol.records.batch import (
     write_crc,
 )
 from protocol.records.compression import CompressionType, compress
+from protocol.records.control import ControlRecordType, parse_control_key
 from protocol.records.record import Record, _encode_record, decode_batch, iter_batches
 
 from .checkpoints import CheckpointError, read_offset_checkpoint, write_offset_checkpoint
@@ -79,6 +87,7 @@ from .index import OffsetIndex, TimeIndex
 from .log import Log
 from .manager import LogManager, TopicPartition
 from .segment import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, LogSegment, file_name
+from .txn_index import TXN_INDEX_SUFFIX, AbortedTxn, TransactionIndex
 
 logger = logging.getLogger(__name__)
 
@@ -172,12 +181,17 @@ def measure(
     dirty = _segments_from(segments, first_dirty, active.base_offset)  # never the active one
 
     uncleanable = active.base_offset
+    # never past the last stable offset: open transactions (and decided ones not yet
+    # replicated) are left as they are
+    first_unstable = log.producer_state.first_unstable_offset()
+    if first_unstable is not None:
+        uncleanable = min(uncleanable, max(first_unstable, start))
     if cfg.min_compaction_lag_ms > 0:
         too_new = next(
             (s for s in dirty if s.largest_timestamp() > now_ms - cfg.min_compaction_lag_ms), None
         )
         if too_new is not None:
-            uncleanable = too_new.base_offset
+            uncleanable = min(uncleanable, too_new.base_offset)
     # Snap to the start of the segment holding it: only whole segments are cleaned.
     uncleanable = max(first_dirty, uncleanable)
     after = _segments_from(segments, uncleanable, active.base_offset)
@@ -298,6 +312,73 @@ def delete_horizon_of(header: BatchHeader) -> int | None:
     return header.base_timestamp if header.attributes & DELETE_HORIZON_MASK else None
 
 
+class CleanedTransactionMetadata:
+    """Which transactions the batches a pass reads belong to (Kafka's
+    ``CleanedTransactionMetadata``): fed the aborted transactions of the section it reads (from
+    the ``.txnindex`` files) and each batch in log order, it says which data batches were
+    aborted and which markers may go; the entries of ABORT markers that stay are collected in
+    ``cleaned_index`` for the cleaned segment."""
+
+    def __init__(self, aborted: Sequence[AbortedTxn] = ()) -> None:
+        self._aborted: list[AbortedTxn] = []
+        self._known: set[tuple[int, int]] = set()
+        #: producers whose committed (not aborted) transaction the pass has met records of
+        self.ongoing_committed: set[int] = set()
+        #: producer id -> (aborted transaction, last offset of its last batch met, or -1)
+        self.ongoing_aborted: dict[int, tuple[AbortedTxn, int]] = {}
+        self.cleaned_index: list[AbortedTxn] = []
+        self.add_aborted(aborted)
+
+    def add_aborted(self, aborted: Sequence[AbortedTxn]) -> None:
+        for txn in aborted:
+            if (txn.producer_id, txn.first_offset) not in self._known:
+                self._known.add((txn.producer_id, txn.first_offset))
+                self._aborted.append(txn)
+        self._aborted.sort(key=lambda t: t.first_offset, reverse=True)  # pop() takes the first
+
+    def _consume_up_to(self, offset: int) -> None:
+        while self._aborted and self._aborted[-1].first_offset <= offset:
+            txn = self._aborted.pop()
+            self.ongoing_aborted.setdefault(txn.producer_id, (txn, -1))
+
+    def on_batch_read(self, header: BatchHeader) -> bool:
+        """A data batch: whether it belongs to an aborted transaction."""
+        self._consume_up_to(header.last_offset)
+        if not header.is_transactional:
+            return False
+        aborted = self.ongoing_aborted.get(header.producer_id)
+        if aborted is not None:
+            self.ongoing_aborted[header.producer_id] = (aborted[0], header.last_offset)
+            return True
+        self.ongoing_committed.add(header.producer_id)
+        return False
+
+    def on_control_batch_read(self, header: BatchHeader,
+                              control_type: ControlRecordType | None) -> bool:
+        """A control batch (``control_type`` None when it has no record left): whether it may
+        be discarded once its delete horizon has passed."""
+        self._consume_up_to(header.last_offset)
+        if control_type is None:
+            return True  # emptied by an earlier pass
+        pid = header.producer_id
+        if control_type is ControlRecordType.ABORT:
+            aborted = self.ongoing_aborted.pop(pid, None)
+            if aborted is not None and aborted[1] >= 0:
+                self.cleaned_index.append(aborted[0])
+                return False
+            return True
+        if control_type is ControlRecordType.COMMIT:
+            if pid in self.ongoing_committed:
+                self.ongoing_committed.discard(pid)
+                return False
+            return True
+        return False
+
+
+#: producer id -> (last offset of its last data batch, or None when it has none; its epoch)
+LastRecords = dict[int, tuple[int | None, int]]
+
+
 @dataclass(slots=True)
 class _Filter:
     """Decides, batch by batch, what a pass keeps (Kafka's ``shouldRetainRecord`` and
@@ -306,13 +387,54 @@ class _Filter:
     offset_map: OffsetMap
     now_ms: int
     delete_retention_ms: int
-    last_batch_of_producer: dict[int, int]  # producer id -> last offset of its last batch
+    last_records: LastRecords
     stats: CleanerStats
+    txn: CleanedTransactionMetadata | None = None
+
+    def _is_last_of_producer(self, header: BatchHeader) -> bool:
+        """The batch holding an active producer's last sequence, or its last marker when the
+        producer has no data batch left in its epoch (Kafka's ``isBatchLastRecordOfProducer``)."""
+        if header.producer_id < 0:
+            return False
+        last = self.last_records.get(header.producer_id)
+        if last is None:
+            return False
+        last_data_offset, epoch = last
+        if last_data_offset is not None:
+            return header.last_offset == last_data_offset
+        return header.is_control and header.producer_epoch == epoch
+
+    def _control_batch(self, header: BatchHeader, data: memoryview,
+                       txn: CleanedTransactionMetadata,
+                       ) -> bytes | memoryview | bytearray | None:
+        _, records = decode_batch(data)
+        control_type = parse_control_key(records[0].key) if records else None
+        can_discard = txn.on_control_batch_read(header, control_type)
+        horizon = delete_horizon_of(header)
+        discard_records = can_discard and horizon is not None and horizon <= self.now_ms
+        if self._is_last_of_producer(header):
+            if discard_records:
+                return data if not records else encode_batch(header, (), None)
+        elif discard_records or not records:
+            return None
+        if can_discard and horizon is None and records:
+            return encode_batch(header, records, self.now_ms + self.delete_retention_ms)
+        return data
 
     def batch(self, header: BatchHeader, data: memoryview) -> bytes | memoryview | bytearray | None:
         """The batch to write for ``data`` (itself when untouched), or None to drop it."""
-        if header.is_control or header.is_transactional:
-            return data
+        txn = self.txn
+        if txn is None:
+            txn = self.txn = CleanedTransactionMetadata()
+        if header.is_control:
+            return self._control_batch(header, data, txn)
+        if txn.on_batch_read(header):
+            # an aborted transaction's batch: its records go
+            self.stats.records_read += header.records_count
+            self.stats.records_removed += header.records_count
+            if self._is_last_of_producer(header):
+                return data if header.records_count == 0 else encode_batch(header, (), None)
+            return None
         _, records = decode_batch(data)
         horizon = delete_horizon_of(header)
         latest = self.offset_map.latest_offset
@@ -337,7 +459,7 @@ class _Filter:
             if len(kept) == len(records) and not stamp:
                 return data
             return encode_batch(header, kept, self.now_ms + self.delete_retention_ms if stamp else horizon)
-        if header.producer_id >= 0 and self.last_batch_of_producer.get(header.producer_id) == header.last_offset:
+        if self._is_last_of_producer(header):
             return data if not records else encode_batch(header, (), None)
         return None
 
@@ -357,8 +479,10 @@ class _CleanedSegment:
         self.config = config
         self.paths = {
             suffix: dir / (file_name(base_offset, suffix) + Log.CLEANED_SUFFIX)
-            for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX)
+            for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX)
         }
+        #: the aborted transactions whose markers the cleaned segment keeps
+        self.aborted: list[AbortedTxn] = []
         self._fd = os.open(self.paths[LOG_SUFFIX], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         self.size = 0
         self._offset_entries: list[tuple[int, int]] = []
@@ -391,10 +515,16 @@ class _CleanedSegment:
         size = self.config.segment_index_bytes
         OffsetIndex(self.paths[INDEX_SUFFIX], self.base_offset, size).replace_entries(self._offset_entries)
         TimeIndex(self.paths[TIME_INDEX_SUFFIX], self.base_offset, size).replace_entries(self._time_entries)
+        suffixes = [INDEX_SUFFIX, TIME_INDEX_SUFFIX]
+        if self.aborted:
+            txn_index = TransactionIndex(self.paths[TXN_INDEX_SUFFIX], self.base_offset)
+            txn_index.replace_all(self.aborted)
+            txn_index.close()
+            suffixes.append(TXN_INDEX_SUFFIX)
         os.fsync(self._fd)
         os.close(self._fd)
         self._fd = -1
-        for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+        for suffix in suffixes:
             fd = os.open(self.paths[suffix], os.O_RDONLY)
             try:
                 os.fsync(fd)
@@ -578,8 +708,9 @@ class LogCleaner:
 
         segments = [s for s in log.segments[:-1] if s.base_offset < end_offset]
         stats.segments_before = len(segments)
-        producers = {
-            pid: entry.batches[-1].last_offset for pid, entry in log.producer_state.producers.items() if entry.batches
+        producers: LastRecords = {
+            pid: (entry.batches[-1].last_offset if entry.batches else None, entry.epoch)
+            for pid, entry in log.producer_state.producers.items()
         }
         record_filter = _Filter(offset_map, now_ms, cfg.delete_retention_ms, producers, stats)
         for group in group_segments_by_size(segments, cfg.segment_bytes, cfg.segment_index_bytes):
@@ -599,6 +730,7 @@ class LogCleaner:
         start, end = ltc.first_dirty_offset, ltc.first_uncleanable_offset
         dirty = _segments_from(ltc.log.segments, start, end)
         offset_map.latest_offset = start - 1
+        txn = CleanedTransactionMetadata(ltc.log.collect_aborted_transactions(start, end))
         for segment in dirty:
             found = segment.translate_offset(start)
             if found is None:
@@ -607,7 +739,11 @@ class LogCleaner:
                 for header, data in batches:
                     if header.last_offset < start:
                         continue
-                    if not (header.is_control or header.is_transactional):
+                    if header.is_control:
+                        records = decode_batch(data)[1]
+                        txn.on_control_batch_read(
+                            header, parse_control_key(records[0].key) if records else None)
+                    elif not txn.on_batch_read(header):
                         full = len(offset_map) + header.records_count > offset_map.max_entries
                         if full and offset_map.latest_offset >= start:
                             return offset_map.latest_offset + 1
@@ -625,9 +761,13 @@ class LogCleaner:
         log = ltc.log
         stats = record_filter.stats
         out = _CleanedSegment(log.dir, group[0].base_offset, log.config)
+        txn = record_filter.txn = CleanedTransactionMetadata()
         swapped = False
         try:
-            for segment in group:
+            for i, segment in enumerate(group):
+                upper = (group[i + 1].base_offset if i + 1 < len(group)
+                         else segment.next_offset)
+                txn.add_aborted(log.collect_aborted_transactions(segment.base_offset, upper))
                 for batches in _read_batches(segment, 0, self.step_bytes):
                     for header, data in batches:
                         stats.bytes_read += header.size
@@ -636,6 +776,7 @@ class LogCleaner:
                             out.append(kept)
                     yield
                     self._check(ltc, group)
+            out.aborted = txn.cleaned_index
             out.finish(max(os.stat(s.log_path).st_mtime_ns for s in group))
             if log.replace_segments(group, now_ms) is None:
                 raise _CleaningAborted("the segments were replaced or removed")
@@ -648,6 +789,7 @@ class LogCleaner:
 
 __all__ = [
     "CLEANER_CHECKPOINT",
+    "CleanedTransactionMetadata",
     "CleanerStats",
     "LogCleaner",
     "LogToClean",

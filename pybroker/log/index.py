@@ -214,6 +214,16 @@ class OffsetIndex(_IndexFile):
             return self.base_offset, 0
         return self.base_offset + self._offsets[i], self._positions[i]
 
+    def fetch_upper_bound_offset(self, position: int) -> int | None:
+        """The offset of the first entry whose position is >= ``position`` (Kafka's
+        ``fetchUpperBoundOffset``): no batch of a read ending at ``position`` goes past it.
+        None when no entry is that far."""
+        self.verify()
+        i = bisect.bisect_left(self._positions, position)
+        if i == len(self._positions):
+            return None
+        return self.base_offset + self._offsets[i]
+
     def truncate_to_position(self, position: int) -> None:
         """Drop entries for batches that start at or after ``position``."""
         self.verify()

@@ -3,6 +3,12 @@
 Appends touch only the batch header (validate, assign offsets, stamp the leader epoch) and
 write the bytes as they came, so the per-append cost does not depend on the record count.
 Reads return a :class:`FileSlice` of whole batches from a single segment, as Kafka does.
+
+Transactions: the producer state tracks each producer's open transaction from its batch
+headers; a transaction marker (a control batch, the one record ever decoded on the append
+path) ends it, and an aborted one is written to the ``.txnindex`` of the segment holding its
+marker. The last stable offset is the producer state's for a given high watermark; a read for
+a consumer of committed data collects the aborted transactions overlapping what it returns.
 """
 
 from __future__ import annotations
@@ -18,11 +24,13 @@ from pathlib import Path
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.records.batch import HEADER_SIZE, BatchHeader, crc_is_valid
+from protocol.records.control import EndTransactionMarker, read_end_txn_marker
 from protocol.records.record import decode_batch
 
 from .checkpoints import CheckpointError, fsync_dir
 from .config import LogConfig
 from .file_slice import FileSlice
+from .index import IndexCorrupt
 from .leader_epoch import (
     LEADER_EPOCH_CHECKPOINT,
     UNDEFINED_EPOCH_OFFSET,
@@ -30,8 +38,9 @@ from .leader_epoch import (
     LeaderEpochFileCache,
     read_leader_epoch_checkpoint,
 )
-from .producer_state import ProducerStateManager
+from .producer_state import AppendOrigin, CompletedTxn, ProducerStateManager
 from .segment import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, LogSegment, file_name
+from .txn_index import TXN_INDEX_SUFFIX, AbortedTxn
 from .validator import LogValidator
 
 logger = logging.getLogger(__name__)
@@ -39,6 +48,8 @@ logger = logging.getLogger(__name__)
 
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)$")
 _TEMP_SUFFIXES = (".tmp", ".deleted", ".cleaned", ".swap")
+_INDEX_SUFFIXES = (INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX)
+_SEGMENT_SUFFIXES = (LOG_SUFFIX, *_INDEX_SUFFIXES)
 
 
 def parse_partition_dir(name: str) -> tuple[str, int] | None:
@@ -85,6 +96,8 @@ class FetchDataInfo:
 
     records: FileSlice | bytes
     first_offset: int  # the offset the read asked for
+    #: for a read of committed data, the aborted transactions overlapping it; else None
+    aborted_transactions: list[AbortedTxn] | None = None
 
     @property
     def size(self) -> int:
@@ -111,6 +124,8 @@ class Log:
         self.producer_state = ProducerStateManager(dir)
         self._closed = False
         self._pending_deletes: list[tuple[int, LogSegment]] = []  # (due ms, segment)
+        #: segments whose interrupted swap start-up completed (their .txnindex is rebuilt)
+        self._swapped_bases: set[int] = set()
         self.validator = LogValidator(config, f"{topic}-{partition}")
         #: epoch -> first offset written in it (``leader-epoch-checkpoint``)
         self.leader_epoch_cache = LeaderEpochFileCache(dir / LEADER_EPOCH_CHECKPOINT)
@@ -164,10 +179,18 @@ class Log:
         for i, segment in enumerate(self.segments[:first_unflushed]):
             problem = segment.load(verify_indexes=i == last)
             if problem is None:
-                continue
+                problem = self._check_txn_index(segment)
+                if problem is None:
+                    continue
             logger.warning("%s: %s; rebuilding from the log", self._name, problem)
             self._recover_segment(segment)
+            self._rebuild_txn_index(segment)
         self._recover_from(first_unflushed)
+        for segment in self.segments:
+            if segment.base_offset in self._swapped_bases:
+                # a cleaned segment swapped in by start-up: its .txnindex did not survive
+                self._rebuild_txn_index(segment)
+        self._swapped_bases.clear()
 
         self.log_end_offset = self.segments[-1].next_offset
         self.log_start_offset = max(log_start_offset, self.segments[0].base_offset)
@@ -229,7 +252,7 @@ class Log:
                 continue
             if "." + suffix == LOG_SUFFIX:
                 logs.add(int(stem))
-            elif "." + suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+            elif "." + suffix in _INDEX_SUFFIXES:
                 indexes.append((int(stem), path))
         for base, path in indexes:
             if base not in logs:
@@ -248,12 +271,58 @@ class Log:
         return dropped
 
     def _recover_from(self, first: int) -> None:
-        """Re-validate segments ``first..``; after a cut, later segments cannot be trusted."""
+        """Re-validate segments ``first..``; after a cut, later segments cannot be trusted.
+        Their transaction indexes are rebuilt from their markers."""
+        if first >= len(self.segments):
+            return
         for i in range(first, len(self.segments)):
             segment = self.segments[i]
             if self._recover_segment(segment):
                 self._drop_segments_after(i)
-                return
+                break
+        self._rebuild_txn_indexes_from(self.segments[first].base_offset)
+
+    def _check_txn_index(self, segment: LogSegment) -> str | None:
+        try:
+            segment.txn_index.sanity_check()
+        except IndexCorrupt as e:
+            return f"transaction index {segment.txn_index.path.name}: {e}"
+        return None
+
+    def _rebuild_txn_index(self, segment: LogSegment) -> None:
+        self._rebuild_txn_indexes_from(segment.base_offset, only=segment)
+
+    def _rebuild_txn_indexes_from(self, offset: int, only: LogSegment | None = None) -> None:
+        """Rewrite the transaction indexes of the segments from the one at ``offset`` (or of
+        ``only``) from their markers, replaying producer state from the latest snapshot at or
+        below that segment's base (Kafka's segment recovery)."""
+        i = bisect.bisect_left(self._bases, offset)
+        targets = [only] if only is not None else self.segments[i:]
+        if not targets:
+            return
+        for segment in targets:
+            segment.txn_index.reset()
+        state = ProducerStateManager(self.dir)
+        start = state.load_latest_snapshot(targets[0].base_offset, delete_later=False)
+        start = start if start is not None else self.segments[0].base_offset
+        end = targets[-1].next_offset
+        indexed = {id(s) for s in targets}
+        for segment in self._segments_from(start):
+            if segment.base_offset >= end:
+                break
+            for position, header in self._headers_of(segment, start):
+                completed = self._replay_batch(state, segment, position, header)
+                if completed is not None and completed.is_aborted and id(segment) in indexed:
+                    segment.txn_index.append(AbortedTxn(
+                        completed.producer_id, completed.first_offset, completed.last_offset,
+                        state.last_stable_offset_of(completed)))
+                if completed is not None:
+                    state.complete_txn(completed)
+        for segment in targets:
+            if len(segment.txn_index):
+                logger.info("%s: rebuilt %s: %d aborted transaction(s)", self._name,
+                            segment.txn_index.path.name, len(segment.txn_index))
+            segment.txn_index.flush()
 
     def _drop_segments_after(self, index: int) -> None:
         for segment in self.segments[index + 1 :]:
@@ -279,21 +348,56 @@ class Log:
         self.segments.append(segment)
         self._bases.append(segment.base_offset)
 
+    def _segments_from(self, offset: int) -> list[LogSegment]:
+        i = max(0, bisect.bisect_right(self._bases, offset) - 1)
+        return self.segments[i:]
+
+    @staticmethod
+    def _headers_of(segment: LogSegment, start: int) -> list[tuple[int, BatchHeader]]:
+        """``(position, header)`` of the segment's batches starting at or after ``start``."""
+        found = segment.translate_offset(start)
+        if found is None:
+            return []
+        return [(pos, h) for pos, h in segment.headers_from(found[0]) if h.base_offset >= start]
+
+    def _replay_batch(self, state: ProducerStateManager, segment: LogSegment, position: int,
+                      header: BatchHeader) -> CompletedTxn | None:
+        """One batch of the log into ``state``: data batches by their header, markers read
+        from the segment. Returns the transaction a marker completed (not yet moved out of
+        the open ones)."""
+        if not header.has_producer_id:
+            return None
+        if not header.is_control:
+            state.replay(header)
+            return None
+        marker = self._marker_at(segment, position, header)
+        if marker is None:
+            return None
+        return state.update_marker(header, marker, header.base_offset, header.max_timestamp)
+
+    def _marker_at(self, segment: LogSegment, position: int, header: BatchHeader,
+                   ) -> EndTransactionMarker | None:
+        try:
+            return read_end_txn_marker(segment.read_at(position, header.size))[1]
+        except KafkaError as e:
+            logger.warning("%s: unreadable control batch at offset %d: %s", self._name,
+                           header.base_offset, e)
+            return None
+
     def _rebuild_producer_state(self, take_snapshot: bool) -> None:
-        """Latest snapshot at or below the log end, then the batch headers after it."""
+        """Latest snapshot at or below the log end, then the batch headers (and markers) after
+        it; transactions completed there count as replicated once the high watermark passes
+        them."""
         state = self.producer_state
         snap = state.load_latest_snapshot(self.log_end_offset)
         start = snap if snap is not None else self.segments[0].base_offset
         replayed = 0
-        i = max(0, bisect.bisect_right(self._bases, start) - 1)
-        for segment in self.segments[i:]:
-            found = segment.translate_offset(start)
-            if found is None:
-                continue
-            for _, header in segment.headers_from(found[0]):
-                if header.base_offset >= start:
-                    state.replay(header)
-                    replayed += 1
+        for segment in self._segments_from(start):
+            for position, header in self._headers_of(segment, start):
+                completed = self._replay_batch(state, segment, position, header)
+                if completed is not None:
+                    state.complete_txn(completed)
+                replayed += 1
         if replayed and take_snapshot:
             state.take_snapshot(self.log_end_offset)
 
@@ -320,15 +424,22 @@ class Log:
     # -- append ----------------------------------------------------------------------------
 
     def append_as_leader(
-        self, batch: bytearray | memoryview, *, leader_epoch: int, now_ms: int
+        self, batch: bytearray | memoryview, *, leader_epoch: int, now_ms: int,
+        origin: AppendOrigin = AppendOrigin.CLIENT,
     ) -> AppendInfo:
         """Validate one produced v2 batch, assign its offsets in place and append it.
 
         A batch the idempotent producer already wrote (one of its last five) is not appended
-        again: the answer carries the original offsets."""
-        validated = self.validator.validate(batch, now_ms)
+        again: the answer carries the original offsets. Control batches (transaction markers)
+        are accepted from the coordinator only (``origin``)."""
+        validated = self.validator.validate(batch, now_ms, origin)
         header = validated.header
-        duplicate = self.producer_state.check(header) if header.producer_id >= 0 else None
+        marker = None
+        duplicate = None
+        if header.is_control:
+            marker = self._leader_marker(batch, header, origin)
+        elif header.producer_id >= 0:
+            duplicate = self.producer_state.check(header, origin)
         if duplicate is not None:
             return AppendInfo(
                 first_offset=duplicate.first_offset,
@@ -345,7 +456,7 @@ class Log:
                                                            now_ms)
         if leader_epoch >= 0:
             self.leader_epoch_cache.assign(leader_epoch, first)
-        self._append_batch(batch, header, first, last, max_timestamp, now_ms)
+        self._append_batch(batch, header, first, last, max_timestamp, now_ms, marker)
         return AppendInfo(
             first_offset=first,
             last_offset=last,
@@ -355,6 +466,15 @@ class Log:
             duplicate=False,
             record_count=header.records_count,
         )
+
+    def _leader_marker(self, batch: bytearray | memoryview, header: BatchHeader,
+                       origin: AppendOrigin) -> EndTransactionMarker | None:
+        """The marker of a coordinator's control batch, checked against the producer state."""
+        _, marker = read_end_txn_marker(batch)
+        if marker is None:
+            return None
+        self.producer_state.check_marker(header, marker, origin)
+        return marker
 
     def append_as_follower(self, records: bytes | bytearray | memoryview, now_ms: int
                            ) -> ReplicaAppendInfo:
@@ -392,21 +512,42 @@ class Log:
         for start, header in batches:
             if header.partition_leader_epoch >= 0:
                 self.leader_epoch_cache.assign(header.partition_leader_epoch, header.base_offset)
-            self._append_batch(buf[start : start + header.size], header, header.base_offset,
-                               header.last_offset, header.max_timestamp, now_ms)
+            data = buf[start : start + header.size]
+            marker = None
+            if header.is_control and header.has_producer_id:
+                try:
+                    marker = read_end_txn_marker(data)[1]
+                except KafkaError as e:
+                    logger.warning("%s: unreadable replicated control batch at offset %d: %s",
+                                   self._name, header.base_offset, e)
+                if marker is not None:
+                    self.producer_state.check_marker(header, marker, AppendOrigin.REPLICATION)
+            self._append_batch(data, header, header.base_offset, header.last_offset,
+                               header.max_timestamp, now_ms, marker)
         first, last = batches[0][1], batches[-1][1]
         return ReplicaAppendInfo(len(batches), first.base_offset, last.last_offset,
                                  last.partition_leader_epoch, pos)
 
     def _append_batch(self, batch: bytearray | memoryview, header: BatchHeader, first: int,
-                      last: int, max_timestamp: int, now_ms: int) -> None:
+                      last: int, max_timestamp: int, now_ms: int,
+                      marker: EndTransactionMarker | None = None) -> None:
         segment = self.active_segment
         if segment.should_roll(len(batch), last, now_ms):
             segment = self._roll(now_ms)
         segment.append(batch, first, last, max_timestamp, now_ms)
         self.log_end_offset = last + 1
-        if header.producer_id >= 0 and not header.is_control:
-            self.producer_state.update(header, first, last, max_timestamp)
+        if header.producer_id >= 0:
+            state = self.producer_state
+            if marker is not None:
+                completed = state.update_marker(header, marker, first, max_timestamp)
+                if completed is not None:
+                    if completed.is_aborted:
+                        segment.txn_index.append(AbortedTxn(
+                            completed.producer_id, completed.first_offset,
+                            completed.last_offset, state.last_stable_offset_of(completed)))
+                    state.complete_txn(completed)
+            elif not header.is_control:
+                state.update(header, first, last, max_timestamp)
         if self.log_end_offset - self.recovery_point >= self.config.flush_messages:
             self.flush(now_ms=now_ms)
 
@@ -419,7 +560,7 @@ class Log:
     def _roll(self, now_ms: int) -> LogSegment:
         self.active_segment.on_become_inactive()
         base = self.log_end_offset
-        for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+        for suffix in _SEGMENT_SUFFIXES:
             # Files already at the new base offset are leftovers and cannot hold live data.
             (self.dir / file_name(base, suffix)).unlink(missing_ok=True)
         segment = LogSegment(self.dir, base, self.config, now_ms)
@@ -446,18 +587,23 @@ class Log:
         *,
         max_offset: int | None = None,
         min_one_batch: bool = True,
+        with_aborted: bool = False,
     ) -> FetchDataInfo:
         """Whole batches from the one containing ``offset``, up to ``max_bytes``.
 
-        ``max_offset`` (exclusive, normally the high watermark) stops the read before any
-        batch that starts at or after it. With ``min_one_batch`` the first batch is returned
-        even when it alone exceeds ``max_bytes``.
+        ``max_offset`` (exclusive: the high watermark, or the last stable offset for committed
+        data) stops the read before any batch that starts at or after it. With
+        ``min_one_batch`` the first batch is returned even when it alone exceeds
+        ``max_bytes``. With ``with_aborted`` (a consumer of committed data) the answer lists
+        the aborted transactions overlapping what was read.
         """
         self._check_offset(offset)
+        none: list[AbortedTxn] | None = [] if with_aborted else None
         if offset == self.log_end_offset or (max_offset is not None and offset >= max_offset):
-            return FetchDataInfo(_EMPTY, offset)
+            return FetchDataInfo(_EMPTY, offset, none)
         i = max(0, bisect.bisect_right(self._bases, offset) - 1)
-        for segment in self.segments[i:]:
+        for k in range(i, len(self.segments)):
+            segment = self.segments[k]
             found = segment.translate_offset(offset)
             if found is None:
                 continue
@@ -469,8 +615,41 @@ class Log:
                 if not min_one_batch:
                     break
                 end = position + first.size
-            return FetchDataInfo(FileSlice(segment.file, position, end - position), offset)
-        return FetchDataInfo(_EMPTY, offset)
+            aborted = (self._collect_aborted_txns(k, offset, end) if with_aborted else None)
+            return FetchDataInfo(FileSlice(segment.file, position, end - position), offset,
+                                 aborted)
+        return FetchDataInfo(_EMPTY, offset, none)
+
+    def _collect_aborted_txns(self, k: int, offset: int, end_position: int) -> list[AbortedTxn]:
+        """The aborted transactions overlapping a read from ``offset`` that ends at
+        ``end_position`` of segment ``k`` (Kafka's ``addAbortedTransactions``): the upper bound
+        is the offset index's first entry at or after that position, else the next segment's
+        base, else the log end; the indexes are searched from segment ``k`` on."""
+        segment = self.segments[k]
+        upper = segment.offset_index.fetch_upper_bound_offset(end_position)
+        if upper is None:
+            upper = (self.segments[k + 1].base_offset if k + 1 < len(self.segments)
+                     else self.log_end_offset)
+        return self.collect_aborted_transactions(offset, upper, k)
+
+    def collect_aborted_transactions(self, start_offset: int, upper_bound_offset: int,
+                                     first_segment: int | None = None) -> list[AbortedTxn]:
+        """Aborted transactions with a marker at or after ``start_offset`` and a first offset
+        below ``upper_bound_offset`` (Kafka's ``collectAbortedTransactions``)."""
+        if first_segment is None:
+            first_segment = max(0, bisect.bisect_right(self._bases, start_offset) - 1)
+        out: list[AbortedTxn] = []
+        for segment in self.segments[first_segment:]:
+            result = segment.txn_index.collect(start_offset, upper_bound_offset)
+            out.extend(result.aborted)
+            if result.is_complete:
+                break
+        return out
+
+    def last_stable_offset(self, high_watermark: int) -> int:
+        """The offset below which every transaction is decided and replicated, bounded by the
+        high watermark (Kafka's ``lastStableOffset``)."""
+        return self.producer_state.last_stable_offset(high_watermark, self.log_start_offset)
 
     def offset_for_timestamp(self, timestamp: int) -> tuple[int, int] | None:
         """``(offset, timestamp)`` of the first record whose timestamp is >= ``timestamp``."""
@@ -723,14 +902,14 @@ class Log:
             return None
         base = old[0].base_offset
         cleaned = {suffix: self.dir / (file_name(base, suffix) + self.CLEANED_SUFFIX)
-                   for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX)}
+                   for suffix in _SEGMENT_SUFFIXES}
         swap = self.dir / (file_name(base, LOG_SUFFIX) + self.SWAP_SUFFIX)
         os.replace(cleaned[LOG_SUFFIX], swap)
         fsync_dir(self.dir)  # committed: from here on start-up completes the swap
         for segment in old:
             segment.mark_deleted()
             self._pending_deletes.append((now_ms + self.config.file_delete_delay_ms, segment))
-        for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+        for suffix in _INDEX_SUFFIXES:
             if cleaned[suffix].exists():
                 os.replace(cleaned[suffix], self.dir / file_name(base, suffix))
         os.replace(swap, self.dir / file_name(base, LOG_SUFFIX))
@@ -764,9 +943,10 @@ class Log:
             for path in self.dir.iterdir():
                 name, dot, suffix = path.name.partition(".")
                 if (dot and name.isdigit() and len(name) == 20 and base <= int(name) < end
-                        and "." + suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX)):
+                        and "." + suffix in _SEGMENT_SUFFIXES):
                     path.unlink()
             os.replace(swap, self.dir / file_name(base, LOG_SUFFIX))
+            self._swapped_bases.add(base)
             logger.info("%s: completed the interrupted swap of cleaned segment %s", self._name, stem)
             segment = LogSegment(self.dir, base, self.config, 0)
             try:

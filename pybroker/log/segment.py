@@ -1,4 +1,5 @@
-"""One log segment: ``<base offset>.log`` plus its ``.index`` and ``.timeindex``.
+"""One log segment: ``<base offset>.log`` plus its ``.index``, ``.timeindex`` and (once a
+transaction was aborted in it) ``.txnindex``.
 
 Batches are appended byte for byte as they arrive (offsets already assigned). Reads and
 recovery walk batch headers with ``os.pread``; nothing here decodes individual records.
@@ -28,6 +29,7 @@ from protocol.records.batch import HEADER_SIZE, LOG_OVERHEAD, MAGIC, BatchHeader
 from .config import INT_MAX, LogConfig
 from .file_slice import SEGMENT_FILES, LazyFile, OpenFiles, SharedFile
 from .index import IndexCorrupt, OffsetIndex, TimeIndex
+from .txn_index import TXN_INDEX_SUFFIX, TransactionIndex
 
 logger = logging.getLogger(__name__)
 
@@ -147,6 +149,9 @@ class LogSegment:
         self.time_index = TimeIndex(
             dir / file_name(base_offset, TIME_INDEX_SUFFIX), base_offset, config.segment_index_bytes, self._files
         )
+        #: the aborted transactions whose marker is in this segment
+        self.txn_index = TransactionIndex(dir / file_name(base_offset, TXN_INDEX_SUFFIX),
+                                          base_offset, self._files)
         self.next_offset = base_offset
         self.max_timestamp = -1
         self.offset_of_max_timestamp = base_offset
@@ -362,6 +367,7 @@ class LogSegment:
             self._dirty = False
         self.offset_index.flush()
         self.time_index.flush()
+        self.txn_index.flush()
 
     def on_become_inactive(self) -> None:
         """Called on roll: record the final max timestamp and make the segment durable."""
@@ -381,6 +387,7 @@ class LogSegment:
             self._final_time_entry()
         self.offset_index.close()
         self.time_index.close()
+        self.txn_index.close()
         self._files.forget(self)
         self._closed = True
 
@@ -402,6 +409,7 @@ class LogSegment:
         suffix = ".deleted"
         self.offset_index.rename(self.offset_index.path.with_name(self.offset_index.path.name + suffix))
         self.time_index.rename(self.time_index.path.with_name(self.time_index.path.name + suffix))
+        self.txn_index.rename(self.txn_index.path.with_name(self.txn_index.path.name + suffix))
         deleted = self.log_path.with_name(self.log_path.name + suffix)
         os.replace(self.log_path, deleted)
         self.log_path = deleted
@@ -409,6 +417,7 @@ class LogSegment:
     def delete(self) -> None:
         self.offset_index.delete()
         self.time_index.delete()
+        self.txn_index.delete()
         self._files.forget(self)
         self._closed = True
         self.log_path.unlink(missing_ok=True)
@@ -563,6 +572,7 @@ class LogSegment:
         self.size = pos
         self.offset_index.truncate_to_position(pos)
         self.time_index.truncate_to_offset(peek.base_offset)
+        self.txn_index.truncate_to(peek.base_offset)
         self.max_timestamp, self.offset_of_max_timestamp = -1, self.base_offset
         last_time = self.time_index.last_entry()
         if last_time is not None:

@@ -4,12 +4,16 @@
 A batch a client produced is checked here once, on the leader, by its header alone: size limits,
 CRC-32C, the v2 header's own consistency, the idempotent producer's fields and, when the topic
 bounds them, the timestamps. Only a batch whose timestamps are out of bounds is decoded, to name
-each offending record as Kafka's record errors do. Then the leader's part of the header is
+each offending record as Kafka's record errors do, and a client's batch for a compacted topic,
+whose records must all have a key (INVALID_RECORD naming the keyless ones, as Kafka's
+``validateKey``; the broker's coordinators always write keys, so their appends are not decoded). Then the leader's part of the header is
 written in place (base offset, partition leader epoch and, for LogAppendTime topics, the
 timestamp): all outside the CRC, so the producer's CRC stays valid.
 
 A follower appends what its leader validated and skips all of this
-(:meth:`pybroker.log.log.Log.append_as_follower`).
+(:meth:`pybroker.log.log.Log.append_as_follower`). The broker's own coordinators append through
+the same checks as clients, except Kafka's client-only ones: they may write control batches
+(transaction markers) and batches with a producer id and no sequence.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from dataclasses import dataclass
 from protocol.errors import ErrorCode, KafkaError
 from protocol.records.batch import (
     COMPRESSION_MASK,
+    NO_TIMESTAMP,
     BatchHeader,
     compute_crc,
     set_base_offset,
@@ -28,6 +33,7 @@ from protocol.records.batch import (
 from protocol.records.record import decode_batch
 
 from .config import LONG_MAX, LogConfig
+from .producer_state import AppendOrigin
 
 _MAX_CODEC = 4  # zstd
 
@@ -69,14 +75,16 @@ class LogValidator:
 
     ``name`` (``topic-partition``) appears in the messages, as in Kafka's."""
 
-    __slots__ = ("config", "name", "_bounds")
+    __slots__ = ("config", "name", "_bounds", "_compacted")
 
     def __init__(self, config: LogConfig, name: str) -> None:
         self.config = config
         self.name = name
         self._bounds = timestamp_bounds(config)
+        self._compacted = "compact" in config.cleanup_policy.split(",")
 
-    def validate(self, batch: bytearray | memoryview, now_ms: int) -> ValidatedBatch:
+    def validate(self, batch: bytearray | memoryview, now_ms: int,
+                 origin: AppendOrigin = AppendOrigin.CLIENT) -> ValidatedBatch:
         """Check one v2 batch as the leader receives it; raises KafkaError with Kafka's code."""
         cfg = self.config
         header = BatchHeader.parse(batch)
@@ -100,10 +108,27 @@ class LogValidator:
         if compute_crc(batch, 0, size) != header.crc:
             raise KafkaError(ErrorCode.CORRUPT_MESSAGE,
                              f"Record batch for {self.name} failed its CRC check")
-        validate_header(header)
+        validate_header(header, origin)
         if self._bounds is not None:
             self._validate_timestamps(batch, header, now_ms)
+        if self._compacted and origin is AppendOrigin.CLIENT and not header.is_control:
+            self._validate_keys(batch)
         return ValidatedBatch(header, size)
+
+    def _validate_keys(self, batch: bytearray | memoryview) -> None:
+        """A compacted topic keeps the last record of each key: a record without one is refused,
+        with Kafka's messages (the first three record errors are named in the top one)."""
+        _, records = decode_batch(batch)
+        text = f"Compacted topic cannot accept message without key in topic partition {self.name}"
+        errors = [(i, text) for i, r in enumerate(records) if r.key is None]
+        if not errors:
+            return
+        shown = ", ".join(f"RecordError(batchIndex={i}, message='{m}')" for i, m in errors[:3])
+        raise InvalidRecords(
+            ErrorCode.INVALID_RECORD,
+            f"One or more records have been rejected due to {len(errors)} record errors in total, "
+            f"and only showing the first three errors at most: [{shown}]",
+            errors)
 
     def _validate_timestamps(self, batch: bytearray | memoryview, h: BatchHeader,
                              now_ms: int) -> None:
@@ -112,7 +137,9 @@ class LogValidator:
         as Kafka's record errors do."""
         assert self._bounds is not None
         before, after = self._bounds
-        if all(now_ms - before <= ts <= now_ms + after
+        # a record without a timestamp (-1, as converted from message format v0) has nothing
+        # to check, as in Kafka
+        if all(ts == NO_TIMESTAMP or now_ms - before <= ts <= now_ms + after
                for ts in (h.base_timestamp, h.max_timestamp)):
             return
         # Kafka prints the bounds as Java longs, so an unlimited upper bound wraps around
@@ -122,7 +149,7 @@ class LogValidator:
             (i, f"Timestamp {r.timestamp} of message with offset {r.offset - h.base_offset} is "
                 f"out of range. The timestamp should be within [{low}, {high}]")
             for i, r in enumerate(records)
-            if not now_ms - before <= r.timestamp <= now_ms + after
+            if r.timestamp != NO_TIMESTAMP and not now_ms - before <= r.timestamp <= now_ms + after
         ]
         raise InvalidRecords(ErrorCode.INVALID_TIMESTAMP,
                              "One or more records have been rejected due to invalid timestamp",
@@ -140,8 +167,9 @@ class LogValidator:
         return header.max_timestamp, -1
 
 
-def validate_header(h: BatchHeader) -> None:
-    """Kafka's batch-level checks (``LogValidator.validateBatch``)."""
+def validate_header(h: BatchHeader, origin: AppendOrigin = AppendOrigin.CLIENT) -> None:
+    """Kafka's batch-level checks (``LogValidator.validateBatch``); control batches and
+    producer ids without a sequence are refused from clients only."""
     if h.base_offset != 0:
         # clients' batches start at 0: offsets are the broker's to assign
         raise KafkaError(ErrorCode.INVALID_RECORD,
@@ -158,15 +186,16 @@ def validate_header(h: BatchHeader) -> None:
             f"Inconsistent batch offset range [0, {h.last_offset_delta}] "
             f"and count of records {h.records_count}",
         )
-    if h.is_control:
-        raise KafkaError(ErrorCode.INVALID_RECORD,
-                         "Clients are not allowed to write control records")
-    if h.has_producer_id and h.base_sequence < 0:
-        raise KafkaError(
-            ErrorCode.INVALID_RECORD,
-            f"Invalid sequence number {h.base_sequence} in record batch with producerId "
-            f"{h.producer_id}",
-        )
+    if origin is AppendOrigin.CLIENT:
+        if h.is_control:
+            raise KafkaError(ErrorCode.INVALID_RECORD,
+                             "Clients are not allowed to write control records")
+        if h.has_producer_id and h.base_sequence < 0:
+            raise KafkaError(
+                ErrorCode.INVALID_RECORD,
+                f"Invalid sequence number {h.base_sequence} in record batch with producerId "
+                f"{h.producer_id}",
+            )
     if h.attributes & COMPRESSION_MASK > _MAX_CODEC:
         raise KafkaError(
             ErrorCode.CORRUPT_MESSAGE,

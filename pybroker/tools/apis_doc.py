@@ -35,9 +35,6 @@ def render() -> str:
             advertised = f"{h.min_version}-{h.max_version}"
             handler = f"`{h.module}`"
             status = "served"
-            if h.rejected_below > h.min_version:
-                status = (f"served from v{h.rejected_below}; lower versions are advertised for "
-                          "old clients' feature detection and answered with an error")
             if h.modes != ALL_MODES:
                 status += " (ZooKeeper mode only: the controller's request to brokers)"
         lines.append(f"| {key} | {name} | {lo}-{hi} | {advertised} | {handler} | {status} |")

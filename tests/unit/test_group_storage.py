@@ -31,6 +31,7 @@ from pybroker.coordinator.group.offsets import (
 )
 from pybroker.coordinator.group.state import GroupState
 from pybroker.coordinator.group.storage import (
+    Appended,
     CommittedOffset,
     OffsetsConfig,
     OffsetsTopic,
@@ -654,7 +655,7 @@ class _ReplicatingTopic:
     def is_leader(self, partition: int) -> bool:
         return self.leading
 
-    def append_replicated(self, partition, records, now_ms):  # noqa: ANN001, ANN201
+    def append_offsets(self, partition, records, now_ms, producer=None):  # noqa: ANN001, ANN201
         future = self.loop.create_future()
         self.pending.append(future)
         return future
@@ -677,7 +678,7 @@ def test_a_commit_is_answered_and_cached_once_the_isr_has_it(replicated, still_l
         assert isinstance(outcome, asyncio.Future) and not outcome.done()
         assert offsets.fetch("g", [("t", 0)])[0].offset == -1
         topic.leading = still_leading
-        topic.pending[0].set_result(replicated)
+        topic.pending[0].set_result(Appended(replicated, 0 if not replicated else -1))
         loop.run_until_complete(asyncio.sleep(0))
         assert outcome.result() == {("t", 0): answer}
         assert offsets.fetch("g", [("t", 0)])[0].offset == (5 if answer is ErrorCode.NONE

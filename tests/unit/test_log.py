@@ -11,8 +11,10 @@ import pytest
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.records.batch import BatchHeader, crc_is_valid, write_crc
+from protocol.records.compression import CompressionType
 from protocol.records.record import build_batch, decode_batch, iter_batches
 from pybroker.log import FileSlice, Log, LogConfig
+from pybroker.log.validator import InvalidRecords
 
 T0 = 1_700_000_000_000
 _opened: list[Log] = []
@@ -203,6 +205,23 @@ def test_timestamp_bounds_from_config(tmp_path: Path) -> None:
     with pytest.raises(KafkaError):
         log.append_as_leader(make_batch(ts=T0 + 5000), leader_epoch=0, now_ms=T0)
     assert log.append_as_leader(make_batch(ts=T0 - 500), leader_epoch=0, now_ms=T0).first_offset == 0
+
+
+def test_a_compacted_topic_refuses_keyless_records_naming_each(tmp_path: Path) -> None:
+    log = open_log(tmp_path, cleanup_policy="compact,delete")
+    mixed = build_batch([(b"k", b"a", (), T0), (None, b"b", (), T0), (None, b"c", (), T0)],
+                        codec=CompressionType.LZ4)
+    with pytest.raises(InvalidRecords) as e:
+        log.append_as_leader(mixed, leader_epoch=0, now_ms=T0)
+    assert e.value.code == ErrorCode.INVALID_RECORD
+    text = "Compacted topic cannot accept message without key in topic partition my-topic-0"
+    assert e.value.record_errors == [(1, text), (2, text)]
+    assert log.log_end_offset == 0
+    keyed = build_batch([(b"k", b"a", (), T0), (b"j", None, (), T0)])
+    assert log.append_as_leader(keyed, leader_epoch=0, now_ms=T0).first_offset == 0
+    # once the topic no longer compacts, keyless records are taken
+    log.update_config(LogConfig(cleanup_policy="delete"))
+    assert log.append_as_leader(make_batch(), leader_epoch=0, now_ms=T0).first_offset == 2
 
 
 def test_log_append_time_rewrites_timestamp_and_keeps_crc_valid(tmp_path: Path) -> None:

@@ -13,6 +13,11 @@ import pytest
 from protocol.errors import ErrorCode, KafkaError
 from protocol.records.batch import BatchHeader, crc_is_valid
 from protocol.records.compression import CompressionType
+from protocol.records.control import (
+    ControlRecordType,
+    EndTransactionMarker,
+    build_end_txn_marker_batch,
+)
 from protocol.records.record import Record, build_batch, decode_batch, iter_batches
 from pybroker.log import FileSlice, Log, LogConfig, LogManager
 from pybroker.log.cleaner import (
@@ -22,6 +27,7 @@ from pybroker.log.cleaner import (
     measure,
 )
 from pybroker.log.config import LONG_MAX
+from pybroker.log.producer_state import AppendOrigin
 
 T0 = 1_700_000_000_000
 TOPIC = "compacted"
@@ -169,7 +175,9 @@ def test_compressed_batches_are_compacted_in_their_codec(manager: LogManager, co
 
 
 def test_keyless_records_are_dropped_and_binary_keys_compact(manager: LogManager) -> None:
-    """__consumer_offsets style: binary keys (version, group, topic, partition) and tombstones."""
+    """__consumer_offsets style: binary keys (version, group, topic, partition) and tombstones.
+    A keyless record (refused on produce to a compacted topic, so written while the topic was
+    not compacted yet) is dropped."""
 
     def offset_key(group: bytes, partition: int) -> bytes:
         return struct.pack(">hh", 1, len(group)) + group + struct.pack(">h", 5) + b"topic" + struct.pack(">i", partition)
@@ -177,13 +185,14 @@ def test_keyless_records_are_dropped_and_binary_keys_compact(manager: LogManager
     def offset_value(offset: int) -> bytes:
         return struct.pack(">hqiq", 3, offset, -1, T0) + b"\x00\x00\xff"
 
-    log = new_log(manager, compacted(delete_retention_ms=1000))
+    log = new_log(manager, compacted(cleanup_policy="delete"))
     commits: list[KV] = []
     for n in range(3):
         commits += [(offset_key(b"g1", p), offset_value(n * 10 + p)) for p in range(3)]
         commits += [(offset_key(b"g\x00\xff", 0), offset_value(n))]
     commits += [(None, b"no key"), (offset_key(b"g1", 2), None)]
     segment(log, commits, per_batch=4)
+    log.update_config(compacted(delete_retention_ms=1000))
     append(log, [(b"other", b"x")])
 
     LogCleaner(manager).clean_once(T0)
@@ -356,20 +365,135 @@ def test_a_producers_last_batch_survives_as_an_empty_batch(manager: LogManager, 
         reopened.shutdown()
 
 
-def test_control_and_transactional_batches_are_copied_verbatim(manager: LogManager) -> None:
+# -- transactions ----------------------------------------------------------------------------
+
+
+def txn_append(log: Log, pid: int, seq: int, records: Sequence[KV], *, ts: int = T0) -> None:
+    log.append_as_leader(
+        build_batch([(k, v, (), ts) for k, v in records], producer_id=pid, producer_epoch=0,
+                    base_sequence=seq, is_transactional=True), leader_epoch=0, now_ms=ts)
+
+
+def end_txn(log: Log, pid: int, control_type: ControlRecordType, *, ts: int = T0) -> int:
+    marker = build_end_txn_marker_batch(pid, 0, EndTransactionMarker(control_type, 0),
+                                        timestamp=ts)
+    return log.append_as_leader(marker, leader_epoch=0, now_ms=ts,
+                                origin=AppendOrigin.COORDINATOR).first_offset
+
+
+def control_offsets(log: Log) -> list[int]:
+    return [h.base_offset for h in batch_headers(log) if h.is_control]
+
+
+def test_aborted_records_go_and_committed_ones_are_compacted(manager: LogManager) -> None:
+    log = new_log(manager, compacted(delete_retention_ms=1000))
+    txn_append(log, 7, 0, [kv(1, 0), kv(2, 0)])  # 0-1, aborted below
+    append(log, [kv(1, 1)])  # 2
+    abort = end_txn(log, 7, ControlRecordType.ABORT)  # 3
+    txn_append(log, 8, 0, [kv(1, 2)])  # 4, committed
+    commit = end_txn(log, 8, ControlRecordType.COMMIT)  # 5
+    append(log, [kv(3, 0)])  # 6, no producer
+    log.roll(T0)
+    append(log, [kv(9, 9)])  # the active segment
+    assert [t.last_offset for s in log.segments for t in s.txn_index.entries] == [abort]
+    assert log.producer_state.first_unstable_offset() == 0  # the markers are not replicated
+    assert LogCleaner(manager).clean_once(T0 + 10) is None
+    log.last_stable_offset(log.log_end_offset)  # the high watermark reaches the log end
+
+    stats = LogCleaner(manager).clean_once(T0 + 10)
+    assert stats is not None and not stats.aborted
+
+    # key-1's aborted write never counted: the committed one (4) wins over the plain one (2);
+    # key-2 existed only in the aborted transaction
+    assert [(o, k, v) for o, k, v in contents(log) if k and k.startswith(b"key-")] == [
+        (4, b"key-1", b"value-1-2"), (6, b"key-3", b"value-3-0"), (7, b"key-9", b"value-9-9")]
+    # the abort marker stays while the pass met its records, with its index entry in the
+    # cleaned segment; the commit marker of a transaction with a record left stays too
+    assert control_offsets(log) == [abort, commit]
+    assert [(t.producer_id, t.first_offset, t.last_offset)
+            for s in log.segments for t in s.txn_index.entries] == [(7, 0, abort)]
+    assert log.collect_aborted_transactions(0, log.log_end_offset)[0].producer_id == 7
+
+
+def test_markers_of_emptied_transactions_go_after_delete_retention(manager: LogManager) -> None:
+    retention = 1000
+    log = new_log(manager, compacted(delete_retention_ms=retention, min_cleanable_dirty_ratio=0.01))
+    txn_append(log, 7, 0, [kv(1, 0)])  # 0
+    end_txn(log, 7, ControlRecordType.ABORT)  # 1
+    txn_append(log, 8, 0, [kv(2, 0)])  # 2
+    end_txn(log, 8, ControlRecordType.COMMIT)  # 3
+    txn_append(log, 8, 1, [kv(2, 1)])  # 4: supersedes 2
+    end_txn(log, 8, ControlRecordType.COMMIT)  # 5
+    # forget the producers (as if expired), so that no batch is kept as a producer's last
+    # and only the transaction rules decide what stays
+    log.producer_state.clear()
+    log.roll(T0)
+    append(log, [kv(5, 0)])
+    cleaner = LogCleaner(manager)
+
+    def clean(now: int) -> None:
+        log.roll(now)
+        append(log, [kv(6, now)], ts=now)
+        assert cleaner.clean_once(now) is not None
+
+    clean(T0 + 1)
+    # pass 1: the aborted record and the superseded committed one go; their markers stay (the
+    # pass met records of both transactions); the index keeps the abort
+    assert control_offsets(log) == [1, 3, 5]
+    assert [(o, k) for o, k, _ in contents(log) if k and k.startswith(b"key-")][:1] == \
+        [(4, b"key-2")]
+    assert len([t for s in log.segments for t in s.txn_index.entries]) == 1
+    clean(T0 + 2)
+    # pass 2: both transactions of the first two markers have no record left: the markers get
+    # a delete horizon (and the abort loses its index entry); the last commit keeps its record
+    headers = [h for h in batch_headers(log) if h.is_control]
+    assert [bool(h.attributes & DELETE_HORIZON_MASK) for h in headers] == [True, True, False]
+    assert [t for s in log.segments for t in s.txn_index.entries] == []
+    clean(T0 + 2 + retention - 1)
+    assert control_offsets(log) == [1, 3, 5]
+    clean(T0 + 2 + retention + 10)
+    assert control_offsets(log) == [5]
+
+
+def test_the_cleaner_never_passes_an_open_transaction(manager: LogManager) -> None:
     log = new_log(manager)
-    txn = build_batch([(*kv(1, 0), (), T0)], producer_id=3, producer_epoch=0, base_sequence=0, is_transactional=True)
-    log.append_as_leader(txn, leader_epoch=0, now_ms=T0)
+    segment(log, [kv(1, v) for v in range(3)])  # 0-2: cleanable
+    txn_append(log, 7, 0, [kv(1, 10)])  # 3: open
+    log.roll(T0)
+    segment(log, [kv(1, v) for v in range(20, 23)])  # 4-6: after the open transaction
+    append(log, [kv(2, 0)])
+    stats = LogCleaner(manager).clean_once(T0 + 1)
+    assert stats is not None and stats.end_offset == 3
+    assert [o for o, _, _ in contents(log)] == [2, 3, 4, 5, 6, 7]
+    end_txn(log, 7, ControlRecordType.ABORT)
+    assert log.last_stable_offset(log.log_end_offset) == log.log_end_offset
+
+
+def test_an_interrupted_swap_rebuilds_the_txnindex(manager: LogManager, tmp_path: Path) -> None:
+    log = new_log(manager, compacted(delete_retention_ms=10**9))
+    txn_append(log, 7, 0, [kv(1, 0)])
     append(log, [kv(1, 1)])
-    append(log, [kv(1, 2)])
+    abort = end_txn(log, 7, ControlRecordType.ABORT)
     log.roll(T0)
     append(log, [kv(2, 0)])
-
-    LogCleaner(manager).clean_once(T0)
-
-    # The transactional record is not superseded-checked and does not enter the map.
-    assert contents(log) == [(0, b"key-1", b"value-1-0"), (2, b"key-1", b"value-1-2"), (3, b"key-2", b"value-2-0")]
-    assert batch_headers(log)[0].is_transactional
+    LogCleaner(manager).clean_once(T0 + 1)
+    before = log.collect_aborted_transactions(0, log.log_end_offset)
+    assert [t.last_offset for t in before] == [abort]
+    manager.shutdown()
+    # as if the broker died right after the commit point: the cleaned log is a .swap and
+    # the cleaned .txnindex never got its name
+    dir = log.dir
+    base = dir / "00000000000000000000"
+    base.with_suffix(".log").rename(dir / "00000000000000000000.log.swap")
+    base.with_suffix(".txnindex").rename(dir / "00000000000000000000.txnindex.cleaned")
+    reopened = LogManager([tmp_path / "logs"], LogConfig())
+    reopened.startup(T0)
+    try:
+        again = reopened.get_log(TOPIC, 0)
+        assert again is not None
+        assert again.collect_aborted_transactions(0, again.log_end_offset) == before
+    finally:
+        reopened.shutdown()
 
 
 # -- the swap --------------------------------------------------------------------------------------

@@ -8,6 +8,8 @@
   LeaveGroup) and :mod:`.group_apis` (offset-commit checks, Describe/List/DeleteGroups), over
   the shared state and answer delivery of :mod:`.core`.
 * :mod:`.timers` - the scheduler protocol, a manual one for tests and an asyncio one.
+* :mod:`.storage`, :mod:`.offsets`, :mod:`.txn_offsets` - ``__consumer_offsets`` records and
+  replay, the committed-offset cache, and transactional offsets pending until their marker.
 """
 
 from .coordinator import GroupConfig, GroupCoordinator, GroupStore, NullGroupStore

@@ -61,10 +61,16 @@ class GroupApis(CoordinatorCore):
     def handle_commit_offsets(self, group_id: str, member_id: str,
                               group_instance_id: str | None, generation_id: int, now_ms: int, *,
                               transactional: bool = False) -> ErrorCode:
-        """Whether an OffsetCommit (or TxnOffsetCommit) may be stored for this group. A commit
-        with generation -1 for an unknown group creates it, Empty, for simple consumers; a
-        member's commit also counts as its heartbeat."""
-        error = self._validate_group_status(group_id, allow_empty_id=True)
+        """Whether an OffsetCommit (or, ``transactional``, a TxnOffsetCommit) may be stored for
+        this group. A commit with generation -1 for an unknown group creates it, Empty, for
+        simple consumers; a member's commit also counts as its heartbeat.
+
+        A TxnOffsetCommit (Kafka's ``handleTxnCommitOffsets``) needs a non-empty group id,
+        creates an unknown group whatever its generation, and is checked as a member's commit
+        only when it names a member (v3+, KIP-447: ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID,
+        FENCED_INSTANCE_ID); older producers send no member and commit for any group. It is
+        no heartbeat, and a rebalance does not hold it back."""
+        error = self._validate_group_status(group_id, allow_empty_id=not transactional)
         if error is not None:
             return error
         group = self._groups.get(group_id)
@@ -72,7 +78,8 @@ class GroupApis(CoordinatorCore):
             if generation_id >= 0 and not transactional:
                 # A member of a generation this coordinator does not know.
                 return E.ILLEGAL_GENERATION
-            log.info("group %s: created by an offset commit", group_id)
+            log.info("group %s: created by %s", group_id,
+                     "a transactional offset commit" if transactional else "an offset commit")
             group = ClassicGroup(group_id, S.EMPTY, now_ms)
             self._groups[group_id] = group
         error = self._validate_offset_commit(group, generation_id, member_id, group_instance_id,

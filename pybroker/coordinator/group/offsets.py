@@ -5,6 +5,15 @@ tombstone append whose loss is harmless because the next cleanup writes it again
 and expiry, as Kafka's ``cleanupGroupMetadata`` does with acks=0). A partition's offsets are
 filled by replaying its log when this broker becomes its coordinator.
 
+Besides what is committed, two kinds of offsets are *pending*, as in Kafka's ``GroupMetadata``:
+a plain commit while its batch is being replicated, and a TxnOffsetCommit's offsets until its
+transaction's marker (:mod:`.txn_offsets`; :meth:`OffsetManager.complete_transaction`).
+OffsetFetch with ``require_stable`` answers UNSTABLE_OFFSET_COMMIT for a partition with a
+pending offset, offsets being replicated do not expire, and a group with pending offsets is
+not empty: it neither dies on expiry nor loses its metadata to OffsetDelete. Each cached
+offset keeps the base offset of the batch that wrote it, so that a transaction committed
+after a later plain commit of the same partition does not override it, live as on replay.
+
 :class:`OffsetManager` is also the membership layer's ``GroupStore`` (``coordinator.GroupStore``):
 :meth:`~OffsetManager.store_group` and :meth:`~OffsetManager.delete_group` write group metadata
 records to the group's partition, and :meth:`~OffsetManager.expire` reads groups through
@@ -14,6 +23,7 @@ records to the group's partition, and :meth:`~OffsetManager.expire` reads groups
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -25,15 +35,19 @@ from pybroker.coordinator.group.state import GroupState
 from pybroker.coordinator.group.storage import (
     NO_LEADER_EPOCH,
     NO_TIMESTAMP,
+    Appended,
     CommittedOffset,
+    OffsetRecord,
     OffsetsConfig,
     OffsetsTopic,
     TopicPartition,
+    TxnProducer,
     commit_error_for,
     serialize_group_metadata_key,
     serialize_offset_commit_key,
     serialize_offset_commit_value,
 )
+from pybroker.coordinator.group.txn_offsets import PendingTxnOffset, PendingTxnOffsets
 
 if TYPE_CHECKING:
     from pybroker.coordinator.group.group import ClassicGroup
@@ -45,6 +59,7 @@ __all__ = [
     "OffsetFetchResult",
     "OffsetManager",
     "OffsetToCommit",
+    "TxnProducer",
 ]
 
 log = logging.getLogger(__name__)
@@ -124,31 +139,39 @@ def _java_length(s: str) -> int:
 
 class OffsetManager:
     """Committed offsets of the groups of the ``__consumer_offsets`` partitions this broker
-    leads (Kafka's offset half of ``GroupMetadataManager``)."""
+    leads (Kafka's offset half of ``GroupMetadataManager``), and their pending offsets."""
 
     def __init__(self, topic: OffsetsTopic, config: OffsetsConfig | None = None) -> None:
         self.topic = topic
         self.config = config or topic.config
-        self._offsets: dict[str, dict[TopicPartition, CommittedOffset]] = {}
+        self._offsets: dict[str, dict[TopicPartition, OffsetRecord]] = {}
+        #: plain commits being replicated: group -> (topic, partition) -> their commit ids
+        self._in_flight: dict[str, dict[TopicPartition, set[int]]] = {}
+        self._commit_ids = itertools.count()
+        #: TxnOffsetCommits' offsets waiting for their transaction's marker
+        self.pending = PendingTxnOffsets()
         self.loaded_partitions: set[int] = set()
 
     # -- loading ---------------------------------------------------------------------------
     def load_partition(self, partition: int) -> dict[str, GroupMetadataValue | None]:
         """Replay a partition into the offset cache; returns the groups the membership layer
         should load: each group with stored metadata, and each group known only through its
-        offsets (as None: Kafka loads those as Empty groups). Groups whose metadata was
-        deleted and that have no offsets are left out."""
+        offsets, committed or pending (as None: Kafka loads those as Empty groups). Groups
+        whose metadata was deleted and that have no offsets are left out. Transactions without
+        a marker yet leave their offsets pending, as before the reload."""
         replayed = self.topic.replay(partition)
         self.unload_partition(partition)
-        for group, offsets in replayed.offsets.items():
-            self._offsets[group] = dict(offsets)
+        for group in replayed.offsets:
+            self._offsets[group] = replayed.records(group)
+        self.pending.load(partition, replayed.pending)
         self.loaded_partitions.add(partition)
         groups: dict[str, GroupMetadataValue | None] = {
             g: v for g, v in replayed.groups.items() if v is not None}
-        for group in replayed.offsets:
+        for group in [*replayed.offsets, *sorted(self.pending.groups(partition))]:
             groups.setdefault(group, None)
-        log.info("Loaded %s-%d: %d group(s), %d with stored metadata", self.topic.name, partition,
-                 len(groups), sum(v is not None for v in groups.values()))
+        log.info("Loaded %s-%d: %d group(s), %d with stored metadata, %d transaction(s) open",
+                 self.topic.name, partition, len(groups),
+                 sum(v is not None for v in groups.values()), len(replayed.pending))
         return groups
 
     def load_led_partitions(self) -> dict[str, GroupMetadataValue | None]:
@@ -171,11 +194,18 @@ class OffsetManager:
         return error
 
     def unload_partition(self, partition: int) -> list[str]:
-        """Drop the cached offsets of a partition's groups (leadership moved away)."""
+        """Drop the cached and pending offsets of a partition's groups (leadership moved
+        away); returns the groups that had any."""
         self.loaded_partitions.discard(partition)
-        gone = [g for g in self._offsets if self.topic.partition_for(g) == partition]
+        gone = [g for g in dict.fromkeys([*self._offsets, *self._in_flight])
+                if self.topic.partition_for(g) == partition]
+        for group in sorted(self.pending.groups(partition)):
+            if group not in gone:
+                gone.append(group)
         for group in gone:
-            del self._offsets[group]
+            self._offsets.pop(group, None)
+            self._in_flight.pop(group, None)
+        self.pending.unload(partition)
         return gone
 
     def is_loaded(self, group_id: str) -> bool:
@@ -187,34 +217,52 @@ class OffsetManager:
         return list(self._offsets)
 
     def has_offsets(self, group_id: str) -> bool:
-        return bool(self._offsets.get(group_id))
+        """Whether the group has offsets: committed, being replicated, or pending in a
+        transaction (Kafka's ``GroupMetadata.hasOffsets``). A group without any is gone once
+        it is Empty."""
+        return (bool(self._offsets.get(group_id)) or bool(self._in_flight.get(group_id))
+                or self.pending.has_pending(self.topic.partition_for(group_id), group_id))
 
     def offsets_of(self, group_id: str) -> dict[TopicPartition, CommittedOffset]:
-        return dict(self._offsets.get(group_id, {}))
+        return {tp: r.committed for tp, r in self._offsets.get(group_id, {}).items()}
+
+    def is_unstable(self, group_id: str, tp: TopicPartition) -> bool:
+        """Whether the partition has an offset on its way: a plain commit being replicated or
+        a transactional one waiting for its marker (Kafka's
+        ``hasPendingOffsetCommitsForTopicPartition``)."""
+        return (bool(self._in_flight.get(group_id, {}).get(tp))
+                or self.pending.is_pending(self.topic.partition_for(group_id), group_id, tp))
 
     def fetch(self, group_id: str, partitions: Iterable[TopicPartition] | None = None,
               *, require_stable: bool = False) -> list[OffsetFetchResult]:
         """Committed offsets of ``partitions`` (None: every partition with one, sorted).
 
-        A partition without a commit answers offset -1 and no error. ``require_stable``
-        (OffsetFetch v7+) never waits: without transactional commits nothing is pending.
+        A partition without a commit answers offset -1 and no error. With ``require_stable``
+        (OffsetFetch v7+, sent by consumers reading committed data, KIP-447) a partition with
+        a pending offset (:meth:`is_unstable`) answers UNSTABLE_OFFSET_COMMIT and offset -1
+        instead: the consumer asks again once the transaction completed. Without it, the
+        last committed offset is answered as if nothing were pending.
         """
         committed = self._offsets.get(group_id, {})
         wanted = sorted(committed) if partitions is None else list(partitions)
         results = []
         for topic, partition in wanted:
             c = committed.get((topic, partition))
-            if c is None:
+            if require_stable and self.is_unstable(group_id, (topic, partition)):
+                results.append(OffsetFetchResult(topic, partition, -1, NO_LEADER_EPOCH, "",
+                                                 ErrorCode.UNSTABLE_OFFSET_COMMIT))
+            elif c is None:
                 results.append(OffsetFetchResult(topic, partition, -1, NO_LEADER_EPOCH, "",
                                                  ErrorCode.NONE))
             else:
-                results.append(OffsetFetchResult(topic, partition, c.offset, c.leader_epoch,
-                                                 c.metadata, ErrorCode.NONE))
+                results.append(OffsetFetchResult(topic, partition, c.committed.offset,
+                                                 c.committed.leader_epoch, c.committed.metadata,
+                                                 ErrorCode.NONE))
         return results
 
     # -- commits ---------------------------------------------------------------------------
     def commit(self, group_id: str, offsets: Iterable[OffsetToCommit | tuple], now_ms: int,
-               retention_ms_override: int = -1,
+               retention_ms_override: int = -1, *, producer: TxnProducer | None = None,
                ) -> dict[TopicPartition, ErrorCode] | asyncio.Future[dict[TopicPartition,
                                                                          ErrorCode]]:
         """Store an OffsetCommit request's offsets in one batch; per-partition errors, at once
@@ -223,9 +271,14 @@ class OffsetManager:
         Offsets whose metadata exceeds ``offset.metadata.max.bytes`` answer
         OFFSET_METADATA_TOO_LARGE and are not written; the others share the append's fate,
         and enter the cache (what OffsetFetch answers) only once the append succeeded, as
-        Kafka's ``storeOffsets`` callback does. ``retention_ms_override`` (OffsetCommit v2-v4
+        Kafka's ``storeOffsets`` callback does, and only if no later batch of the partition
+        is cached already. ``retention_ms_override`` (OffsetCommit v2-v4
         ``retention_time_ms``, -1 = broker default) gives the offsets an explicit expire
         timestamp.
+
+        With ``producer`` this is a TxnOffsetCommit: the batch is the producer's,
+        transactional, and its offsets stay pending (not answered by OffsetFetch) until
+        :meth:`complete_transaction` applies or drops them.
         """
         expire = now_ms + retention_ms_override if retention_ms_override != -1 else NO_TIMESTAMP
         errors: dict[TopicPartition, ErrorCode] = {}
@@ -248,19 +301,39 @@ class OffsetManager:
         records = [(serialize_offset_commit_key(group_id, t, p), serialize_offset_commit_value(c))
                    for (t, p), c in accepted.items()]
         partition = self.topic.partition_for(group_id)
+        commit_id = next(self._commit_ids)
+        replaced: dict[TopicPartition, PendingTxnOffset] = {}
+        if producer is None:
+            in_flight = self._in_flight.setdefault(group_id, {})
+            for tp in accepted:
+                in_flight.setdefault(tp, set()).add(commit_id)
+        else:
+            replaced = self.pending.prepare(partition, producer.producer_id, group_id, accepted)
 
-        def settle(error: ErrorCode) -> dict[TopicPartition, ErrorCode]:
+        def settle(appended: Appended) -> dict[TopicPartition, ErrorCode]:
+            error = appended.error
             if not error and not self.topic.is_leader(partition):
                 error = ErrorCode.NOT_LEADER_OR_FOLLOWER  # moved while being replicated
+            if producer is not None:
+                if error:
+                    self.pending.failed(partition, producer.producer_id, group_id, accepted,
+                                        replaced)
+                else:
+                    self.pending.appended(partition, producer.producer_id, group_id, accepted,
+                                          appended.base_offset)
+            else:
+                awaited = self._end_in_flight(group_id, accepted, commit_id)
+                if not error:
+                    for tp in awaited:
+                        self._cache(group_id, tp, OffsetRecord(appended.base_offset,
+                                                               accepted[tp]))
             if error:
                 mapped = commit_error_for(error)
                 for tp in accepted:
                     errors[tp] = mapped
-            else:
-                self._offsets.setdefault(group_id, {}).update(accepted)
             return errors
 
-        outcome = self.topic.append_replicated(partition, records, now_ms)
+        outcome = self.topic.append_offsets(partition, records, now_ms, producer=producer)
         if not isinstance(outcome, asyncio.Future):
             return settle(outcome)
         answered: asyncio.Future[dict[TopicPartition, ErrorCode]] = \
@@ -269,18 +342,96 @@ class OffsetManager:
             lambda f: None if answered.done() else answered.set_result(settle(f.result())))
         return answered
 
+    def _end_in_flight(self, group_id: str, offsets: Iterable[TopicPartition],
+                       commit_id: int) -> list[TopicPartition]:
+        """A plain commit's append is over: the partitions it was still awaited for (those
+        not deleted meanwhile, as Kafka's ``onOffsetCommitAppend`` checks its pending map)."""
+        in_flight = self._in_flight.get(group_id)
+        if in_flight is None:
+            return []
+        awaited = []
+        for tp in offsets:
+            ids = in_flight.get(tp)
+            if ids is not None and commit_id in ids:
+                awaited.append(tp)
+                ids.discard(commit_id)
+                if not ids:
+                    del in_flight[tp]
+        if not in_flight:
+            del self._in_flight[group_id]
+        return awaited
+
+    def _cache(self, group_id: str, tp: TopicPartition, record: OffsetRecord) -> bool:
+        """Cache ``record`` unless the partition's cached offset was written later."""
+        cached = self._offsets.setdefault(group_id, {})
+        current = cached.get(tp)
+        if current is not None and not current.older_than(record.batch_offset):
+            return False
+        cached[tp] = record
+        return True
+
+    # -- transactions ------------------------------------------------------------------------
+    def complete_transaction(self, producer_id: int, partitions: Iterable[int],
+                             committed: bool) -> int:
+        """The producer's transaction ended: its COMMIT (``committed``) or ABORT marker is in
+        each of ``partitions`` of ``__consumer_offsets``. The producer's pending offsets of
+        the groups of those partitions leave; on COMMIT each becomes its partition's committed
+        offset unless a plain commit of the same partition was written after it (Kafka's
+        ``completePendingTxnOffsetCommit``). Partitions not loaded here are skipped: their
+        coordinator replays the marker. Returns how many offsets were applied."""
+        applied = 0
+        for partition in dict.fromkeys(partitions):
+            if partition not in self.loaded_partitions:
+                continue
+            for group_id, offsets in self.pending.complete(partition, producer_id).items():
+                if not committed:
+                    log.debug("Transaction of producer %d aborted: %d offset(s) of group %s "
+                              "dropped", producer_id, len(offsets), group_id)
+                    continue
+                for tp, pending in offsets.items():
+                    record = pending.record()
+                    if record is None:
+                        # Its batch is still being appended: the marker came first, which a
+                        # transaction coordinator never does (Kafka refuses it too).
+                        log.warning("Transaction of producer %d committed before its offset "
+                                    "of %s for group %s was written; ignoring that offset",
+                                    producer_id, tp, group_id)
+                    elif self._cache(group_id, tp, record):
+                        applied += 1
+        return applied
+
     # -- deletes ---------------------------------------------------------------------------
-    def _remove(self, group_id: str, partitions: Iterable[TopicPartition] | None, now_ms: int,
-                *, tombstone_group: bool) -> tuple[list[TopicPartition], ErrorCode]:
-        """Drop offsets from the cache and write their tombstones (and, if asked, the group's)
-        in one batch. Returns the partitions that had an offset and the append's error."""
+    def _drop(self, group_id: str, partitions: Iterable[TopicPartition] | None, *,
+              pending: bool = True) -> list[TopicPartition]:
+        """Drop offsets from the cache, with whatever is pending for the same partitions (for
+        the whole group when ``partitions`` is None), as Kafka's ``removeOffsets``; only the
+        committed ones without ``pending`` (expiry). Returns the partitions that had a
+        committed offset."""
         committed = self._offsets.get(group_id, {})
-        targets = list(committed) if partitions is None else [
-            tp for tp in dict.fromkeys(partitions) if tp in committed]
+        in_flight = self._in_flight.get(group_id, {})
+        if not pending:
+            targets = [tp for tp in dict.fromkeys(partitions or ()) if tp in committed]
+        elif partitions is None:
+            targets = list(committed)
+            self._in_flight.pop(group_id, None)
+            self.pending.remove(self.topic.partition_for(group_id), group_id)
+        else:
+            wanted = list(dict.fromkeys(partitions))
+            targets = [tp for tp in wanted if tp in committed]
+            for tp in wanted:
+                in_flight.pop(tp, None)
+            if not in_flight:
+                self._in_flight.pop(group_id, None)
+            self.pending.remove(self.topic.partition_for(group_id), group_id, wanted)
         for tp in targets:
             del committed[tp]
         if not committed:
             self._offsets.pop(group_id, None)
+        return targets
+
+    def _write_tombstones(self, group_id: str, targets: list[TopicPartition], now_ms: int,
+                          *, tombstone_group: bool) -> ErrorCode:
+        """Tombstones of ``targets`` (and, if asked, of the group's metadata) in one batch."""
         records: list[tuple[bytes, bytes | None]] = [
             (serialize_offset_commit_key(group_id, t, p), None) for t, p in targets]
         if tombstone_group:
@@ -292,24 +443,34 @@ class OffsetManager:
         if error:
             log.warning("Failed to append %d tombstone(s) for group %s: %s", len(records),
                         group_id, error.name)
-        return targets, error
+        return error
+
+    def _remove(self, group_id: str, partitions: Iterable[TopicPartition] | None, now_ms: int,
+                *, tombstone_group: bool) -> tuple[list[TopicPartition], ErrorCode]:
+        """:meth:`_drop` and :meth:`_write_tombstones`. Returns the partitions that had an
+        offset and the append's error."""
+        targets = self._drop(group_id, partitions)
+        return targets, self._write_tombstones(group_id, targets, now_ms,
+                                               tombstone_group=tombstone_group)
 
     def delete_offsets(self, group_id: str, partitions: Iterable[TopicPartition], now_ms: int,
                        *, tombstone_group_if_empty: bool = False) -> list[TopicPartition]:
-        """OffsetDelete: remove the given partitions' offsets; returns those that existed.
+        """OffsetDelete: remove the given partitions' offsets, and what is pending for them;
+        returns those that had a committed offset.
 
         With ``tombstone_group_if_empty`` the group's metadata tombstone joins the batch when
-        no offsets remain (Kafka does so for an Empty group with generation > 0).
+        the group is left without offsets (:meth:`has_offsets`; Kafka does so for an Empty
+        group with generation > 0, which then dies).
         """
-        partitions = list(partitions)
-        committed = self._offsets.get(group_id, {})
-        emptied = bool(committed) and all(tp in partitions for tp in committed)
-        removed, _ = self._remove(group_id, partitions, now_ms,
-                                  tombstone_group=tombstone_group_if_empty and emptied)
-        return removed
+        targets = self._drop(group_id, partitions)
+        emptied = not self.has_offsets(group_id)
+        self._write_tombstones(group_id, targets, now_ms,
+                               tombstone_group=tombstone_group_if_empty and emptied)
+        return targets
 
     def delete_group_offsets(self, group_id: str, now_ms: int) -> list[TopicPartition]:
-        """Remove every offset of a group (tombstones only for offsets that existed)."""
+        """Remove every offset of a group, pending ones included (tombstones only for offsets
+        that were committed)."""
         removed, _ = self._remove(group_id, None, now_ms, tombstone_group=False)
         return removed
 
@@ -323,7 +484,9 @@ class OffsetManager:
     def delete_group(self, group_id: str, now_ms: int, *, tombstone_group: bool = True) -> ErrorCode:
         """DeleteGroups: tombstones for all of the group's offsets and for its metadata, one
         batch. Pass ``tombstone_group=False`` for a group that never stored metadata
-        (generation 0), as Kafka does."""
+        (generation 0), as Kafka does. Pending offsets go too: a transaction that commits
+        later no longer brings them back to this coordinator's cache (a replay of the log
+        would, as Kafka's loader does)."""
         _, error = self._remove(group_id, None, now_ms, tombstone_group=tombstone_group)
         return commit_error_for(error) if error else ErrorCode.NONE
 
@@ -339,7 +502,9 @@ class OffsetManager:
         - group without a protocol (offset storage only; ``view`` None): from each commit;
         - otherwise nothing expires.
 
-        An offset with its own expire timestamp (OffsetCommit v2-v4) expires at that time.
+        An offset with its own expire timestamp (OffsetCommit v2-v4) expires at that time. An
+        offset whose partition has a plain commit being replicated does not expire; a pending
+        transactional offset does not hold the committed one back (as in Kafka).
         """
         committed = self._offsets.get(group_id)
         if not committed:
@@ -363,9 +528,11 @@ class OffsetManager:
                 return c.commit_timestamp
         else:
             return []
+        in_flight = self._in_flight.get(group_id, {})
         expired = []
-        for tp, c in committed.items():
-            if tp[0] in skip:
+        for tp, record in committed.items():
+            c = record.committed
+            if tp[0] in skip or tp in in_flight:
                 continue
             if c.expire_timestamp != NO_TIMESTAMP:
                 if now_ms >= c.expire_timestamp:
@@ -382,7 +549,8 @@ class OffsetManager:
         membership layer does not know (offsets only). ``extra_groups`` are groups without
         offsets that should be checked too (an Empty group with nothing committed dies). Each
         group's tombstones, including its metadata tombstone when it died with a generation
-        above 0, go out in one batch.
+        above 0, go out in one batch. A group with pending offsets (:meth:`has_offsets`) does
+        not die, even if it has nothing committed.
         """
         result = ExpiryResult()
         for group_id in dict.fromkeys([*self._offsets, *extra_groups]):
@@ -391,15 +559,16 @@ class OffsetManager:
             view = group_view(group_id)
             expired = self.expired_offsets(group_id, now_ms, view)
             empty = view is None or view.is_empty
-            dies = empty and not any(tp not in expired for tp in self._offsets.get(group_id, {}))
+            targets = self._drop(group_id, expired, pending=False) if expired else []
+            dies = empty and not self.has_offsets(group_id)
             tombstone_group = dies and view is not None and view.generation > 0
-            if expired or tombstone_group:
-                removed, _ = self._remove(group_id, expired, now_ms, tombstone_group=tombstone_group)
-                if removed:
-                    result.removed[group_id] = removed
+            if targets or tombstone_group:
+                self._write_tombstones(group_id, targets, now_ms,
+                                       tombstone_group=tombstone_group)
+                if targets:
+                    result.removed[group_id] = targets
             if dies:
                 result.dead_groups.append(group_id)
         if result.removed:
             log.info("Removed %d expired offset(s)", result.offsets_removed)
         return result
-

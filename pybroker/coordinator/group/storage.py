@@ -17,7 +17,10 @@ is what :func:`deserialize_key` and :meth:`OffsetsTopic.replay` do too.
 
 Writes follow Kafka: one batch per operation (an OffsetCommit request's offsets are appended
 atomically), CREATE_TIME stamped with the write time, the codec of
-``offsets.topic.compression.codec``.
+``offsets.topic.compression.codec``, appended as the coordinator's own (``AppendOrigin``). A TxnOffsetCommit's batch carries the producer's id and
+epoch with the transactional attribute set (base sequence 0, as Kafka's coordinator writes
+it); the COMMIT or ABORT marker its transaction coordinator has written to the partition later
+decides whether its offsets count.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import logging
 import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from protocol.errors import ErrorCode, KafkaError, ProtocolError
 from protocol.messages import (
@@ -43,6 +46,7 @@ from protocol.primitives import Reader
 from protocol.records.record import build_batch, decode_batch, iter_batches
 from pybroker.config import broker_default, broker_value
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
+from pybroker.log.producer_state import AppendOrigin
 
 if TYPE_CHECKING:
     from pybroker.cluster.metadata_cache import MetadataCache
@@ -126,6 +130,39 @@ class CommittedOffset:
     metadata: str = ""
     commit_timestamp: int = 0
     expire_timestamp: int = NO_TIMESTAMP
+
+
+class OffsetRecord(NamedTuple):
+    """A committed offset with the base offset of the batch that wrote it (Kafka's
+    ``CommitRecordMetadataAndOffset``). Where plain and transactional commits of a partition
+    meet, the one written later in the log wins, whatever order their answers or markers
+    came in (a compacted log must load the same offset as the live cache)."""
+
+    batch_offset: int
+    committed: CommittedOffset
+
+    def older_than(self, batch_offset: int) -> bool:
+        return self.batch_offset < batch_offset
+
+
+class TxnProducer(NamedTuple):
+    """The transactional producer a TxnOffsetCommit writes for."""
+
+    producer_id: int
+    producer_epoch: int
+
+
+#: the base sequence of the coordinator's transactional batches, as Kafka writes it: every
+#: batch the coordinator writes is appended as the coordinator's (``AppendOrigin.COORDINATOR``),
+#: whose sequences the log does not check (only the producer's epoch)
+TXN_OFFSET_COMMIT_BASE_SEQUENCE = 0
+
+
+class Appended(NamedTuple):
+    """An append's error and, when it succeeded, the base offset its batch got (-1 if not)."""
+
+    error: ErrorCode
+    base_offset: int = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,15 +319,26 @@ def group_store_error_for(append_error: ErrorCode) -> ErrorCode:
 class ReplayedPartition:
     """What one ``__consumer_offsets`` partition holds once its log is replayed.
 
-    ``offsets`` maps group -> (topic, partition) -> committed offset; ``groups`` maps each
-    group whose metadata appears in the log to its latest value, or None when the last
-    record was a tombstone (the group was deleted).
+    ``offsets`` maps group -> (topic, partition) -> committed offset, and ``batch_offsets``
+    the same keys to the base offset of the batch that wrote it; ``groups`` maps each group
+    whose metadata appears in the log to its latest value, or None when the last record was a
+    tombstone (the group was deleted). ``pending`` holds the transactional offsets whose
+    transaction has no marker yet: producer id -> group -> (topic, partition) -> record.
     """
 
     partition: int
     offsets: dict[str, dict[TopicPartition, CommittedOffset]] = field(default_factory=dict)
     groups: dict[str, GroupMetadataValue | None] = field(default_factory=dict)
     end_offset: int = 0
+    batch_offsets: dict[str, dict[TopicPartition, int]] = field(default_factory=dict)
+    pending: dict[int, dict[str, dict[TopicPartition, OffsetRecord]]] = field(
+        default_factory=dict)
+
+    def records(self, group: str) -> dict[TopicPartition, OffsetRecord]:
+        """The group's committed offsets with their batch offsets."""
+        batch_offsets = self.batch_offsets.get(group, {})
+        return {tp: OffsetRecord(batch_offsets[tp], c)
+                for tp, c in self.offsets.get(group, {}).items()}
 
 
 class PartitionReplay:
@@ -298,7 +346,10 @@ class PartitionReplay:
 
     Transactional offset commits stay pending per producer until their marker: a commit
     marker applies them unless a later non-transactional commit of the same partition was
-    already read, an abort marker drops them.
+    already read, an abort marker drops them. A transactional tombstone only takes its
+    partition out of the producer's pending set, as in Kafka's loader. What is still pending
+    at the end of the log is handed over (:attr:`ReplayedPartition.pending`): those
+    transactions' markers are yet to come.
     """
 
     def __init__(self, partition: int, num_partitions: int) -> None:
@@ -306,7 +357,7 @@ class PartitionReplay:
         self.num_partitions = num_partitions
         # (group, topic, partition) -> (offset of the batch that wrote it, value)
         self.offsets: dict[tuple[str, str, int], tuple[int, CommittedOffset]] = {}
-        self.pending: dict[int, dict[tuple[str, str, int], tuple[int, CommittedOffset | None]]] = {}
+        self.pending: dict[int, dict[tuple[str, str, int], tuple[int, CommittedOffset]]] = {}
         self.groups: dict[str, GroupMetadataValue | None] = {}
         self.foreign_groups: set[str] = set()
 
@@ -345,7 +396,11 @@ class PartitionReplay:
                     value = deserialize_offset_commit_value(record.value)
                     tp = (key.group, key.topic, key.partition)
                     if transactional:
-                        self.pending.setdefault(header.producer_id, {})[tp] = (header.base_offset, value)
+                        pending = self.pending.setdefault(header.producer_id, {})
+                        if value is None:
+                            pending.pop(tp, None)
+                        else:
+                            pending[tp] = (header.base_offset, value)
                     elif value is None:
                         self.offsets.pop(tp, None)
                     else:
@@ -361,24 +416,28 @@ class PartitionReplay:
                           record.offset, OFFSETS_TOPIC, self.partition, exc)
 
     def _apply_marker(self, producer_id: int, records: list) -> None:
+        if not records:
+            return  # an emptied control batch ends nothing (Kafka's loader reads its record)
         pending = self.pending.pop(producer_id, {})
-        if not records or records[0].key is None or len(records[0].key) < _CONTROL_KEY.size:
+        if records[0].key is None or len(records[0].key) < _CONTROL_KEY.size:
             return
         _, marker = _CONTROL_KEY.unpack_from(records[0].key)
         if marker != _CONTROL_COMMIT:
             return
         for tp, (batch_offset, value) in pending.items():
             current = self.offsets.get(tp)
-            if value is None:
-                # Kafka drops a transactional tombstone from the pending set, not the cache.
-                continue
             if current is None or current[0] < batch_offset:
                 self.offsets[tp] = (batch_offset, value)
 
     def result(self, end_offset: int) -> ReplayedPartition:
         out = ReplayedPartition(self.partition, groups=self.groups, end_offset=end_offset)
-        for (group, topic, partition), (_, value) in self.offsets.items():
+        for (group, topic, partition), (batch_offset, value) in self.offsets.items():
             out.offsets.setdefault(group, {})[(topic, partition)] = value
+            out.batch_offsets.setdefault(group, {})[(topic, partition)] = batch_offset
+        for producer_id, offsets in self.pending.items():
+            for (group, topic, partition), (batch_offset, value) in offsets.items():
+                out.pending.setdefault(producer_id, {}).setdefault(group, {})[
+                    (topic, partition)] = OffsetRecord(batch_offset, value)
         return out
 
 
@@ -461,7 +520,8 @@ class OffsetsTopic:
         batch = build_batch(records, codec=self.config.compression_codec, default_timestamp=now_ms)
         try:
             result, _ = self.replica_manager.append_to_leader(
-                self.name, partition, batch, required_acks=required_acks, now_ms=now_ms)
+                self.name, partition, batch, required_acks=required_acks, now_ms=now_ms,
+                origin=AppendOrigin.COORDINATOR)
         except OSError:
             log.exception("Appending to %s-%d failed", self.name, partition)
             return ErrorCode.KAFKA_STORAGE_ERROR
@@ -478,43 +538,67 @@ class OffsetsTopic:
         single node), else a future of it, bounded by ``offsets.commit.timeout.ms``
         (REQUEST_TIMED_OUT). A commit is answered, and cached, only then: one acknowledged
         and then lost with its coordinator would be a commit the group never made."""
+        outcome = self.append_offsets(partition, records, now_ms)
+        if not isinstance(outcome, asyncio.Future):
+            return outcome.error
+        done: asyncio.Future[ErrorCode] = outcome.get_loop().create_future()
+        outcome.add_done_callback(
+            lambda f: None if done.done() else done.set_result(f.result().error))
+        return done
+
+    def append_offsets(self, partition: int, records: Sequence[tuple[bytes, bytes | None]],
+                       now_ms: int, *, producer: TxnProducer | None = None,
+                       ) -> Appended | asyncio.Future[Appended]:
+        """:meth:`append_replicated`, answering the batch's base offset too (where plain and
+        transactional commits meet, the later batch wins). With ``producer`` the batch is a
+        TxnOffsetCommit's: the producer's id and epoch, transactional, base sequence 0."""
         if not records:
-            return ErrorCode.NONE
+            return Appended(ErrorCode.NONE)
         if not self.exists:
             error = self.ensure_created(now_ms)
             if error:
-                return error
-        batch = build_batch(records, codec=self.config.compression_codec, default_timestamp=now_ms)
+                return Appended(error)
+        if producer is None:
+            batch = build_batch(records, codec=self.config.compression_codec,
+                                default_timestamp=now_ms)
+        else:
+            batch = build_batch(records, codec=self.config.compression_codec,
+                                default_timestamp=now_ms, producer_id=producer.producer_id,
+                                producer_epoch=producer.producer_epoch,
+                                base_sequence=TXN_OFFSET_COMMIT_BASE_SEQUENCE,
+                                is_transactional=True)
         key = (self.name, partition)
         try:
             outcome = self.replica_manager.append_records(
                 {key: batch}, required_acks=self.config.commit_required_acks,
-                timeout_ms=self.config.commit_timeout_ms, now_ms=now_ms)
+                timeout_ms=self.config.commit_timeout_ms, now_ms=now_ms,
+                origin=AppendOrigin.COORDINATOR)
         except OSError:
             log.exception("Appending to %s-%d failed", self.name, partition)
-            return ErrorCode.KAFKA_STORAGE_ERROR
+            return Appended(ErrorCode.KAFKA_STORAGE_ERROR)
 
-        def error_of(results: Mapping[Any, Any]) -> ErrorCode:
-            error: ErrorCode = results[key].error
-            if error:
+        def appended(results: Mapping[Any, Any]) -> Appended:
+            result = results[key]
+            if result.error:
                 log.debug("Appending %d record(s) to %s-%d failed: %s", len(records), self.name,
-                          partition, error.name)
-            return error
+                          partition, result.error.name)
+                return Appended(result.error)
+            return Appended(ErrorCode.NONE, result.base_offset)
 
         if isinstance(outcome, asyncio.Future):
-            done: asyncio.Future[ErrorCode] = outcome.get_loop().create_future()
+            done: asyncio.Future[Appended] = outcome.get_loop().create_future()
 
             def settle(f: asyncio.Future[Any]) -> None:
                 if done.cancelled():
                     return
                 if f.cancelled() or f.exception() is not None:
-                    done.set_result(ErrorCode.UNKNOWN_SERVER_ERROR)
+                    done.set_result(Appended(ErrorCode.UNKNOWN_SERVER_ERROR))
                 else:
-                    done.set_result(error_of(f.result()))
+                    done.set_result(appended(f.result()))
 
             outcome.add_done_callback(settle)
             return done
-        return error_of(outcome)
+        return appended(outcome)
 
     # -- replay ----------------------------------------------------------------------------
     def replay(self, partition: int) -> ReplayedPartition:

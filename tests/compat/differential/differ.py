@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.errors import ErrorCode
+from protocol.records import legacy
 from protocol.records.record import decode_batch, iter_batches
 from pybroker.testing.wire_client import WireClient
 
@@ -68,11 +69,39 @@ def error_name(code: int) -> str:
         return f"UNKNOWN_ERROR_CODE ({code})"
 
 
+def _legacy_message(m: legacy.LegacyMessage) -> dict[str, Any]:
+    return {"offset": m.offset, "magic": m.magic, "attributes": m.attributes,
+            "timestamp": m.timestamp, "key": m.key, "value": m.value, "crc": m.crc}
+
+
+def decode_legacy(buf: bytes) -> list[Any]:
+    """A message set of magic 0/1 as dicts: each message with its CRC; a compressed wrapper
+    by its header fields and inner messages (its own size and CRC depend on the compressor's
+    bytes, which differ between brokers)."""
+    entries: list[Any] = []
+    end = 0
+    for pos, size in legacy.iter_entries(buf):
+        m = legacy.read_message(buf, pos, size)
+        if m.compression:
+            entries.append({"wrapper": {"offset": m.offset, "magic": m.magic,
+                                        "attributes": m.attributes, "timestamp": m.timestamp},
+                            "inner": [_legacy_message(i) for i in legacy.inner_messages(m)]})
+        else:
+            entries.append(_legacy_message(m))
+        end = pos + size
+    if end < len(buf):
+        entries.append({"truncated_tail_bytes": len(buf) - end})
+    return entries
+
+
 def decode_records(raw: bytes | bytearray | memoryview | None) -> Any:
-    """Batches as dicts (header fields and decoded records) for a readable comparison."""
+    """Batches as dicts (header fields and decoded records) for a readable comparison; a
+    legacy message set (Fetch v0-v3) message by message."""
     if raw is None:
         return None
     buf = bytes(raw)
+    if legacy.peek_magic(buf) in (legacy.MAGIC_V0, legacy.MAGIC_V1):
+        return decode_legacy(buf)
     batches = []
     end = 0
     for pos, header in iter_batches(buf):

@@ -12,7 +12,8 @@ from protocol.messages import (
     offset_for_leader_epoch_request as ofle,
     produce_request as pr,
 )
-from protocol.records.compression import CompressionType
+from protocol.records import legacy
+from protocol.records.compression import CompressionType, compress
 from protocol.records.record import build_batch
 from tests.compat.timestamps import a_day_ago_ms
 
@@ -61,6 +62,28 @@ def batch(n: int, *, start: int = 0, codec: int = CompressionType.NONE, ts: int 
          for i in range(n)],
         codec=codec, **kw,
     ))
+
+
+def message_set(magic: int, n: int, *, start: int = 0, codec: int = CompressionType.NONE,
+                ts: int = T0, wrapper_offset: int = 0, attributes: int = 0) -> bytes:
+    """``n`` messages of magic 0 or 1 as an old producer sends them: offsets from 0, and when
+    compressed one wrapper at ``wrapper_offset`` (0, as librdkafka and kafka-python write it;
+    ``n - 1`` as the Java producer did). ``attributes`` adds bits to every message."""
+    rows = [(i, ts + i if magic else -1, b"k%d" % (start + i), b"v%d" % (start + i) * 3)
+            for i in range(n)]
+    if codec == CompressionType.NONE:
+        out = bytearray()
+        for offset, timestamp, key, value in rows:
+            legacy.write_message(out, offset, magic, attributes, timestamp, key, value)
+        return bytes(out)
+    inner = legacy.build_message_set(rows, magic=magic)
+    payload = compress(codec, inner)
+    if codec == CompressionType.LZ4 and magic == 0:
+        payload = legacy.lz4_break_header_checksum(payload)
+    out = bytearray()
+    legacy.write_message(out, wrapper_offset, magic, codec | attributes,
+                         ts + n - 1 if magic else -1, None, payload)
+    return bytes(out)
 
 
 def produce(name: str, records: bytes, *, partition: int = 0, acks: int = -1,
@@ -126,9 +149,11 @@ def offset_for_leader_epoch(name: str, *queries: tuple[int, int, int],
             for p, c, e in queries])])
 
 
-def list_offsets(name: str, *queries: tuple[int, int],
-                 isolation_level: int = 0) -> lo.ListOffsetsRequest:
-    """``queries`` are ``(partition, timestamp)``; -1 latest, -2 earliest, -3 max timestamp."""
-    parts = [lo.ListOffsetsPartition(partition_index=p, timestamp=t) for p, t in queries]
+def list_offsets(name: str, *queries: tuple[int, int], isolation_level: int = 0,
+                 max_num_offsets: int = 1) -> lo.ListOffsetsRequest:
+    """``queries`` are ``(partition, timestamp)``; -1 latest, -2 earliest, -3 max timestamp.
+    ``max_num_offsets`` is v0's."""
+    parts = [lo.ListOffsetsPartition(partition_index=p, timestamp=t,
+                                     max_num_offsets=max_num_offsets) for p, t in queries]
     return lo.ListOffsetsRequest(replica_id=-1, isolation_level=isolation_level,
                                  topics=[lo.ListOffsetsTopic(name=name, partitions=parts)])

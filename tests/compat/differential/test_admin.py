@@ -34,10 +34,12 @@ SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 #: APIs Apache Kafka 3.9 (ZooKeeper mode) lists in ApiVersions that pybroker does not serve
 NOT_SERVED: dict[str, str] = {
     **dict.fromkeys(
-        ("AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn", "TxnOffsetCommit", "WriteTxnMarkers",
+        ("AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn", "WriteTxnMarkers",
          "DescribeTransactions", "ListTransactions"),
         "Transactions: pybroker runs no transaction coordinator (idempotent producers only; "
         "InitProducerId with a transactional id is COORDINATOR_NOT_AVAILABLE)."),
+    "TxnOffsetCommit": "Transactional offset commits (KIP-98, KIP-447): the group coordinator "
+                       "keeps no offsets pending on a transaction.",
     **dict.fromkeys(
         ("SaslHandshake", "SaslAuthenticate"),
         "PLAINTEXT listeners only: there is no SASL authentication."),
@@ -72,8 +74,6 @@ NOT_SERVED: dict[str, str] = {
 
 #: APIs pybroker serves over fewer versions than Kafka 3.9: Kafka's range, and why
 NARROWER: dict[str, tuple[int, int, str]] = {
-    "Fetch": (0, 17, "v0-3 need the v0/v1 message formats (pybroker stores v2 record batches "
-                     "and does not down-convert)."),
     "FindCoordinator": (0, 6, "v5 only adds TRANSACTION_ABORTABLE (KIP-890, transactions) and v6 "
                               "share groups (KIP-932); pybroker has neither."),
 }

@@ -9,8 +9,10 @@ from __future__ import annotations
 import uuid
 
 from protocol.messages import delete_records_request as dr
+from protocol.records import legacy
 from protocol.records.batch import write_crc
-from protocol.records.compression import CompressionType
+from protocol.records.compression import CompressionType, compress
+from protocol.records.record import build_batch
 from tests.compat.differential import requests as rq, steps
 from tests.compat.differential.differ import Known, Recorder
 
@@ -162,6 +164,28 @@ def fetch_errors(rec: Recorder, names) -> None:
     rec.call("at the log start", rq.FETCH, 12, rq.fetch(t, 2))
 
 
+def keyless_records_on_a_compacted_topic(rec: Recorder, names) -> None:
+    """A compacted topic refuses records without a key, naming each (the first three in the
+    message), whatever the codec; a batch whose records all have keys is taken; a topic that
+    also deletes is compacted too."""
+    t = names.topic
+    create(rec, rq.topic(t, 1, configs={"cleanup.policy": "compact"}),
+           rq.topic(names("both"), 1, configs={"cleanup.policy": "compact,delete"}))
+
+    def batch(keys: list[bytes | None], codec: int = CompressionType.NONE) -> bytes:
+        return bytes(build_batch([(k, b"v%d" % i, [], rq.T0 + i) for i, k in enumerate(keys)],
+                                 codec=codec))
+
+    rec.call("two keyless of four", rq.PRODUCE, 9,
+             rq.produce(t, batch([b"a", None, b"c", None])))
+    rec.call("five keyless, gzip", rq.PRODUCE, 9,
+             rq.produce(t, batch([None] * 5, CompressionType.GZIP)))
+    rec.call("every record keyed", rq.PRODUCE, 9, rq.produce(t, batch([b"a", b"b"])))
+    rec.call("compact,delete", rq.PRODUCE, 9, rq.produce(names("both"), batch([None])))
+    rec.call("at v3", rq.PRODUCE, 3, rq.produce(t, batch([None, b"k"])))
+    rec.call("fetch: only the keyed batch", rq.FETCH, 12, rq.fetch(t, 0))
+
+
 def fetch_sessions(rec: Recorder, names) -> None:
     """Fetch sessions (KIP-227): a full fetch at epoch 0 opens one; incremental fetches name
     only changed partitions and are answered only with partitions that have news; forgotten
@@ -263,6 +287,123 @@ def leader_epoch_answers(rec: Recorder, names) -> None:
              rq.fetch(t, 3, last_fetched_epoch=0, current_leader_epoch=2))
 
 
+LEGACY_CODECS = (CompressionType.GZIP, CompressionType.SNAPPY, CompressionType.LZ4)
+#: what each broker's own compressor decides: the size and CRC of a batch it compressed, and
+#: so where a converted answer stops and how long its overflow entry is
+COMPRESSED_BYTES = ("responses[*].partitions[*].records[*].header.crc",
+                    "responses[*].partitions[*].records[*].header.batch_length",
+                    "responses[*].partitions[*].records[*].truncated_tail_bytes")
+
+
+def old_formats(rec: Recorder, names) -> None:
+    """Produce v0-v2 with message sets of magic 0 and 1, stored as v2 batches (compared field
+    by field at Fetch v4), and Fetch v0-v3 converting them back down: uncompressed, where every
+    byte is comparable, then one topic per codec, read a wrapper at a time."""
+    t = names.topic
+    create(rec, rq.topic(t, 1))
+    rec.call("produce v0", rq.PRODUCE, 0, rq.produce(t, rq.message_set(0, 3)))
+    rec.call("produce v1", rq.PRODUCE, 1, rq.produce(t, rq.message_set(0, 3, start=3)))
+    rec.call("produce v2", rq.PRODUCE, 2, rq.produce(t, rq.message_set(1, 3, start=6)))
+    rec.call("produce v2 carrying a v2 batch", rq.PRODUCE, 2,
+             rq.produce(t, rq.batch(3, start=9)))
+    rec.call("stored", rq.FETCH, 4, rq.fetch(t, 0))
+    for version in (0, 1, 2, 3):
+        rec.call(f"fetch v{version}", rq.FETCH, version, rq.fetch(t, 0))
+    rec.call("fetch v2 from the middle of a batch", rq.FETCH, 2, rq.fetch(t, 10))
+    rec.call("fetch v1 of one batch", rq.FETCH, 1, rq.fetch(t, 9, partition_max_bytes=1))
+    for codec in LEGACY_CODECS:
+        name = names(codec.config_name)
+        create(rec, rq.topic(name, 1))
+        rec.call(f"{codec.config_name}: produce v1", rq.PRODUCE, 1,
+                 rq.produce(name, rq.message_set(0, 3, codec=codec)))
+        rec.call(f"{codec.config_name}: produce v2", rq.PRODUCE, 2,
+                 rq.produce(name, rq.message_set(1, 3, start=3, codec=codec)))
+        rec.call(f"{codec.config_name}: produce v2, wrapper at its last offset", rq.PRODUCE, 2,
+                 rq.produce(name, rq.message_set(1, 3, start=6, codec=codec,
+                                                 wrapper_offset=2)))
+        rec.call(f"{codec.config_name}: stored", rq.FETCH, 4, rq.fetch(name, 0),
+                 mask=COMPRESSED_BYTES)
+        for version, offset in ((0, 0), (1, 3), (2, 4), (3, 6)):
+            rec.call(f"{codec.config_name}: fetch v{version} from {offset}", rq.FETCH, version,
+                     rq.fetch(name, offset, partition_max_bytes=1), mask=COMPRESSED_BYTES)
+
+
+def _legacy_message(magic: int, attributes: int, key: bytes | None, value: bytes) -> bytes:
+    out = bytearray()
+    legacy.write_message(out, 0, magic, attributes, rq.T0, key, value)
+    return bytes(out)
+
+
+def old_format_errors(rec: Recorder, names) -> None:
+    """What Kafka refuses in old message sets, the limits of its conversions both ways, and
+    ListOffsets v0."""
+    t = names.topic
+    create(rec, rq.topic(t, 1))
+    bad = bytearray(rq.message_set(1, 2))
+    bad[-1] ^= 0xFF
+    rec.call("bad crc", rq.PRODUCE, 2, rq.produce(t, bytes(bad)))
+    rec.call("two wrappers", rq.PRODUCE, 2, rq.produce(
+        t, rq.message_set(1, 2, codec=CompressionType.GZIP) * 2))
+    rec.call("mixed magics", rq.PRODUCE, 2, rq.produce(
+        t, rq.message_set(0, 1) + rq.message_set(1, 1)))
+    rec.call("wrapper offset behind its inner ones", rq.PRODUCE, 2, rq.produce(
+        t, rq.message_set(1, 3, codec=CompressionType.GZIP, wrapper_offset=1)))
+    zstd_wrapper = bytearray()
+    legacy.write_message(zstd_wrapper, 0, 1, CompressionType.ZSTD, rq.T0, None, compress(
+        CompressionType.ZSTD, rq.message_set(1, 2)))
+    rec.call("zstd wrapper", rq.PRODUCE, 2, rq.produce(t, bytes(zstd_wrapper)))
+    nested = bytearray()
+    legacy.write_message(nested, 0, 1, CompressionType.GZIP, rq.T0, None, compress(
+        CompressionType.GZIP, rq.message_set(1, 2, codec=CompressionType.GZIP)))
+    rec.call("compressed inner message", rq.PRODUCE, 2, rq.produce(t, bytes(nested)))
+    rec.call("empty message set", rq.PRODUCE, 2, rq.produce(t, b""))
+    rec.call("a truncated last message", rq.PRODUCE, 2,
+             rq.produce(t, rq.message_set(1, 3)[:-2]))
+    rec.call("after the errors", rq.FETCH, 2, rq.fetch(t, 0))
+    rec.call("zstd at v2 in a v2 batch", rq.PRODUCE, 2,
+             rq.produce(t, rq.batch(1, codec=CompressionType.ZSTD)))
+    rec.call("zstd batch first, to an old fetcher", rq.FETCH, 3, rq.fetch(t, 2))
+    rec.call("zstd batch later, to an old fetcher", rq.FETCH, 3, rq.fetch(t, 0))
+    for label, lookup in (("latest", (0, -1)), ("earliest", (0, -2)), ("max timestamp", (0, -3)),
+                          ("unknown partition", (4, -1))):
+        rec.call(f"list offsets v0 {label}", rq.LIST_OFFSETS, 0, rq.list_offsets(t, lookup))
+    rec.call("list offsets v0, five latest", rq.LIST_OFFSETS, 0,
+             rq.list_offsets(t, (0, -1), max_num_offsets=5))
+
+    small = names("small")
+    create(rec, rq.topic(small, 1, configs={"max.message.bytes": "40"}))
+    rec.call("message too large", rq.PRODUCE, 2, rq.produce(small, rq.message_set(1, 1)))
+    rec.call("message within max.message.bytes", rq.PRODUCE, 1,
+             rq.produce(small, rq.message_set(0, 1)))
+    lat = names("lat")
+    create(rec, rq.topic(lat, 1, configs={"message.timestamp.type": "LogAppendTime"}))
+    rec.call("producer sets LogAppendTime", rq.PRODUCE, 2, rq.produce(
+        lat, rq.message_set(1, 2, attributes=legacy.TIMESTAMP_TYPE_MASK)))
+    rec.call("LogAppendTime topic", rq.PRODUCE, 2,
+             rq.produce(lat, rq.message_set(1, 2, codec=CompressionType.SNAPPY)),
+             mask=("responses[*].partition_responses[*].log_append_time_ms",))
+    rec.call("LogAppendTime to an old fetcher", rq.FETCH, 2, rq.fetch(lat, 0),
+             mask=COMPRESSED_BYTES + ("responses[*].partitions[*].records[*].wrapper.timestamp",
+                                      "responses[*].partitions[*].records[*].inner[*].timestamp",
+                                      "responses[*].partitions[*].records[*].inner[*].crc"))
+    compacted = names("compacted")
+    create(rec, rq.topic(compacted, 1, configs={"cleanup.policy": "compact"}))
+    rec.call("keyless on a compacted topic", rq.PRODUCE, 2,
+             rq.produce(compacted, _legacy_message(1, 0, None, b"v")))
+    rec.call("keyed on a compacted topic", rq.PRODUCE, 2,
+             rq.produce(compacted, _legacy_message(1, 0, b"k", b"v")))
+    strict = names("strict")
+    create(rec, rq.topic(strict, 1, configs={"message.timestamp.before.max.ms": "3600000"}))
+    rec.call("v1 timestamp too old", rq.PRODUCE, 2, rq.produce(strict, rq.message_set(1, 2)))
+    rec.call("v0 has no timestamp to check", rq.PRODUCE, 1,
+             rq.produce(strict, rq.message_set(0, 2)))
+    off = names("no-down-conversion")
+    create(rec, rq.topic(off, 1, configs={"message.downconversion.enable": "false"}))
+    rec.quietly(rq.PRODUCE, 9, rq.produce(off, rq.batch(2)))
+    rec.call("down-conversion disabled", rq.FETCH, 3, rq.fetch(off, 0))
+    rec.call("down-conversion disabled, v4", rq.FETCH, 4, rq.fetch(off, 0))
+
+
 # -- tests -------------------------------------------------------------------------------------
 
 
@@ -286,6 +427,10 @@ def test_fetch_errors(pair, names) -> None:
     pair.check(fetch_errors, names, KNOWN)
 
 
+def test_keyless_records_on_a_compacted_topic(pair, names) -> None:
+    pair.check(keyless_records_on_a_compacted_topic, names, KNOWN)
+
+
 def test_fetch_sessions(pair, names) -> None:
     pair.check(fetch_sessions, names, KNOWN)
 
@@ -300,3 +445,11 @@ def test_list_offsets(pair, names) -> None:
 
 def test_leader_epochs(pair, names) -> None:
     pair.check(leader_epoch_answers, names, KNOWN)
+
+
+def test_old_formats(pair, names) -> None:
+    pair.check(old_formats, names, KNOWN)
+
+
+def test_old_format_errors(pair, names) -> None:
+    pair.check(old_format_errors, names, KNOWN)

@@ -453,3 +453,45 @@ def test_fail_on_data_loss_after_retention(spark, fresh_kafka_of, broker, checkp
     error, rows = lose_records_under_a_query(spark, kafka, topic, checkpoint, tmp_path, age_out)
     assert "Some data may have been lost" in error, error
     assert numbers(rows) == list(range(15, 20))
+
+
+#: the reference Kafka shows the read_committed scenario itself is right
+TRANSACTION_BROKERS = ["pybroker", "kafka"]
+
+
+@pytest.mark.parametrize("broker", TRANSACTION_BROKERS)
+def test_read_committed_over_transactional_input(spark, kafka_of, broker: str):
+    """Committed and aborted transactions in two partitions: Spark with
+    ``kafka.isolation.level=read_committed`` reads exactly the committed records, batch and
+    streaming, across the offsets the markers and the aborted records take."""
+    from confluent_kafka import Producer
+
+    kafka = kafka_of(broker)
+    topic = kafka.create_topic("spark-txn", partitions=2, config=KEEP_FOREVER)
+    producer = Producer({"bootstrap.servers": kafka.bootstrap, "linger.ms": 5,
+                         "transactional.id": f"{topic}-tid"})
+    producer.init_transactions(30)
+    committed: set[str] = set()
+    for txn, (outcome, n) in enumerate((("commit", 10), ("abort", 4), ("commit", 6))):
+        producer.begin_transaction()
+        for i in range(n):
+            value = f"{outcome}-{txn}-{i}"
+            producer.produce(topic, value.encode(), partition=i % 2)
+            if outcome == "commit":
+                committed.add(value)
+        producer.flush(30)
+        if outcome == "commit":
+            producer.commit_transaction(30)
+        else:
+            producer.abort_transaction(30)
+
+    options = {"subscribe": topic, "kafka.isolation.level": "read_committed",
+               "startingOffsets": "earliest"}
+    rows = as_strings(reader(spark, kafka, stream=False, **options)).collect()
+    assert values(rows) == committed and len(rows) == len(committed)
+    _, rows = run_to_memory(reader(spark, kafka, **options), f"read_committed_{broker}")
+    assert values(rows) == committed and len(rows) == len(committed)
+    # read_uncommitted (Spark's default) sees the aborted records too
+    everything = reader(spark, kafka, stream=False, subscribe=topic,
+                        startingOffsets="earliest").collect()
+    assert len(everything) == 20

@@ -68,6 +68,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *                             --offset N | --from-timestamp MS] [--count N] [--timeout-ms X]
  * ClientDriver consume-group  --bootstrap B --topic T[,T2] --group G --count N [--timeout-ms X]
  * ClientDriver admin OP       --bootstrap B [OP options]    (OP "script": one OP per stdin line)
+ * ClientDriver txn-produce    --bootstrap B --topic T --transactional-id ID --plan c10,a5,c3
+ *                             [--partition P]   (transactions of 10, 5 and 3 records: commit,
+ *                             abort, commit)
+ * ClientDriver txn-fence      --bootstrap B --topic T --transactional-id ID   (a zombie fenced
+ *                             by a second producer with the same transactional id)
  * </pre>
  *
  * Every command accepts {@code --config key=value} (repeatable) for any client property. Output
@@ -101,6 +106,8 @@ public final class ClientDriver {
                 case "consume-assign" -> consumeAssign(Args.parse(rest));
                 case "consume-group" -> consumeGroup(Args.parse(rest));
                 case "admin" -> admin(rest);
+                case "txn-produce" -> txnProduce(Args.parse(rest));
+                case "txn-fence" -> txnFence(Args.parse(rest));
                 default -> usage("unknown command " + argv[0]);
             };
         } catch (IllegalArgumentException e) {
@@ -160,6 +167,81 @@ public final class ClientDriver {
         }
         emit(obj("summary", obj("sent", sent.size(), "acked", sent.size() - failed, "failed", failed)));
         return failed == 0 ? 0 : 1;
+    }
+
+    private static KafkaProducer<byte[], byte[]> transactionalProducer(Args a, String transactionalId) {
+        Properties props = a.clientProps();
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        props.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
+        props.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
+        props.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
+        return new KafkaProducer<>(props);
+    }
+
+    /** One producer runs the transactions of --plan (c = commit, a = abort, then a count);
+     * prints each transaction's outcome and the offsets its records got. */
+    private static int txnProduce(Args a) throws Exception {
+        String topic = a.required("topic");
+        Integer partition = a.opt("partition").map(Integer::valueOf).orElse(null);
+        try (KafkaProducer<byte[], byte[]> producer = transactionalProducer(a, a.required("transactional-id"))) {
+            producer.initTransactions();
+            int txn = 0;
+            for (String step : a.required("plan").split(",")) {
+                boolean commit = step.charAt(0) == 'c';
+                int n = Integer.parseInt(step.substring(1));
+                producer.beginTransaction();
+                List<Future<RecordMetadata>> sent = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    byte[] value = ("txn" + txn + "-" + i).getBytes(StandardCharsets.UTF_8);
+                    sent.add(producer.send(new ProducerRecord<>(topic, partition, null, value)));
+                }
+                producer.flush();
+                List<Long> offsets = new ArrayList<>();
+                for (Future<RecordMetadata> f : sent) {
+                    offsets.add(f.get().offset());
+                }
+                if (commit) {
+                    producer.commitTransaction();
+                } else {
+                    producer.abortTransaction();
+                }
+                emit(obj("txn", txn, "outcome", commit ? "commit" : "abort", "offsets", offsets));
+                txn++;
+            }
+        }
+        return 0;
+    }
+
+    /** A zombie: the first producer's open transaction is fenced when a second producer with
+     * the same transactional id initialises; its commit must fail and its records stay out of
+     * read_committed reads, while the second producer's transaction commits. */
+    private static int txnFence(Args a) throws Exception {
+        String topic = a.required("topic");
+        String id = a.required("transactional-id");
+        try (KafkaProducer<byte[], byte[]> zombie = transactionalProducer(a, id);
+             KafkaProducer<byte[], byte[]> successor = transactionalProducer(a, id)) {
+            zombie.initTransactions();
+            zombie.beginTransaction();
+            for (int i = 0; i < 3; i++) {
+                zombie.send(new ProducerRecord<>(topic, ("zombie-" + i).getBytes(StandardCharsets.UTF_8))).get();
+            }
+            successor.initTransactions();
+            try {
+                zombie.commitTransaction();
+                emit(obj("zombie", "committed"));
+            } catch (Exception e) {
+                emit(obj("zombie", error(e)));
+            }
+            successor.beginTransaction();
+            for (int i = 0; i < 2; i++) {
+                successor.send(new ProducerRecord<>(topic, ("successor-" + i).getBytes(StandardCharsets.UTF_8)));
+            }
+            successor.commitTransaction();
+            emit(obj("successor", "committed"));
+        }
+        return 0;
     }
 
     private static List<ProducerRecord<byte[], byte[]>> generatedRecords(String topic, int count, Integer partition) {

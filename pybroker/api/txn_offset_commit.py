@@ -1,0 +1,70 @@
+"""TxnOffsetCommit (28): a transactional producer's consumed offsets (``sendOffsetsToTransaction``),
+written to the group's ``__consumer_offsets`` partition in one transactional batch and pending
+until the transaction's marker (KIP-98; v3+ names the consumer's member, KIP-447)."""
+
+from __future__ import annotations
+
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    ApiKey,
+    txn_offset_commit_request as req,
+    txn_offset_commit_response as m,
+)
+from pybroker.api.context import RequestContext
+from pybroker.api.registry import Response, api
+from pybroker.coordinator.group.offsets import OffsetToCommit, TxnProducer
+from pybroker.purgatory import when_ready
+
+
+@api(ApiKey.TXN_OFFSET_COMMIT, 0, 4)
+def handle(ctx: RequestContext, request: req.TxnOffsetCommitRequest,
+           ) -> Response[m.TxnOffsetCommitResponse]:
+    v = ctx.api_version
+    groups = ctx.services.groups
+    cache = ctx.services.metadata_cache
+    errors: dict[tuple[str, int], ErrorCode] = {}
+    wanted: list[OffsetToCommit] = []
+    for topic in request.topics:
+        for p in topic.partitions:
+            if cache.partition(topic.name, p.partition_index) is None:
+                errors[(topic.name, p.partition_index)] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            else:
+                wanted.append(OffsetToCommit(
+                    topic.name, p.partition_index, p.committed_offset,
+                    p.committed_leader_epoch if v >= 2 else -1, p.committed_metadata))
+
+    def respond(stored: dict[tuple[str, int], ErrorCode]) -> m.TxnOffsetCommitResponse:
+        errors.update(stored)
+        if v < 2:
+            # Producers before 2.0 treat COORDINATOR_LOAD_IN_PROGRESS as fatal (KAFKA-7296),
+            # so Kafka tells them COORDINATOR_NOT_AVAILABLE instead.
+            for tp, error in errors.items():
+                if error == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
+                    errors[tp] = ErrorCode.COORDINATOR_NOT_AVAILABLE
+        return m.TxnOffsetCommitResponse(throttle_time_ms=0, topics=[
+            m.TxnOffsetCommitResponseTopic(name=topic.name, partitions=[
+                m.TxnOffsetCommitResponsePartition(
+                    partition_index=p.partition_index,
+                    error_code=errors.get((topic.name, p.partition_index), ErrorCode.NONE))
+                for p in topic.partitions])
+            for topic in request.topics])
+
+    # As in Kafka, unknown partitions are answered before the group is looked at: a request
+    # naming none that exists reaches no group (and creates none).
+    if not wanted:
+        return respond({})
+    error = groups.coordinator.handle_commit_offsets(
+        request.group_id,
+        request.member_id if v >= 3 else "",
+        request.group_instance_id if v >= 3 else None,
+        request.generation_id if v >= 3 else -1,
+        ctx.now_ms,
+        transactional=True,
+    )
+    if error:
+        return respond({(o.topic, o.partition): error for o in wanted})
+    producer = TxnProducer(request.producer_id, request.producer_epoch)
+    # answered once the batch is replicated to the ISR (at once on a single node); its offsets
+    # count only when the transaction's COMMIT marker follows
+    return when_ready(groups.offsets.commit(request.group_id, wanted, ctx.now_ms,
+                                            producer=producer), respond)
