@@ -6,6 +6,8 @@ IncrementalAlterConfigs. A change stored in ZooKeeper answers once written.
 
 from __future__ import annotations
 
+import logging
+
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, alter_configs_request as req, alter_configs_response as m
 from pybroker.admin import Outcome
@@ -22,6 +24,7 @@ from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.purgatory import when_ready
 
+log = logging.getLogger(__name__)
 
 def _change(ctx: RequestContext, r: req.AlterConfigsResource, validate_only: bool,
             ) -> Outcome[KafkaError | None]:
@@ -33,7 +36,6 @@ def _change(ctx: RequestContext, r: req.AlterConfigsResource, validate_only: boo
         return change_broker_configs(ctx.services, r.resource_name, configs, validate_only)
     # Kafka's legacy AlterConfigs knows no BROKER_LOGGER resource
     raise KafkaError(ErrorCode.INVALID_REQUEST, f"Unknown resource type {r.resource_type}")
-
 
 @api(ApiKey.ALTER_CONFIGS, 0, 2)
 def handle(ctx: RequestContext, request: req.AlterConfigsRequest,
@@ -48,6 +50,10 @@ def handle(ctx: RequestContext, request: req.AlterConfigsRequest,
                                     r.resource_name))
         except KafkaError as e:
             outcomes.append(e)
+        except Exception:
+            log.exception("Error processing alter configs request for resource %s %r",
+                          r.resource_type, r.resource_name)
+            outcomes.append(KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, None))
 
     def respond(errors: list[KafkaError | None]) -> m.AlterConfigsResponse:
         return m.AlterConfigsResponse(throttle_time_ms=0, responses=[

@@ -8,6 +8,8 @@ anything else, as Kafka's preprocessing does.
 
 from __future__ import annotations
 
+import logging
+
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import (
     ApiKey,
@@ -30,6 +32,7 @@ from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.purgatory import when_ready
 
+log = logging.getLogger(__name__)
 
 def _change(ctx: RequestContext, r: req.AlterConfigsResource, validate_only: bool,
             ) -> Outcome[KafkaError | None]:
@@ -43,7 +46,6 @@ def _change(ctx: RequestContext, r: req.AlterConfigsResource, validate_only: boo
     if not validate_only:
         loggers.apply_changes(r.configs)
     return None
-
 
 @api(ApiKey.INCREMENTAL_ALTER_CONFIGS, 0, 1)
 def handle(ctx: RequestContext, request: req.IncrementalAlterConfigsRequest,
@@ -64,6 +66,10 @@ def handle(ctx: RequestContext, request: req.IncrementalAlterConfigsRequest,
                                   r.resource_name)
         except KafkaError as e:
             by_index[i] = e
+        except Exception:
+            log.exception("Error processing incremental alter configs request for resource "
+                          "%s %r", r.resource_type, r.resource_name)
+            by_index[i] = KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, None)
     outcomes = [by_index[i] for i in range(len(request.resources))]
 
     def respond(errors: list[KafkaError | None]) -> m.IncrementalAlterConfigsResponse:
