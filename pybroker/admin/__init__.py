@@ -1,8 +1,8 @@
 """The admin seam: how handlers change the cluster's layout, whichever controller runs it.
 
-CreateTopics, DeleteTopics, CreatePartitions, topic config changes, leader elections and
-partition reassignments (and the creation of the internal topics the coordinators need) go
-through one :class:`AdminManager`. What it returns is an :data:`Outcome`: the results at once,
+CreateTopics, DeleteTopics, CreatePartitions, topic config changes, dynamic broker configs,
+leader elections and partition reassignments (and the creation of the internal topics the
+coordinators need) go through one :class:`AdminManager`. What it returns is an :data:`Outcome`: the results at once,
 or a future of them. The embedded single node (:class:`~pybroker.admin.local.LocalAdminManager`)
 decides everything on the spot through its local controller. In ZooKeeper mode a broker writes
 the request to ZooKeeper and the outcome arrives later from the controller (LeaderAndIsr,
@@ -101,6 +101,18 @@ class AdminManager(Protocol):
         caller against the topic config catalogue)."""
         ...
 
+    def broker_configs(self, entity: str) -> Outcome[dict[str, str]]:
+        """The dynamic broker configs stored for ``entity``: a broker id, or ``<default>`` for
+        the cluster-wide defaults (none when nothing is stored)."""
+        ...
+
+    def alter_broker_configs(self, entity: str, configs: Mapping[str, str],
+                             ) -> Outcome[KafkaError | None]:
+        """Replace ``entity``'s stored dynamic broker configs with ``configs`` (already
+        checked by the caller); the brokers concerned apply them (every broker for
+        ``<default>``)."""
+        ...
+
     def elect_leaders(self, partitions: Sequence[TopicPartition], election_type: int, *,
                       timeout_ms: int, now_ms: int,
                       ) -> Outcome[dict[TopicPartition, KafkaError | None]]: ...
@@ -115,7 +127,7 @@ class AdminManager(Protocol):
     def create_internal_topic(self, name: str, num_partitions: int, replication_factor: int,
                               configs: Mapping[str, str], now_ms: int,
                               ) -> Outcome[KafkaError | None]:
-        """Create a coordinator's topic (``__consumer_offsets``) if it does not exist; the
-        replication factor is capped at the live brokers. A topic that already exists is
-        success."""
+        """Create a coordinator's topic (``__consumer_offsets``, ``__transaction_state``) if it
+        does not exist; the replication factor is capped at the live brokers. A topic that
+        already exists is success."""
         ...

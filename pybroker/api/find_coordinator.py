@@ -1,9 +1,12 @@
-"""FindCoordinator (10): where a group's coordinator is (batched keys from v4).
+"""FindCoordinator (10): where a group's or a transactional id's coordinator is (batched keys
+from v4).
 
-A group's coordinator is the leader of its ``__consumer_offsets`` partition, computed as Kafka
-does; like Kafka, the first FindCoordinator creates ``__consumer_offsets``. Any group id is
-looked up, the empty one included (it maps to a partition like any other).
-Transaction coordinators are not run: key type 1 is answered with COORDINATOR_NOT_AVAILABLE.
+A group's coordinator is the leader of its ``__consumer_offsets`` partition, a transactional
+id's (key type 1) the leader of its ``__transaction_state`` partition, both computed as Kafka
+does; like Kafka, the first FindCoordinator creates the topic. Any key is looked up, the empty
+one included (it maps to a partition like any other). v5 only allows TRANSACTION_ABORTABLE
+(KIP-890) in answers; v6 adds share groups (key type 2, KIP-932), which pybroker, like Kafka 3.9
+without a share coordinator, answers COORDINATOR_NOT_AVAILABLE (INVALID_REQUEST before v6).
 
 Error messages are Kafka's: before v4 the response carries the error's default message (the
 error's name for NONE); from v4 a coordinator entry carries none, except when the whole
@@ -21,7 +24,7 @@ from protocol.messages import (
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.coordinator.partitioning import partition_for
-from pybroker.metadata.topics import OFFSETS_TOPIC
+from pybroker.metadata.topics import OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC
 
 GROUP = 0
 TRANSACTION = 1
@@ -42,25 +45,35 @@ NO_NODE = (-1, "", -1)
 
 def _lookup(ctx: RequestContext, key: str, key_type: int) -> tuple[ErrorCode, tuple[int, str, int]]:
     services = ctx.services
-    if key_type != GROUP:
-        # Share groups are not served before v6 (Kafka: INVALID_REQUEST), transactions not at all.
-        if key_type == SHARE:
+    if key_type == SHARE:
+        # Share groups exist from v6 (before it Kafka answers INVALID_REQUEST); Kafka 3.9 has
+        # no share coordinator to name
+        if ctx.api_version < 6:
             return ErrorCode.INVALID_REQUEST, NO_NODE
         return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
-    if services.groups.ensure_offsets_topic(ctx.now_ms):
-        return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
+    if key_type == TRANSACTION:
+        transactions = services.transactions
+        if transactions is None or transactions.ensure_topic(ctx.now_ms):
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
+        name = TRANSACTION_STATE_TOPIC
+    else:
+        if services.groups.ensure_offsets_topic(ctx.now_ms):
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
+        name = OFFSETS_TOPIC
     cache = services.metadata_cache
-    topic = cache.topic(OFFSETS_TOPIC)
+    topic = cache.topic(name)
     if topic is None:
         return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
-    leader = topic.partitions[partition_for(key, len(topic.partitions))].leader
-    node = cache.brokers.get(leader)
+    info = topic.partitions.get(partition_for(key, len(topic.partitions)))
+    if info is None:
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
+    node = cache.brokers_for(ctx.listener).get(info.leader)
     if node is None:
         return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
     return ErrorCode.NONE, (node.node_id, node.host, node.port)
 
 
-@api(ApiKey.FIND_COORDINATOR, 0, 4)
+@api(ApiKey.FIND_COORDINATOR, 0, 6)
 def handle(ctx: RequestContext, request: req.FindCoordinatorRequest,
            ) -> m.FindCoordinatorResponse:
     v4 = ctx.api_version >= 4

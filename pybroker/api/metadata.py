@@ -16,7 +16,7 @@ from pybroker.admin import NewTopic
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.cluster.metadata_cache import TopicInfo
-from pybroker.metadata.topics import OFFSETS_TOPIC, validate_topic_name
+from pybroker.metadata.topics import OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, validate_topic_name
 
 ZERO_UUID = uuid.UUID(int=0)
 
@@ -52,6 +52,9 @@ def _auto_create(ctx: RequestContext, name: str) -> ErrorCode:
     services = ctx.services
     if name == OFFSETS_TOPIC:
         services.groups.ensure_offsets_topic(ctx.now_ms)
+        return ErrorCode.NONE
+    if name == TRANSACTION_STATE_TOPIC and services.transactions is not None:
+        services.transactions.ensure_topic(ctx.now_ms)
         return ErrorCode.NONE
     outcome = services.admin.create_topics([NewTopic(name)], validate_only=False,
                                            timeout_ms=0, now_ms=ctx.now_ms)
@@ -102,7 +105,7 @@ def handle(ctx: RequestContext, request: req.MetadataRequest) -> m.MetadataRespo
         throttle_time_ms=0,
         brokers=[
             m.MetadataResponseBroker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
-            for b in cache.brokers.values()
+            for b in cache.brokers_for(ctx.listener).values()
         ],
         cluster_id=cache.cluster_id,
         controller_id=cache.controller_id,

@@ -24,8 +24,10 @@ if TYPE_CHECKING:
     from pybroker.cluster.metadata_cache import MetadataCache
     from pybroker.cluster.replica_manager import ReplicaManager
     from pybroker.config import BrokerConfig
+    from pybroker.config.dynamic import DynamicBrokerConfig
     from pybroker.coordinator.group_service import GroupCoordinatorService
     from pybroker.coordinator.producer_id_manager import ProducerIdManager
+    from pybroker.coordinator.transaction_service import TransactionCoordinatorService
     from pybroker.metadata.config_repository import ConfigRepository
 
 
@@ -48,6 +50,8 @@ class BrokerServices:
     broker_id: int
     #: the broker's static configuration (server.properties)
     config: BrokerConfig
+    #: its configuration as dynamic broker configs change it (KIP-226), and their layers
+    dynamic_config: DynamicBrokerConfig
     #: partitions, produce and fetch, offsets, log dirs
     replica_manager: ReplicaManager
     #: brokers, controller, topics and partitions as this broker knows them
@@ -68,3 +72,5 @@ class BrokerServices:
     control: ControlRequestHandler | None = None
     #: this broker's controller module, active or not; ZooKeeper mode
     controller: ControllerModule | None = None
+    #: the transaction coordinator (None: transactional requests have no coordinator here)
+    transactions: TransactionCoordinatorService | None = None

@@ -41,6 +41,21 @@ MACHINES: list[StateMachine] = [
         initial="Empty",
     ),
     StateMachine(
+        title="Transactional id (transaction coordinator)",
+        module="pybroker.coordinator.transaction.state",
+        table="VALID_PREVIOUS_STATES",
+        description=(
+            "Each transactional id in the transaction coordinator, with Kafka's states and "
+            "transitions (TransactionState). InitProducerId leaves it Empty; the first "
+            "AddPartitionsToTxn or AddOffsetsToTxn makes it Ongoing; EndTxn (or a timeout) "
+            "moves it to PrepareCommit or PrepareAbort, and once every partition has its "
+            "marker to CompleteCommit or CompleteAbort. PrepareEpochFence is the fencing bump "
+            "of a newer producer's InitProducerId, which turns into PrepareAbort before it is "
+            "written; Dead is an id expiring after transactional.id.expiration.ms."
+        ),
+        initial="Empty",
+    ),
+    StateMachine(
         title="Partition (ZooKeeper-mode controller)",
         module="pybroker.controller.partition_state_machine",
         table="VALID_PREVIOUS_STATES",

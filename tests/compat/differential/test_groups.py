@@ -37,15 +37,6 @@ from tests.compat.differential.steps import create_topic, wait_until
 
 #: the differences from Apache Kafka these scenarios show, each with its reason
 KNOWN: list[Known] = [
-    Known("find_coordinator_answers", "transaction key v*", "*error_code",
-          "pybroker runs no transaction coordinator (no transactional APIs are advertised), so "
-          "it answers COORDINATOR_NOT_AVAILABLE where Kafka names the leader of the "
-          "__transaction_state partition."),
-    Known("find_coordinator_answers", "transaction key v*", "*node_id",
-          "No transaction coordinator (see error_code): no node."),
-    Known("find_coordinator_answers", "transaction key v[13]", "error_message",
-          "No transaction coordinator (see error_code): the message is Kafka's for "
-          "COORDINATOR_NOT_AVAILABLE instead of \"NONE\"."),
     Known("offset_commit_versions", "fetch v[01] of *", "topics{T}.partitions{*}.*",
           "Kafka in ZooKeeper mode keeps OffsetCommit v0 offsets in ZooKeeper and serves "
           "OffsetFetch v0 from there: a store apart from the group coordinator's, holding the "

@@ -455,9 +455,8 @@ def test_fail_on_data_loss_after_retention(spark, fresh_kafka_of, broker, checkp
     assert numbers(rows) == list(range(15, 20))
 
 
-#: brokers the read_committed scenario runs against (pybroker joins once it serves
-#: transactions; the reference Kafka shows the scenario is right)
-TRANSACTION_BROKERS = ["kafka"]
+#: the reference Kafka shows the read_committed scenario itself is right
+TRANSACTION_BROKERS = ["pybroker", "kafka"]
 
 
 @pytest.mark.parametrize("broker", TRANSACTION_BROKERS)

@@ -3,8 +3,8 @@ with a repartition topic and a state store whose changelog lives in Kafka, kille
 in the middle of its input and restarted. Its committed output must count every word exactly:
 for each word the counts 1, 2, ..., n, each once, with n the number of times the word occurs.
 
-The test runs against the reference Apache Kafka 3.9, which shows the test itself holds: the
-same application with ``at_least_once``, killed the same way, repeats counts and fails it.
+The test also runs against the reference Apache Kafka 3.9, which shows the test itself holds:
+the same application with ``at_least_once``, killed the same way, repeats counts and fails it.
 """
 
 from __future__ import annotations
@@ -113,6 +113,11 @@ def run_word_count(bootstrap: str, tmp_path: Path) -> None:
         f"counts that are not exactly 1..n: "
         f"{ {w: (expected[w], c[-8:], len(c)) for w, c in wrong.items()} }; "
         f"words without output: {missing}\n{app.describe()}")
+
+
+def test_word_count_exactly_once_across_a_kill_on_pybroker(broker, streams_jars: Path,
+                                                           tmp_path: Path) -> None:
+    run_word_count(broker.bootstrap, tmp_path)
 
 
 def test_word_count_exactly_once_across_a_kill_on_kafka(reference_kafka, streams_jars: Path,

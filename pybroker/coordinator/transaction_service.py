@@ -1,0 +1,534 @@
+"""The transaction coordinator as the broker runs it: the pure logic of
+:mod:`pybroker.coordinator.transaction` wired to ``__transaction_state``, the producer ids and
+the other brokers, on the event loop.
+
+* :class:`TransactionStateTopic` - the internal topic: its creation through the admin seam
+  (with the configs Kafka enforces), acks=all appends through the replica manager, reads for
+  replay.
+* :class:`TxnMarkerChannel` - Kafka's ``TransactionMarkerChannelManager``: one sender per
+  destination broker, each draining its queue into one WriteTxnMarkers request at a time over
+  a real connection (this broker included), retrying after a lost connection; entries whose
+  partition has no live leader are looked up again every :data:`RETRY_BACKOFF_S`.
+* :class:`TransactionCoordinatorService` - follows the leadership of ``__transaction_state``
+  (a leadership listener, Kafka's ``onElection``/``onResignation``): a partition this broker
+  starts leading is replayed chunk by chunk on the loop, yielding between chunks, and its ids
+  handed to the coordinator, which finishes the transactions left preparing; one it stops
+  leading is forgotten. The coordinator epoch is the partition's leader epoch. The handlers'
+  calls answer at once or with a future (:meth:`TransactionCoordinatorService.init_producer_id`
+  and the others).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from protocol.errors import ErrorCode, KafkaError
+from protocol.messages import ApiKey
+from protocol.records.record import build_batch, iter_batches
+from pybroker.cluster.replica_manager import AppendOrigin
+from pybroker.coordinator.transaction import (
+    UNKNOWN_DESTINATION,
+    DescribedTransaction,
+    InitProducerIdResult,
+    ListTransactionsResult,
+    MarkerEntry,
+    PartitionReplay,
+    TransactionConfig,
+    TransactionCoordinator,
+)
+from pybroker.coordinator.transaction.manager import WriteCallback
+from pybroker.coordinator.transaction.markers import (
+    errors_by_producer,
+    write_txn_markers_request,
+)
+from pybroker.coordinator.transaction.metadata import TopicPartition
+from pybroker.coordinator.transaction.storage import transaction_partition_for
+from pybroker.metadata.topics import TRANSACTION_STATE_TOPIC
+from pybroker.network.client import BrokerClient, BrokerClientError
+
+if TYPE_CHECKING:
+    from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
+    from pybroker.cluster.replica_manager import LeadershipChange, ReplicaManager
+    from pybroker.config import BrokerConfig
+    from pybroker.coordinator.producer_id_manager import ProducerIdManager
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: after a lost connection or an answer with failed markers, before sending again
+RETRY_BACKOFF_S = 0.1
+#: Kafka's default socket.connection.setup.timeout.ms
+CONNECT_TIMEOUT_S = 10.0
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def write_txn_markers_version(inter_broker_protocol_version: str) -> int:
+    """Kafka's ``MetadataVersion.writeTxnMarkersRequestVersion``: 1 from IBP 2.8 on."""
+    release = inter_broker_protocol_version.split("-")[0].split(".")
+    try:
+        major, minor = int(release[0]), int(release[1])
+    except (IndexError, ValueError):
+        return 1
+    return 1 if (major, minor) >= (2, 8) else 0
+
+
+# ---------------------------------------------------------------------------- the topic
+
+
+class TransactionStateTopic:
+    """``__transaction_state``: created on first need, written with acks=all, read for replay.
+
+    Its layout comes from the metadata cache; its creation goes through the admin seam (at
+    once on the embedded node; in ZooKeeper mode the controller creates it later)."""
+
+    name = TRANSACTION_STATE_TOPIC
+
+    def __init__(self, replica_manager: ReplicaManager, metadata: MetadataCache, admin: Any,
+                 config: TransactionConfig) -> None:
+        self.replica_manager = replica_manager
+        self.metadata = metadata
+        self.admin = admin
+        self.config = config
+
+    @property
+    def exists(self) -> bool:
+        return self.metadata.topic(self.name) is not None
+
+    @property
+    def num_partitions(self) -> int:
+        """The existing topic's partition count, else ``transaction.state.log.num.partitions``."""
+        info = self.metadata.topic(self.name)
+        return len(info.partitions) if info is not None else self.config.num_partitions
+
+    def partition_for(self, transactional_id: str) -> int:
+        return transaction_partition_for(transactional_id, self.num_partitions)
+
+    def ensure_created(self, now_ms: int) -> ErrorCode:
+        """Ask for the topic if it does not exist yet (Kafka does it on the first
+        FindCoordinator for a transactional id); COORDINATOR_NOT_AVAILABLE until it exists."""
+        if self.exists:
+            return ErrorCode.NONE
+        outcome = self.admin.create_internal_topic(
+            self.name, self.config.num_partitions, self.config.replication_factor,
+            self.config.topic_configs(), now_ms)
+        if isinstance(outcome, KafkaError) or not self.exists:
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        return ErrorCode.NONE
+
+    def led_partitions(self) -> list[tuple[int, int]]:
+        """``(partition, leader epoch)`` of each partition this broker leads."""
+        out = []
+        for p in self.replica_manager.led_partitions(self.name):
+            partition = self.replica_manager.get_partition(self.name, p)
+            if partition is not None:
+                out.append((p, partition.leader_epoch))
+        return out
+
+    def append(self, partition: int, records: Sequence[tuple[bytes, bytes | None]], *,
+               timeout_ms: int, now_ms: int, done: WriteCallback) -> None:
+        """One uncompressed batch with acks=all (Kafka's ``EnforcedCompression`` and
+        ``EnforcedRequiredAcks``); ``done(error, now_ms)`` once the ISR has it, at once when
+        the leader is the whole ISR."""
+        batch = build_batch(records, default_timestamp=now_ms)
+        key = (self.name, partition)
+        try:
+            outcome = self.replica_manager.append_records(
+                {key: batch}, required_acks=-1, timeout_ms=timeout_ms, now_ms=now_ms,
+                origin=AppendOrigin.COORDINATOR)
+        except OSError:
+            log.exception("Appending to %s-%d failed", self.name, partition)
+            done(ErrorCode.KAFKA_STORAGE_ERROR, now_ms)
+            return
+        if not isinstance(outcome, asyncio.Future):
+            done(outcome[key].error, now_ms)
+            return
+
+        def settled(f: asyncio.Future[Any]) -> None:
+            if f.cancelled() or f.exception() is not None:
+                done(ErrorCode.UNKNOWN_SERVER_ERROR, _now_ms())
+            else:
+                done(f.result()[key].error, _now_ms())
+
+        outcome.add_done_callback(settled)
+
+    def read_chunk(self, partition: int, offset: int, max_bytes: int,
+                   ) -> tuple[bytes, int] | None:
+        """The batches from ``offset`` (at least one, up to ``max_bytes``) and the log end
+        offset, while this broker leads the partition; None when it does not."""
+        p = self.replica_manager.get_partition(self.name, partition)
+        if p is None or not p.is_leader:
+            return None
+        end = p.log_end_offset
+        if offset >= end:
+            return b"", end
+        info = p.read(offset, max_bytes, min_one_batch=True, up_to_high_watermark=False)
+        if not info.size:
+            return b"", end
+        records = info.records
+        return (records if isinstance(records, bytes) else records.read_bytes()), end
+
+    def log_start_offset(self, partition: int) -> int | None:
+        p = self.replica_manager.get_partition(self.name, partition)
+        return p.log_start_offset if p is not None and p.is_leader else None
+
+
+# ---------------------------------------------------------------------------- producer ids
+
+
+class ProducerIds:
+    """The coordinator's producer-id source over the broker's :class:`ProducerIdManager`,
+    whose ids come at once or (a block being reserved in ZooKeeper) later."""
+
+    def __init__(self, manager: ProducerIdManager) -> None:
+        self.manager = manager
+
+    def generate(self, done: Callable[[int | ErrorCode, int], None]) -> None:
+        try:
+            outcome = self.manager.generate_producer_id()
+        except Exception:
+            log.exception("No producer id could be had")
+            done(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, _now_ms())
+            return
+        if not isinstance(outcome, asyncio.Future):
+            done(outcome, _now_ms())
+            return
+
+        def arrived(f: asyncio.Future[int]) -> None:
+            if f.cancelled() or f.exception() is not None:
+                # as Kafka's RPCProducerIdManager: retriable, the client asks again
+                done(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, _now_ms())
+            else:
+                done(f.result(), _now_ms())
+
+        outcome.add_done_callback(arrived)
+
+
+# ---------------------------------------------------------------------------- markers
+
+
+class TxnMarkerChannel:
+    """Sends the coordinator's queued markers: one task per destination broker, one
+    WriteTxnMarkers request in flight each, over a connection kept between requests."""
+
+    def __init__(self, coordinator: TransactionCoordinator,
+                 endpoint_of: Callable[[int], BrokerEndpoint | None], *, broker_id: int,
+                 request_version: int, request_timeout_ms: int) -> None:
+        self.coordinator = coordinator
+        self.endpoint_of = endpoint_of
+        self.client_id = f"broker-{broker_id}-txn-marker-sender"
+        self.request_version = request_version
+        self.request_timeout_ms = request_timeout_ms
+        self._wakeups: dict[int, asyncio.Event] = {}
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._clients: dict[int, BrokerClient] = {}
+        self._stopped = False
+
+    def wakeup(self, destination: int) -> None:
+        """Markers were queued for ``destination``: make sure its sender runs."""
+        if self._stopped:
+            return
+        event = self._wakeups.get(destination)
+        if event is None:
+            event = self._wakeups[destination] = asyncio.Event()
+            runner = self._run_unknown if destination == UNKNOWN_DESTINATION else self._run
+            self._tasks[destination] = asyncio.get_running_loop().create_task(
+                runner(destination, event), name=f"txn-markers-{destination}")
+        event.set()
+
+    async def _run_unknown(self, destination: int, event: asyncio.Event) -> None:
+        """Entries whose partition leader is not alive: looked up again until one is."""
+        while True:
+            await event.wait()
+            event.clear()
+            while self.coordinator.queues.waiting(UNKNOWN_DESTINATION):
+                await asyncio.sleep(RETRY_BACKOFF_S)
+                entries = self.coordinator.unknown_destination_entries()
+                self._call(self.coordinator.requeue_markers, entries)
+
+    async def _run(self, destination: int, event: asyncio.Event) -> None:
+        while True:
+            await event.wait()
+            event.clear()
+            entries = self.coordinator.queues.drain(destination)
+            if not entries:
+                continue
+            try:
+                failed = await self._send(destination, entries)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("Sending transaction markers to broker %d failed", destination)
+                self._call(self.coordinator.on_markers_failed, entries)
+                failed = True
+            if failed:
+                await asyncio.sleep(RETRY_BACKOFF_S)
+
+    def _call(self, fn: Callable[[list[MarkerEntry], int], None],
+              entries: list[MarkerEntry]) -> None:
+        if not self._stopped:
+            fn(entries, _now_ms())
+
+    async def _send(self, destination: int, entries: list[MarkerEntry]) -> bool:
+        """Send one request; True when it or some of its markers failed (back off)."""
+        endpoint = self.endpoint_of(destination)
+        if endpoint is None:
+            # the broker left: the leaders are looked up again
+            self._close(destination)
+            self._call(self.coordinator.requeue_markers, entries)
+            return True
+        client = self._clients.get(destination)
+        if client is not None and (not client.connected or (client.host, client.port) != (
+                endpoint.host, endpoint.port)):
+            self._close(destination)
+            client = None
+        if client is None:
+            client = BrokerClient(endpoint.host, endpoint.port, client_id=self.client_id)
+            try:
+                await client.connect(CONNECT_TIMEOUT_S)
+            except BrokerClientError as exc:
+                log.info("Cannot reach broker %d for transaction markers: %s", destination, exc)
+                self._call(self.coordinator.on_markers_failed, entries)
+                return True
+            self._clients[destination] = client
+        try:
+            response = await client.request(ApiKey.WRITE_TXN_MARKERS, self.request_version,
+                                            write_txn_markers_request(entries),
+                                            self.request_timeout_ms)
+        except BrokerClientError as exc:
+            log.info("WriteTxnMarkers to broker %d failed: %s", destination, exc)
+            self._close(destination)
+            self._call(self.coordinator.on_markers_failed, entries)
+            return True
+        errors = errors_by_producer(response)
+        self._call(lambda es, now: self.coordinator.on_markers_answered(es, errors, now),
+                   entries)
+        return any(e != ErrorCode.NONE for by_tp in errors.values() for e in by_tp.values())
+
+    def _close(self, destination: int) -> None:
+        client = self._clients.pop(destination, None)
+        if client is not None:
+            client.close()
+
+    async def shutdown(self) -> None:
+        self._stopped = True
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for destination in list(self._clients):
+            self._close(destination)
+
+
+# ---------------------------------------------------------------------------- the service
+
+
+class _Answer(Generic[T]):
+    """A coordinator call's answer: the value when it came before the call returned, else a
+    future of it."""
+
+    def __init__(self) -> None:
+        self.value: list[T] = []
+        self.future: asyncio.Future[T] | None = None
+
+    def __call__(self, value: T) -> None:
+        if self.future is None:
+            self.value.append(value)
+        elif not self.future.done():
+            self.future.set_result(value)
+
+    def outcome(self) -> T | asyncio.Future[T]:
+        if self.value:
+            return self.value[0]
+        self.future = asyncio.get_running_loop().create_future()
+        return self.future
+
+
+class TransactionCoordinatorService:
+    def __init__(self, config: BrokerConfig, replica_manager: ReplicaManager,
+                 metadata: MetadataCache, admin: Any, producer_ids: ProducerIdManager,
+                 endpoint_of: Callable[[int], BrokerEndpoint | None]) -> None:
+        self.config = TransactionConfig.from_props(config.props)
+        self.topic = TransactionStateTopic(replica_manager, metadata, admin, self.config)
+        self.metadata = metadata
+        self.endpoint_of = endpoint_of
+        self.coordinator = TransactionCoordinator(
+            self.config, self.topic, ProducerIds(producer_ids), self._leader_of,
+            partition_count=lambda: self.topic.num_partitions,
+            on_markers_queued=self._markers_queued,
+            on_completion_retry=self._completion_retry)
+        ibp = config.get("inter.broker.protocol.version") or "3.9-IV0"
+        self.channel = TxnMarkerChannel(self.coordinator, endpoint_of,
+                                        broker_id=config.broker_id,
+                                        request_version=write_txn_markers_version(ibp),
+                                        request_timeout_ms=self.config.request_timeout_ms)
+        self._loads: set[asyncio.Task[None]] = set()
+        self._retry_handle: asyncio.TimerHandle | None = None
+        self._started = False
+        replica_manager.add_leadership_listener(self.topic.name, self.on_leadership_change)
+
+    # -- wiring --------------------------------------------------------------------------------
+
+    def _leader_of(self, topic: str, partition: int) -> int | None:
+        info = self.metadata.partition(topic, partition)
+        if info is None:
+            return None
+        if info.leader < 0 or self.endpoint_of(info.leader) is None:
+            return UNKNOWN_DESTINATION
+        return info.leader
+
+    def _markers_queued(self, destination: int) -> None:
+        if self._started:
+            self.channel.wakeup(destination)
+
+    def _completion_retry(self) -> None:
+        if self._retry_handle is None and self._started:
+            self._retry_handle = asyncio.get_running_loop().call_later(
+                RETRY_BACKOFF_S, self._retry_completions)
+
+    def _retry_completions(self) -> None:
+        self._retry_handle = None
+        self.coordinator.retry_completions(_now_ms())
+
+    # -- leadership ------------------------------------------------------------------------------
+
+    def on_leadership_change(self, change: LeadershipChange, now_ms: int) -> None:
+        """Load a partition this broker now leads; forget one it no longer leads. Before
+        :meth:`startup` nothing is loaded: startup loads what is led."""
+        if not self._started:
+            return
+        if change.is_leader:
+            self._elect(change.partition, change.leader_epoch)
+        else:
+            self.coordinator.on_resignation(change.partition, change.leader_epoch)
+
+    def _elect(self, partition: int, coordinator_epoch: int) -> None:
+        self.coordinator.on_election(partition, coordinator_epoch)
+        task = asyncio.get_running_loop().create_task(
+            self._load(partition, coordinator_epoch),
+            name=f"load-txns-{self.topic.name}-{partition}")
+        self._loads.add(task)
+        task.add_done_callback(self._loads.discard)
+
+    async def _load(self, partition: int, coordinator_epoch: int) -> None:
+        """Replay the partition to its log end, one chunk of
+        ``transaction.state.log.load.buffer.size`` per turn of the loop, as long as the load is
+        still the current one (Kafka's ``loadTransactionMetadata``)."""
+        await asyncio.sleep(0)  # the leadership change completes first
+        started = time.monotonic()
+        replay = PartitionReplay(partition)
+        try:
+            offset = self.topic.log_start_offset(partition)
+            while offset is not None and self.coordinator.is_loading(partition,
+                                                                     coordinator_epoch):
+                chunk = self.topic.read_chunk(partition, offset, self.config.load_buffer_size)
+                if chunk is None:
+                    break  # no longer led here
+                buf, end = chunk
+                progressed = False
+                for pos, header in iter_batches(buf):
+                    next_offset = header.base_offset + header.last_offset_delta + 1
+                    if next_offset <= offset:
+                        continue
+                    replay.apply_batch(buf, pos)
+                    offset = next_offset
+                    progressed = True
+                if not progressed or offset >= end:
+                    break
+                await asyncio.sleep(0)
+        except Exception:
+            log.exception("Error loading transactions from %s-%d", self.topic.name, partition)
+        if self.coordinator.complete_loading(partition, coordinator_epoch, replay.transactions,
+                                             _now_ms()):
+            log.info("Finished loading %d transactional id(s) from %s-%d in %d ms",
+                     len(replay.transactions), self.topic.name, partition,
+                     (time.monotonic() - started) * 1000)
+
+    # -- life cycle --------------------------------------------------------------------------------
+
+    def startup(self, now_ms: int) -> None:
+        self.coordinator.startup()
+        self._started = True
+        for partition, epoch in self.topic.led_partitions():
+            self._elect(partition, epoch)
+
+    async def shutdown(self) -> None:
+        self._started = False
+        if self._retry_handle is not None:
+            self._retry_handle.cancel()
+            self._retry_handle = None
+        for task in list(self._loads):
+            task.cancel()
+        await asyncio.gather(*self._loads, return_exceptions=True)
+        await self.channel.shutdown()
+        self.coordinator.shutdown()
+
+    # -- scheduled tasks ---------------------------------------------------------------------------
+
+    def abort_timed_out_transactions(self, now_ms: int) -> None:
+        """The ``transaction-abort`` task, every
+        ``transaction.abort.timed.out.transaction.cleanup.interval.ms``."""
+        if self._started:
+            self.coordinator.abort_timed_out_transactions(now_ms)
+
+    def remove_expired_transactional_ids(self, now_ms: int) -> None:
+        """The ``transactionalId-expiration`` task, every
+        ``transaction.remove.expired.transaction.cleanup.interval.ms``."""
+        if self._started:
+            expired = self.coordinator.remove_expired_transactional_ids(now_ms)
+            if expired:
+                log.info("Expiring %d transactional id(s)", expired)
+
+    # -- what the handlers call ------------------------------------------------------------------
+
+    def ensure_topic(self, now_ms: int) -> ErrorCode:
+        """Create ``__transaction_state`` on first need; NONE once it exists."""
+        return self.topic.ensure_created(now_ms)
+
+    def partition_for(self, transactional_id: str) -> int:
+        return self.topic.partition_for(transactional_id)
+
+    def init_producer_id(self, transactional_id: str, transaction_timeout_ms: int,
+                         expected: tuple[int, int] | None, now_ms: int,
+                         ) -> InitProducerIdResult | asyncio.Future[InitProducerIdResult]:
+        answer: _Answer[InitProducerIdResult] = _Answer()
+        self.coordinator.init_producer_id(transactional_id, transaction_timeout_ms, expected,
+                                          now_ms, answer)
+        return answer.outcome()
+
+    def add_partitions_to_transaction(self, transactional_id: str, producer_id: int,
+                                      producer_epoch: int, partitions: frozenset[TopicPartition],
+                                      now_ms: int) -> ErrorCode | asyncio.Future[ErrorCode]:
+        answer: _Answer[ErrorCode] = _Answer()
+        self.coordinator.add_partitions_to_transaction(transactional_id, producer_id,
+                                                       producer_epoch, partitions, now_ms,
+                                                       answer)
+        return answer.outcome()
+
+    def verify_partitions_in_transaction(self, transactional_id: str, producer_id: int,
+                                         producer_epoch: int,
+                                         partitions: frozenset[TopicPartition],
+                                         ) -> Mapping[TopicPartition, ErrorCode]:
+        return self.coordinator.verify_partitions_in_transaction(
+            transactional_id, producer_id, producer_epoch, partitions)
+
+    def end_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                        commit: bool, now_ms: int) -> ErrorCode | asyncio.Future[ErrorCode]:
+        answer: _Answer[ErrorCode] = _Answer()
+        self.coordinator.end_transaction(transactional_id, producer_id, producer_epoch, commit,
+                                         now_ms, answer)
+        return answer.outcome()
+
+    def describe_transaction(self, transactional_id: str) -> DescribedTransaction:
+        return self.coordinator.describe_transaction(transactional_id)
+
+    def list_transactions(self, producer_ids: set[int], states: set[str], duration_ms: int,
+                          now_ms: int) -> ListTransactionsResult:
+        return self.coordinator.list_transactions(producer_ids, states, duration_ms, now_ms)
