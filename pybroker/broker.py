@@ -69,6 +69,8 @@ class BrokerBase:
         self.log_manager = LogManager(self.log_dirs, self.default_log_config)
         self.replica_manager = ReplicaManager(self.broker_id, self.log_manager,
                                               self.configs.log_config)
+        # a move between log dirs copies at most what a follower fetches of a partition
+        self.replica_manager.log_dir_mover.chunk_bytes = config.get_int("replica.fetch.max.bytes")
         self.configs.add_listener(self.replica_manager.update_log_config)
         self.dynamic_config.add_reconfigurable(
             LogConfigReconfigurable(self.configs, self.log_manager))

@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import time
 import uuid
+from pathlib import Path
 
 from protocol import messages
 from protocol.errors import ErrorCode
 from protocol.messages import (
     alter_configs_request as ac,
+    alter_replica_log_dirs_request as arl,
     api_versions_request as av,
     create_partitions_request as cp,
     delete_records_request as dr,
     delete_topics_request as dt,
     describe_cluster_request as dc,
     describe_configs_request as dcf,
+    describe_log_dirs_request as dld,
     incremental_alter_configs_request as iac,
     init_producer_id_request as ipi,
 )
@@ -28,6 +31,7 @@ from tests.compat.differential.differ import Known, Recorder
 from tests.compat.differential.steps import create_topic as create, wait_for_leaders, wait_until
 
 TOPIC, BROKER, BROKER_LOGGER = 2, 4, 8
+ALTER_REPLICA_LOG_DIRS, DESCRIBE_LOG_DIRS = 34, 35
 UNKNOWN_TOPIC_ID = uuid.UUID("5b6c1f3e-0000-4000-8000-00000000d1ff")
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 
@@ -69,7 +73,6 @@ NOT_SERVED: dict[str, str] = {
         ("ConsumerGroupHeartbeat", "ConsumerGroupDescribe"),
         "The KIP-848 consumer group protocol (early access in Kafka 3.9): pybroker serves the "
         "classic protocol (JoinGroup/SyncGroup/Heartbeat)."),
-    "AlterReplicaLogDirs": "Moving replicas between log directories is not supported.",
 }
 
 #: APIs pybroker serves over fewer versions than Kafka 3.9: Kafka's range, and why
@@ -507,6 +510,43 @@ def delete_records_rules(rec: Recorder, names) -> None:
     rec.call("log start after", rq.LIST_OFFSETS, 7, rq.list_offsets(t, (0, -2), (1, -2)))
 
 
+def alter_log_dirs(*moves: tuple[str, str, list[int]]) -> arl.AlterReplicaLogDirsRequest:
+    """AlterReplicaLogDirs: ``(dir, topic, partitions)`` each."""
+    return arl.AlterReplicaLogDirsRequest(dirs=[
+        arl.AlterReplicaLogDir(path=path, topics=[
+            arl.AlterReplicaLogDirTopic(name=topic, partitions=partitions)])
+        for path, topic, partitions in moves])
+
+
+def alter_replica_log_dirs_rules(rec: Recorder, names) -> None:
+    """AlterReplicaLogDirs on a broker with one log dir: each partition to the dir it is in
+    (nothing to move), to paths that are not log dirs, for partitions and topics that do not
+    exist, for a topic whose future directory's name would be too long; one partition named
+    twice (the last dir counts)."""
+    t = names.topic
+    create(rec, t, 2)
+    [own] = rec.quietly(DESCRIBE_LOG_DIRS, 4, dld.DescribeLogDirsRequest(topics=[])).results
+    here = own.log_dir
+    for version in range(3):
+        rec.call(f"to its own dir v{version}", ALTER_REPLICA_LOG_DIRS, version,
+                 alter_log_dirs((here, t, [0, 1])))
+    rec.call("not a log dir", ALTER_REPLICA_LOG_DIRS, 2,
+             alter_log_dirs(("/no/such/log/dir", t, [0])))
+    rec.call("a relative path", ALTER_REPLICA_LOG_DIRS, 2,
+             alter_log_dirs((Path(here).name, t, [0])))
+    rec.call("unknown partition", ALTER_REPLICA_LOG_DIRS, 2, alter_log_dirs((here, t, [7])))
+    rec.call("unknown topic", ALTER_REPLICA_LOG_DIRS, 2,
+             alter_log_dirs((here, names("missing"), [0])))
+    rec.call("name too long for a future dir", ALTER_REPLICA_LOG_DIRS, 2,
+             alter_log_dirs((here, "x" * 214, [0])))
+    rec.call("several dirs and topics", ALTER_REPLICA_LOG_DIRS, 2,
+             alter_log_dirs((here, t, [0]), ("/no/such/log/dir", t, [1]),
+                            (here, names("missing"), [0])),
+             unordered=("results",))
+    rec.call("named twice", ALTER_REPLICA_LOG_DIRS, 2,
+             alter_log_dirs((here, t, [0]), ("/no/such/log/dir", t, [0])))
+
+
 def describe_cluster(rec: Recorder, names) -> None:
     """DescribeCluster: brokers and controller; the CONTROLLER endpoint type is refused."""
     for version in range(2):
@@ -593,6 +633,10 @@ def test_delete_topics(pair, names) -> None:
 
 def test_delete_records(pair, names) -> None:
     pair.check(delete_records_rules, names, KNOWN)
+
+
+def test_alter_replica_log_dirs(pair, names) -> None:
+    pair.check(alter_replica_log_dirs_rules, names, KNOWN)
 
 
 def test_describe_cluster(pair, names) -> None:
