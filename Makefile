@@ -8,6 +8,11 @@ KAFKA_VERSION ?=
 DATA_DIR ?= data/kafka-logs
 # make bench BASELINE=rev: scripts/bench.py also benchmarks pybroker as it was at that git revision
 BASELINE ?=
+# make image: the engine (podman, else docker), the tag, and the base image (default: Debian
+# bookworm built from Debian packages by scripts/base-image.sh; python:3.12-slim with a registry)
+ENGINE ?=
+IMAGE ?= localhost/pybroker:dev
+BASE_IMAGE ?= localhost/pybroker-base:bookworm
 # make chaos: seconds of faults, the nemesis's seed (empty: a random one) and the fault kinds
 DURATION ?= 600
 SEED ?=
@@ -21,7 +26,7 @@ RUNTIME_STAMP := $(VENV)/.runtime-stamp
 GEN_STAMP := $(if $(wildcard $(STAMP)),$(STAMP),$(RUNTIME_STAMP))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup system-deps java-deps streams-deps kafka-tools-deps spark-deps run cluster cluster-down pipeline reference-kafka chaos test test-unit test-compat import-specs gen gen-check compat-doc lint bench clean
+.PHONY: help setup system-deps java-deps streams-deps kafka-tools-deps spark-deps run cluster cluster-down pipeline reference-kafka chaos image test test-unit test-compat import-specs gen gen-check compat-doc lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -39,7 +44,7 @@ $(RUNTIME_STAMP): pyproject.toml
 
 setup: $(STAMP) system-deps java-deps streams-deps kafka-tools-deps spark-deps ## create .venv with pybroker (editable), test deps and PySpark; Debian tools; Maven jars
 
-system-deps: ## install the Debian packages the compatibility tests drive (kcat, JDK, Maven)
+system-deps: ## install the Debian packages the tests drive (kcat, JDK, Maven, iptables, podman, runc, mmdebstrap)
 	@bash scripts/install-system-deps.sh
 
 java-deps: ## fetch the Java Kafka clients (Maven) and compile their test driver into .cache/java
@@ -72,6 +77,9 @@ reference-kafka: $(STAMP) kafka-tools-deps ## run Apache Kafka 3.9 (ZooKeeper mo
 chaos: setup ## fault injection on a three-broker cluster under acks=all load for DURATION seconds (SEED, FAULTS=kill,freeze,cut,isolate); report (JSON, Markdown, PNG) in chaos-results/
 	$(PY) -m scripts.chaos --duration $(DURATION) --faults $(FAULTS) --out chaos-results $(if $(SEED),--seed $(SEED))
 
+image: $(RUNTIME_STAMP) ## build the container image (docker/Dockerfile) and the compose files' ZooKeeper image with podman, else docker; report size and time to ready (IMAGE=, BASE_IMAGE=, ENGINE=)
+	$(PY) -m scripts.image --image $(IMAGE) --base-image $(BASE_IMAGE) $(if $(ENGINE),--engine $(ENGINE))
+
 test: setup gen-check lint ## set everything up, check generated code and lint, run every test
 	$(PY) -m pytest -ra tests
 
@@ -102,13 +110,14 @@ lint: $(STAMP) ## ruff, the layer contracts of .importlinter, and mypy on protoc
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 
-bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka and Spark; ratios), start-up/memory, 3-broker cluster scale (1,000 partitions: creation, Metadata latency, controller failover; ratios), replication (RF 1 vs RF 3 acks=1/all with confluent-kafka and Kafka's perf tools and EndToEndLatency; goal ratios), transactions (idempotent vs a commit every 1,000 records); JSON and PNG in bench-results/; BASELINE=rev also runs pybroker at that git revision (pybroker/baseline ratios)
+bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka and Spark; ratios), start-up/memory, 3-broker cluster scale (1,000 partitions: creation, Metadata latency, controller failover; ratios), replication (RF 1 vs RF 3 acks=1/all with confluent-kafka and Kafka's perf tools and EndToEndLatency; goal ratios), transactions (idempotent vs a commit every 1,000 records), librdkafka's group vs simple consumer; JSON and PNG in bench-results/; BASELINE=rev also runs pybroker at that git revision (pybroker/baseline ratios)
 	$(PY) -m scripts.bench --out bench-results $(if $(BASELINE),--baseline $(BASELINE))
 	$(PY) -m scripts.bench_spark --out bench-results
 	$(PY) scripts/bench_startup.py --out bench-results
 	$(PY) -m scripts.bench_cluster --out bench-results
 	$(PY) -m scripts.bench_replication --out bench-results
 	$(PY) -m scripts.bench_transactions --out bench-results
+	$(PY) -m scripts.bench_group_consume --out bench-results
 
 clean: ## remove the virtualenv and local data
 	rm -rf $(VENV) data bench-results chaos-results

@@ -8,15 +8,17 @@ import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pybroker.admin.local import LocalAdminManager
 from pybroker.api.registry import EMBEDDED, load_handlers
 from pybroker.api.services import BrokerServices
 from pybroker.cluster.fetch_session import FetchSessionCache
-from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
+from pybroker.cluster.metadata_cache import BrokerEndpoint, BrokerNode, MetadataCache
 from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.cluster.txn_verification import AddPartitionsToTxnManager
-from pybroker.config import BrokerConfig
+from pybroker.config import BrokerConfig, Endpoint
+from pybroker.config.dynamic import DEFAULT_ENTITY, DynamicBrokerConfig, EffectiveBrokerConfig
 from pybroker.controller.local import LocalController
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
@@ -28,6 +30,12 @@ from pybroker.metadata.config_repository import ConfigRepository
 from pybroker.metadata.local import LocalMetadataStore
 from pybroker.network.dispatch import RequestDispatcher
 from pybroker.network.server import SocketServer
+from pybroker.reconfigurables import (
+    ListenerReconfigurable,
+    LogCleanerReconfigurable,
+    LogConfigReconfigurable,
+    ThreadPoolReconfigurable,
+)
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +59,8 @@ class BrokerBase:
 
     def __init__(self, config: BrokerConfig) -> None:
         self.config = config
+        #: the configuration as dynamic broker configs change it (KIP-226)
+        self.dynamic_config = DynamicBrokerConfig(config)
         self.broker_id = config.broker_id
         self.log_dirs: list[Path] = config.log_dirs
         try:
@@ -61,7 +71,11 @@ class BrokerBase:
         self.log_manager = LogManager(self.log_dirs, self.default_log_config)
         self.replica_manager = ReplicaManager(self.broker_id, self.log_manager,
                                               self.configs.log_config)
+        # a move between log dirs copies at most what a follower fetches of a partition
+        self.replica_manager.log_dir_mover.chunk_bytes = config.get_int("replica.fetch.max.bytes")
         self.configs.add_listener(self.replica_manager.update_log_config)
+        self.dynamic_config.add_reconfigurable(
+            LogConfigReconfigurable(self.configs, self.log_manager))
         self.metadata_cache: MetadataCache | None = None
         self.groups: GroupCoordinatorService | None = None
         self.transactions: TransactionCoordinatorService | None = None
@@ -76,6 +90,8 @@ class BrokerBase:
         self.socket_server = SocketServer(
             self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"))
         self._tasks: list[asyncio.Task] = []
+        #: the compacting cleaner, once the scheduled tasks run with log.cleaner.enable
+        self.log_cleaner: LogCleaner | None = None
         self._stopped = asyncio.Event()
         self.started = False
 
@@ -88,11 +104,46 @@ class BrokerBase:
             except OSError as e:
                 raise ConfigError(f"log dir {d} cannot be created: {e.strerror}") from e
 
+    @property
+    def current_config(self) -> BrokerConfig:
+        """The configuration now, dynamic broker configs included."""
+        return self.dynamic_config.current.config
+
+    def _apply_stored_broker_configs(self, entities: dict[str, dict[str, str]]) -> None:
+        """The stored dynamic broker configs, before the logs open (Kafka's
+        ``DynamicBrokerConfig.initialize``): the cluster's defaults, then this broker's."""
+        self.dynamic_config.update_default_config(entities.get(DEFAULT_ENTITY, {}))
+        self.dynamic_config.update_broker_config(entities.get(str(self.broker_id), {}))
+
+    def _add_listener_reconfigurable(self) -> None:
+        """Listeners opened and closed as ``listeners`` changes, once the first are open."""
+        def add(endpoints: list[Endpoint]) -> None:
+            self._background(self.socket_server.add_listeners(endpoints), "add-listeners")
+
+        def remove(names: list[str]) -> None:
+            self._background(self.socket_server.remove_listeners(names), "remove-listeners")
+
+        self.dynamic_config.add_reconfigurable(ListenerReconfigurable(
+            add=add, remove=remove, advertise=self._advertised_listeners_changed))
+
+    def _advertised_listeners_changed(self, new: EffectiveBrokerConfig) -> None:
+        """What this broker advertises changed (a dynamic ``advertised.listeners``)."""
+
+    def _background(self, work: Any, name: str) -> None:
+        """Run a coroutine a reconfiguration started; its failure is logged."""
+        task = asyncio.get_running_loop().create_task(work, name=name)
+
+        def done(t: asyncio.Task[Any]) -> None:
+            if not t.cancelled() and t.exception() is not None:
+                log.error("%s failed", name, exc_info=t.exception())
+        task.add_done_callback(done)
+        self._tasks.append(task)
+
     def _advertised_endpoints(self) -> list[tuple[str, str, int]]:
         """``(listener, host, port)`` of each advertised listener; an ephemeral listener
         advertises the port it got."""
         out = []
-        for advertised in self.config.advertised_listeners:
+        for advertised in self.current_config.advertised_listeners:
             port = advertised.port
             if port == 0:
                 port = next(p for name, _, p in self.socket_server.bound
@@ -102,7 +153,7 @@ class BrokerBase:
 
     def _advertised_endpoint(self) -> BrokerEndpoint:
         listener, host, port = self._advertised_endpoints()[0]
-        rack = self.config.get("broker.rack") or None
+        rack = self.current_config.get("broker.rack") or None
         return BrokerEndpoint(self.broker_id, host, port, rack)
 
     def _schedule(self, name: str, interval_ms: int, job) -> None:
@@ -138,7 +189,9 @@ class BrokerBase:
                            get("transaction.remove.expired.transaction.cleanup.interval.ms"),
                            self.transactions.remove_expired_transactional_ids)
         if self.config.get_bool("log.cleaner.enable"):
-            cleaner = LogCleaner(logs, backoff_ms=get("log.cleaner.backoff.ms"))
+            cleaner = self.log_cleaner = LogCleaner(
+                logs, backoff_ms=self.current_config.get_int("log.cleaner.backoff.ms"))
+            self.dynamic_config.add_reconfigurable(LogCleanerReconfigurable(cleaner))
             self._tasks.append(asyncio.create_task(cleaner.run(now_ms), name="log-cleaner"))
         self._schedule(
             "producer-expiration", get("producer.id.expiration.check.interval.ms"),
@@ -227,24 +280,44 @@ class Broker(BrokerBase):
         """
         self._check_log_dirs()
         image = self.store.load()
-        cache = self.metadata_cache = MetadataCache(image.cluster_id,
-                                                    controller_id=self.broker_id)
+        self._apply_stored_broker_configs(image.broker_configs)
+        cache = self.metadata_cache = MetadataCache(
+            image.cluster_id, controller_id=self.broker_id,
+            listener=self.current_config.advertised_listeners[0].listener)
         self.controller = LocalController(self.broker_id, self.store, cache,
                                           self.replica_manager, self.configs)
         self.controller.restore(image.topics)
+        self.controller.restore_broker_configs(image.broker_configs)
         self.log_manager.startup(now, config_for=self.configs.log_config)
         self.admin = LocalAdminManager(
             self.controller,
             default_partitions=self.config.get_int("num.partitions"),
-            default_replication_factor=self.config.get_int("default.replication.factor"))
+            default_replication_factor=self.config.get_int("default.replication.factor"),
+            dynamic_config=self.dynamic_config)
         self.groups = GroupCoordinatorService(self.config, self.replica_manager, cache,
                                               self.admin)
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, self.producer_ids,
             endpoint_of=lambda broker_id: cache.brokers.get(broker_id))
         self._enable_transaction_verification(cache, lambda b: cache.brokers.get(b))
+        self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable())
         self.controller.lead_all(now)
         return len(image.topics)
+
+    def _advertised_listeners_changed(self, new: EffectiveBrokerConfig) -> None:
+        """Metadata answers with the new endpoints once the listeners they name are open."""
+        self._background(self.socket_server.when_listening(self._announce_endpoints),
+                         "advertise-listeners")
+
+    def _announce_endpoints(self) -> None:
+        """What the metadata cache answers about this broker: its first advertised listener,
+        and every advertised listener for the clients that connect through each."""
+        if self.metadata_cache is None:
+            return
+        rack = self.current_config.get("broker.rack") or None
+        self.metadata_cache.set_brokers(
+            [self._advertised_endpoint()],
+            [BrokerNode(self.broker_id, tuple(self._advertised_endpoints()), rack)])
 
     def stop_storage(self) -> None:
         """Close what :meth:`start_storage` opened (the logs checkpoint and mark a clean shutdown)."""
@@ -261,6 +334,7 @@ class Broker(BrokerBase):
         self.services = self.dispatcher.services = BrokerServices(
             broker_id=self.broker_id,
             config=self.config,
+            dynamic_config=self.dynamic_config,
             replica_manager=self.replica_manager,
             metadata_cache=self.metadata_cache,
             admin=self.admin,
@@ -271,8 +345,9 @@ class Broker(BrokerBase):
             fetch_sessions=self.fetch_sessions,
             transactions=self.transactions,
         )
-        await self.socket_server.start(self.config.listeners)
-        self.metadata_cache.set_brokers([self._advertised_endpoint()])
+        await self.socket_server.start(self.current_config.listeners)
+        self._announce_endpoints()
+        self._add_listener_reconfigurable()
         self._start_scheduled_tasks()
         self.started = True
         log.info("broker %d started in %.2fs (cluster %s, %d topic(s))", self.broker_id,

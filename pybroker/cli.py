@@ -1,11 +1,14 @@
-"""``pybroker serve [--config server.properties] [--override key=value ...]``, in the manner of
-Kafka's ``kafka-server-start.sh``."""
+"""``pybroker serve [--config server.properties] [--from-env] [--override key=value ...]``, in
+the manner of Kafka's ``kafka-server-start.sh``; ``pybroker healthcheck`` (is a broker serving?)
+and ``pybroker env-properties`` (the properties the ``KAFKA_*`` environment variables set), for
+the container image."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import logging
+import os
 import sys
 
 from pybroker.config import BrokerConfig
@@ -16,21 +19,64 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run a broker until SIGINT/SIGTERM")
     serve.add_argument("--config", metavar="FILE", help="a server.properties file")
+    serve.add_argument("--from-env", action="store_true",
+                       help="take properties from KAFKA_* environment variables (KAFKA_BROKER_ID "
+                            "sets broker.id; _ is ., __ is _, ___ is -), over the file")
     serve.add_argument("--override", metavar="KEY=VALUE", action="append", default=[],
-                       help="set a property, overriding the file (repeatable)")
+                       help="set a property, overriding the file and the environment "
+                            "(repeatable)")
     serve.add_argument("--log-level", default="INFO",
                        choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    health = sub.add_parser("healthcheck", help="exit 0 if a broker answers ApiVersions")
+    health.add_argument("--bootstrap", metavar="HOST:PORT",
+                        help="the broker (default: the first listener of KAFKA_LISTENERS on "
+                             "127.0.0.1, else 127.0.0.1:9092)")
+    health.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS")
+    sub.add_parser("env-properties",
+                   help="print the server.properties the KAFKA_* environment variables set")
     return parser
+
+
+def healthcheck(args: argparse.Namespace) -> int:
+    from pybroker.healthcheck import Unhealthy, bootstrap_from_env, check
+
+    bootstrap = args.bootstrap or bootstrap_from_env(os.environ)
+    try:
+        apis = check(bootstrap, args.timeout)
+    except Unhealthy as e:
+        print(f"unhealthy: {e}", file=sys.stderr)
+        return 1
+    print(f"healthy: {bootstrap} serves {apis} APIs")
+    return 0
+
+
+def env_properties() -> int:
+    from pybroker.config.environment import properties_from_env, render_properties
+
+    sys.stdout.write(render_properties(properties_from_env(os.environ)))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "healthcheck":
+        return healthcheck(args)
+    if args.command == "env-properties":
+        return env_properties()
     logging.basicConfig(level=args.log_level,
                         format="[%(asctime)s] %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)
     log = logging.getLogger("pybroker")
     try:
-        config = BrokerConfig.load(args.config, args.override)
+        overrides = list(args.override)
+        if args.from_env:
+            from pybroker.config.environment import properties_from_env
+
+            from_env = properties_from_env(os.environ)
+            log.info("configuration from the environment: %s",
+                     ", ".join(f"{k}={v}" for k, v in from_env.items()) or "none")
+            overrides = [f"{k}={v}" for k, v in from_env.items()] + overrides
+        config = BrokerConfig.load(args.config, overrides)
     except (OSError, ValueError) as e:
         log.error("cannot read the configuration: %s", e)
         return 2

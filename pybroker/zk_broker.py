@@ -7,7 +7,8 @@ listeners, register ``/brokers/ids/<id>`` (its czxid is this broker's epoch), st
 controller module (which may win the election), the group coordinator and the transaction
 coordinator. From then on the
 controller tells this broker what to lead and follow (LeaderAndIsr) and what the cluster looks
-like (UpdateMetadata); topic config changes arrive through ``/config/changes``. Partitions it
+like (UpdateMetadata); topic config changes and dynamic broker configs (``/config/brokers``,
+read before the logs open) arrive through ``/config/changes``. Partitions it
 follows are copied from their leaders by the replica fetchers
 (:mod:`pybroker.cluster.replica_fetcher`), which reach the leaders on the inter-broker listener;
 from the first LeaderAndIsr on, the high watermarks are checkpointed every
@@ -31,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from protocol.errors import ErrorCode
@@ -45,6 +47,7 @@ from pybroker.cluster.fetcher_state import FetcherConfig
 from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
 from pybroker.cluster.replica_fetcher import ReplicaFetcherManager
 from pybroker.config import BrokerConfig
+from pybroker.config.dynamic import DEFAULT_ENTITY, EffectiveBrokerConfig
 from pybroker.controller.assignment import assign_replicas_rack_unaware
 from pybroker.controller.kafka_controller import KafkaController
 from pybroker.controller.zk_store import ZkControllerStore
@@ -53,10 +56,11 @@ from pybroker.coordinator.producer_id_manager import ProducerIdManager
 from pybroker.coordinator.transaction_service import TransactionCoordinatorService
 from pybroker.metadata.local import check_meta_properties
 from pybroker.network.client import BrokerClient, BrokerClientError
+from pybroker.reconfigurables import ThreadPoolReconfigurable, UncleanLeaderElectionReconfigurable
 from pybroker.zk.client import SessionEvent, SessionState, ZkClient
 from pybroker.zk.kafka_zk import KafkaZkClient
 from pybroker.zk.topic_store import ZkTopicStore
-from pybroker.zk.znodes import CONFIG_TOPIC, BrokerRegistration, EndPoint
+from pybroker.zk.znodes import CONFIG_BROKER, CONFIG_TOPIC, BrokerRegistration, EndPoint
 
 log = logging.getLogger(__name__)
 
@@ -90,14 +94,16 @@ class ZkProducerIdBlocks:
         return self._allocate(size)
 
 
-class TopicConfigWatcher:
-    """Applies topic config changes announced under ``/config/changes`` (Kafka's
-    ``ZkConfigManager`` for the topics entity): each notification newer than the last one seen
-    names a topic whose overrides are read again."""
+class ConfigChangeWatcher:
+    """Applies config changes announced under ``/config/changes`` (Kafka's ``ZkConfigManager``
+    for the topics and brokers entities): each notification newer than the last one seen names
+    an entity - a topic, a broker, or the brokers' ``<default>`` - whose configs are read again
+    and handed to that entity type's handler."""
 
-    def __init__(self, zk: KafkaZkClient, apply: Any) -> None:
+    def __init__(self, zk: KafkaZkClient,
+                 handlers: dict[str, Callable[[str, dict[str, str]], None]]) -> None:
         self.zk = zk
-        self.apply = apply
+        self.handlers = handlers
         self.last_seen = ""
         self._pending = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -129,9 +135,9 @@ class TopicConfigWatcher:
                         continue
                     entity_path, _ctime = found
                     entity_type, _, entity = entity_path.partition("/")
-                    if entity_type == CONFIG_TOPIC:
-                        self.apply(entity, await self.zk.get_entity_configs(CONFIG_TOPIC,
-                                                                            entity))
+                    handler = self.handlers.get(entity_type)
+                    if handler is not None:
+                        handler(entity, await self.zk.get_entity_configs(entity_type, entity))
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -162,7 +168,7 @@ class ZkBroker(BrokerBase):
         self.controller: KafkaController | None = None
         self.control: ControlRequestHandler | None = None
         self.admin: ZkAdminManager | None = None
-        self.config_watcher: TopicConfigWatcher | None = None
+        self.config_watcher: ConfigChangeWatcher | None = None
         self.fetchers: ReplicaFetcherManager | None = None
         self.alter_partition: AlterPartitionManager | None = None
         self._session_lost = False
@@ -180,18 +186,24 @@ class ZkBroker(BrokerBase):
                 check_meta_properties(d, self.broker_id, cluster_id)
             except RuntimeError as e:
                 raise ConfigError(str(e)) from e
+        self._apply_stored_broker_configs({
+            entity: await self.zk.get_entity_configs(CONFIG_BROKER, entity)
+            for entity in (DEFAULT_ENTITY, str(self.broker_id))})
         topics = await self.zk.get_all_topics()
         for topic, overrides in (await self.zk.get_topic_configs(topics)).items():
             self.configs.set_topic_overrides(topic, overrides)
         await asyncio.to_thread(self.log_manager.startup, now_ms(),
                                 config_for=self.configs.log_config)
         cache = self.metadata_cache = MetadataCache(
-            cluster_id, controller_id=-1, listener=self.config.advertised_listeners[0].listener)
+            cluster_id, controller_id=-1,
+            listener=self.current_config.advertised_listeners[0].listener)
         self.control = ControlRequestHandler(self.broker_id, self.replica_manager, cache,
                                              lambda: self.broker_epoch)
         self.fetchers = ReplicaFetcherManager(self.broker_id, lambda: self.broker_epoch,
                                               self.replica_manager,
-                                              FetcherConfig.from_broker_config(self.config))
+                                              FetcherConfig.from_broker_config(
+                                                  self.current_config))
+        self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable(self.fetchers.resize))
         def controller_node() -> BrokerEndpoint | None:
             if cache.controller_id < 0:
                 return None
@@ -204,10 +216,21 @@ class ZkBroker(BrokerBase):
             self.fetchers, lambda b: cache.alive_endpoint(b, self.inter_broker_listener),
             isr_changes=self.alter_partition,
             replica_lag_time_max_ms=self.config.get_int("replica.lag.time.max.ms"))
-        self.controller = KafkaController(
-            self.broker_id, ZkControllerStore(
-                self.zk, unclean_default=self.config.get_bool("unclean.leader.election.enable")),
+        controller_store = ZkControllerStore(
+            self.zk,
+            unclean_default=self.current_config.get_bool("unclean.leader.election.enable"))
+        controller = self.controller = KafkaController(
+            self.broker_id, controller_store,
             ControllerSettings(self.config, self.inter_broker_listener))
+
+        def unclean_default(enabled: bool) -> None:
+            turned_on = enabled and not controller_store.unclean_default
+            controller_store.unclean_default = enabled
+            if turned_on:
+                controller.enable_default_unclean_leader_election()
+
+        self.dynamic_config.add_reconfigurable(UncleanLeaderElectionReconfigurable(
+            unclean_default))
         self.admin = ZkAdminManager(
             ZkTopicStore(self.zk), cache, self.configs, self.controller,
             lambda n, rf, brokers, first, start: list(assign_replicas_rack_unaware(
@@ -227,21 +250,43 @@ class ZkBroker(BrokerBase):
             cache, lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
         self.transactions.startup(now_ms())
         self.services = self.dispatcher.services = BrokerServices(
-            broker_id=self.broker_id, config=self.config, replica_manager=self.replica_manager,
+            broker_id=self.broker_id, config=self.config, dynamic_config=self.dynamic_config,
+            replica_manager=self.replica_manager,
             metadata_cache=cache, admin=self.admin, configs=self.configs, groups=self.groups,
             producer_ids=producer_ids, apis=self.handlers, fetch_sessions=self.fetch_sessions,
             control=self.control, controller=self.controller, transactions=self.transactions)
-        await self.socket_server.start(self.config.listeners)
+        await self.socket_server.start(self.current_config.listeners)
+        self._add_listener_reconfigurable()
         self.zk_client.add_session_listener(self._on_session_event)
         await self._register()
         self.controller.startup()
-        self.config_watcher = TopicConfigWatcher(self.zk, self.configs.set_topic_overrides)
+        self.config_watcher = ConfigChangeWatcher(self.zk, {
+            CONFIG_TOPIC: self.configs.set_topic_overrides,
+            CONFIG_BROKER: self._broker_configs_changed})
         await self.config_watcher.start()
         self._start_scheduled_tasks()
         self.started = True
         log.info("broker %d started in %.2fs (cluster %s, ZooKeeper %s, broker epoch %d)",
                  self.broker_id, time.monotonic() - started, cluster_id,
                  self.config.zookeeper_connect, self.broker_epoch)
+
+    def _broker_configs_changed(self, entity: str, configs: dict[str, str]) -> None:
+        """Kafka's ``BrokerConfigHandler``: the cluster's defaults, or this broker's own."""
+        if entity == DEFAULT_ENTITY:
+            self.dynamic_config.update_default_config(configs)
+        elif entity.strip() == str(self.broker_id):
+            self.dynamic_config.update_broker_config(configs)
+
+    def _advertised_listeners_changed(self, new: EffectiveBrokerConfig) -> None:
+        """Register the new endpoints (Kafka's ``updateBrokerInfo``), once the listeners they
+        name are open; the controller tells the other brokers."""
+        async def reregister() -> None:
+            done = asyncio.get_running_loop().create_future()
+            await self.socket_server.when_listening(lambda: done.set_result(None))
+            await done
+            await self.zk.update_broker_info(self._registration())
+            log.info("Broker %d registered its new endpoints", self.broker_id)
+        self._background(reregister(), "update-broker-info")
 
     def _start_scheduled_tasks(self) -> None:
         super()._start_scheduled_tasks()

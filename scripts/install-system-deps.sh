@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the compatibility tests drive, for each tool that is missing:
-# kcat, a JDK with Maven for the Java clients, and iptables for the chaos tests' network cuts.
-# Idempotent; needs root (or sudo).
+# kcat, a JDK with Maven for the Java clients, iptables for the chaos tests' network cuts, and
+# podman with runc and mmdebstrap for the container image, its compose files and testcontainers
+# (make image builds its base image from Debian packages with mmdebstrap when no image registry
+# is reachable). Idempotent; needs root (or sudo).
 set -euo pipefail
 declare -A package_for=(
     [kcat]=kcat
     [javac]=default-jdk-headless
     [mvn]=maven
     [iptables]=iptables
+    [podman]=podman
+    [runc]=runc
+    [mmdebstrap]=mmdebstrap
 )
+# packages with no command of their own on PATH: the CNI plugin that gives podman's networks a
+# DNS server, by which the containers of a compose project find each other by service name
+# (docker/containers.conf has podman use CNI)
+packages=(golang-github-containernetworking-plugin-dnsname)
 missing=()
 for tool in "${!package_for[@]}"; do
     command -v "$tool" >/dev/null 2>&1 || missing+=("${package_for[$tool]}")
+done
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
+        || missing+=("$package")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 SUDO=""

@@ -190,6 +190,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         report.sections.append((f"broker {b.bootstrap} stderr", b.describe(lines=80)))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The in-process broker's fixtures (``kafka_bootstrap``, ``kafka_broker``, ...) come from
+    pybroker's pytest plugin, which installing pybroker registers through its ``pytest11`` entry
+    point. A virtualenv whose editable install predates that entry point has not registered it:
+    then it is registered here, under the entry point's name."""
+    if not config.pluginmanager.has_plugin("pybroker"):
+        from pybroker.testing import pytest_plugin
+
+        config.pluginmanager.register(pytest_plugin, "pybroker")
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     BrokerProcess.stop_all()
     ReferenceKafka.stop_all()

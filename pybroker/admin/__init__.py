@@ -1,8 +1,8 @@
 """The admin seam: how handlers change the cluster's layout, whichever controller runs it.
 
-CreateTopics, DeleteTopics, CreatePartitions, topic config changes, leader elections and
-partition reassignments (and the creation of the internal topics the coordinators need) go
-through one :class:`AdminManager`. What it returns is an :data:`Outcome`: the results at once,
+CreateTopics, DeleteTopics, CreatePartitions, topic config changes, dynamic broker configs,
+leader elections and partition reassignments (and the creation of the internal topics the
+coordinators need) go through one :class:`AdminManager`. What it returns is an :data:`Outcome`: the results at once,
 or a future of them. The embedded single node (:class:`~pybroker.admin.local.LocalAdminManager`)
 decides everything on the spot through its local controller. In ZooKeeper mode a broker writes
 the request to ZooKeeper and the outcome arrives later from the controller (LeaderAndIsr,
@@ -99,6 +99,18 @@ class AdminManager(Protocol):
                             validate_only: bool) -> Outcome[KafkaError | None]:
         """Replace ``topic``'s overrides with ``overrides`` (already validated by the
         caller against the topic config catalogue)."""
+        ...
+
+    def broker_configs(self, entity: str) -> Outcome[dict[str, str]]:
+        """The dynamic broker configs stored for ``entity``: a broker id, or ``<default>`` for
+        the cluster-wide defaults (none when nothing is stored)."""
+        ...
+
+    def alter_broker_configs(self, entity: str, configs: Mapping[str, str],
+                             ) -> Outcome[KafkaError | None]:
+        """Replace ``entity``'s stored dynamic broker configs with ``configs`` (already
+        checked by the caller); the brokers concerned apply them (every broker for
+        ``<default>``)."""
         ...
 
     def elect_leaders(self, partitions: Sequence[TopicPartition], election_type: int, *,

@@ -2,30 +2,64 @@
 ``ConfigAdminManager`` and the config half of ``ZkAdminManager``).
 
 Both APIs check a request the way a Kafka 3.9 broker does: first each resource on its own (a
-resource named twice, a config named twice, null values: INVALID_REQUEST), then the topic
-(UNKNOWN_TOPIC_OR_PARTITION), then the new set of overrides as CreateTopics does
-(INVALID_CONFIG, with Kafka's message, prefixed by the resource for a refused value). Accepted
-overrides go through the admin seam and reach the partitions' logs at once. Broker configs are
-static here (read from server.properties), so changing them is refused.
+resource named twice, a config named twice, null values: INVALID_REQUEST), then by its type.
 
-IncrementalAlterConfigs' operations apply to the topic's overrides, as in Kafka: APPEND and
-SUBTRACT are for list configs only (``cleanup.policy``, the throttled-replica lists) and start
-from the override, or from Kafka's built-in default when there is none; items are split on
-commas as given.
+A topic (TOPIC): the topic must exist (UNKNOWN_TOPIC_OR_PARTITION), then the new set of
+overrides is checked as CreateTopics does (INVALID_CONFIG, with Kafka's message, prefixed by the
+resource for a refused value). Accepted overrides go through the admin seam and reach the
+partitions' logs.
+
+A broker (BROKER, KIP-226): the name is this broker's id (its dynamic configs) or empty (the
+cluster-wide dynamic defaults); the new set of dynamic configs is checked by the broker's
+:class:`~pybroker.config.dynamic.DynamicBrokerConfig` (read-only properties, values, per-broker
+properties at the cluster level, the configuration they would give: INVALID_REQUEST with
+Kafka's message, as Kafka's preprocessing answers), then stored through the admin seam, from
+where every broker concerned applies it. As in Kafka, a password setting cannot be stored
+without ``password.encoder.secret``, which this broker does not have (INVALID_CONFIG).
+
+IncrementalAlterConfigs' operations apply to the stored set, as in Kafka: APPEND and SUBTRACT
+are for list configs only (``cleanup.policy``, ``log.cleanup.policy``, the throttled-replica
+lists) and start from the stored value, or from Kafka's built-in default when there is none;
+items are split on commas as given. The broker's logger levels (BROKER_LOGGER) are
+:mod:`pybroker.admin.loggers`'.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+import asyncio
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from protocol.errors import ErrorCode, KafkaError
-from pybroker.config import LIST, TOPIC_CONFIGS, alter_message, to_config_string
+from pybroker.config import (
+    BROKER_CONFIGS,
+    LIST,
+    TOPIC_CONFIGS,
+    BrokerConfigKey,
+    ConfigException,
+    alter_message,
+    to_config_string,
+)
+from pybroker.config.dynamic import (
+    DEFAULT_ENTITY,
+    NON_DYNAMIC,
+    DynamicBrokerConfig,
+    DynamicConfigError,
+    from_persistent,
+    is_password_config,
+)
+from pybroker.config.kafka_properties import EXTRA_DYNAMIC
 
 if TYPE_CHECKING:
     from pybroker.admin import AdminManager, Outcome
     from pybroker.cluster.metadata_cache import MetadataCache
     from pybroker.metadata.config_repository import ConfigRepository
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 # ConfigResource types, as Kafka numbers them
 TOPIC = 2
@@ -37,12 +71,74 @@ RESOURCE_TYPE_NAMES = {TOPIC: "TOPIC", BROKER: "BROKER", BROKER_LOGGER: "BROKER_
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 _OP_NAMES = {APPEND: "append", SUBTRACT: "subtract"}
 
-#: Kafka's dynamic broker configs for replication throttling
-DYNAMIC_THROTTLES = frozenset({
-    "leader.replication.throttled.rate",
-    "follower.replication.throttled.rate",
-    "replica.alter.log.dirs.io.max.bytes.per.second",
-})
+
+class ConfigServices(Protocol):
+    """What a config change needs of the broker's services (``BrokerServices`` has them)."""
+
+    @property
+    def broker_id(self) -> int: ...
+
+    @property
+    def metadata_cache(self) -> MetadataCache: ...
+
+    @property
+    def configs(self) -> ConfigRepository: ...
+
+    @property
+    def admin(self) -> AdminManager: ...
+
+    @property
+    def dynamic_config(self) -> DynamicBrokerConfig: ...
+
+
+# -- outcomes ----------------------------------------------------------------------------------
+
+
+def then(outcome: Outcome[T], fn: Callable[[T], Outcome[R]]) -> Outcome[R]:
+    """``fn(result)`` now when ``outcome`` is a result, else a future of it; ``fn`` may itself
+    answer later."""
+    if not isinstance(outcome, asyncio.Future):
+        return fn(outcome)
+
+    async def later() -> R:
+        result = fn(await outcome)
+        if isinstance(result, asyncio.Future):
+            return await result
+        return result
+    return asyncio.ensure_future(later())
+
+
+def gather(outcomes: Sequence[Outcome[T]]) -> Outcome[list[T]]:
+    """Every result now when all are results, else a future of the list."""
+    if not any(isinstance(o, asyncio.Future) for o in outcomes):
+        return list(outcomes)  # type: ignore[arg-type]  # (no future among them)
+
+    async def later() -> list[T]:
+        return [await o if isinstance(o, asyncio.Future) else o for o in outcomes]
+    return asyncio.ensure_future(later())
+
+
+def settled(outcome: Outcome[KafkaError | None], resource_type: int, name: str,
+            ) -> Outcome[KafkaError | None]:
+    """``outcome`` with an unexpected failure answered as Kafka answers one
+    (UNKNOWN_SERVER_ERROR), so that one resource cannot fail a whole request."""
+    if not isinstance(outcome, asyncio.Future):
+        return outcome
+
+    async def later() -> KafkaError | None:
+        try:
+            return await outcome
+        except KafkaError as e:
+            return e
+        except Exception:
+            log.exception(
+                "Error processing alter configs request for resource ConfigResource(type=%s, "
+                "name='%s')", RESOURCE_TYPE_NAMES.get(resource_type), name)
+            return KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, None)
+    return asyncio.ensure_future(later())
+
+
+# -- request checks ----------------------------------------------------------------------------
 
 
 def preprocess(resources: Iterable[Any], null_refused: Callable[[Any], bool],
@@ -78,6 +174,31 @@ def preprocess(resources: Iterable[Any], null_refused: Callable[[Any], bool],
     return errors
 
 
+def java_parse_int(text: str) -> int | None:
+    """Java's ``Integer.parseInt``: an optional sign and ASCII digits, within an int; None
+    when it would throw NumberFormatException."""
+    digits = text[1:] if text[:1] in "+-" else text
+    if not digits.isascii() or not digits.isdigit():
+        return None
+    value = int(text)
+    return value if -(1 << 31) <= value < (1 << 31) else None
+
+
+def node_id_resource(broker_id: int, name: str) -> str:
+    """The stored entity of a BROKER resource: this broker's id (``+0`` is ``0``), or
+    ``<default>`` for the empty name; INVALID_REQUEST for another broker (Kafka's
+    ``validateResourceNameIsCurrentNodeId``)."""
+    if not name:
+        return DEFAULT_ENTITY
+    node = java_parse_int(name)
+    if node is None:
+        raise KafkaError(ErrorCode.INVALID_REQUEST, f"Node id must be an integer, but it is: {name}")
+    if node != broker_id:
+        raise KafkaError(ErrorCode.INVALID_REQUEST,
+                         f"Unexpected broker id, expected {broker_id}, but received {name}")
+    return str(node)
+
+
 def java_split(text: str) -> list[str]:
     """Java's ``String.split(",")``: trailing empty items are dropped, a lone "" stays."""
     if text == "":
@@ -88,8 +209,12 @@ def java_split(text: str) -> list[str]:
     return items
 
 
-def incremental_overrides(current: Mapping[str, str], entries: Iterable[Any]) -> dict[str, str]:
-    """``current`` overrides with IncrementalAlterConfigs' operations applied in order."""
+def incremental_overrides(current: Mapping[str, str], entries: Iterable[Any], *,
+                          key_of: Callable[[str], Any] = TOPIC_CONFIGS.get,
+                          unknown: str = "Unknown topic config name") -> dict[str, str]:
+    """``current`` with IncrementalAlterConfigs' operations applied in order (Kafka's
+    ``prepareIncrementalConfigs``); ``key_of`` gives a config's definition (its type and
+    default), for APPEND and SUBTRACT."""
     new = dict(current)
     for e in entries:
         op = e.config_operation
@@ -98,16 +223,16 @@ def incremental_overrides(current: Mapping[str, str], entries: Iterable[Any]) ->
         elif op == DELETE:
             new.pop(e.name, None)
         elif op in (APPEND, SUBTRACT):
-            key = TOPIC_CONFIGS.get(e.name)
+            key = key_of(e.name)
             if key is None:
-                raise KafkaError(ErrorCode.INVALID_CONFIG, f"Unknown topic config name: {e.name}")
+                raise KafkaError(ErrorCode.INVALID_CONFIG, f"{unknown}: {e.name}")
             if key.type != LIST:
                 raise KafkaError(ErrorCode.INVALID_CONFIG,
                                  f"Config value {_OP_NAMES[op]} is not allowed for config key: "
                                  f"{e.name}")
             old = new.get(e.name)
             if old is None:
-                old = to_config_string(key.default, LIST) or ""
+                old = _list_default(key)
             if op == APPEND:
                 items = java_split(old) if old else []
                 items += [v for v in java_split(e.value) if v not in items]
@@ -122,45 +247,114 @@ def incremental_overrides(current: Mapping[str, str], entries: Iterable[Any]) ->
     return new
 
 
-def deletes_unset_broker_throttles(broker_id: int, resource: Any) -> bool:
-    """Deleting the dynamic replication throttles of this broker (or the cluster default).
-
-    Broker configs are static here, so these are never set and deleting them changes nothing;
-    Kafka accepts the same request. ``kafka-reassign-partitions --verify`` and ``--cancel``
-    send it after every reassignment to remove the throttles they may have set."""
-    return (
-        resource.resource_type == BROKER
-        and resource.resource_name in ("", str(broker_id))
-        and bool(resource.configs)
-        and all(c.config_operation == DELETE and c.name in DYNAMIC_THROTTLES
-                for c in resource.configs)
-    )
+def _list_default(key: Any) -> str:
+    default = key.default
+    if isinstance(default, str):  # topic configs hold lists joined already
+        return default
+    return to_config_string(default, LIST) or ""
 
 
-def _check_resource(metadata: MetadataCache, resource_type: int, name: str) -> None:
-    if resource_type == TOPIC:
-        if not name:
-            raise KafkaError(ErrorCode.INVALID_REQUEST, "Default topic resources are not allowed.")
-        if metadata.topic(name) is None:
-            raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-                             f"The topic '{name}' does not exist.")
-        return
-    if resource_type in (BROKER, BROKER_LOGGER):
-        raise KafkaError(ErrorCode.INVALID_REQUEST,
-                         "Broker configs are static in pybroker: change server.properties "
-                         "and restart")
-    raise KafkaError(ErrorCode.INVALID_REQUEST, f"Unknown resource type {resource_type}")
+# -- topics ------------------------------------------------------------------------------------
 
 
-def change_configs(metadata: MetadataCache, configs: ConfigRepository, admin: AdminManager,
-                   resource_type: int, name: str, overrides: Mapping[str, str],
-                   validate_only: bool) -> Outcome[KafkaError | None]:
-    """Check the resource, validate the overrides (INVALID_CONFIG) and store them through the
+def _check_topic(metadata: MetadataCache, name: str) -> None:
+    if not name:
+        raise KafkaError(ErrorCode.INVALID_REQUEST, "Default topic resources are not allowed.")
+    if metadata.topic(name) is None:
+        raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                         f"The topic '{name}' does not exist.")
+
+
+def change_topic_configs(services: ConfigServices, name: str, overrides: Mapping[str, str],
+                         validate_only: bool) -> Outcome[KafkaError | None]:
+    """Check the topic, validate the overrides (INVALID_CONFIG) and store them through the
     admin seam. Raises KafkaError for a refusal decided here."""
-    _check_resource(metadata, resource_type, name)
+    _check_topic(services.metadata_cache, name)
     try:
-        configs.effective(overrides)
+        services.configs.effective(overrides)
     except KafkaError as e:
-        raise KafkaError(e.code, alter_message(RESOURCE_TYPE_NAMES[resource_type], name, e)) \
-            from e
-    return admin.alter_topic_configs(name, overrides, validate_only=validate_only)
+        raise KafkaError(e.code, alter_message(RESOURCE_TYPE_NAMES[TOPIC], name, e)) from e
+    return services.admin.alter_topic_configs(name, overrides, validate_only=validate_only)
+
+
+def incremental_topic_configs(services: ConfigServices, name: str, entries: Sequence[Any],
+                              validate_only: bool) -> Outcome[KafkaError | None]:
+    if not name:
+        raise KafkaError(ErrorCode.INVALID_REQUEST, "Default topic resources are not allowed.")
+    current = services.configs.topic_overrides(name)
+    overrides = incremental_overrides(current, entries)
+    return change_topic_configs(services, name, overrides, validate_only)
+
+
+# -- brokers -----------------------------------------------------------------------------------
+
+
+#: a read-only Kafka property the catalogue does not type: its operations go through, and the
+#: check that follows refuses it
+_UNTYPED_READ_ONLY = BrokerConfigKey("", LIST, [])
+
+
+def _broker_key(name: str) -> BrokerConfigKey | None:
+    """The definitions ``prepareIncrementalConfigs`` consults for a broker: Kafka's broker
+    properties (``KafkaConfig.configKeys``, which has no replication throttles)."""
+    key = BROKER_CONFIGS.get(name) or EXTRA_DYNAMIC.get(name)
+    if key is None and name in NON_DYNAMIC:
+        return _UNTYPED_READ_ONLY
+    return key
+
+
+def _validate_broker(services: ConfigServices, props: Mapping[str, str], per_broker: bool,
+                     ) -> None:
+    try:
+        services.dynamic_config.validate(props, per_broker)
+    except ConfigException as e:
+        # Kafka's preprocessing answers any refusal of a broker change INVALID_REQUEST
+        # (KAFKA-13609), with the refusal's message
+        raise KafkaError(ErrorCode.INVALID_REQUEST, e.message) from e
+
+
+def _store_broker(services: ConfigServices, entity: str, props: Mapping[str, str],
+                  validate_only: bool, resource_name: str) -> Outcome[KafkaError | None]:
+    if validate_only:
+        return None
+    passwords = [n for n in props if is_password_config(n)]
+    if passwords:
+        why = ("Password encoder secret not configured" if entity != DEFAULT_ENTITY
+               else "Password config can be defined only at broker level")
+        return KafkaError(ErrorCode.INVALID_CONFIG, alter_message(
+            RESOURCE_TYPE_NAMES[BROKER], resource_name, DynamicConfigError(why)))
+    return services.admin.alter_broker_configs(entity, props)
+
+
+def change_broker_configs(services: ConfigServices, name: str, props: Mapping[str, str],
+                          validate_only: bool) -> Outcome[KafkaError | None]:
+    """AlterConfigs on a broker: replace its dynamic configs (or the cluster's defaults) with
+    ``props``. Raises KafkaError for a refusal decided here."""
+    entity = node_id_resource(services.broker_id, name)
+    per_broker = entity != DEFAULT_ENTITY
+    _validate_broker(services, props, per_broker)
+    return _store_broker(services, entity, props, validate_only, name)
+
+
+def incremental_broker_configs(services: ConfigServices, name: str, entries: Sequence[Any],
+                               validate_only: bool) -> Outcome[KafkaError | None]:
+    """IncrementalAlterConfigs on a broker: the operations on its stored dynamic configs (or
+    the cluster's defaults). Raises KafkaError for a refusal decided before the stored
+    configs are read."""
+    entity = node_id_resource(services.broker_id, name)
+    per_broker = entity != DEFAULT_ENTITY
+    for e in entries:
+        if e.config_operation not in (SET, DELETE, APPEND, SUBTRACT):
+            raise KafkaError(ErrorCode.INVALID_REQUEST,
+                             f"Unknown operations type {e.config_operation}")
+
+    def change(stored: dict[str, str]) -> Outcome[KafkaError | None]:
+        try:
+            props = incremental_overrides(from_persistent(stored, per_broker), entries,
+                                          key_of=_broker_key, unknown="Unknown config name")
+            _validate_broker(services, props, per_broker)
+        except KafkaError as e:
+            return e
+        return _store_broker(services, entity, props, validate_only, name)
+
+    return then(services.admin.broker_configs(entity), change)

@@ -1,5 +1,7 @@
 """The admin seam on the embedded single node: every change is decided at once by the local
-controller, so every :data:`~pybroker.admin.Outcome` here is the result itself."""
+controller, so every :data:`~pybroker.admin.Outcome` here is the result itself. A dynamic
+broker config is stored in the local metadata store and applied to this broker at once (it is
+the whole cluster, so the cluster-wide defaults are its too)."""
 
 from __future__ import annotations
 
@@ -9,10 +11,12 @@ from typing import TYPE_CHECKING
 
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.admin import NewPartitions, NewTopic, Reassignment, TopicPartition
+from pybroker.config.dynamic import DEFAULT_ENTITY
 from pybroker.controller import replicas
 from pybroker.metadata.model import TopicRecord
 
 if TYPE_CHECKING:
+    from pybroker.config.dynamic import DynamicBrokerConfig
     from pybroker.controller.local import LocalController
 
 log = logging.getLogger(__name__)
@@ -20,9 +24,12 @@ log = logging.getLogger(__name__)
 
 class LocalAdminManager:
     def __init__(self, controller: LocalController, *, default_partitions: int,
-                 default_replication_factor: int) -> None:
+                 default_replication_factor: int,
+                 dynamic_config: DynamicBrokerConfig | None = None) -> None:
         self.controller = controller
         self.defaults = (default_partitions, default_replication_factor)
+        #: where stored dynamic broker configs take effect (this node is the whole cluster)
+        self.dynamic_config = dynamic_config
 
     def create_topics(self, topics: Sequence[NewTopic], *, validate_only: bool,
                       timeout_ms: int, now_ms: int) -> list[TopicRecord | KafkaError]:
@@ -74,6 +81,20 @@ class LocalAdminManager:
                 self.controller.set_topic_configs(topic, overrides)
             except KafkaError as e:
                 return e
+        return None
+
+    def broker_configs(self, entity: str) -> dict[str, str]:
+        return self.controller.broker_configs(entity)
+
+    def alter_broker_configs(self, entity: str, configs: Mapping[str, str],
+                             ) -> KafkaError | None:
+        self.controller.set_broker_configs(entity, configs)
+        dynamic = self.dynamic_config
+        if dynamic is not None:
+            if entity == DEFAULT_ENTITY:
+                dynamic.update_default_config(configs)
+            elif entity == str(dynamic.broker_id):
+                dynamic.update_broker_config(configs)
         return None
 
     def elect_leaders(self, partitions: Sequence[TopicPartition], election_type: int, *,

@@ -12,6 +12,10 @@ Elections and reassignments are the controller's own decisions: they are handed 
 controller module when this broker is the active controller, and refused with NOT_CONTROLLER
 otherwise (clients send them to the controller).
 
+Dynamic broker configs (KIP-226) go to ``/config/brokers/<id>`` or ``/config/brokers/<default>``
+with a change notification under ``/config/changes``, from which every broker concerned
+applies them, this one included; the answer does not wait for that.
+
 Every outcome here is a future: ZooKeeper is a round trip away.
 """
 
@@ -64,6 +68,14 @@ class TopicStore(Protocol):
     async def request_topic_deletion(self, topic: str) -> None: ...
 
     async def set_topic_config(self, topic: str, configs: Mapping[str, str]) -> None: ...
+
+    async def get_broker_config(self, entity: str) -> dict[str, str]:
+        """``/config/brokers/<entity>``: a broker's dynamic configs, or ``<default>``'s."""
+        ...
+
+    async def set_broker_config(self, entity: str, configs: Mapping[str, str]) -> None:
+        """Write them and a change notification; NOT_CONTROLLER without a controller."""
+        ...
 
 
 class ControllerModule(Protocol):
@@ -280,6 +292,22 @@ class ZkAdminManager:
                                   f"The topic '{topic}' does not exist.")
             if not validate_only:
                 await self.store.set_topic_config(topic, overrides)
+            return None
+        return asyncio.ensure_future(change())
+
+    # -- dynamic broker configs ------------------------------------------------------------
+    def broker_configs(self, entity: str) -> asyncio.Future[dict[str, str]]:
+        return asyncio.ensure_future(self.store.get_broker_config(entity))
+
+    def alter_broker_configs(self, entity: str, configs: Mapping[str, str],
+                             ) -> asyncio.Future[KafkaError | None]:
+        """Kafka's ``changeBrokerConfig``: the configs and a change notification; each broker
+        applies them when the notification reaches it (this one too)."""
+        async def change() -> KafkaError | None:
+            try:
+                await self.store.set_broker_config(entity, configs)
+            except KafkaError as e:
+                return e
             return None
         return asyncio.ensure_future(change())
 

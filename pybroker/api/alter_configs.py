@@ -1,38 +1,66 @@
-"""AlterConfigs (33): replace a topic's whole set of config overrides.
+"""AlterConfigs (33): replace a topic's config overrides, or a broker's dynamic configs.
 
 The checks and the change are :mod:`pybroker.admin.configs`', shared with
-IncrementalAlterConfigs; broker configs are static here, so changing them is refused.
+IncrementalAlterConfigs. A change stored in ZooKeeper answers once written.
 """
 
 from __future__ import annotations
 
+import logging
+
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, alter_configs_request as req, alter_configs_response as m
-from pybroker.admin.configs import change_configs, preprocess
+from pybroker.admin import Outcome
+from pybroker.admin.configs import (
+    BROKER,
+    TOPIC,
+    change_broker_configs,
+    change_topic_configs,
+    gather,
+    preprocess,
+    settled,
+)
 from pybroker.api.context import RequestContext
-from pybroker.api.registry import api
+from pybroker.api.registry import Response, api
+from pybroker.purgatory import when_ready
 
+log = logging.getLogger(__name__)
+
+def _change(ctx: RequestContext, r: req.AlterConfigsResource, validate_only: bool,
+            ) -> Outcome[KafkaError | None]:
+    # (null values were refused by preprocess)
+    configs = {c.name: c.value for c in r.configs if c.value is not None}
+    if r.resource_type == TOPIC:
+        return change_topic_configs(ctx.services, r.resource_name, configs, validate_only)
+    if r.resource_type == BROKER:
+        return change_broker_configs(ctx.services, r.resource_name, configs, validate_only)
+    # Kafka's legacy AlterConfigs knows no BROKER_LOGGER resource
+    raise KafkaError(ErrorCode.INVALID_REQUEST, f"Unknown resource type {r.resource_type}")
 
 @api(ApiKey.ALTER_CONFIGS, 0, 2)
-def handle(ctx: RequestContext, request: req.AlterConfigsRequest) -> m.AlterConfigsResponse:
-    services = ctx.services
+def handle(ctx: RequestContext, request: req.AlterConfigsRequest,
+           ) -> Response[m.AlterConfigsResponse]:
     refused = preprocess(request.resources, lambda c: c.value is None)
-    responses = []
+    outcomes: list[Outcome[KafkaError | None]] = []
     for r in request.resources:
-        out = m.AlterConfigsResourceResponse(resource_type=r.resource_type,
-                                             resource_name=r.resource_name,
-                                             error_code=ErrorCode.NONE, error_message=None)
         try:
             if id(r) in refused:
                 raise refused[id(r)]
-            error = change_configs(services.metadata_cache, services.configs, services.admin,
-                                   r.resource_type, r.resource_name,
-                                   # (null values were refused by preprocess)
-                                   {c.name: c.value for c in r.configs if c.value is not None},
-                                   request.validate_only)
-            if isinstance(error, KafkaError):
-                raise error
+            outcomes.append(settled(_change(ctx, r, request.validate_only), r.resource_type,
+                                    r.resource_name))
         except KafkaError as e:
-            out.error_code, out.error_message = e.code, e.message
-        responses.append(out)
-    return m.AlterConfigsResponse(throttle_time_ms=0, responses=responses)
+            outcomes.append(e)
+        except Exception:
+            log.exception("Error processing alter configs request for resource %s %r",
+                          r.resource_type, r.resource_name)
+            outcomes.append(KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, None))
+
+    def respond(errors: list[KafkaError | None]) -> m.AlterConfigsResponse:
+        return m.AlterConfigsResponse(throttle_time_ms=0, responses=[
+            m.AlterConfigsResourceResponse(
+                resource_type=r.resource_type, resource_name=r.resource_name,
+                error_code=e.code if e is not None else ErrorCode.NONE,
+                error_message=e.message if e is not None else None)
+            for r, e in zip(request.resources, errors, strict=True)])
+
+    return when_ready(gather(outcomes), respond)

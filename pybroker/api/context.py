@@ -18,6 +18,8 @@ class RequestContext:
     correlation_id: int
     client_id: str | None
     peer: str
+    #: the listener the request came in on (Metadata answers with that listener's endpoints)
+    listener: str = ""
     now_ms: int = field(default_factory=lambda: int(time.time() * 1000))
     # Set by a handler that wants the connection closed after this request (Kafka closes the
     # connection of an acks=0 producer whose produce failed, since it cannot be told otherwise).

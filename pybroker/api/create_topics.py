@@ -72,6 +72,7 @@ def _result(ctx: RequestContext, name: str, outcome: TopicRecord | KafkaError,
     result.configs = [
         m.CreatableTopicConfigs(name=e.name, value=e.value, read_only=e.read_only,
                                 config_source=e.source, is_sensitive=e.is_sensitive)
-        for e in topic_config_entries(ctx.services.config, ctx.services.configs, outcome.configs)
+        for e in topic_config_entries(ctx.services.dynamic_config, ctx.services.configs,
+                                      outcome.configs)
     ]
     return result

@@ -43,7 +43,7 @@ def handle(ctx: RequestContext, request: req.DescribeClusterRequest) -> m.Descri
         controller_id=cache.controller_id,
         brokers=[
             m.DescribeClusterBroker(broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
-            for b in cache.brokers.values()
+            for b in cache.brokers_for(ctx.listener).values()
         ],
         cluster_authorized_operations=(CLUSTER_OPERATIONS
                                        if request.include_cluster_authorized_operations

@@ -5,11 +5,13 @@ Answers as a Kafka 3.9 broker does, from :mod:`pybroker.admin.config_helper` (Ka
 every config. No documentation is returned (the field
 is nullable): this broker does not carry Kafka's config documentation text.
 
-Broker configs are the catalogue's (``pybroker.config.catalogue``) that it marks as described:
-those this broker reads, plus the broker names behind topic configs, each value printed as Kafka
-prints the parsed value. They are static - read from server.properties at start-up, never
-changed by AlterConfigs - so all of them are read-only (whatever Kafka's update mode), and the
-cluster-wide dynamic default resource (the empty name) has none.
+Broker configs are the catalogue's (``pybroker.config.catalogue``) that it marks as described
+(those this broker reads, plus the broker names behind topic configs) and any a dynamic config
+sets, each value printed as Kafka prints the parsed value, with its source among this broker's
+dynamic configs, the cluster's dynamic defaults, server.properties and Kafka's defaults, and
+read-only unless Kafka changes it at run time (KIP-226). The empty name is the cluster-wide
+dynamic defaults. A broker's loggers (BROKER_LOGGER) are listed with their levels
+(:mod:`pybroker.admin.loggers`).
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ from protocol.messages import (
     describe_configs_request as req,
     describe_configs_response as m,
 )
+from pybroker.admin import loggers
 from pybroker.admin.config_helper import (
+    DYNAMIC_BROKER_LOGGER_CONFIG,
     UNKNOWN_TYPE,
     ConfigEntry,
     broker_config_entries,
+    default_broker_config_entries,
     topic_config_entries,
 )
 from pybroker.admin.configs import BROKER, BROKER_LOGGER, TOPIC
@@ -49,16 +54,16 @@ def _entries(services: BrokerServices, resource: req.DescribeConfigsResource,
         validate_topic_name(name)
         if services.metadata_cache.topic(name) is None:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "")
-        return topic_config_entries(services.config, services.configs,
+        return topic_config_entries(services.dynamic_config, services.configs,
                                     services.configs.topic_overrides(name))
     if resource.resource_type == BROKER:
         if not name:
-            return []  # the cluster-wide dynamic defaults: this broker has none
+            return default_broker_config_entries(services.dynamic_config)
         if _broker_id(name) != services.broker_id:
             raise KafkaError(ErrorCode.INVALID_REQUEST,
                              f"Unexpected broker id, expected {services.broker_id} or empty "
                              f"string, but received {name}")
-        return broker_config_entries(services.config)
+        return broker_config_entries(services.dynamic_config)
     if resource.resource_type == BROKER_LOGGER:
         if not name:
             raise KafkaError(ErrorCode.INVALID_REQUEST, "Broker id must not be empty")
@@ -66,7 +71,9 @@ def _entries(services: BrokerServices, resource: req.DescribeConfigsResource,
             raise KafkaError(ErrorCode.INVALID_REQUEST,
                              f"Unexpected broker id, expected {services.broker_id} but received "
                              f"{name}")
-        return []
+        return [ConfigEntry(n, level, DYNAMIC_BROKER_LOGGER_CONFIG, config_type=UNKNOWN_TYPE,
+                            documentation="")
+                for n, level in loggers.loggers().items()]
     raise KafkaError(ErrorCode.INVALID_REQUEST,
                      f"Unsupported resource type: {resource.resource_type}")
 
@@ -98,7 +105,7 @@ def _result(ctx: RequestContext, resource: req.DescribeConfigsResource,
             synonyms=[m.DescribeConfigsSynonym(name=n, value=val, source=s)
                       for n, val, s in e.synonyms] if include_synonyms else [],
             config_type=e.config_type if v >= 3 else UNKNOWN_TYPE,
-            documentation=None,
+            documentation=e.documentation,
         )
         for e in entries
     ]

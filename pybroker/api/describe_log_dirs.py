@@ -3,7 +3,9 @@
 As Kafka's ``ReplicaManager.describeLogDirs``: every dir of ``log.dirs`` is listed by its
 absolute path, even when it holds none of the partitions asked about; a partition's size is the
 sum of its segment files; partitions asked about that are not hosted are left out, and so is a
-topic with none left. A dir that cannot be used answers KAFKA_STORAGE_ERROR and nothing else.
+topic with none left. A partition being moved into a dir (AlterReplicaLogDirs) is listed there
+too, as a future replica (``is_future_key``) whose offset lag is how far its copy is behind the
+current log's end. A dir that cannot be used answers KAFKA_STORAGE_ERROR and nothing else.
 v4 adds the size and the free space of the dir's file system.
 """
 
@@ -28,7 +30,7 @@ def _result(d: LogDirDescription) -> m.DescribeLogDirsResult:
     for p in d.partitions:
         by_topic.setdefault(p.topic, []).append(m.DescribeLogDirsPartition(
             partition_index=p.partition, partition_size=p.size, offset_lag=p.offset_lag,
-            is_future_key=False))
+            is_future_key=p.is_future))
     result.topics = [m.DescribeLogDirsTopic(name=t, partitions=ps) for t, ps in by_topic.items()]
     result.total_bytes = d.total_bytes
     result.usable_bytes = d.usable_bytes

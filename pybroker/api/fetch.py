@@ -195,7 +195,7 @@ def build_response(ctx: RequestContext, request: req.FetchRequest, answers: list
         if hint_leaders and a.result.error in LEADER_MOVED:
             leader, epoch = current_leader(ctx, a.topic, a.partition)
             data.current_leader = m.LeaderIdAndEpoch(leader_id=leader, leader_epoch=epoch)
-            node = ctx.services.metadata_cache.brokers.get(leader)
+            node = ctx.services.metadata_cache.brokers_for(ctx.listener).get(leader)
             if node is not None:
                 nodes[leader] = m.NodeEndpoint(node_id=node.node_id, host=node.host,
                                                port=node.port, rack=node.rack)

@@ -67,7 +67,7 @@ def _lookup(ctx: RequestContext, key: str, key_type: int) -> tuple[ErrorCode, tu
     info = topic.partitions.get(partition_for(key, len(topic.partitions)))
     if info is None:
         return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
-    node = cache.brokers.get(info.leader)
+    node = cache.brokers_for(ctx.listener).get(info.leader)
     if node is None:
         return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
     return ErrorCode.NONE, (node.node_id, node.host, node.port)

@@ -105,7 +105,7 @@ def handle(ctx: RequestContext, request: req.MetadataRequest) -> m.MetadataRespo
         throttle_time_ms=0,
         brokers=[
             m.MetadataResponseBroker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
-            for b in cache.brokers.values()
+            for b in cache.brokers_for(ctx.listener).values()
         ],
         cluster_id=cache.cluster_id,
         controller_id=cache.controller_id,

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pybroker.cluster.metadata_cache import MetadataCache
     from pybroker.cluster.replica_manager import ReplicaManager
     from pybroker.config import BrokerConfig
+    from pybroker.config.dynamic import DynamicBrokerConfig
     from pybroker.coordinator.group_service import GroupCoordinatorService
     from pybroker.coordinator.producer_id_manager import ProducerIdManager
     from pybroker.coordinator.transaction_service import TransactionCoordinatorService
@@ -49,6 +50,8 @@ class BrokerServices:
     broker_id: int
     #: the broker's static configuration (server.properties)
     config: BrokerConfig
+    #: its configuration as dynamic broker configs change it (KIP-226), and their layers
+    dynamic_config: DynamicBrokerConfig
     #: partitions, produce and fetch, offsets, log dirs
     replica_manager: ReplicaManager
     #: brokers, controller, topics and partitions as this broker knows them

@@ -92,8 +92,27 @@ class MetadataCache:
         self.topics: dict[str, TopicInfo] = {}
         self._by_id: dict[uuid.UUID, str] = {}
 
-    def set_brokers(self, brokers: list[BrokerEndpoint]) -> None:
+    def set_brokers(self, brokers: list[BrokerEndpoint],
+                    nodes: list[BrokerNode] | None = None) -> None:
+        """The live brokers on this cache's listener, and (``nodes``) with every listener's
+        endpoint (the embedded node's own)."""
         self.brokers = {b.node_id: b for b in brokers}
+        if nodes is not None:
+            self.live_nodes = {node.node_id: node for node in nodes}
+
+    def brokers_for(self, listener: str) -> dict[int, BrokerEndpoint]:
+        """The live brokers' endpoints on ``listener``, the one a client's request came in on:
+        what Metadata, DescribeCluster and FindCoordinator answer it with, as Kafka answers
+        each listener with its own endpoints. A broker without that listener is left out;
+        ``""`` (a caller that knows no listener) is this cache's listener."""
+        if not listener or listener == self.listener:
+            return self.brokers
+        out = {}
+        for node_id, node in self.live_nodes.items():
+            endpoint = node.endpoint(listener)
+            if endpoint is not None:
+                out[node_id] = endpoint
+        return out
 
     @property
     def alive_broker_ids(self) -> list[int]:

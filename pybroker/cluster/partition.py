@@ -676,7 +676,9 @@ class Partition:
                 # an empty log starting inside the leader's first batch (its log start moved
                 # into a batch): start at that batch, as Kafka does on an unexpected offset
                 log.truncate_fully_and_start_at(first.base_offset, now_ms)
-        info = log.append_as_follower(records, now_ms)
+        # a compacted leader log has offset gaps where the cleaner removed whole batches: the
+        # follower takes its batches at their offsets, as Kafka's appendAsFollower does
+        info = log.append_as_follower(records, now_ms, allow_offset_gaps=True)
         if leader_log_start_offset > log.log_start_offset:
             log.delete_records_before(min(leader_log_start_offset, log.log_end_offset), now_ms)
         self.leader_high_watermark_seen = leader_high_watermark

@@ -601,6 +601,24 @@ class ReplicaFetcherManager:
             for fetcher in self.fetchers.values():
                 fetcher.remove_partitions(doomed)
 
+    def resize(self, num_fetchers: int) -> None:
+        """A new ``num.replica.fetchers`` (a dynamic broker config; Kafka's
+        ``resizeThreadPool``): every followed partition moves to the fetcher its id picks
+        under the new count, keeping its offset and leader epoch; fetchers left idle stop."""
+        if num_fetchers == self.config.num_fetchers or self.shutting_down:
+            return
+        log.info("Resizing fetcher pool size from %d to %d", self.config.num_fetchers,
+                 num_fetchers)
+        moved: dict[TopicPartition, InitialFetchState] = {}
+        for fetcher in self.fetchers.values():
+            for tp, state in fetcher.partitions.items():
+                moved[tp] = InitialFetchState(fetcher.leader.node, state.current_leader_epoch,
+                                              state.fetch_offset)
+            fetcher.remove_partitions(list(fetcher.partitions))
+        self.config = replace(self.config, num_fetchers=num_fetchers)
+        self.add_fetcher_for_partitions(moved)
+        self.shutdown_idle_fetchers()
+
     def shutdown_idle_fetchers(self) -> None:
         for key in [k for k, f in self.fetchers.items() if f.partition_count == 0]:
             self._stop(self.fetchers.pop(key))

@@ -31,6 +31,10 @@
 * **Offsets and logs**: ListOffsets, OffsetForLeaderEpoch, DeleteRecords, DescribeProducers and
   DescribeLogDirs are answered here from the partitions and their logs, so handlers never touch
   a log.
+* **Moves between log dirs** (AlterReplicaLogDirs, :meth:`ReplicaManager.alter_replica_log_dirs`):
+  a future log in the destination dir, filled by the log dir mover
+  (:mod:`pybroker.cluster.alter_log_dirs`) and swapped in for the partition's log once it has
+  caught up; a future log found at start-up resumes its move when the partition is hosted.
 * **High watermarks** survive restarts in each log dir's ``replication-offset-checkpoint``:
   written by :meth:`ReplicaManager.checkpoint_high_watermarks` (periodically once a
   LeaderAndIsr has arrived, and at shutdown) and read when a partition is first led or
@@ -53,6 +57,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode, KafkaError
+from pybroker.cluster.alter_log_dirs import LogDirMover
 from pybroker.cluster.alter_partition import IsrAnswer, IsrUpdate
 from pybroker.cluster.fetcher_state import InitialFetchState
 from pybroker.cluster.isr import IsrSettings, PendingIsrChange
@@ -65,6 +70,7 @@ from pybroker.log.checkpoints import (
     read_offset_checkpoint,
     write_offset_checkpoint,
 )
+from pybroker.log.manager import future_dir_name_fits
 from pybroker.log.producer_state import (
     AppendOrigin as AppendOrigin,
     VerificationGuard as VerificationGuard,
@@ -254,7 +260,11 @@ class LogDirPartition:
     topic: str
     partition: int
     size: int
+    #: a current log: how far its end is below the high watermark; a future log: how far it
+    #: is behind the current log's end (-1: not known)
     offset_lag: int
+    #: the future log of a partition being moved into this dir
+    is_future: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,6 +299,9 @@ class ReplicaManager:
         self._isr_changes: IsrChangeSender | None = None
         #: the clock of ISR answers handled on the event loop (a test may replace it)
         self.time_ms: Callable[[], int] = _now_ms
+        #: copies partitions into the log dirs AlterReplicaLogDirs names (its ``chunk_bytes``
+        #: is ``replica.fetch.max.bytes``)
+        self.log_dir_mover = LogDirMover(self, time_ms=lambda: self.time_ms())
         #: KIP-890's verification of transactional appends; None: not verified
         #: (``transaction.partition.verification.enable=false``)
         self.transaction_verifier: TransactionVerifier | None = None
@@ -358,6 +371,9 @@ class ReplicaManager:
             was_leader = partition.is_leader
             first_hosted = partition.log is None
             plog = self._log_for(topic, record.partition, now_ms)
+            if self.log_manager.get_future_log(topic, record.partition) is not None:
+                # a move found at start-up, or one that failed: (re)start it
+                self._start_move(key)
             if first_hosted:
                 partition.high_watermark = self._checkpointed_high_watermark(key, checkpoints)
             if record.leader == self.broker_id:
@@ -452,15 +468,23 @@ class ReplicaManager:
         for (t, _), partition in self.partitions.items():
             if t == topic and partition.log is not None:
                 partition.log.update_config(config)
+        for (t, _), future in self.log_manager.future_logs().items():
+            if t == topic:
+                future.update_config(config)
 
     def stop_replicas(self, topic: str, partitions: Iterable[int], *, delete: bool,
                       now_ms: int = 0) -> None:
-        """Stop hosting these partitions: with ``delete`` the partition and its log go;
-        without, the partition stays (neither leading nor following) with its log. Either
-        way their fetchers stop first."""
+        """Stop hosting these partitions: with ``delete`` the partition and its log go (and
+        the future log of a move between log dirs); without, the partition stays (neither
+        leading nor following) with its logs. Either way their fetchers and moves stop
+        first."""
         partitions = list(partitions)
         if self.fetchers is not None:
             self.fetchers.remove_fetcher_for_partitions([(topic, p) for p in partitions])
+        # a move in progress stops too: with deletion its future log goes (delete_log), without
+        # it stays and the move resumes at the next leadership decision, as in Kafka (a
+        # controlled shutdown stops the partitions a broker follows without deleting them)
+        self.log_dir_mover.remove([(topic, p) for p in partitions])
         for p in partitions:
             partition = (self.partitions.pop((topic, p), None) if delete
                          else self.partitions.get((topic, p)))
@@ -871,8 +895,9 @@ class ReplicaManager:
 
     # -- log dirs --------------------------------------------------------------------------
     def describe_log_dirs(self, wanted: set[TopicPartition] | None) -> list[LogDirDescription]:
-        """Every dir of ``log.dirs``, each with the hosted partitions asked about (None: all)
-        and the size of its file system, as Kafka's ``describeLogDirs``."""
+        """Every dir of ``log.dirs``, each with the hosted partitions asked about (None: all),
+        the future logs of partitions moving there, and the size of its file system, as
+        Kafka's ``describeLogDirs``."""
         logs = self.log_manager
         out = []
         for log_dir in logs.log_dirs:
@@ -889,6 +914,15 @@ class ReplicaManager:
                 described.append(LogDirPartition(topic, partition, plog.size_in_bytes,
                                                  self._offset_lag(topic, partition,
                                                                   plog.log_end_offset)))
+            for (topic, partition), future in sorted(logs.future_logs().items()):
+                if logs.future_log_dir_of(topic, partition) != log_dir:
+                    continue
+                if wanted is not None and (topic, partition) not in wanted:
+                    continue
+                described.append(LogDirPartition(
+                    topic, partition, future.size_in_bytes,
+                    self._future_offset_lag(topic, partition, future.log_end_offset),
+                    is_future=True))
             out.append(LogDirDescription(
                 log_dir, ErrorCode.NONE, tuple(described),
                 total_bytes=min(fs.f_frsize * fs.f_blocks, LONG_MAX),
@@ -902,8 +936,126 @@ class ReplicaManager:
             return -1
         return max(p.high_watermark - log_end_offset, 0)
 
+    def _future_offset_lag(self, topic: str, partition: int, log_end_offset: int) -> int:
+        """How far a future log is behind the partition's log (Kafka's
+        ``getLogEndOffsetLag`` for a future replica)."""
+        p = self.partitions.get((topic, partition))
+        if p is None or p.log is None:
+            return -1
+        return p.log.log_end_offset - log_end_offset
+
+    # -- moves between log dirs ------------------------------------------------------------
+    def alter_replica_log_dirs(self, partition_dirs: Mapping[TopicPartition, str], now_ms: int,
+                               *, known: Callable[[str, int], bool] = lambda _t, _p: False,
+                               ) -> dict[TopicPartition, ErrorCode]:
+        """AlterReplicaLogDirs (Kafka's ``alterReplicaLogDirs``): move each partition to the
+        log dir named by its absolute path. Per partition:
+
+        * INVALID_TOPIC_EXCEPTION when the future directory's name would exceed 255
+          characters; LOG_DIR_NOT_FOUND for a path that is not one of ``log.dirs``;
+          KAFKA_STORAGE_ERROR when that dir, or the partition's current one, is offline;
+        * a move under way to another dir is cancelled (its future log deleted);
+        * the dir is remembered for the partition's creation, then a partition not hosted here
+          is REPLICA_NOT_AVAILABLE when ``known(topic, partition)`` (the metadata cache knows
+          it: it may be created here later), else UNKNOWN_TOPIC_OR_PARTITION;
+        * NONE: at once when the partition is in that dir already; otherwise the future log is
+          created there (or the move to it goes on), the cleaner leaves the partition alone,
+          and the mover copies it."""
+        results: dict[TopicPartition, ErrorCode] = {}
+        for tp, path in partition_dirs.items():
+            try:
+                self._alter_log_dir(tp, path, now_ms, known)
+            except KafkaError as e:
+                log.warning("Unable to move %s-%d to the log dir %s: %s", tp[0], tp[1], path,
+                            e.message or e.code.name)
+                results[tp] = e.code
+            except OSError:
+                log.exception("Unable to move %s-%d to the log dir %s", tp[0], tp[1], path)
+                results[tp] = ErrorCode.KAFKA_STORAGE_ERROR
+            else:
+                results[tp] = ErrorCode.NONE
+        return results
+
+    def _alter_log_dir(self, tp: TopicPartition, path: str, now_ms: int,
+                       known: Callable[[str, int], bool]) -> None:
+        topic, index = tp
+        logs = self.log_manager
+        if not future_dir_name_fits(topic, index):
+            raise KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, "The topic name is too long.")
+        log_dir = logs.find_log_dir(path)
+        if log_dir is None:
+            raise KafkaError(ErrorCode.LOG_DIR_NOT_FOUND,
+                             f"Log dir {path} is not found in the config.")
+        if not logs.is_log_dir_online(log_dir):
+            raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR, f"Log directory {path} is offline")
+        partition = self.partitions.get(tp)
+        if partition is not None:
+            current_dir = logs.log_dir_of(topic, index)
+            if current_dir is not None and not logs.is_log_dir_online(current_dir):
+                raise KafkaError(ErrorCode.KAFKA_STORAGE_ERROR,
+                                 f"Partition {topic}-{index} is offline")
+            future_dir = logs.future_log_dir_of(topic, index)
+            if future_dir is not None and future_dir != log_dir:
+                log.info("Cancelling the move of %s-%d to %s: it goes to %s now", topic, index,
+                         future_dir, log_dir)
+                self.log_dir_mover.remove([tp])
+                logs.delete_future_log(topic, index)
+        logs.maybe_update_preferred_log_dir(topic, index, log_dir)
+        if partition is None:
+            if known(topic, index):
+                raise KafkaError(ErrorCode.REPLICA_NOT_AVAILABLE,
+                                 f"{topic}-{index} is not hosted here yet; it will be created "
+                                 f"in {path}")
+            raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+        if partition.log is None:
+            raise KafkaError(ErrorCode.REPLICA_NOT_AVAILABLE)
+        if logs.log_dir_of(topic, index) == log_dir:
+            return
+        if logs.get_future_log(topic, index) is None:
+            logs.create_future_log(topic, index, log_dir, partition.log.config, now_ms)
+        self._start_move(tp)
+
+    def _start_move(self, tp: TopicPartition) -> None:
+        self.log_manager.abort_and_pause_cleaning(*tp)
+        self.log_dir_mover.add(*tp)
+
+    def move_logs(self, topic: str, partition: int) -> tuple[Log, Log] | None:
+        """The mover's view (:class:`pybroker.cluster.alter_log_dirs.MoveHost`): the current
+        and future logs of a hosted partition being moved."""
+        p = self.partitions.get((topic, partition))
+        future = self.log_manager.get_future_log(topic, partition)
+        if p is None or p.log is None or future is None:
+            return None
+        return p.log, future
+
+    def complete_move(self, topic: str, partition: int, now_ms: int) -> None:
+        """The swap: the future log replaces the partition's log (same end offset, same high
+        watermark), the high watermarks are checkpointed in the new dir, and the old log is
+        deleted ``file.delete.delay.ms`` later."""
+        key = (topic, partition)
+        p = self.partitions[key]
+        old = p.log
+        assert old is not None
+        p.log = self.log_manager.replace_current_with_future(topic, partition, now_ms)
+        # it verifies transactions as the old one did (verifications in flight start again)
+        p.log.producer_state.transaction_verification_enabled = \
+            self.transaction_verifier is not None
+        # the new log's producer state learns the high watermark (transactions it passed)
+        p.high_watermark = p.high_watermark
+        if self.high_watermark_checkpointing:
+            self.checkpoint_high_watermarks()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop: the retention task deletes it
+        delay_ms = old.config.file_delete_delay_ms
+        loop.call_later(delay_ms / 1000 + 0.001,
+                        lambda: self.log_manager.delete_due_logs(now_ms + delay_ms))
+
     def shutdown(self) -> None:
-        """Answer what waits, and checkpoint the high watermarks (before the logs close)."""
+        """Answer what waits, and checkpoint the high watermarks (before the logs close);
+        moves stop where they are (the future logs stay, and resume after a restart)."""
+        self.log_dir_mover.shutdown()
         self.fetch_purgatory.shutdown()
         self.produce_purgatory.shutdown()
         self.checkpoint_high_watermarks()

@@ -67,6 +67,10 @@ class ControllerStore(Protocol):
 
     async def brokers(self, watch: Watch) -> dict[int, BrokerInfo]: ...
 
+    async def broker(self, broker_id: int, watch: Watch) -> BrokerInfo | None:
+        """One broker's registration; ``watch`` fires once when its znode changes or goes."""
+        ...
+
     async def topics(self, watch: Watch) -> set[str]: ...
 
     async def assignments(self, topics: Iterable[str], watch: Callable[[str], Watch],

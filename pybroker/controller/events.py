@@ -47,6 +47,13 @@ class BrokerChange:
 
 
 @dataclass(frozen=True, slots=True)
+class BrokerModifications:
+    """A live broker's znode changed (new endpoints, after a dynamic advertised.listeners)."""
+
+    broker_id: int
+
+
+@dataclass(frozen=True, slots=True)
 class TopicChange:
     """The children of /brokers/topics changed: topics were created or removed."""
 
@@ -132,7 +139,8 @@ class Call:
     respond: Callable[[Any], None]
 
 
-ControllerEvent = (Startup | ControllerChange | Reelect | Expire | BrokerChange | TopicChange
+ControllerEvent = (Startup | ControllerChange | Reelect | Expire | BrokerChange
+                   | BrokerModifications | TopicChange
                    | PartitionModifications | TopicDeletion | TopicDeletionStopReplicaResponse
                    | ZkPartitionReassignment | ZkPreferredReplicaElection | IsrChangeNotification
                    | ControlledShutdown | ReplicaLeaderElection | AlterPartitionReceived

@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.controller import election, events as ev
@@ -80,6 +80,15 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
 
     def reelect(self) -> None:
         self.put(ev.Reelect())
+
+    def enable_default_unclean_leader_election(self) -> None:
+        """The broker default of ``unclean.leader.election.enable`` became true (a dynamic
+        broker config): the active controller elects its offline partitions again, uncleanly
+        where no topic override forbids it (Kafka's UncleanLeaderElectionEnable)."""
+        async def trigger() -> None:
+            if self.is_active:
+                await self._trigger_online_partitions()
+        self.put(ev.Call(trigger, lambda _result: None))
 
     async def _run(self) -> None:
         while True:
@@ -134,6 +143,8 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
             return
         elif isinstance(event, ev.BrokerChange):
             await self._broker_change()
+        elif isinstance(event, ev.BrokerModifications):
+            await self._broker_modifications(event.broker_id)
         elif isinstance(event, ev.TopicChange):
             await self._topic_change()
         elif isinstance(event, ev.PartitionModifications):
@@ -223,6 +234,7 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
     async def _on_controller_failover(self) -> None:
         ctx = self.context
         ctx.set_live_brokers((await self.store.brokers(self._watch(ev.BrokerChange()))).values())
+        await self._watch_broker_modifications(ctx.live_or_shutting_down_broker_ids)
         topics = await self.store.topics(self._watch(ev.TopicChange()))
         ctx.set_all_topics(topics)
         await self._load_assignments(topics)
@@ -278,6 +290,7 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
             self.channel.remove_broker(b)
         for b in [*new, *bounced]:
             self._add_channel(current[b])
+        await self._watch_broker_modifications([*new, *bounced])
         for b in dead:
             self.channel.remove_broker(b)
         if new:
@@ -294,6 +307,25 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
         for b in set(current) & set(cached):
             if b not in bounced and current[b] != cached[b]:
                 ctx.update_broker_metadata(current[b])
+
+    async def _watch_broker_modifications(self, brokers: Iterable[int]) -> None:
+        for b in sorted(brokers):
+            await self.store.broker(b, self._watch(ev.BrokerModifications(b)))
+
+    async def _broker_modifications(self, broker_id: int) -> None:
+        """Kafka's ``processBrokerModification``: a live broker registered new endpoints (a
+        dynamic ``advertised.listeners``); every broker hears of them in an UpdateMetadata."""
+        ctx = self.context
+        current = await self.store.broker(broker_id,
+                                          self._watch(ev.BrokerModifications(broker_id)))
+        cached = ctx.live_or_shutting_down_broker(broker_id)
+        if current is None or cached is None or current.endpoints == cached.endpoints:
+            return
+        log.info("Updated broker metadata of broker %d: %s", broker_id, current.endpoints)
+        ctx.update_broker_metadata(current)
+        batch = RequestBatch(ctx)
+        batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids)
+        self._send(batch)
 
     async def _on_broker_startup(self, brokers: Sequence[int]) -> None:
         ctx = self.context

@@ -38,6 +38,8 @@ class LocalController:
         self.replica_manager = replica_manager
         self.configs = configs
         self.topics: dict[str, TopicRecord] = {}
+        #: the stored dynamic broker configs, by entity (a broker id or ``<default>``)
+        self.broker_config_entities: dict[str, dict[str, str]] = {}
 
     @property
     def live_brokers(self) -> list[int]:
@@ -49,6 +51,10 @@ class LocalController:
             self.topics[name] = record
             self.cache.put_topic(record)
             self.configs.set_topic_overrides(name, record.configs)
+
+    def restore_broker_configs(self, entities: Mapping[str, Mapping[str, str]]) -> None:
+        """Know the stored dynamic broker configs (start-up)."""
+        self.broker_config_entities = {e: dict(c) for e, c in entities.items() if c}
 
     def lead_all(self, now_ms: int) -> None:
         """Take leadership of every known partition (start-up, once the logs are loaded)."""
@@ -214,6 +220,20 @@ class LocalController:
         self.cache.put_topic(record)
         self.replica_manager.become_leader_or_follower(name, new, now_ms)
         log.info("topic %s now has %d partitions", name, count)
+
+    def broker_configs(self, entity: str) -> dict[str, str]:
+        """The dynamic broker configs stored for ``entity`` (a broker id or ``<default>``)."""
+        return dict(self.broker_config_entities.get(entity, {}))
+
+    def set_broker_configs(self, entity: str, configs: Mapping[str, str]) -> None:
+        """Record ``entity``'s dynamic broker configs (already checked by the admin seam)."""
+        self.store.set_broker_configs(entity, dict(configs))
+        if configs:
+            self.broker_config_entities[entity] = dict(configs)
+        else:
+            self.broker_config_entities.pop(entity, None)
+        log.info("Updated the dynamic configs of broker entity %s: %s", entity,
+                 ", ".join(sorted(configs)) or "none")
 
     def set_topic_configs(self, name: str, configs: Mapping[str, str]) -> None:
         record = self.topics[name]

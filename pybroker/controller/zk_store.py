@@ -82,6 +82,10 @@ class ZkControllerStore:
         found = await self.zk.get_all_brokers(lambda _event: watch())
         return {b: broker_info(reg, epoch) for b, (reg, epoch) in found.items()}
 
+    async def broker(self, broker_id: int, watch: Watch) -> BrokerInfo | None:
+        found = await self.zk.get_broker(broker_id, lambda _event: watch())
+        return broker_info(*found) if found is not None else None
+
     async def topics(self, watch: Watch) -> set[str]:
         return await self.zk.get_all_topics(lambda _event: watch())
 

@@ -587,6 +587,7 @@ class LogCleaner:
         self.backoff_ms = backoff_ms
         self.uncleanable: set[TopicPartition] = set()  # failed with an error; skipped until restart
         self._first_dirty: dict[TopicPartition, tuple[Log, int]] | None = None
+        log_manager.add_log_replaced_listener(self._on_log_replaced)
 
     # -- checkpoints -------------------------------------------------------------------------
 
@@ -617,24 +618,41 @@ class LogCleaner:
     def _update_checkpoint(self, topic: str, partition: int, log: Log, offset: int) -> None:
         checkpoints = self._checkpoints()
         checkpoints[(topic, partition)] = (log, offset)
+        log_dir = self.log_manager.log_dir_of(topic, partition)
+        if log_dir is not None:
+            self._write_checkpoint(log_dir)
+
+    def _write_checkpoint(self, log_dir: Path) -> None:
         manager = self.log_manager
-        log_dir = manager.log_dir_of(topic, partition)
-        if log_dir is None:
-            return
         current = {
             tp: offset
-            for tp, (entry_log, offset) in checkpoints.items()
+            for tp, (entry_log, offset) in self._checkpoints().items()
             if manager.get_log(*tp) is entry_log and manager.log_dir_of(*tp) == log_dir
         }
         write_offset_checkpoint(log_dir / CLEANER_CHECKPOINT, current)
+
+    def _on_log_replaced(self, tp: TopicPartition, old: Log, new: Log) -> None:
+        """A move to another log dir completed: the first dirty offset holds for the copy too
+        (cleaning was paused while it was made), so it moves to the new dir's checkpoint and
+        leaves the old one's (Kafka's ``alterCheckpointDir``)."""
+        entry = self._checkpoints().get(tp)
+        if entry is None or entry[0] is not old:
+            return
+        self._first_dirty = {**self._checkpoints(), tp: (new, entry[1])}
+        for log_dir in {old.dir.parent, new.dir.parent}:
+            if log_dir in self.log_manager.log_dirs:
+                self._write_checkpoint(log_dir)
 
     # -- choosing a log ----------------------------------------------------------------------
 
     def grab_filthiest_log(self, now_ms: int) -> LogToClean | None:
         """The cleanable compacted log with the highest dirty ratio, if any."""
         best: LogToClean | None = None
-        for (topic, partition), log in self.log_manager.all_logs().items():
+        manager = self.log_manager
+        for (topic, partition), log in manager.all_logs().items():
             if "compact" not in log.config.cleanup_policy.split(",") or (topic, partition) in self.uncleanable:
+                continue
+            if manager.is_cleaning_paused(topic, partition):  # being moved to another log dir
                 continue
             ltc = measure(topic, partition, log, self.checkpoint_of(topic, partition), now_ms)
             if ltc.total_bytes == 0 or not ltc.is_cleanable:
@@ -699,6 +717,8 @@ class LogCleaner:
     def _check(self, ltc: LogToClean, segments: Sequence[LogSegment]) -> None:
         if self.log_manager.get_log(ltc.topic, ltc.partition) is not ltc.log or not ltc.log.is_cleanable_run(segments):
             raise _CleaningAborted("the log changed during the pass")
+        if self.log_manager.is_cleaning_paused(ltc.topic, ltc.partition):
+            raise _CleaningAborted("cleaning of the partition is paused (it is being moved)")
 
     def _clean(self, ltc: LogToClean, now_ms: int, stats: CleanerStats) -> Generator[None, None, None]:
         log = ltc.log

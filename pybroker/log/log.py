@@ -153,14 +153,17 @@ class Log:
         log_start_offset: int = 0,
         now_ms: int,
         clean_shutdown: bool = False,
+        topic_partition: tuple[str, int] | None = None,
     ) -> Log:
         """Load (and if needed recover) the log in ``dir``, creating it when absent.
 
         After an unclean shutdown every segment from the one holding ``recovery_point`` is
-        re-validated batch by batch and cut at the first bad byte.
+        re-validated batch by batch and cut at the first bad byte. ``topic_partition`` names
+        the partition of a directory whose name does not (a future log's
+        ``<topic>-<partition>.<id>-future``).
         """
         dir = Path(dir)
-        parsed = parse_partition_dir(dir.name)
+        parsed = topic_partition or parse_partition_dir(dir.name)
         if parsed is None:
             raise ValueError(f"{dir.name!r} is not a <topic>-<partition> directory")
         log = cls(dir, config, *parsed)
@@ -493,15 +496,17 @@ class Log:
         self.producer_state.check_marker(header, marker, origin)
         return marker
 
-    def append_as_follower(self, records: bytes | bytearray | memoryview, now_ms: int
-                           ) -> ReplicaAppendInfo:
+    def append_as_follower(self, records: bytes | bytearray | memoryview, now_ms: int, *,
+                           allow_offset_gaps: bool = False) -> ReplicaAppendInfo:
         """Append batches as the leader wrote them (offsets, epochs and timestamps assigned,
         validated there): the first must start at the log end offset and each at the end of
         the one before. As in Kafka, every batch's CRC is checked before anything is written
         (CORRUPT_MESSAGE otherwise), and each batch's epoch goes into the leader epoch cache.
         Idempotent producer state is rebuilt from the batch headers, so deduplication survives
         a change of leader. A partial batch at the end is left out (a fetch response may cut
-        its last batch short)."""
+        its last batch short). ``allow_offset_gaps``: a batch may also start later than that
+        (never earlier), as the batches of a compacted log do where the cleaner removed whole
+        batches; the copy of a log into another log dir needs it."""
         buf = memoryview(records)
         batches: list[tuple[int, BatchHeader]] = []
         pos, expected = 0, self.log_end_offset
@@ -510,7 +515,8 @@ class Log:
             end = pos + header.size
             if end > len(buf):
                 break
-            if header.base_offset != expected:
+            if header.base_offset != expected and not (
+                    allow_offset_gaps and header.base_offset > expected):
                 raise KafkaError(
                     ErrorCode.UNKNOWN_SERVER_ERROR,
                     f"{self._name}: a replicated batch starts at offset {header.base_offset}, "

@@ -4,16 +4,29 @@ Each log dir holds ``<topic>-<partition>`` directories plus Kafka's bookkeeping 
 ``recovery-point-offset-checkpoint``, ``log-start-offset-checkpoint`` and, between a clean
 shutdown and the next startup, ``.kafka_cleanshutdown``. Anything else in a log dir (the
 broker's metadata, ``meta.properties``) is left alone.
+
+Moving a partition to another log dir (AlterReplicaLogDirs, KIP-113) is Kafka's *future log*:
+a second log of the partition in the destination dir, ``<topic>-<partition>.<id>-future``,
+which the replica manager's mover (:mod:`pybroker.cluster.alter_log_dirs`) fills from the
+current log. Once it has caught up, :meth:`LogManager.replace_current_with_future` swaps it in
+within one call: the current directory is renamed ``<topic>-<partition>.<id>-delete`` first,
+then the future one takes the partition's name. A crash between the two renames leaves a future
+log without a current one, which start-up promotes (it had caught up); a crash before them
+leaves both, and the move resumes. The log cleaner leaves a partition alone while it moves
+(:meth:`LogManager.abort_and_pause_cleaning`).
 """
 
 from __future__ import annotations
 
+import bisect
 import logging
 import os
 import re
 import shutil
 import uuid
+from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from protocol.errors import ErrorCode, KafkaError
@@ -29,14 +42,43 @@ from .checkpoints import (
     write_offset_checkpoint,
 )
 from .config import LogConfig
+from .leader_epoch import LEADER_EPOCH_CHECKPOINT, LeaderEpochFileCache
 from .log import Log, parse_partition_dir, partition_dir_name
 
 logger = logging.getLogger(__name__)
 
 DELETE_DIR_SUFFIX = "-delete"
+FUTURE_DIR_SUFFIX = "-future"
+#: the longest directory name a file system takes: a partition whose future directory name
+#: would be longer cannot move (Kafka's KAFKA-4893 check)
+MAX_DIR_NAME_LENGTH = 255
 _LEGAL_TOPIC = re.compile(r"[A-Za-z0-9._-]{1,249}")
+_FUTURE_DIR = re.compile(r"^(?P<name>.+)\.(?P<id>[0-9a-f]{32})" + re.escape(FUTURE_DIR_SUFFIX) + "$")
 
 TopicPartition = tuple[str, int]
+LONG_MAX = (1 << 63) - 1
+#: ``(partition, log replaced, log replacing it)``: a move between log dirs completed
+LogReplacedListener = Callable[[TopicPartition, Log, Log], None]
+
+
+def future_dir_name(topic: str, partition: int) -> str:
+    """Kafka's ``logFutureDirName``: ``<topic>-<partition>.<32 hex digits>-future``."""
+    return f"{partition_dir_name(topic, partition)}.{uuid.uuid4().hex}{FUTURE_DIR_SUFFIX}"
+
+
+def future_dir_name_fits(topic: str, partition: int) -> bool:
+    """Whether the partition's future directory name stays within 255 characters."""
+    return len(future_dir_name(topic, partition)) <= MAX_DIR_NAME_LENGTH
+
+
+def parse_future_dir(name: str) -> TopicPartition | None:
+    """``("t", 0)`` for ``t-0.<id>-future``; None for anything else."""
+    m = _FUTURE_DIR.match(name)
+    return parse_partition_dir(m.group("name")) if m is not None else None
+
+
+def _delete_dir_name(name: str) -> str:
+    return f"{name}.{uuid.uuid4().hex}{DELETE_DIR_SUFFIX}"
 
 
 class LogDirError(OSError):
@@ -59,6 +101,17 @@ class LogManager:
         self.default_config = default_config
         self._logs: dict[TopicPartition, Log] = {}
         self._dir_of: dict[TopicPartition, Path] = {}
+        #: partitions being moved to another log dir: the future log and its dir
+        self._future_logs: dict[TopicPartition, Log] = {}
+        self._future_dir_of: dict[TopicPartition, Path] = {}
+        #: where a partition not hosted yet is to be created (AlterReplicaLogDirs before it)
+        self._preferred_dirs: dict[TopicPartition, Path] = {}
+        #: partitions the log cleaner must leave alone (being moved)
+        self._cleaning_paused: set[TopicPartition] = set()
+        #: logs a move replaced, deleted at the time given (``file.delete.delay.ms`` later, so
+        #: fetch responses holding slices of them can still be sent)
+        self._doomed: list[tuple[int, Log]] = []
+        self._replaced_listeners: list[LogReplacedListener] = []
 
     # -- startup and shutdown --------------------------------------------------------------
 
@@ -87,40 +140,47 @@ class LogManager:
 
     def _load_logs(self, now_ms: int, config_for: Callable[[str], LogConfig] | None) -> None:
         configs: dict[str, LogConfig] = {}
-        for log_dir in self.log_dirs:
-            log_dir.mkdir(parents=True, exist_ok=True)
+
+        def config_of(topic: str) -> LogConfig:
+            if topic not in configs:  # once per topic, not per partition
+                configs[topic] = config_for(topic) if config_for else self.default_config
+            return configs[topic]
+
+        found = [(log_dir, self._scan_log_dir(log_dir)) for log_dir in self.log_dirs]
+        self._promote_lone_futures(found)
+        for log_dir, (currents, futures) in found:
             marker = log_dir / CLEAN_SHUTDOWN_MARKER
             clean = marker.exists()
             recovery_points = self._read_checkpoint(log_dir / RECOVERY_POINT_CHECKPOINT)
             start_offsets = self._read_checkpoint(log_dir / LOG_START_OFFSET_CHECKPOINT)
             loaded = 0
-            for entry in sorted(log_dir.iterdir()):
-                if not entry.is_dir():
-                    continue
-                if entry.name.endswith(DELETE_DIR_SUFFIX):
-                    logger.info("Removing %s left by an unfinished partition deletion", entry)
-                    shutil.rmtree(entry, ignore_errors=True)
-                    continue
-                tp = parse_partition_dir(entry.name)
-                if tp is None:
-                    continue
-                if tp in self._logs:
+            for entry, tp, future in [*((e, tp, False) for e, tp in currents),
+                                      *((e, tp, True) for e, tp in futures)]:
+                logs, dir_of = ((self._future_logs, self._future_dir_of) if future
+                                else (self._logs, self._dir_of))
+                if tp in logs:
                     raise RuntimeError(
-                        f"Duplicate log directories for {entry.name}: {self._dir_of[tp]} and {log_dir}"
+                        f"Duplicate {'future ' if future else ''}log directories for "
+                        f"{tp[0]}-{tp[1]}: {dir_of[tp]} and {log_dir}"
                     )
-                if tp[0] not in configs:  # once per topic, not per partition
-                    configs[tp[0]] = config_for(tp[0]) if config_for else self.default_config
-                config = configs[tp[0]]
-                self._logs[tp] = Log.open(
+                logs[tp] = Log.open(
                     entry,
-                    config,
+                    config_of(tp[0]),
                     recovery_point=recovery_points.get(tp, 0),
                     log_start_offset=start_offsets.get(tp, 0),
                     now_ms=now_ms,
                     clean_shutdown=clean,
+                    topic_partition=tp,
                 )
-                self._dir_of[tp] = log_dir
+                dir_of[tp] = log_dir
                 loaded += 1
+                if future:
+                    # the cleaner keeps off the partition from now on, not only once its move
+                    # resumes: a copy of uncleaned batches would stay uncleaned below the first
+                    # dirty offset the swap carries over
+                    self._cleaning_paused.add(tp)
+                    logger.info("Found the future log %s: moving %s-%d to %s resumes once the "
+                                "partition is hosted", entry.name, tp[0], tp[1], log_dir)
             if loaded or clean:
                 logger.info(
                     "Loaded %d logs from %s after %s shutdown",
@@ -134,6 +194,50 @@ class LogManager:
         self.checkpoint()
 
     @staticmethod
+    def _scan_log_dir(log_dir: Path) -> tuple[list[tuple[Path, TopicPartition]],
+                                              list[tuple[Path, TopicPartition]]]:
+        """The partition directories of a log dir, current and future; what an unfinished
+        deletion left is removed."""
+        log_dir.mkdir(parents=True, exist_ok=True)
+        currents, futures = [], []
+        for entry in sorted(log_dir.iterdir()):
+            if not entry.is_dir():
+                continue
+            if entry.name.endswith(DELETE_DIR_SUFFIX):
+                logger.info("Removing %s left by an unfinished partition deletion", entry)
+                shutil.rmtree(entry, ignore_errors=True)
+                continue
+            tp = parse_future_dir(entry.name)
+            if tp is not None:
+                futures.append((entry, tp))
+                continue
+            tp = parse_partition_dir(entry.name)
+            if tp is not None:
+                currents.append((entry, tp))
+        return currents, futures
+
+    @staticmethod
+    def _promote_lone_futures(
+        found: list[tuple[Path, tuple[list[tuple[Path, TopicPartition]],
+                                      list[tuple[Path, TopicPartition]]]]]) -> None:
+        """A future log whose partition has no current log anywhere is what a crash between
+        the two renames of a swap leaves (the current one was already renamed for deletion):
+        it had caught up, so it takes the partition's name."""
+        hosted = {tp for _, (currents, _) in found for _, tp in currents}
+        for log_dir, (currents, futures) in found:
+            for entry, tp in list(futures):
+                if tp in hosted:
+                    continue
+                final = log_dir / partition_dir_name(*tp)
+                logger.warning("%s has no current log: completing the interrupted move of "
+                               "%s-%d to %s", entry.name, tp[0], tp[1], log_dir)
+                entry.rename(final)
+                fsync_dir(log_dir)
+                futures.remove((entry, tp))
+                currents.append((final, tp))
+                hosted.add(tp)
+
+    @staticmethod
     def _read_checkpoint(path: Path) -> dict[TopicPartition, int]:
         try:
             return read_offset_checkpoint(path)
@@ -142,9 +246,10 @@ class LogManager:
             return {}
 
     def shutdown(self) -> None:
-        """Flush and close every log, write the checkpoints, then the clean-shutdown markers."""
+        """Flush and close every log (future ones too), write the checkpoints, then the
+        clean-shutdown markers. Logs a move replaced are deleted now."""
         failed = False
-        for tp, log in self._logs.items():
+        for tp, log in [*self._logs.items(), *self._future_logs.items()]:
             try:
                 log.flush()
                 log.close()
@@ -155,8 +260,11 @@ class LogManager:
         if not failed:
             for log_dir in self.log_dirs:
                 atomic_write(log_dir / CLEAN_SHUTDOWN_MARKER, b"")
+        self.delete_due_logs(None)
         self._logs.clear()
         self._dir_of.clear()
+        self._future_logs.clear()
+        self._future_dir_of.clear()
 
     # -- lookup and lifecycle --------------------------------------------------------------
 
@@ -179,15 +287,14 @@ class LogManager:
             return False
 
     def get_or_create_log(self, topic: str, partition: int, config: LogConfig, now_ms: int) -> Log:
+        """The partition's log, created when absent: in the dir an AlterReplicaLogDirs chose
+        for it beforehand (then forgotten), else in the dir holding the fewest logs."""
         tp = (topic, partition)
         log = self._logs.get(tp)
         if log is not None:
             return log
-        if not _LEGAL_TOPIC.fullmatch(topic) or topic in (".", ".."):
-            raise KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, f"Illegal topic name {topic!r}")
-        if partition < 0:
-            raise KafkaError(ErrorCode.INVALID_PARTITIONS, f"Illegal partition {partition}")
-        log_dir = self._least_loaded_dir()
+        _check_partition_name(topic, partition)
+        log_dir = self._preferred_dirs.pop(tp, None) or self._least_loaded_dir()
         log = Log.open(log_dir / partition_dir_name(topic, partition), config, now_ms=now_ms)
         fsync_dir(log_dir)
         self._logs[tp] = log
@@ -196,30 +303,193 @@ class LogManager:
 
     def _least_loaded_dir(self) -> Path:
         counts = {d: 0 for d in self.log_dirs}
-        for d in self._dir_of.values():
+        for d in [*self._dir_of.values(), *self._future_dir_of.values()]:
             counts[d] = counts.get(d, 0) + 1
         return min(self.log_dirs, key=lambda d: counts[d])
 
     def delete_log(self, topic: str, partition: int) -> None:
-        """Remove a partition's log; the directory is renamed ``*-delete`` first, as Kafka does,
-        so a crash half-way leaves something startup knows to finish removing."""
+        """Remove a partition's log, and its future log when it was being moved; each
+        directory is renamed ``*-delete`` first, as Kafka does, so a crash half-way leaves
+        something startup knows to finish removing. The future log goes first: a future log
+        left alone is taken at start-up for a completed move."""
         tp = (topic, partition)
+        self.delete_future_log(topic, partition)
+        self._preferred_dirs.pop(tp, None)
         log = self._logs.pop(tp, None)
         log_dir = self._dir_of.pop(tp, None)
         if log is None or log_dir is None:
             return
-        doomed = log.dir.with_name(f"{log.dir.name}.{uuid.uuid4().hex}{DELETE_DIR_SUFFIX}")
-        log.dir.rename(doomed)  # open files stay valid across the rename
-        fsync_dir(log_dir)
-        log.dir = doomed
+        _rename_dir(log, log.dir.with_name(_delete_dir_name(log.dir.name)))
         log.delete()
+
+    # -- moves between log dirs (Kafka's future logs) ---------------------------------------
+
+    def find_log_dir(self, path: str) -> Path | None:
+        """The dir of ``log.dirs`` whose absolute path is ``path`` (as DescribeLogDirs names
+        it), or None (Kafka's LOG_DIR_NOT_FOUND)."""
+        return next((d for d in self.log_dirs if str(d.absolute()) == path), None)
+
+    def get_future_log(self, topic: str, partition: int) -> Log | None:
+        return self._future_logs.get((topic, partition))
+
+    def future_logs(self) -> dict[TopicPartition, Log]:
+        return dict(self._future_logs)
+
+    def future_log_dir_of(self, topic: str, partition: int) -> Path | None:
+        return self._future_dir_of.get((topic, partition))
+
+    def maybe_update_preferred_log_dir(self, topic: str, partition: int, log_dir: Path) -> None:
+        """Remember ``log_dir`` for the partition's creation, unless its current or future log
+        is there already (Kafka's ``maybeUpdatePreferredLogDir``)."""
+        tp = (topic, partition)
+        if log_dir not in (self._dir_of.get(tp), self._future_dir_of.get(tp)):
+            self._preferred_dirs[tp] = log_dir
+
+    def preferred_log_dir(self, topic: str, partition: int) -> Path | None:
+        return self._preferred_dirs.get((topic, partition))
+
+    def create_future_log(self, topic: str, partition: int, log_dir: Path, config: LogConfig,
+                          now_ms: int) -> Log:
+        """Start the partition's future log in ``log_dir`` (empty; the mover fills it). The
+        partition must have a current log elsewhere and no future log yet."""
+        tp = (topic, partition)
+        current_dir = self._dir_of.get(tp)
+        if current_dir is None:
+            raise ValueError(f"{topic}-{partition} has no log to move")
+        if current_dir == log_dir:
+            raise ValueError(f"{topic}-{partition} is in {log_dir} already")
+        if tp in self._future_logs:
+            raise ValueError(f"{topic}-{partition} is being moved to "
+                             f"{self._future_dir_of[tp]} already")
+        dir = log_dir / future_dir_name(topic, partition)
+        log = Log.open(dir, config, now_ms=now_ms, topic_partition=tp)
+        fsync_dir(log_dir)
+        self._future_logs[tp] = log
+        self._future_dir_of[tp] = log_dir
+        self._preferred_dirs.pop(tp, None)
+        logger.info("Created the future log %s of %s-%d", dir, topic, partition)
+        return log
+
+    def delete_future_log(self, topic: str, partition: int) -> None:
+        """Drop the partition's future log (a move cancelled or redirected, a partition deleted
+        or stopped); cleaning of the partition resumes."""
+        tp = (topic, partition)
+        log = self._future_logs.pop(tp, None)
+        self._future_dir_of.pop(tp, None)
+        self._cleaning_paused.discard(tp)
+        if log is None:
+            return
+        _rename_dir(log, log.dir.with_name(_delete_dir_name(partition_dir_name(*tp))))
+        log.delete()
+        logger.info("Deleted the future log of %s-%d", topic, partition)
+
+    def replace_current_with_future(self, topic: str, partition: int, now_ms: int) -> Log:
+        """The swap that ends a move (Kafka's ``replaceCurrentWithFutureLog``), in one call:
+        the future log, caught up with the current one, becomes the partition's log in its dir
+        and is returned; the current log is renamed ``*-delete`` and deleted
+        ``file.delete.delay.ms`` later (:meth:`delete_due_logs`).
+
+        What the copy of the batches may not have rebuilt exactly is carried over from the
+        current log: producer state (its transactions included), the leader epoch cache (an
+        epoch started with nothing written in it yet) and the transaction indexes (an aborted
+        transaction that began before the future log's start). The checkpoints of both dirs are
+        written, and cleaning resumes."""
+        tp = (topic, partition)
+        source, future = self._logs[tp], self._future_logs[tp]
+        if source.log_end_offset != future.log_end_offset:
+            raise ValueError(f"{topic}-{partition}: the future log ends at "
+                             f"{future.log_end_offset}, the current one at "
+                             f"{source.log_end_offset}")
+        source_dir, dest_dir = self._dir_of[tp], self._future_dir_of[tp]
+        source_name = source.dir
+        final = dest_dir / partition_dir_name(topic, partition)
+        try:
+            carried = carry_over_log_state(source, future)
+            recovery_point, log_start = future.recovery_point, future.log_start_offset
+            future.close()
+            # the current directory goes first: from here on start-up takes the future log for
+            # the partition's (see _promote_lone_futures)
+            _rename_dir(source, source.dir.with_name(_delete_dir_name(source.dir.name)))
+            future.dir.rename(final)
+            future.dir = final
+            fsync_dir(dest_dir)
+            log = Log.open(final, future.config, recovery_point=future.log_end_offset,
+                           log_start_offset=log_start, now_ms=now_ms, clean_shutdown=True)
+        except Exception:
+            # the partition stays where it was, with its log; the copy goes (a new move
+            # starts afresh)
+            logger.exception("Could not swap the future log of %s-%d in; it is dropped",
+                             topic, partition)
+            if source.dir != source_name:
+                _rename_dir(source, source_name)
+            try:
+                self.delete_future_log(topic, partition)
+            except OSError:
+                logger.exception("Could not delete the future log of %s-%d", topic, partition)
+            raise
+        # what the future log had not fsynced yet is still to be recovered after a crash
+        log.recovery_point = min(recovery_point, log.log_end_offset)
+        # opening cut the epochs that start at the log end (a new leader's, nothing written
+        # yet), and completed transactions waiting for the high watermark live in memory only
+        carried += [c for c in carry_over_log_state(source, log, producers=False,
+                                                    txn_indexes=False) if c not in carried]
+        log.producer_state.unreplicated_txns = dict(source.producer_state.unreplicated_txns)
+        del self._future_logs[tp], self._future_dir_of[tp]
+        self._logs[tp] = log
+        self._dir_of[tp] = dest_dir
+        self._doomed.append((now_ms + source.config.file_delete_delay_ms, source))
+        self._cleaning_paused.discard(tp)
+        self.checkpoint()
+        logger.info("Moved %s-%d from %s to %s at offset %d%s", topic, partition, source_dir,
+                    dest_dir, log.log_end_offset,
+                    f" (carried over from the current log: {', '.join(carried)})"
+                    if carried else "")
+        for listener in self._replaced_listeners:
+            try:
+                listener(tp, source, log)
+            except Exception:
+                logger.exception("A listener failed on the move of %s-%d", topic, partition)
+        return log
+
+    def add_log_replaced_listener(self, listener: LogReplacedListener) -> None:
+        """Call ``listener(partition, old log, new log)`` after each completed move (the log
+        cleaner moves its checkpoint along, as Kafka's ``alterCheckpointDir``)."""
+        self._replaced_listeners.append(listener)
+
+    def delete_due_logs(self, now_ms: int | None) -> int:
+        """Delete the logs moves replaced whose delay is over (every one with None); returns
+        how many went."""
+        keep: list[tuple[int, Log]] = []
+        due: list[tuple[int, Log]] = []
+        for when, log in self._doomed:
+            (due if now_ms is None or when <= now_ms else keep).append((when, log))
+        self._doomed = keep
+        for _, log in due:
+            try:
+                log.delete()
+            except OSError:
+                logger.exception("Could not delete %s", log.dir)
+        return len(due)
+
+    def abort_and_pause_cleaning(self, topic: str, partition: int) -> None:
+        """Keep the log cleaner off the partition (a pass under way gives up at its next
+        step) until :meth:`resume_cleaning` or the end of its move."""
+        self._cleaning_paused.add((topic, partition))
+
+    def resume_cleaning(self, topic: str, partition: int) -> None:
+        self._cleaning_paused.discard((topic, partition))
+
+    def is_cleaning_paused(self, topic: str, partition: int) -> bool:
+        return (topic, partition) in self._cleaning_paused
 
     # -- periodic work ---------------------------------------------------------------------
 
     def checkpoint(self) -> None:
-        """Write both offset checkpoint files in every log dir."""
+        """Write both offset checkpoint files in every log dir, future logs included."""
         for log_dir in self.log_dirs:
             logs = {tp: log for tp, log in self._logs.items() if self._dir_of[tp] == log_dir}
+            logs.update((tp, log) for tp, log in self._future_logs.items()
+                        if self._future_dir_of[tp] == log_dir)
             write_offset_checkpoint(
                 log_dir / RECOVERY_POINT_CHECKPOINT, {tp: log.recovery_point for tp, log in logs.items()}
             )
@@ -229,11 +499,79 @@ class LogManager:
             )
 
     def cleanup(self, now_ms: int) -> int:
-        """Apply retention to every log (Kafka's ``log.retention.check.interval.ms`` task)."""
+        """Apply retention to every log (Kafka's ``log.retention.check.interval.ms`` task) and
+        delete the logs moves replaced whose delay is over. A future log follows its current
+        log's start instead (the mover)."""
+        self.delete_due_logs(now_ms)
         return sum(log.enforce_retention(now_ms) for log in self._logs.values())
 
     def flush_dirty(self, now_ms: int) -> None:
-        """fsync logs whose last flush is older than their ``flush.ms``."""
-        for log in self._logs.values():
+        """fsync logs (future ones too) whose last flush is older than their ``flush.ms``."""
+        for log in [*self._logs.values(), *self._future_logs.values()]:
             if log.unflushed_messages and now_ms - log.last_flush_ms >= log.config.flush_ms:
                 log.flush(now_ms=now_ms)
+
+
+def _check_partition_name(topic: str, partition: int) -> None:
+    if not _LEGAL_TOPIC.fullmatch(topic) or topic in (".", ".."):
+        raise KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, f"Illegal topic name {topic!r}")
+    if partition < 0:
+        raise KafkaError(ErrorCode.INVALID_PARTITIONS, f"Illegal partition {partition}")
+
+
+def _rename_dir(log: Log, new_dir: Path) -> None:
+    """Rename a log's directory that is about to be deleted. Open files stay valid across the
+    rename, and the segments' ``.log`` paths follow it, so that slices of them a fetch response
+    still holds can be opened and sent."""
+    log.dir.rename(new_dir)
+    fsync_dir(new_dir.parent)
+    log.dir = new_dir
+    log.producer_state.dir = new_dir
+    for segment in log.segments:
+        segment.dir = new_dir
+        segment.log_path = new_dir / segment.log_path.name
+
+
+def carry_over_log_state(source: Log, dest: Log, *, producers: bool = True,
+                         epochs: bool = True, txn_indexes: bool = True) -> list[str]:
+    """Make ``dest``, a copy of ``source``'s batches up to the same log end, hold the state
+    ``source`` built that the batches alone may not rebuild; returns what differed.
+
+    * producer state: ``source``'s, which also knows producers and open transactions from
+      before ``dest``'s log start;
+    * the leader epoch cache: ``source``'s from ``dest``'s log start on (an epoch a new leader
+      started at the log end has no batch yet);
+    * the transaction indexes: each of ``dest``'s segments gets ``source``'s entries whose
+      marker it holds (an aborted transaction that began before ``dest``'s log start is
+      indexed from its real first offset)."""
+    carried = []
+    if producers:
+        src, dst = source.producer_state, dest.producer_state
+        if (src.producers, src.ongoing_txns) != (dst.producers, dst.ongoing_txns):
+            carried.append("producer state")
+        dst.producers = {pid: replace(e, batches=deque(e.batches, maxlen=e.batches.maxlen))
+                         for pid, e in src.producers.items()}
+        dst.ongoing_txns = dict(src.ongoing_txns)
+        dst.unreplicated_txns = dict(src.unreplicated_txns)
+    if epochs:
+        wanted = LeaderEpochFileCache(None, source.leader_epoch_cache.entries)
+        wanted.truncate_from_start(dest.log_start_offset)
+        if wanted.entries != dest.leader_epoch_cache.entries:
+            carried.append("leader epochs")
+            dest.leader_epoch_cache = LeaderEpochFileCache(dest.dir / LEADER_EPOCH_CHECKPOINT,
+                                                           wanted.entries)
+            dest.leader_epoch_cache.flush()
+    if txn_indexes:
+        aborted = source.collect_aborted_transactions(0, LONG_MAX)
+        markers = [t.last_offset for t in aborted]
+        changed = False
+        for segment in dest.segments:
+            lo = bisect.bisect_left(markers, segment.base_offset)
+            hi = bisect.bisect_left(markers, segment.next_offset)
+            if segment.txn_index.entries != aborted[lo:hi]:
+                segment.txn_index.replace_all(aborted[lo:hi])
+                segment.txn_index.flush()
+                changed = True
+        if changed:
+            carried.append("transaction indexes")
+    return carried

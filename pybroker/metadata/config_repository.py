@@ -2,7 +2,8 @@
 (Kafka's ``ConfigRepository``).
 
 Whoever owns the cluster metadata feeds it: the embedded controller as it restores and changes
-topics; in ZooKeeper mode, ``/config/topics`` and its change notifications. Readers (the replica
+topics; in ZooKeeper mode, ``/config/topics`` and its change notifications. The broker defaults
+beneath the overrides change with the dynamic broker configs (KIP-226). Readers (the replica
 manager opening logs, DescribeConfigs, the fetch path) only ask. Listeners hear of every change,
 so that open logs take new settings at once.
 """
@@ -31,6 +32,14 @@ class ConfigRepository:
         self._overrides[topic] = dict(overrides)
         for listener in self._listeners:
             listener(topic)
+
+    def set_default_log_config(self, config: LogConfig) -> None:
+        """New broker defaults (a dynamic ``log.*`` change, KIP-226): every topic's logs take
+        them wherever the topic has no override of its own, as Kafka's DynamicLogConfig."""
+        self.default_log_config = config
+        for topic in sorted(self._overrides):
+            for listener in self._listeners:
+                listener(topic)
 
     def remove_topic(self, topic: str) -> None:
         self._overrides.pop(topic, None)

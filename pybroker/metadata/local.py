@@ -1,8 +1,10 @@
 """The embedded single-node mode's metadata store: one JSON document in the first log dir.
 
 Every change rewrites the document atomically (write a temporary file, fsync, rename, fsync the
-directory), so a crash leaves either the old or the new state. ``meta.properties`` is written in
-Kafka's format so the directory is recognisable as a broker's.
+directory), so a crash leaves either the old or the new state. It holds the topics, the next
+producer id block and the dynamic broker configs (KIP-226: the broker's own under its id, the
+cluster-wide defaults under ``<default>``, as ZooKeeper's ``/config/brokers`` names them).
+``meta.properties`` is written in Kafka's format so the directory is recognisable as a broker's.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 import os
 import uuid
 from pathlib import Path
+from typing import Any
 
 from pybroker.metadata.model import ClusterImage, PartitionRecord, TopicRecord
 
@@ -79,6 +82,8 @@ class LocalMetadataStore:
                 cluster_id=doc["cluster_id"],
                 topics={n: TopicRecord.from_json(n, t) for n, t in doc["topics"].items()},
                 next_producer_id=int(doc.get("next_producer_id", 0)),
+                broker_configs={str(e): {str(k): str(v) for k, v in c.items()}
+                                for e, c in doc.get("broker_configs", {}).items()},
             )
         else:
             image = ClusterImage(cluster_id=self._read_cluster_id() or new_cluster_id())
@@ -101,12 +106,15 @@ class LocalMetadataStore:
 
     def _save(self) -> None:
         image = self.image
-        doc = {
+        doc: dict[str, Any] = {
             "version": FORMAT_VERSION,
             "cluster_id": image.cluster_id,
             "next_producer_id": image.next_producer_id,
             "topics": {n: t.to_json() for n, t in sorted(image.topics.items())},
         }
+        if image.broker_configs:
+            doc["broker_configs"] = {e: dict(sorted(c.items()))
+                                     for e, c in sorted(image.broker_configs.items())}
         write_atomically(self.path, json.dumps(doc, indent=1).encode())
 
     def create_topic(self, topic: TopicRecord) -> None:
@@ -123,6 +131,13 @@ class LocalMetadataStore:
 
     def set_topic_configs(self, name: str, configs: dict[str, str]) -> None:
         self.image.topics[name] = self.image.topics[name].with_configs(configs)
+        self._save()
+
+    def set_broker_configs(self, entity: str, configs: dict[str, str]) -> None:
+        if configs:
+            self.image.broker_configs[entity] = dict(configs)
+        else:
+            self.image.broker_configs.pop(entity, None)
         self._save()
 
     def allocate_producer_id_block(self, size: int) -> int:

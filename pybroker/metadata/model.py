@@ -105,3 +105,5 @@ class ClusterImage:
     cluster_id: str
     topics: dict[str, TopicRecord] = field(default_factory=dict)
     next_producer_id: int = 0
+    #: dynamic broker configs by entity: a broker id, or ``<default>`` for the cluster's
+    broker_configs: dict[str, dict[str, str]] = field(default_factory=dict)

@@ -20,6 +20,10 @@ class MetadataStore(Protocol):
 
     def set_topic_configs(self, name: str, configs: dict[str, str]) -> None: ...
 
+    def set_broker_configs(self, entity: str, configs: dict[str, str]) -> None:
+        """Replace the dynamic broker configs of ``entity`` (a broker id, or ``<default>``)."""
+        ...
+
     def allocate_producer_id_block(self, size: int) -> int:
         """Reserve ``size`` producer ids and return the first; ids are never handed out twice,
         across restarts included (Kafka keeps the same promise with /latest_producer_id_block)."""

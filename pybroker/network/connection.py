@@ -52,8 +52,11 @@ def response_pieces(w: Any) -> list[Any]:
 class KafkaConnection(asyncio.Protocol):
     def __init__(self, dispatcher: RequestDispatcher, *, max_frame_size: int, use_sendfile: bool,
                  connections: set[KafkaConnection],
-                 on_sendfile_unsupported: Callable[[], None] = lambda: None) -> None:
+                 on_sendfile_unsupported: Callable[[], None] = lambda: None,
+                 listener: str = "") -> None:
         self.dispatcher = dispatcher
+        #: the listener this connection was accepted on
+        self.listener = listener
         self.decoder = FrameDecoder(max_frame_size)
         self.use_sendfile = use_sendfile
         self.connections = connections

@@ -1,4 +1,10 @@
-"""From a request frame to an encoded response: header, version check, handler, encoding."""
+"""From a request frame to an encoded response: header, version check, handler, encoding.
+
+A :class:`RequestInterceptor` set on the dispatcher sees every decoded request before its
+handler and may answer it in its place, hold its answer back for a while or for good, or close
+the connection (the in-process test broker's fault injection, :mod:`pybroker.testing.faults`).
+Without one, dispatching costs one attribute test more.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,8 @@ import logging
 import struct
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol import messages
 from protocol.errors import ErrorCode, ProtocolError
@@ -26,6 +33,30 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _SIZE = struct.Struct(">i")
+
+
+@dataclass(frozen=True, slots=True)
+class Interception:
+    """What a :class:`RequestInterceptor` decided for one request.
+
+    ``disconnect``: close the connection instead of handling the request. ``respond``: answer
+    with this response body (the request's own type, valid at its version) instead of handling
+    the request. Otherwise the handler runs, and with ``drop`` its answer is never sent (the
+    connection's later answers wait behind it, as behind a lost response, until the client
+    gives up and closes the connection), or with ``delay_s`` it is sent that many seconds
+    later, still in request order.
+    """
+
+    respond: Any = None
+    delay_s: float = 0.0
+    drop: bool = False
+    disconnect: bool = False
+
+
+class RequestInterceptor(Protocol):
+    """Called on the event loop with each decoded request; ``None`` lets it through."""
+
+    def __call__(self, ctx: RequestContext, request: Any) -> Interception | None: ...
 
 
 def encode_response(api_key: int, version: int, correlation_id: int, body: Any) -> Writer:
@@ -48,6 +79,7 @@ class RequestDispatcher:
     def __init__(self, services: BrokerServices | None, handlers: Mapping[int, ApiHandler]) -> None:
         self.services = services
         self.handlers = handlers
+        self.interceptor: RequestInterceptor | None = None
 
     def dispatch(self, frame: memoryview | bytes, conn: KafkaConnection) -> Any:
         """Handle one request frame. Returns the encoded response, a future of it, or None."""
@@ -73,21 +105,53 @@ class RequestDispatcher:
             correlation_id=header.correlation_id,
             client_id=header.client_id,
             peer=conn.peer,
+            listener=conn.listener,
             now_ms=int(time.time() * 1000),
         )
+        if self.interceptor is not None:
+            decision = self.interceptor(ctx, request)
+            if decision is not None:
+                return self._intercepted(decision, handler, ctx, request, conn)
         result = handler.handle(ctx, request)
         if ctx.close_connection:
             conn.close_after_responses()
+        return self._encoded(ctx, result)
+
+    @staticmethod
+    def _encoded(ctx: RequestContext, result: Any) -> Any:
+        """The handler's result as an encoded response, a future of one, or None."""
         if result is None:
             return None
+        api_key, version, correlation_id = ctx.api_key, ctx.api_version, ctx.correlation_id
         if inspect.isawaitable(result):
-            correlation_id = header.correlation_id
             return then(
                 asyncio.ensure_future(result),
                 lambda body: None if body is None
                 else encode_response(api_key, version, correlation_id, body),
             )
-        return encode_response(api_key, version, header.correlation_id, result)
+        return encode_response(api_key, version, correlation_id, result)
+
+    def _intercepted(self, decision: Interception, handler: ApiHandler, ctx: RequestContext,
+                     request: Any, conn: KafkaConnection) -> Any:
+        if decision.disconnect:
+            conn.abort(f"request interceptor: {handler.name} v{ctx.api_version} "
+                       f"closes the connection")
+            return None
+        if decision.respond is not None:
+            result = decision.respond
+        else:
+            result = handler.handle(ctx, request)
+            if ctx.close_connection:
+                conn.close_after_responses()
+        encoded = self._encoded(ctx, result)
+        if encoded is None:
+            return None
+        if decision.drop:
+            # never completed; the connection cancels it when it closes
+            return asyncio.get_running_loop().create_future()
+        if decision.delay_s > 0:
+            return asyncio.ensure_future(_after(decision.delay_s, encoded))
+        return encoded
 
     def unsupported_api_versions_response(self) -> Any:
         mod = messages.response_module(ApiKey.API_VERSIONS)
@@ -97,3 +161,10 @@ class RequestDispatcher:
             api_keys=[mod.ApiVersion(api_key=ApiKey.API_VERSIONS, min_version=h.min_version,
                                      max_version=h.max_version)],
         )
+
+
+async def _after(delay_s: float, encoded: Any) -> Any:
+    await asyncio.sleep(delay_s)
+    if isinstance(encoded, asyncio.Future):
+        return await encoded
+    return encoded

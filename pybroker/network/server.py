@@ -1,9 +1,15 @@
-"""The socket server: one asyncio listener per configured listener."""
+"""The socket server: one asyncio listener per configured listener.
+
+Listeners can be added and removed while the broker runs (a dynamic ``listeners`` change,
+KIP-226): removing one closes it and the connections it accepted. Such changes run one at a
+time, in the order they were asked for.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from pybroker.network.connection import KafkaConnection
@@ -20,36 +26,76 @@ class SocketServer:
         self.dispatcher = dispatcher
         self.max_frame_size = max_frame_size
         self.use_sendfile = True
-        self.connections: set[KafkaConnection] = set()
-        self._servers: list[asyncio.base_events.Server] = []
+        #: the open connections, by the listener that accepted them
+        self._connections: dict[str, set[KafkaConnection]] = {}
+        self._servers: dict[str, list[asyncio.base_events.Server]] = {}
         self.bound: list[tuple[str, str, int]] = []
+        self._changing = asyncio.Lock()
 
-    def _new_connection(self) -> KafkaConnection:
+    @property
+    def connections(self) -> set[KafkaConnection]:
+        return set().union(*self._connections.values())
+
+    def _new_connection(self, listener: str) -> KafkaConnection:
         return KafkaConnection(self.dispatcher, max_frame_size=self.max_frame_size,
-                               use_sendfile=self.use_sendfile, connections=self.connections,
-                               on_sendfile_unsupported=self.disable_sendfile)
+                               use_sendfile=self.use_sendfile,
+                               connections=self._connections.setdefault(listener, set()),
+                               on_sendfile_unsupported=self.disable_sendfile,
+                               listener=listener)
 
     def disable_sendfile(self) -> None:
         """New connections write fetched file regions with read+write (this event loop has
         no sendfile)."""
         self.use_sendfile = False
 
-    async def start(self, endpoints: list[Endpoint]) -> None:
+    async def _open(self, ep: Endpoint) -> None:
         loop = asyncio.get_running_loop()
-        for ep in endpoints:
-            server = await loop.create_server(self._new_connection, host=ep.host or None,
-                                              port=ep.port, reuse_address=True, backlog=1024)
-            self._servers.append(server)
-            for sock in server.sockets:
-                host, port = sock.getsockname()[:2]
-                self.bound.append((ep.listener, host, port))
-                log.info("listening on %s://%s:%d", ep.listener, host, port)
+        server = await loop.create_server(lambda: self._new_connection(ep.listener),
+                                          host=ep.host or None, port=ep.port,
+                                          reuse_address=True, backlog=1024)
+        self._servers.setdefault(ep.listener, []).append(server)
+        for sock in server.sockets:
+            host, port = sock.getsockname()[:2]
+            self.bound.append((ep.listener, host, port))
+            log.info("listening on %s://%s:%d", ep.listener, host, port)
+
+    async def start(self, endpoints: list[Endpoint]) -> None:
+        async with self._changing:
+            for ep in endpoints:
+                await self._open(ep)
+
+    async def add_listeners(self, endpoints: Iterable[Endpoint]) -> None:
+        """Open more listeners."""
+        async with self._changing:
+            for ep in endpoints:
+                if ep.listener not in self._servers:
+                    await self._open(ep)
+
+    async def remove_listeners(self, names: Iterable[str]) -> None:
+        """Close listeners, and the connections they accepted."""
+        async with self._changing:
+            for name in names:
+                servers = self._servers.pop(name, [])
+                for server in servers:
+                    server.close()
+                for conn in list(self._connections.pop(name, ())):
+                    conn.abort(f"listener {name} removed", logging.INFO)
+                for server in servers:
+                    await server.wait_closed()
+                self.bound = [b for b in self.bound if b[0] != name]
+                log.info("stopped listening on %s", name)
+
+    async def when_listening(self, fn: Callable[[], None]) -> None:
+        """Call ``fn`` once the listener changes asked for so far are done."""
+        async with self._changing:
+            fn()
 
     async def stop(self) -> None:
-        for server in self._servers:
+        servers = [s for group in self._servers.values() for s in group]
+        for server in servers:
             server.close()
         for conn in list(self.connections):
             conn.abort("broker shutting down", logging.DEBUG)
-        for server in self._servers:
+        for server in servers:
             await server.wait_closed()
         self._servers.clear()

@@ -14,6 +14,17 @@ reference Kafka by hand) and anything else that needs a real broker process to t
   sends to an observer.
 - :mod:`~pybroker.testing.wire_client` — a minimal blocking Kafka client over a raw socket, on
   the generated codecs.
+- :mod:`~pybroker.testing.inprocess` — a pybroker inside the test process (its own event loop
+  on a background thread) with fault rules (:mod:`~pybroker.testing.faults`), retention and
+  compaction on demand, and a look at what was stored;
+  :mod:`~pybroker.testing.inprocess_cluster` runs several as a ZooKeeper-mode cluster, and
+  :mod:`~pybroker.testing.pytest_plugin` gives them to any test suite as pytest fixtures
+  (``kafka_bootstrap``, ``kafka_broker``, ``kafka_cluster``, ...), registered by the
+  ``pytest11`` entry point when pybroker is installed.
+- :mod:`~pybroker.testing.testcontainer` — ``PyBrokerContainer``, the container image with the
+  surface of testcontainers' ``KafkaContainer`` (``from pybroker.testing import
+  PyBrokerContainer`` imports it on first use); :mod:`~pybroker.testing.containers` — the image's
+  build and containers from the command line (``make image``, the container tests).
 - :mod:`~pybroker.testing.nemesis`, :mod:`~pybroker.testing.chaos_workload`,
   :mod:`~pybroker.testing.chaos_check` and :mod:`~pybroker.testing.chaos` — the chaos run of
   ``tests/cluster/test_chaos.py`` and ``make chaos``: faults (kill -9, SIGSTOP, network cuts by
@@ -22,10 +33,21 @@ reference Kafka by hand) and anything else that needs a real broker process to t
 Importing the package imports none of them; import the module you need. The broker runtime
 never imports this package.
 
-The modules are meant to be used from a checkout of the repository, which is what the editable
-install of ``make setup`` gives: they find the checkout as the directory above ``pybroker/``
-(``broker_process.REPO_ROOT``) and take from it ``config/server.properties`` (the brokers'
-default configuration, left out when the file is absent), ``scripts/kafka-tools-deps.sh`` and
-``.cache/kafka-tools/`` (the reference Kafka's jars; without them ``ReferenceKafka`` says what is
-missing instead of starting).
+Except for the in-process broker and its plugin, which need only pybroker installed (and, for
+``kafka_cluster``, the ZooKeeper of Kafka's jars below), the modules are meant to be used from a
+checkout of the repository, which is what the editable install of ``make setup`` gives: they
+find the checkout as the directory above ``pybroker/`` (``broker_process.REPO_ROOT``) and take
+from it ``config/server.properties`` (the brokers' default configuration, left out when the file
+is absent), ``scripts/kafka-tools-deps.sh`` and ``.cache/kafka-tools/`` (the reference Kafka's
+jars; without them ``ReferenceKafka`` says what is missing instead of starting).
 """
+
+
+def __getattr__(name: str) -> object:
+    # ``from pybroker.testing import PyBrokerContainer``, as testcontainers users import theirs,
+    # without importing testcontainers with the package
+    if name == "PyBrokerContainer":
+        from pybroker.testing.testcontainer import PyBrokerContainer
+
+        return PyBrokerContainer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -91,6 +91,19 @@ MACHINES: list[StateMachine] = [
             "LeaderAndIsr. A new leader or leader epoch starts the partition afresh."
         ),
     ),
+    StateMachine(
+        title="Partition moving between log dirs (log dir mover)",
+        module="pybroker.cluster.alter_log_dirs",
+        table="VALID_PREVIOUS_STATES",
+        description=(
+            "Each partition AlterReplicaLogDirs moves to another log dir on this broker, in the "
+            "log dir mover (Kafka's ReplicaAlterLogDirsThread). It starts Copying into its "
+            "future log and leaves the table when the future log is swapped in, or when the "
+            "move is cancelled or the partition stopped; a step that fails leaves it Failed "
+            "until the move is asked for again (AlterReplicaLogDirs, a LeaderAndIsr, a restart)."
+        ),
+        initial="Copying",
+    ),
 ]
 
 

@@ -49,6 +49,7 @@ from pybroker.zk.client import (
     ZnodeStat,
 )
 from pybroker.zk.znodes import (
+    CONFIG_BROKER,
     CONFIG_TOPIC,
     PERSISTENT_ZK_PATHS,
     PRODUCER_ID_BLOCK_SIZE,
@@ -564,7 +565,8 @@ class KafkaZkClient:
                 await set_data()
 
     async def create_config_change_notification(self, entity_path: str) -> str:
-        """``/config/changes/config_change_<seq>`` naming ``topics/<t>``; the path created."""
+        """``/config/changes/config_change_<seq>`` naming ``topics/<t>`` or ``brokers/<id>``;
+        the path created."""
         await self.make_sure_persistent_path_exists(ConfigEntityChangeNotificationZNode.PATH)
         return await self._call(lambda: self.zk.create(
             ConfigEntityChangeNotificationSequenceZNode.CREATE_PATH,
@@ -574,6 +576,12 @@ class KafkaZkClient:
         """Replace a topic's overrides and tell every broker (Kafka's ``changeTopicConfig``)."""
         await self.set_or_create_entity_configs(CONFIG_TOPIC, topic, configs)
         await self.create_config_change_notification(f"{CONFIG_TOPIC}/{topic}")
+
+    async def set_broker_config(self, entity: str, configs: Mapping[str, str]) -> None:
+        """Replace a broker's dynamic configs (``entity`` is its id) or the cluster-wide
+        defaults (``<default>``) and tell every broker (Kafka's ``changeBrokerConfig``)."""
+        await self.set_or_create_entity_configs(CONFIG_BROKER, entity, configs)
+        await self.create_config_change_notification(f"{CONFIG_BROKER}/{entity}")
 
     async def get_config_change_notifications(self, watch: Watch | None = None) -> list[str]:
         """The notification znodes' names (``config_change_0000000007``), oldest first."""

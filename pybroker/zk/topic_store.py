@@ -2,7 +2,8 @@
 :class:`~pybroker.zk.kafka_zk.KafkaZkClient`.
 
 It is the part of Kafka's ``AdminZkClient`` a broker uses to answer CreateTopics,
-CreatePartitions, DeleteTopics and config changes, with ZooKeeper's outcomes turned into the
+CreatePartitions, DeleteTopics and config changes (topics', and dynamic broker configs under
+``/config/brokers``), with ZooKeeper's outcomes turned into the
 errors Kafka answers with (TOPIC_ALREADY_EXISTS, NOT_CONTROLLER when there is no controller to
 fence the config write against, REASSIGNMENT_IN_PROGRESS, UNKNOWN_TOPIC_OR_PARTITION).
 """
@@ -15,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.zk.client import BadVersionError, NodeExistsError, NoNodeError
 from pybroker.zk.kafka_zk import ControllerMovedError, KafkaZkClient, TopicExistsError
-from pybroker.zk.znodes import ZERO_UUID, ReplicaAssignment, TopicAssignment
+from pybroker.zk.znodes import CONFIG_BROKER, ZERO_UUID, ReplicaAssignment, TopicAssignment
 
 
 class ZkTopicStore:
@@ -91,5 +92,14 @@ class ZkTopicStore:
     async def set_topic_config(self, topic: str, configs: Mapping[str, str]) -> None:
         try:
             await self.zk.set_topic_config(topic, configs)
+        except ControllerMovedError as e:
+            raise KafkaError(ErrorCode.NOT_CONTROLLER, str(e)) from e
+
+    async def get_broker_config(self, entity: str) -> dict[str, str]:
+        return await self.zk.get_entity_configs(CONFIG_BROKER, entity)
+
+    async def set_broker_config(self, entity: str, configs: Mapping[str, str]) -> None:
+        try:
+            await self.zk.set_broker_config(entity, configs)
         except ControllerMovedError as e:
             raise KafkaError(ErrorCode.NOT_CONTROLLER, str(e)) from e

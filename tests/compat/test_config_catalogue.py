@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from pybroker.config import BROKER_CONFIGS, TOPIC_CONFIGS, to_config_string
+from pybroker.config import BROKER_CONFIGS, READ_ONLY, TOPIC_CONFIGS, to_config_string
+from pybroker.config.kafka_properties import EXTRA_DYNAMIC, KAFKA_READ_ONLY
 
 pytestmark = pytest.mark.compat
 
@@ -97,6 +98,23 @@ def test_broker_properties_are_kafkas(kafka_broker_table: dict[str, dict[str, st
     for name, field in KNOWN:
         key = BROKER_CONFIGS[name]
         assert ours(key.default, key.type) != kafka_broker_table[name][field]
+
+
+def test_the_other_broker_properties_are_kafkas(
+        kafka_broker_table: dict[str, dict[str, str]]) -> None:
+    """What dynamic broker configs know of Kafka's properties beyond the catalogue: every
+    dynamic one with its type, default, validator and mode; the name of every read-only one."""
+    dynamic = {n for n, row in kafka_broker_table.items() if row["Update Mode"] != READ_ONLY}
+    assert set(EXTRA_DYNAMIC) == dynamic - set(BROKER_CONFIGS)
+    problems = []
+    for name, key in EXTRA_DYNAMIC.items():
+        mine = {"Type": key.type.lower(), "Default": ours(key.default, key.type),
+                "Valid Values": str(key.validator or ""), "Update Mode": key.update_mode}
+        problems += differences(name, mine, kafka_broker_table[name])
+    assert not problems, "\n".join(problems)
+    read_only = {n for n, row in kafka_broker_table.items() if row["Update Mode"] == READ_ONLY}
+    assert KAFKA_READ_ONLY == read_only, (sorted(KAFKA_READ_ONLY - read_only),
+                                          sorted(read_only - KAFKA_READ_ONLY))
 
 
 def test_topic_configs_are_kafkas(kafka_topic_table: dict[str, dict[str, str]]) -> None:

@@ -39,6 +39,7 @@ from pybroker.cluster.partition import Role
 from pybroker.cluster.replica_fetcher import ReplicaFetcher, ReplicaFetcherManager
 from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.config import BrokerConfig
+from pybroker.config.dynamic import DynamicBrokerConfig
 from pybroker.log import Log, LogConfig
 from pybroker.log.manager import LogManager
 from pybroker.metadata.config_repository import ConfigRepository
@@ -58,6 +59,7 @@ LIVE = FetcherConfig(max_wait_ms=100, backoff_ms=10)
 
 class _Peer:
     peer = "loopback"
+    listener = "PLAINTEXT"
 
     def close_after_responses(self) -> None:  # pragma: no cover - handlers here never ask
         raise AssertionError("a replication request asked to close its connection")
@@ -76,8 +78,10 @@ class Node:
         self.cache = MetadataCache("cluster", controller_id=-1)
         configs = ConfigRepository(self.log_config)
         handlers = load_handlers(ZOOKEEPER)
+        config = BrokerConfig.from_dict({})
         services = BrokerServices(
-            broker_id=self.broker_id, config=BrokerConfig.from_dict({}), replica_manager=self.rm,
+            broker_id=self.broker_id, config=config, dynamic_config=DynamicBrokerConfig(config),
+            replica_manager=self.rm,
             metadata_cache=self.cache, admin=None, configs=configs,  # type: ignore[arg-type]
             groups=None, producer_ids=None, apis=handlers,  # type: ignore[arg-type]
             fetch_sessions=FetchSessionCache(1000))

@@ -216,6 +216,25 @@ def test_a_replicated_batch_must_start_at_the_log_end(tmp_path, logs) -> None:
     assert log.log_end_offset == 0
 
 
+def test_a_follower_takes_the_offset_gaps_of_a_compacted_leader(tmp_path, logs) -> None:
+    """The cleaner removes whole batches, so a compacted leader's log has gaps: its follower
+    appends the batches at their offsets (never before its log end)."""
+    follower = Partition("t", 0, LOCAL)
+    follower.make_follower(PartitionRecord(0, (2, LOCAL), (2, LOCAL), 2, 1),
+                           open_log(tmp_path, logs))
+    gapped = bytes(batch(2, base_offset=0)) + bytes(batch(1, base_offset=5))
+    follower.append_records_to_follower(gapped, leader_high_watermark=6, now_ms=T0,
+                                        leader_log_start_offset=0)
+    assert follower.log is not None and follower.log.log_end_offset == 6
+    data = follower.log.read(0, 1 << 20).records
+    data = data.read_bytes() if isinstance(data, FileSlice) else data
+    assert [h.base_offset for _, h in iter_batches(data)] == [0, 5]
+    with pytest.raises(KafkaError):  # overlapping what it has
+        follower.append_records_to_follower(bytes(batch(1, base_offset=4)),
+                                            leader_high_watermark=6, now_ms=T0,
+                                            leader_log_start_offset=0)
+
+
 def test_a_cut_off_last_batch_is_left_for_the_next_fetch(tmp_path, logs) -> None:
     leading = leader(tmp_path, logs)
     append(leading, 1)

@@ -332,6 +332,34 @@ def test_offset_for_leader_epoch_over_the_wire(cluster, version: int) -> None:
 # -- the replica manager's part --------------------------------------------------------------
 
 
+def test_a_new_number_of_fetchers_moves_the_partitions_on(cluster) -> None:
+    """num.replica.fetchers changed at run time (a dynamic broker config): the partition moves
+    to the fetcher its id picks under the new count, from where it was, and keeps copying."""
+    nodes = Cluster(cluster[1].dir.parent / "resize", n=2)
+
+    async def main() -> None:
+        manager = nodes.enable_replication(2)
+        try:
+            one, two = nodes[1], nodes[2]
+            one.become(leader=1, epoch=0)
+            two.become(leader=1, epoch=0)
+            produce(one, 2)
+            await until(lambda: two.log.log_end_offset == 2, "broker 2 to copy broker 1")
+            assert set(manager.fetchers) == {(1, 0)}
+            manager.resize(3)  # abs(31 * "t".hashCode() + 0) % 3 == 2
+            assert set(manager.fetchers) == {(1, 2)}
+            state = manager.fetch_state(*TP)
+            assert state is not None and state.fetch_offset == 2
+            produce(one, 3)
+            await until(lambda: two.log.log_end_offset == 5, "broker 2 to copy on")
+            manager.resize(3)  # the same count: nothing moves
+            assert set(manager.fetchers) == {(1, 2)}
+        finally:
+            await nodes.shutdown()
+
+    run(main)
+
+
 def test_leadership_changes_start_move_and_stop_fetchers(cluster) -> None:
     nodes = Cluster(cluster[1].dir.parent / "three", n=3)
 

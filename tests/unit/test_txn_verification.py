@@ -310,6 +310,7 @@ GROUP = "verify-group"
 
 class _Peer:
     peer = "loopback"
+    listener = "PLAINTEXT"
 
     def __init__(self) -> None:
         self.closed = False
@@ -337,7 +338,7 @@ class Node:
             broker_id=b.broker_id, config=b.config, replica_manager=b.replica_manager,
             metadata_cache=b.metadata_cache, admin=b.admin, configs=b.configs, groups=b.groups,
             producer_ids=b.producer_ids, apis=b.handlers, fetch_sessions=b.fetch_sessions,
-            transactions=b.transactions)
+            dynamic_config=b.dynamic_config, transactions=b.transactions)
         self.pid = self.epoch = -1
 
     async def start(self) -> None:

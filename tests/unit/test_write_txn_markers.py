@@ -37,6 +37,7 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
 
 class _Peer:
     peer = "loopback"
+    listener = "PLAINTEXT"
 
     def close_after_responses(self) -> None:  # pragma: no cover
         raise AssertionError("WriteTxnMarkers asked to close its connection")

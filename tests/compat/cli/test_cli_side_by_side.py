@@ -38,8 +38,10 @@ from pathlib import Path
 
 import pytest
 
+from protocol.messages import alter_configs_request as ac
 from pybroker.testing.broker_process import REPO_ROOT, BrokerProcess
 from pybroker.testing.reference_kafka import ReferenceKafka
+from pybroker.testing.wire_client import WireClient
 from tests.compat.cli.conftest import JVM_FLAGS, MAIN_CLASSES, KafkaCli, ToolRun
 from tests.conftest import REFERENCE_OVERRIDES
 
@@ -723,9 +725,60 @@ def test_kafka_configs(sbs: SideBySide) -> None:
     sbs.run("kafka-configs", "--describe", *entity)
     sbs.run("kafka-configs", "--describe", "--entity-type", "topics",
             "--entity-name", sbs.name("missing"))
-    # neither broker has dynamic broker configs
+    # neither broker has dynamic broker configs here (test_kafka_configs_brokers sets some)
     sbs.run("kafka-configs", "--describe", "--entity-type", "brokers", "--entity-name", "0")
     sbs.run("kafka-configs", "--describe", "--entity-type", "brokers", "--entity-default")
+    sbs.check()
+
+
+def _clear_broker_configs(sbs: SideBySide) -> None:
+    """No dynamic broker config left on either broker (the reference Kafka is shared)."""
+    for cli in sbs.sides.values():
+        with WireClient(cli.bootstrap) as client:
+            for name in ("0", ""):
+                client.call(33, 2, ac.AlterConfigsRequest(resources=[ac.AlterConfigsResource(
+                    resource_type=4, resource_name=name, configs=[])]))
+    sbs.until("no dynamic default left", lambda r: r.lines == [
+        "Default configs for brokers in the cluster are:"],
+        "kafka-configs", "--describe", "--entity-type", "brokers", "--entity-default")
+
+
+def test_kafka_configs_brokers(sbs: SideBySide) -> None:
+    broker = ("--entity-type", "brokers", "--entity-name", "0")
+    default = ("--entity-type", "brokers", "--entity-default")
+    topic = sbs.name("topic")
+    sbs.run("kafka-topics", "--create", "--topic", topic)
+    try:
+        # longer than the default retention: nothing of anyone's is deleted meanwhile
+        sbs.run("kafka-configs", "--alter", *default,
+                "--add-config", "log.retention.ms=691200000,log.cleaner.backoff.ms=16000")
+        sbs.until("the defaults applied", lambda r: "log.cleaner.backoff.ms" in r.stdout,
+                  "kafka-configs", "--describe", *default)
+        sbs.run("kafka-configs", "--describe", *default)
+        sbs.run("kafka-configs", "--describe", *broker)
+        sbs.run("kafka-configs", "--alter", *broker,
+                "--add-config", "log.retention.ms=777600000,min.insync.replicas=1")
+        sbs.until("broker 0's applied", lambda r: "min.insync.replicas" in r.stdout,
+                  "kafka-configs", "--describe", *broker)
+        sbs.run("kafka-configs", "--describe", *broker)
+        sbs.run("kafka-configs", "--describe", "--all", "--entity-type", "topics",
+                "--entity-name", topic)
+        sbs.run("kafka-configs", "--alter", *broker, "--delete-config", "min.insync.replicas")
+        sbs.until("broker 0's deleted", lambda r: "min.insync.replicas" not in r.stdout,
+                  "kafka-configs", "--describe", *broker)
+        sbs.run("kafka-configs", "--describe", *broker)
+        # refused: a read-only property, a value, a per-broker one at the default, a config
+        # not set, a logger that does not exist
+        sbs.run("kafka-configs", "--alter", *broker, "--add-config", "broker.id=5")
+        sbs.run("kafka-configs", "--alter", *default, "--add-config", "log.retention.ms=soon")
+        sbs.run("kafka-configs", "--alter", *default,
+                "--add-config", "advertised.listeners=PLAINTEXT://h:1")
+        sbs.run("kafka-configs", "--alter", *broker, "--delete-config", "log.segment.bytes")
+        sbs.run("kafka-configs", "--alter", "--entity-type", "broker-loggers",
+                "--entity-name", "0", "--add-config", "no.such.logger=INFO")
+    finally:
+        _clear_broker_configs(sbs)
+    sbs.run("kafka-configs", "--describe", *broker)
     sbs.check()
 
 

@@ -8,26 +8,30 @@ from __future__ import annotations
 
 import time
 import uuid
+from pathlib import Path
 
 from protocol import messages
 from protocol.errors import ErrorCode
 from protocol.messages import (
     alter_configs_request as ac,
+    alter_replica_log_dirs_request as arl,
     api_versions_request as av,
     create_partitions_request as cp,
     delete_records_request as dr,
     delete_topics_request as dt,
     describe_cluster_request as dc,
     describe_configs_request as dcf,
+    describe_log_dirs_request as dld,
     incremental_alter_configs_request as iac,
     init_producer_id_request as ipi,
 )
 from pybroker.api.registry import load_handlers
 from tests.compat.differential import requests as rq
 from tests.compat.differential.differ import Known, Recorder
-from tests.compat.differential.steps import create_topic as create, wait_for_leaders
+from tests.compat.differential.steps import create_topic as create, wait_for_leaders, wait_until
 
-TOPIC, BROKER = 2, 4
+TOPIC, BROKER, BROKER_LOGGER = 2, 4, 8
+ALTER_REPLICA_LOG_DIRS, DESCRIBE_LOG_DIRS = 34, 35
 UNKNOWN_TOPIC_ID = uuid.UUID("5b6c1f3e-0000-4000-8000-00000000d1ff")
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 
@@ -69,7 +73,6 @@ NOT_SERVED: dict[str, str] = {
         ("ConsumerGroupHeartbeat", "ConsumerGroupDescribe"),
         "The KIP-848 consumer group protocol (early access in Kafka 3.9): pybroker serves the "
         "classic protocol (JoinGroup/SyncGroup/Heartbeat)."),
-    "AlterReplicaLogDirs": "Moving replicas between log directories is not supported.",
 }
 
 #: APIs pybroker serves over fewer versions than Kafka 3.9: Kafka's range, and why
@@ -97,13 +100,21 @@ KNOWN: list[Known] = [
     Known("describe_configs", "documentation v*", "results{T}.configs{*}.documentation",
           "pybroker does not carry Kafka's configuration documentation text: the field is null "
           "(the protocol allows it), so tools show no description."),
-    Known("describe_configs", "broker 0 v*", "results{0}.configs{*}.read_only",
-          "Broker configs are static in pybroker (read from server.properties at start-up; "
-          "AlterConfigs on a broker is refused), so all of them are read-only; Kafka marks the "
-          "ones it can change at run time (KIP-226 dynamic configs) writable."),
     Known("describe_configs", "broker 0 v*", "results{0}.configs{broker.id}.synonyms[*].value",
           "The default broker.id is 0 in pybroker (a single node) and -1 in Kafka (generate an "
           "id); both brokers here set it to 0."),
+    Known("broker_dynamic_configs", "*", "results{0}.configs{broker.id}.synonyms[*].value",
+          "The default broker.id is 0 in pybroker (a single node) and -1 in Kafka (generate an "
+          "id); both brokers here set it to 0."),
+    Known("broker_dynamic_configs", "*", "results{0}.configs{sasl.enabled.mechanisms}",
+          "DescribeConfigs on a broker lists the properties pybroker has, and Kafka's other "
+          "dynamic properties (SASL and SSL settings, thread pools, ...; accepted and stored "
+          "with no effect) only once a dynamic config sets them; Kafka lists all of its own."),
+    Known("broker_dynamic_configs", "refused: append to an unknown config",
+          "responses{0}.error_*",
+          "APPEND to a name Kafka does not know is INVALID_CONFIG \"Unknown config name\", the "
+          "answer Kafka's code means to give; Kafka 3.9 fails on it internally "
+          "(UNKNOWN_SERVER_ERROR, no message)."),
     Known("incremental_alter_configs", "invalid operation", "responses{T}.error_*",
           "An unknown operation (not SET, DELETE, APPEND, SUBTRACT) is INVALID_REQUEST with a "
           "message; Kafka 3.9 fails on it internally (UNKNOWN_SERVER_ERROR, no message)."),
@@ -325,6 +336,120 @@ def incremental_alter_configs(rec: Recorder, names) -> None:
              incremental("", *throttles, resource_type=BROKER))
 
 
+#: the broker properties the dynamic-config scenario looks at
+BROKER_KEYS = ["log.retention.ms", "log.retention.hours", "log.cleaner.backoff.ms",
+               "min.insync.replicas", "message.max.bytes", "log.cleanup.policy",
+               "sasl.enabled.mechanisms", "num.replica.fetchers", "broker.id",
+               "my.custom.setting", "leader.replication.throttled.rate"]
+
+
+def settle(rec: Recorder, request, done, timeout: float = 30.0) -> None:
+    """Until ``done(answer)`` of a DescribeConfigs (unrecorded): Kafka applies a dynamic broker
+    config when the change notification reaches it, a moment after AlterConfigs answers."""
+    wait_until(f"a dynamic config applied at {rec.bootstrap}",
+               lambda: done(rec.quietly(rq.DESCRIBE_CONFIGS, 4, request).results[0]), timeout)
+
+
+def values(result) -> dict[str, str | None]:
+    return {c.name: c.value for c in result.configs}
+
+
+def broker_dynamic_configs(rec: Recorder, names) -> None:
+    """Dynamic broker configs (KIP-226): the cluster-wide defaults and broker 0's own, set,
+    described with their sources and synonyms, changed incrementally, and Kafka's refusals;
+    the broker's loggers (BROKER_LOGGER). Everything set is removed again at the end (the
+    reference Kafka is shared by the session)."""
+    t = names.topic
+    create(rec, t)
+    broker0 = describe((BROKER, "0", BROKER_KEYS), synonyms=True)
+    default = describe((BROKER, "", None), synonyms=True)
+    on_topic = describe((TOPIC, t, ["retention.ms", "min.insync.replicas", "cleanup.policy"]),
+                        synonyms=True)
+    try:
+        rec.call("default before", rq.DESCRIBE_CONFIGS, 4, default)
+        # longer than the default retention, so that nothing of anyone's is deleted meanwhile
+        rec.call("alter default", rq.ALTER_CONFIGS, 2, alter(
+            "", {"log.retention.ms": "691200000", "log.cleaner.backoff.ms": "16000",
+                 "my.custom.setting": "x"}, resource_type=BROKER))
+        settle(rec, default, lambda r: "log.retention.ms" in values(r))
+        for version in (1, 4):
+            rec.call(f"default after alter v{version}", rq.DESCRIBE_CONFIGS, version,
+                     describe((BROKER, "", None), synonyms=version >= 1))
+        settle(rec, broker0, lambda r: values(r).get("log.retention.ms") == "691200000")
+        rec.call("broker 0 with defaults", rq.DESCRIBE_CONFIGS, 4, broker0)
+        rec.call("topic with defaults", rq.DESCRIBE_CONFIGS, 4, on_topic)
+        rec.call("alter broker 0", rq.ALTER_CONFIGS, 2, alter(
+            "0", {"log.retention.ms": "777600000", "min.insync.replicas": "1"},
+            resource_type=BROKER))
+        settle(rec, broker0, lambda r: values(r).get("log.retention.ms") == "777600000")
+        rec.call("broker 0 after alter", rq.DESCRIBE_CONFIGS, 4, broker0)
+        rec.call("topic after alter", rq.DESCRIBE_CONFIGS, 4, on_topic)
+        rec.call("broker 0 without synonyms", rq.DESCRIBE_CONFIGS, 4,
+                 describe((BROKER, "0", BROKER_KEYS)))
+        rec.call("append to a list", rq.INCREMENTAL_ALTER_CONFIGS, 1, incremental(
+            "0", ("sasl.enabled.mechanisms", APPEND, "PLAIN"), resource_type=BROKER))
+        settle(rec, broker0,
+               lambda r: values(r).get("sasl.enabled.mechanisms") == "GSSAPI,PLAIN")
+        rec.call("subtract from a list", rq.INCREMENTAL_ALTER_CONFIGS, 1, incremental(
+            "0", ("sasl.enabled.mechanisms", SUBTRACT, "GSSAPI"),
+            ("log.retention.ms", DELETE, None), resource_type=BROKER))
+        settle(rec, broker0, lambda r: values(r).get("sasl.enabled.mechanisms") == "PLAIN")
+        rec.call("broker 0 after incremental", rq.DESCRIBE_CONFIGS, 4, broker0)
+        rec.call("validate only", rq.INCREMENTAL_ALTER_CONFIGS, 1, incremental(
+            "", ("log.cleanup.policy", APPEND, "compact"), ("log.retention.ms", SET, "1000"),
+            resource_type=BROKER, validate_only=True))
+        rec.call("after validate only", rq.DESCRIBE_CONFIGS, 4, default)
+        # Kafka's refusals
+        for label, name, configs in (
+                ("read-only", "0", {"broker.id": "1"}),
+                ("two read-only", "0", {"num.partitions": "2", "log.dirs": "/tmp/x"}),
+                ("five read-only", "0", {n: "1" for n in (
+                    "broker.id", "log.dirs", "zookeeper.connect", "num.partitions",
+                    "broker.rack")}),
+                ("read-only Kafka has", "0", {"num.replica.alter.log.dirs.threads": "2"}),
+                ("invalid value", "0", {"log.retention.ms": "soon"}),
+                ("below the minimum", "", {"log.cleaner.threads": "-1"}),
+                ("per-broker at the default", "", {"advertised.listeners": "PLAINTEXT://h:1"}),
+                ("security without a listener", "0", {"ssl.keystore.type": "PKCS12"}),
+                ("password", "0", {"listener.name.plaintext.ssl.key.password": "secret"}),
+                ("threads beyond double", "0", {"num.replica.fetchers": "3"}),
+                ("retention of zero", "0", {"log.retention.ms": "0"}),
+                ("another broker", "1", {"log.retention.ms": "1000"}),
+                ("not a broker id", "zero", {"log.retention.ms": "1000"})):
+            rec.call(f"refused: {label}", rq.ALTER_CONFIGS, 2,
+                     alter(name, configs, resource_type=BROKER))
+        rec.call("refused: append to a non-list", rq.INCREMENTAL_ALTER_CONFIGS, 1, incremental(
+            "0", ("log.retention.ms", APPEND, "1"), resource_type=BROKER))
+        rec.call("refused: unknown operation", rq.INCREMENTAL_ALTER_CONFIGS, 1, incremental(
+            "0", ("log.retention.ms", 7, "1"), resource_type=BROKER))
+        rec.call("refused: append to an unknown config", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+                 incremental("0", ("no.such.config", APPEND, "1"), resource_type=BROKER))
+        rec.call("after the refusals", rq.DESCRIBE_CONFIGS, 4, broker0)
+        # the broker's loggers
+        rec.call("loggers: root", rq.DESCRIBE_CONFIGS, 4,
+                 describe((BROKER_LOGGER, "0", ["root"]), synonyms=True))
+        rec.call("loggers: describe another broker", rq.DESCRIBE_CONFIGS, 4,
+                 describe((BROKER_LOGGER, "1", None)))
+        for label, name, op in (
+                ("set root", "0", ("root", SET, "INFO")),
+                ("unknown logger", "0", ("no.such.logger", SET, "INFO")),
+                ("unknown level", "0", ("root", SET, "LOUD")),
+                ("delete root", "0", ("root", DELETE, None)),
+                ("append", "0", ("root", APPEND, "INFO")),
+                ("another broker", "1", ("root", SET, "INFO"))):
+            rec.call(f"loggers: {label}", rq.INCREMENTAL_ALTER_CONFIGS, 1,
+                     incremental(name, op, resource_type=BROKER_LOGGER))
+        rec.call("loggers: with AlterConfigs", rq.ALTER_CONFIGS, 2,
+                 alter("0", {"root": "INFO"}, resource_type=BROKER_LOGGER))
+    finally:
+        for name in ("0", ""):
+            rec.quietly(rq.ALTER_CONFIGS, 2, alter(name, {}, resource_type=BROKER))
+        settle(rec, default, lambda r: not r.configs)
+        settle(rec, broker0,
+               lambda r: values(r).get("sasl.enabled.mechanisms") in (None, "GSSAPI"))
+    rec.call("default after removal", rq.DESCRIBE_CONFIGS, 4, default)
+
+
 def create_partitions_rules(rec: Recorder, names) -> None:
     """CreatePartitions: grow, refusals, validate_only, explicit assignments."""
     t = names.topic
@@ -383,6 +508,43 @@ def delete_records_rules(rec: Recorder, names) -> None:
     rec.call("unknown topic", rq.DELETE_RECORDS, 2, delete_records(names("missing"), (0, 0)))
     rec.call("compacted topic", rq.DELETE_RECORDS, 2, delete_records(compacted, (0, 1)))
     rec.call("log start after", rq.LIST_OFFSETS, 7, rq.list_offsets(t, (0, -2), (1, -2)))
+
+
+def alter_log_dirs(*moves: tuple[str, str, list[int]]) -> arl.AlterReplicaLogDirsRequest:
+    """AlterReplicaLogDirs: ``(dir, topic, partitions)`` each."""
+    return arl.AlterReplicaLogDirsRequest(dirs=[
+        arl.AlterReplicaLogDir(path=path, topics=[
+            arl.AlterReplicaLogDirTopic(name=topic, partitions=partitions)])
+        for path, topic, partitions in moves])
+
+
+def alter_replica_log_dirs_rules(rec: Recorder, names) -> None:
+    """AlterReplicaLogDirs on a broker with one log dir: each partition to the dir it is in
+    (nothing to move), to paths that are not log dirs, for partitions and topics that do not
+    exist, for a topic whose future directory's name would be too long; one partition named
+    twice (the last dir counts)."""
+    t = names.topic
+    create(rec, t, 2)
+    [own] = rec.quietly(DESCRIBE_LOG_DIRS, 4, dld.DescribeLogDirsRequest(topics=[])).results
+    here = own.log_dir
+    for version in range(3):
+        rec.call(f"to its own dir v{version}", ALTER_REPLICA_LOG_DIRS, version,
+                 alter_log_dirs((here, t, [0, 1])))
+    rec.call("not a log dir", ALTER_REPLICA_LOG_DIRS, 2,
+             alter_log_dirs(("/no/such/log/dir", t, [0])))
+    rec.call("a relative path", ALTER_REPLICA_LOG_DIRS, 2,
+             alter_log_dirs((Path(here).name, t, [0])))
+    rec.call("unknown partition", ALTER_REPLICA_LOG_DIRS, 2, alter_log_dirs((here, t, [7])))
+    rec.call("unknown topic", ALTER_REPLICA_LOG_DIRS, 2,
+             alter_log_dirs((here, names("missing"), [0])))
+    rec.call("name too long for a future dir", ALTER_REPLICA_LOG_DIRS, 2,
+             alter_log_dirs((here, "x" * 214, [0])))
+    rec.call("several dirs and topics", ALTER_REPLICA_LOG_DIRS, 2,
+             alter_log_dirs((here, t, [0]), ("/no/such/log/dir", t, [1]),
+                            (here, names("missing"), [0])),
+             unordered=("results",))
+    rec.call("named twice", ALTER_REPLICA_LOG_DIRS, 2,
+             alter_log_dirs((here, t, [0]), ("/no/such/log/dir", t, [0])))
 
 
 def describe_cluster(rec: Recorder, names) -> None:
@@ -457,6 +619,10 @@ def test_incremental_alter_configs(pair, names) -> None:
     pair.check(incremental_alter_configs, names, KNOWN)
 
 
+def test_broker_dynamic_configs(pair, names) -> None:
+    pair.check(broker_dynamic_configs, names, KNOWN)
+
+
 def test_create_partitions(pair, names) -> None:
     pair.check(create_partitions_rules, names, KNOWN)
 
@@ -467,6 +633,10 @@ def test_delete_topics(pair, names) -> None:
 
 def test_delete_records(pair, names) -> None:
     pair.check(delete_records_rules, names, KNOWN)
+
+
+def test_alter_replica_log_dirs(pair, names) -> None:
+    pair.check(alter_replica_log_dirs_rules, names, KNOWN)
 
 
 def test_describe_cluster(pair, names) -> None:

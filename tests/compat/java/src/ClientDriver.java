@@ -27,6 +27,7 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.CreateTopicsResult;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
 import org.apache.kafka.clients.admin.DescribeProducersResult;
+import org.apache.kafka.clients.admin.DescribeReplicaLogDirsResult;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.ListPartitionReassignmentsResult;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
@@ -53,6 +54,7 @@ import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.TopicPartitionReplica;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
@@ -428,6 +430,8 @@ public final class ClientDriver {
                 case "list-offsets" -> listOffsets(admin, a);
                 case "describe-configs" -> describeConfigs(admin, a);
                 case "describe-log-dirs" -> describeLogDirs(admin, a);
+                case "alter-replica-log-dirs" -> alterReplicaLogDirs(admin, a);
+                case "describe-replica-log-dirs" -> describeReplicaLogDirs(admin, a);
                 case "list-partition-reassignments" -> listPartitionReassignments(admin, a);
                 case "alter-partition-reassignments" -> alterPartitionReassignments(admin, a);
                 case "elect-leaders" -> electLeaders(admin, a);
@@ -579,6 +583,38 @@ public final class ClientDriver {
             out.put(String.valueOf(broker), byDir);
         });
         return out;
+    }
+
+    /** --topic T --partitions 0,1 --broker ID --dir PATH: "topic-partition-broker" -> {} when the
+     * move started (or the replica is there already), {"error": ...} otherwise. */
+    private static Object alterReplicaLogDirs(Admin admin, Args a) throws InterruptedException {
+        String dir = a.required("dir");
+        Map<TopicPartitionReplica, String> moves = new LinkedHashMap<>();
+        replicas(a).forEach(r -> moves.put(r, dir));
+        Map<String, KafkaFuture<?>> futures = new LinkedHashMap<>();
+        admin.alterReplicaLogDirs(moves).values().forEach((r, f) -> futures.put(r.toString(), f));
+        return perKey(futures, (r, v) -> obj());
+    }
+
+    /** --topic T --partitions 0,1 --broker ID: "topic-partition-broker" -> its current log dir and
+     * offset lag, and the dir and lag of the copy being moved into another dir (null when none). */
+    private static Object describeReplicaLogDirs(Admin admin, Args a) throws Exception {
+        Map<TopicPartitionReplica, DescribeReplicaLogDirsResult.ReplicaLogDirInfo> infos =
+                admin.describeReplicaLogDirs(replicas(a)).all().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
+        Map<String, Object> out = new TreeMap<>();
+        infos.forEach((r, i) -> out.put(r.toString(), obj(
+                "currentReplicaLogDir", i.getCurrentReplicaLogDir(),
+                "currentReplicaOffsetLag", i.getCurrentReplicaOffsetLag(),
+                "futureReplicaLogDir", i.getFutureReplicaLogDir(),
+                "futureReplicaOffsetLag", i.getFutureReplicaOffsetLag())));
+        return out;
+    }
+
+    private static List<TopicPartitionReplica> replicas(Args a) {
+        String topic = a.required("topic");
+        int broker = Integer.parseInt(a.required("broker"));
+        return a.list("partitions").stream()
+                .map(p -> new TopicPartitionReplica(topic, Integer.parseInt(p), broker)).toList();
     }
 
     /** [--topic T --partitions 0,1] (default: all): "topic-partition" -> replicas, adding, removing. */

@@ -1,0 +1,108 @@
+"""The container image: a non-root broker with its data in a volume, configured by KAFKA_*
+variables, serving the host through a published port, healthy by a real ApiVersions round trip,
+and stopped cleanly by its stop signal."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from confluent_kafka import Consumer, Producer
+
+from pybroker.testing.broker_process import free_port
+from pybroker.testing.containers import Container, run, wait_serving
+
+pytestmark = pytest.mark.container
+
+#: podman schedules HEALTHCHECKs with systemd timers; the tests run them by hand
+NO_HEALTH_TIMER = ["--health-interval=disable"]
+
+
+def test_image_settings(engine: str, pybroker_image: str) -> None:
+    config = run(engine, "image", "inspect", pybroker_image, "--format",
+                 "{{json .Config}}").stdout
+    assert '"User":"kafka"' in config
+    assert '"/var/lib/kafka/data":{}' in config
+    assert '"StopSignal":"SIGINT"' in config
+    healthcheck = run(engine, "image", "inspect", pybroker_image, "--format",
+                      "{{json .Config.Healthcheck}}").stdout
+    assert '"Test":["CMD","pybroker","healthcheck"' in healthcheck
+    assert run(engine, "run", "--rm", pybroker_image, "id", "-u").stdout.strip() == "1000"
+
+
+def test_environment_configures_the_broker(engine: str, pybroker_image: str) -> None:
+    shown = run(engine, "run", "--rm", "-e", "KAFKA_NUM_PARTITIONS=3",
+                "-e", "KAFKA_LOG_RETENTION_HOURS=1", "-e", "KAFKA_HEAP_OPTS=-Xmx1G",
+                pybroker_image, "pybroker", "env-properties").stdout
+    assert shown.splitlines() == [
+        "advertised.listeners=PLAINTEXT://localhost:9092",
+        "listeners=PLAINTEXT://0.0.0.0:9092",
+        "log.dirs=/var/lib/kafka/data",
+        "log.retention.hours=1",
+        "num.partitions=3",
+    ]
+
+
+def consume(bootstrap: str, topic: str, count: int) -> list[bytes]:
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"g-{uuid.uuid4().hex}",
+                         "auto.offset.reset": "earliest"})
+    consumer.subscribe([topic])
+    values = []
+    try:
+        while len(values) < count:
+            message = consumer.poll(20)
+            assert message is not None, f"only {values} read"
+            assert message.error() is None, message.error()
+            values.append(message.value())
+    finally:
+        consumer.close()
+    return sorted(values)
+
+
+def test_serves_the_host_keeps_its_data_and_stops_cleanly(engine: str,
+                                                          pybroker_image: str) -> None:
+    port = free_port()
+    volume = f"pybroker-test-{uuid.uuid4().hex[:10]}"
+    run(engine, "volume", "create", volume)
+
+    def broker() -> Container:
+        return Container(engine, pybroker_image, ports=[f"127.0.0.1:{port}:9092"],
+                         volumes=[f"{volume}:/var/lib/kafka/data"], extra=NO_HEALTH_TIMER,
+                         env={"KAFKA_ADVERTISED_LISTENERS": f"PLAINTEXT://127.0.0.1:{port}",
+                              "KAFKA_NUM_PARTITIONS": "3", "KAFKA_BROKER_ID": "7"})
+
+    bootstrap = f"127.0.0.1:{port}"
+    try:
+        with broker() as first:
+            ready = wait_serving(bootstrap, container=first)
+            print(f"\nserving {ready:.2f}s after run")
+            assert first.exec("pybroker", "healthcheck").returncode == 0
+            assert run(engine, "healthcheck", "run", first.name, check=False).returncode == 0
+
+            producer = Producer({"bootstrap.servers": bootstrap})
+            for i in range(6):
+                producer.produce("in-a-container", value=f"v{i}".encode())
+            assert producer.flush(20) == 0
+            assert consume(bootstrap, "in-a-container", 6) == [f"v{i}".encode()
+                                                               for i in range(6)]
+            stopped = first.stop()
+            print(f"stopped in {stopped:.2f}s")
+            assert first.exit_code() == 0, first.logs()
+            assert "broker 7 shut down cleanly" in first.logs()
+            assert stopped < 8, "the stop signal did not stop the broker"
+
+        with broker() as second:
+            wait_serving(bootstrap, container=second)
+            assert consume(bootstrap, "in-a-container", 6) == [f"v{i}".encode()
+                                                               for i in range(6)]
+            assert "skipping recovery" in second.logs() or "recover" not in second.logs()
+    finally:
+        run(engine, "volume", "rm", "-f", volume, check=False)
+
+
+def test_healthcheck_fails_when_nothing_serves(engine: str, pybroker_image: str) -> None:
+    with Container(engine, pybroker_image, command=["sleep", "60"],
+                   extra=NO_HEALTH_TIMER) as idle:
+        done = run(engine, "healthcheck", "run", idle.name, check=False)
+        assert done.returncode != 0
+        assert "unhealthy" in done.stdout + done.stderr
