@@ -35,6 +35,7 @@ from pybroker.reconfigurables import (
     LogCleanerReconfigurable,
     LogConfigReconfigurable,
     ThreadPoolReconfigurable,
+    TransactionVerificationReconfigurable,
 )
 
 log = logging.getLogger(__name__)
@@ -79,8 +80,8 @@ class BrokerBase:
         self.metadata_cache: MetadataCache | None = None
         self.groups: GroupCoordinatorService | None = None
         self.transactions: TransactionCoordinatorService | None = None
-        #: KIP-890's verification of transactional appends (None when
-        #: transaction.partition.verification.enable is false)
+        #: KIP-890's verification of transactional appends (whether it is on:
+        #: transaction.partition.verification.enable)
         self.txn_verification: AddPartitionsToTxnManager | None = None
         self.services: BrokerServices | None = None
         self.handlers = load_handlers(self.mode)
@@ -198,20 +199,23 @@ class BrokerBase:
             lambda now: [log_.remove_expired_producers(now) for log_ in logs.all_logs().values()],
         )
 
-    def _enable_transaction_verification(self, cache: MetadataCache,
+    def _set_up_transaction_verification(self, cache: MetadataCache,
                                          alive_endpoint: Callable[[int], BrokerEndpoint | None],
                                          ) -> None:
-        """With ``transaction.partition.verification.enable`` (Kafka's default), leaders verify
-        a producer's first transactional batch of a transaction in a partition with its
-        transaction coordinator (this broker's own in-process, others over AddPartitionsToTxn);
-        before any partition is led."""
-        if not self.config.get_bool("transaction.partition.verification.enable"):
-            return
+        """KIP-890's verification of transactional appends with the transaction coordinators
+        (this broker's own in-process, the others' over AddPartitionsToTxn), on while
+        ``transaction.partition.verification.enable`` is (Kafka's default; a dynamic
+        cluster-wide config); set before any partition is led."""
         assert self.transactions is not None
-        self.txn_verification = AddPartitionsToTxnManager(
+        verifier = self.txn_verification = AddPartitionsToTxnManager(
             self.broker_id, cache, alive_endpoint, self.transactions.partition_for,
             self.transactions, request_timeout_ms=self.config.get_int("request.timeout.ms"))
-        self.replica_manager.enable_transaction_verification(self.txn_verification)
+
+        def apply(enabled: bool) -> None:
+            self.replica_manager.set_transaction_verifier(verifier if enabled else None)
+
+        apply(self.current_config.get_bool("transaction.partition.verification.enable"))
+        self.dynamic_config.add_reconfigurable(TransactionVerificationReconfigurable(apply))
 
     async def start(self) -> None:
         raise NotImplementedError
@@ -299,7 +303,7 @@ class Broker(BrokerBase):
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, self.producer_ids,
             endpoint_of=lambda broker_id: cache.brokers.get(broker_id))
-        self._enable_transaction_verification(cache, lambda b: cache.brokers.get(b))
+        self._set_up_transaction_verification(cache, lambda b: cache.brokers.get(b))
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable())
         self.controller.lead_all(now)
         return len(image.topics)

@@ -246,7 +246,7 @@ class ZkBroker(BrokerBase):
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, producer_ids,
             endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
-        self._enable_transaction_verification(
+        self._set_up_transaction_verification(
             cache, lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
         self.transactions.startup(now_ms())
         self.services = self.dispatcher.services = BrokerServices(

@@ -7,7 +7,7 @@
   header, offsets assigned in place); no record is decoded. With acks=all the answer waits in
   the produce purgatory until the high watermark covers every batch (at once while the ISR is
   the leader alone). With ``transaction.partition.verification.enable``
-  (:meth:`ReplicaManager.enable_transaction_verification`), a producer's first transactional
+  (:meth:`ReplicaManager.set_transaction_verifier`), a producer's first transactional
   batch of a transaction in a partition is appended only once its transaction coordinator has
   said the partition is in the transaction (KIP-890, :meth:`ReplicaManager.handle_produce_append`,
   :mod:`pybroker.cluster.txn_verification`).
@@ -306,14 +306,17 @@ class ReplicaManager:
         #: (``transaction.partition.verification.enable=false``)
         self.transaction_verifier: TransactionVerifier | None = None
 
-    def enable_transaction_verification(self, verifier: TransactionVerifier) -> None:
-        """Verify every producer's first transactional batch of a transaction in a partition
-        with its coordinator through ``verifier`` before appending it; the logs then refuse
-        such a batch without the verification's guard (INVALID_TXN_STATE)."""
+    def set_transaction_verifier(self, verifier: TransactionVerifier | None) -> None:
+        """With a ``verifier``, verify every producer's first transactional batch of a
+        transaction in a partition with its coordinator before appending it, and have the logs
+        refuse such a batch without the verification's guard (INVALID_TXN_STATE); None stops
+        verifying (``transaction.partition.verification.enable``, which may change at run
+        time). Transactions already open in a partition are not verified either way."""
         self.transaction_verifier = verifier
         for partition in self.partitions.values():
             if partition.log is not None:
-                partition.log.producer_state.transaction_verification_enabled = True
+                partition.log.producer_state.transaction_verification_enabled = \
+                    verifier is not None
 
     def enable_replication(self, fetchers: ReplicaFetchers, alive_broker: AliveBroker,
                            isr_changes: IsrChangeSender | None = None,

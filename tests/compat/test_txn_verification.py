@@ -10,7 +10,9 @@ the zombie is answered INVALID_PRODUCER_EPOCH, nothing is written, and the last 
 follows the high watermark.
 
 The answers themselves are compared with Kafka 3.9 in
-tests/compat/differential/test_transaction_coordinator.py (``verification``).
+tests/compat/differential/test_transaction_coordinator.py (``verification``). The setting is a
+cluster-wide dynamic config, as in Kafka: IncrementalAlterConfigs turns the verification off and
+on again on a running broker.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from protocol.messages import (
     describe_producers_request as dpreq,
     describe_transactions_request as dtx,
     find_coordinator_request as fc,
+    incremental_alter_configs_request as iac,
     init_producer_id_request as ipi,
     list_offsets_request as loreq,
     produce_request as preq,
@@ -42,6 +45,7 @@ E = ErrorCode
 TOPIC = "hanging"
 TXN = "stalled-writer"
 READ_COMMITTED = 1
+BROKER_RESOURCE, SET, DELETE = 4, 0, 1
 #: the coordinator looks for transactions past their timeout this often
 ABORT_CHECK_MS = 200
 
@@ -137,3 +141,34 @@ def test_a_zombie_cannot_leave_a_hanging_transaction(broker_factory, verificatio
             assert last_stable_offset(c, 1) == 0
         # partition 0 got its abort marker either way
         assert open_transactions(c, 0) == {} and last_stable_offset(c, 0) == 2
+
+
+def set_verification(c: WireClient, enabled: bool | None) -> None:
+    """The cluster-wide dynamic default (None: deleted, back to the static config)."""
+    answer = c.call(ApiKey.INCREMENTAL_ALTER_CONFIGS, 1, iac.IncrementalAlterConfigsRequest(
+        resources=[iac.AlterConfigsResource(resource_type=BROKER_RESOURCE, resource_name="",
+                                            configs=[iac.AlterableConfig(
+            name="transaction.partition.verification.enable",
+            config_operation=SET if enabled is not None else DELETE,
+            value=str(enabled).lower() if enabled is not None else None)])]))
+    assert [r.error_code for r in answer.responses] == [E.NONE], answer
+
+
+def test_the_verification_is_a_dynamic_cluster_config(broker) -> None:
+    create_topic(broker.bootstrap, TOPIC, 2)
+    with WireClient(broker.bootstrap) as c:
+        until("the transaction coordinator", lambda: c.call(
+            ApiKey.FIND_COORDINATOR, 3, fc.FindCoordinatorRequest(key=TXN, key_type=1),
+        ).error_code == E.NONE)
+        init = until("a producer id", lambda: (lambda r: r if r.error_code == E.NONE else None)(
+            c.call(ApiKey.INIT_PRODUCER_ID, 4, ipi.InitProducerIdRequest(
+                transactional_id=TXN, transaction_timeout_ms=60_000))))
+
+        batch = bytes(build_batch([(None, b"v")], producer_id=init.producer_id,
+                                  producer_epoch=init.producer_epoch, base_sequence=0,
+                                  is_transactional=True))
+        assert produce(c, 0, batch) == E.INVALID_TXN_STATE  # never added
+        set_verification(c, False)
+        assert produce(c, 0, batch) == E.NONE  # not verified: written
+        set_verification(c, None)
+        assert produce(c, 1, batch) == E.INVALID_TXN_STATE  # verified again

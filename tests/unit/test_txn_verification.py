@@ -305,6 +305,7 @@ def test_verify_requests_and_their_answers() -> None:
 
 TOPIC = "orders"
 TXN = "verify-txn"
+NOT_ADDED = "Partition was not added to the transaction"
 GROUP = "verify-group"
 
 
@@ -595,10 +596,28 @@ def test_without_verification_nothing_asks_the_coordinator(tmp_path: Path) -> No
     node = Node(tmp_path / "data", **{"transaction.partition.verification.enable": "false"})
 
     async def scenario() -> None:
-        assert node.broker.txn_verification is None
+        assert node.broker.replica_manager.transaction_verifier is None
         assert answers(await node.produce((0, node.batch(0)))) == [(0, E.NONE, None)]
         # the transactional id is still required
         assert answers(await node.produce((1, node.batch(0)), transactional_id=None)) == [
             (1, E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, None)]
+
+    run(node, scenario)
+
+
+def test_the_verification_follows_the_dynamic_config(node: Node) -> None:
+    """``transaction.partition.verification.enable`` is a cluster-wide dynamic config in
+    Kafka: turning it off lets unverified transactional batches in, turning it on again
+    verifies the next transactions."""
+    async def scenario() -> None:
+        dynamic = node.broker.dynamic_config
+        dynamic.update_default_config({"transaction.partition.verification.enable": "false"})
+        assert node.broker.replica_manager.transaction_verifier is None
+        assert answers(await node.produce((0, node.batch(0)))) == [(0, E.NONE, None)]
+        dynamic.update_default_config({})
+        assert node.broker.replica_manager.transaction_verifier is node.broker.txn_verification
+        # partition 0's transaction is open: not verified; partition 1 is
+        assert answers(await node.produce((0, node.batch(1)), (1, node.batch(0)))) == [
+            (0, E.NONE, None), (1, E.INVALID_TXN_STATE, NOT_ADDED)]
 
     run(node, scenario)
