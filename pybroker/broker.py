@@ -6,6 +6,7 @@ import asyncio
 import logging
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from pybroker.api.services import BrokerServices
 from pybroker.cluster.fetch_session import FetchSessionCache
 from pybroker.cluster.metadata_cache import BrokerEndpoint, BrokerNode, MetadataCache
 from pybroker.cluster.replica_manager import ReplicaManager
+from pybroker.cluster.txn_verification import AddPartitionsToTxnManager
 from pybroker.config import BrokerConfig, Endpoint
 from pybroker.config.dynamic import DEFAULT_ENTITY, DynamicBrokerConfig, EffectiveBrokerConfig
 from pybroker.controller.local import LocalController
@@ -33,6 +35,7 @@ from pybroker.reconfigurables import (
     LogCleanerReconfigurable,
     LogConfigReconfigurable,
     ThreadPoolReconfigurable,
+    TransactionVerificationReconfigurable,
 )
 
 log = logging.getLogger(__name__)
@@ -77,6 +80,9 @@ class BrokerBase:
         self.metadata_cache: MetadataCache | None = None
         self.groups: GroupCoordinatorService | None = None
         self.transactions: TransactionCoordinatorService | None = None
+        #: KIP-890's verification of transactional appends (whether it is on:
+        #: transaction.partition.verification.enable)
+        self.txn_verification: AddPartitionsToTxnManager | None = None
         self.services: BrokerServices | None = None
         self.handlers = load_handlers(self.mode)
         self.fetch_sessions = FetchSessionCache(
@@ -193,6 +199,24 @@ class BrokerBase:
             lambda now: [log_.remove_expired_producers(now) for log_ in logs.all_logs().values()],
         )
 
+    def _set_up_transaction_verification(self, cache: MetadataCache,
+                                         alive_endpoint: Callable[[int], BrokerEndpoint | None],
+                                         ) -> None:
+        """KIP-890's verification of transactional appends with the transaction coordinators
+        (this broker's own in-process, the others' over AddPartitionsToTxn), on while
+        ``transaction.partition.verification.enable`` is (Kafka's default; a dynamic
+        cluster-wide config); set before any partition is led."""
+        assert self.transactions is not None
+        verifier = self.txn_verification = AddPartitionsToTxnManager(
+            self.broker_id, cache, alive_endpoint, self.transactions.partition_for,
+            self.transactions, request_timeout_ms=self.config.get_int("request.timeout.ms"))
+
+        def apply(enabled: bool) -> None:
+            self.replica_manager.set_transaction_verifier(verifier if enabled else None)
+
+        apply(self.current_config.get_bool("transaction.partition.verification.enable"))
+        self.dynamic_config.add_reconfigurable(TransactionVerificationReconfigurable(apply))
+
     async def start(self) -> None:
         raise NotImplementedError
 
@@ -210,6 +234,8 @@ class BrokerBase:
             t.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.socket_server.stop()
+        if self.txn_verification is not None:
+            await self.txn_verification.shutdown()
         if self.transactions is not None:
             await self.transactions.shutdown()
         if self.groups is not None:
@@ -277,6 +303,7 @@ class Broker(BrokerBase):
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, self.producer_ids,
             endpoint_of=lambda broker_id: cache.brokers.get(broker_id))
+        self._set_up_transaction_verification(cache, lambda b: cache.brokers.get(b))
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable())
         self.controller.lead_all(now)
         return len(image.topics)

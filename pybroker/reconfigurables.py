@@ -17,7 +17,10 @@ it) and applies it once stored:
   is announced (the metadata cache on the embedded node, the broker's registration in
   ZooKeeper mode);
 * :class:`UncleanLeaderElectionReconfigurable` - ``unclean.leader.election.enable`` for the
-  controller of a ZooKeeper-mode cluster.
+  controller of a ZooKeeper-mode cluster;
+* :class:`TransactionVerificationReconfigurable` - ``transaction.partition.verification.enable``:
+  the partitions' leaders start or stop verifying transactional appends with the transaction
+  coordinators (KIP-890; the verification half of Kafka's DynamicProducerStateManagerConfig).
 """
 
 from __future__ import annotations
@@ -237,3 +240,20 @@ class UncleanLeaderElectionReconfigurable:
 
     def reconfigure(self, old: EffectiveBrokerConfig, new: EffectiveBrokerConfig) -> None:
         self.apply(bool(new.value("unclean.leader.election.enable")))
+
+
+class TransactionVerificationReconfigurable:
+    """``transaction.partition.verification.enable``: whether leaders verify a producer's first
+    transactional batch of a transaction in a partition with its coordinator."""
+
+    reconfigurable_configs = frozenset({"transaction.partition.verification.enable"})
+
+    def __init__(self, apply: Callable[[bool], None]) -> None:
+        self.apply = apply
+
+    def validate_reconfiguration(self, old: EffectiveBrokerConfig,
+                                 new: EffectiveBrokerConfig) -> None:
+        pass
+
+    def reconfigure(self, old: EffectiveBrokerConfig, new: EffectiveBrokerConfig) -> None:
+        self.apply(bool(new.value("transaction.partition.verification.enable")))

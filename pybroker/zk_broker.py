@@ -246,6 +246,8 @@ class ZkBroker(BrokerBase):
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, producer_ids,
             endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
+        self._set_up_transaction_verification(
+            cache, lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
         self.transactions.startup(now_ms())
         self.services = self.dispatcher.services = BrokerServices(
             broker_id=self.broker_id, config=self.config, dynamic_config=self.dynamic_config,

@@ -4,6 +4,13 @@ From v3 a partition's records are one v2 batch, appended without being decoded. 
 carry the message sets of old clients (magic 0 and 1), which are validated and converted to one
 v2 batch first, as Kafka 3.9 does (:mod:`pybroker.api.produce_legacy`). Version 13 (topic ids
 only) is not offered.
+
+Transactional records (a partition's first batch has the transactional attribute) need the
+request's transactional id: without one, every partition is answered
+TRANSACTIONAL_ID_AUTHORIZATION_FAILED, as Kafka answers a producer not authorized to write for
+a transactional id. With one, the replica manager verifies the producer's transaction with its
+coordinator before the first batch of the transaction goes into a partition (KIP-890); batches
+of more than one producer fail the whole request (INVALID_PRODUCER_ID_MAPPING).
 """
 
 from __future__ import annotations
@@ -15,7 +22,8 @@ from protocol.records.compression import CompressionType
 from pybroker.api import produce_legacy
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
-from pybroker.cluster.replica_manager import ProduceResult
+from pybroker.cluster.replica_manager import ProduceResult, transactional_producer
+from pybroker.cluster.txn_verification import TxnErrorMode
 from pybroker.metadata.topics import INTERNAL_TOPICS
 from pybroker.purgatory import when_ready
 
@@ -49,11 +57,42 @@ def validate_records(records, version: int) -> BatchHeader:
     return header
 
 
+def has_transactional_records(request: req.ProduceRequest) -> bool:
+    """Whether the first batch of some partition is transactional (Kafka's
+    ``RequestUtils.hasTransactionalRecords``; old message sets never are)."""
+    for topic in request.topic_data:
+        for pdata in topic.partition_data:
+            records = pdata.records
+            if (isinstance(records, (bytes, bytearray, memoryview))
+                    and transactional_producer(records) is not None):
+                return True
+    return False
+
+
+def error_response(ctx: RequestContext, request: req.ProduceRequest, error: ErrorCode,
+                   message: str | None = None) -> m.ProduceResponse | None:
+    """The whole request refused (Kafka's ``getErrorResponse``): every partition with
+    ``error``; an acks=0 producer has its connection closed instead."""
+    if request.acks == 0:
+        ctx.close_connection = True
+        return None
+    return m.ProduceResponse(throttle_time_ms=0, responses=[
+        m.TopicProduceResponse(name=topic.name, partition_responses=[
+            m.PartitionProduceResponse(index=p.index, error_code=error, base_offset=-1,
+                                       log_append_time_ms=-1, log_start_offset=-1,
+                                       error_message=message)
+            for p in topic.partition_data])
+        for topic in request.topic_data])
+
+
 @api(ApiKey.PRODUCE, 0, 11)
 def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.ProduceResponse | None]:
     acks = request.acks
     version = ctx.api_version
     replica_manager = ctx.services.replica_manager
+    if (version >= V2_ONLY_VERSION and request.transactional_id is None
+            and has_transactional_records(request)):
+        return error_response(ctx, request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     # (topic, partition) -> the answer decided here, before the replica manager sees it (a
     # refusal, or NONE for an old request's empty message set, of which nothing is appended)
     refused: dict[tuple[str, int], tuple[ErrorCode, str | None]] = {}
@@ -92,8 +131,13 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
                 # not None (refused above): a decoded request's records are a memoryview
                 assert isinstance(records, (bytes, bytearray, memoryview))
                 batches[key] = bytearray(records)
-    outcome = replica_manager.append_records(batches, required_acks=acks,
-                                             timeout_ms=request.timeout_ms, now_ms=ctx.now_ms)
+    try:
+        outcome = replica_manager.handle_produce_append(
+            batches, transactional_id=request.transactional_id if version >= V2_ONLY_VERSION
+            else None, required_acks=acks, timeout_ms=request.timeout_ms, now_ms=ctx.now_ms,
+            mode=TxnErrorMode.for_produce(version))
+    except KafkaError as e:  # transactional batches of more than one producer
+        return error_response(ctx, request, e.code, e.message)
 
     def respond(results: dict[tuple[str, int], ProduceResult]) -> m.ProduceResponse | None:
         responses = []
@@ -116,7 +160,7 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
                     # Kafka words a refusal that names records (a RecordValidationException)
                     error_message=(result.error_message
                                    if result.error in ERRORS_WITH_MESSAGE or result.record_errors
-                                   else None),
+                                   or result.has_custom_message else None),
                     record_errors=[m.BatchIndexAndErrorMessage(batch_index=i,
                                                                batch_index_error_message=text)
                                    for i, text in result.record_errors],

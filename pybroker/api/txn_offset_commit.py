@@ -1,8 +1,17 @@
 """TxnOffsetCommit (28): a transactional producer's consumed offsets (``sendOffsetsToTransaction``),
 written to the group's ``__consumer_offsets`` partition in one transactional batch and pending
-until the transaction's marker (KIP-98; v3+ names the consumer's member, KIP-447)."""
+until the transaction's marker (KIP-98; v3+ names the consumer's member, KIP-447).
+
+As in Kafka 3.9, the coordinator's status for the group is checked first (an unknown group is
+created), then the group's partition is verified with the transaction coordinator when the
+producer's transaction is not open there yet (KIP-890: AddOffsetsToTxn must have added it), and
+only then is the member checked and the batch written, with the verification's guard. A failed
+verification answers every partition with the coordinator's error as an offset commit maps it
+(TRANSACTION_ABORTABLE from v4, INVALID_TXN_STATE before)."""
 
 from __future__ import annotations
+
+import asyncio
 
 from protocol.errors import ErrorCode
 from protocol.messages import (
@@ -12,8 +21,11 @@ from protocol.messages import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
+from pybroker.cluster.replica_manager import NO_SEQUENCE, VerificationGuard
+from pybroker.cluster.txn_verification import TxnErrorMode
 from pybroker.coordinator.group.offsets import OffsetToCommit, TxnProducer
-from pybroker.purgatory import when_ready
+from pybroker.coordinator.group.storage import commit_error_for
+from pybroker.purgatory import chain, when_ready
 
 
 @api(ApiKey.TXN_OFFSET_COMMIT, 0, 4)
@@ -53,18 +65,38 @@ def handle(ctx: RequestContext, request: req.TxnOffsetCommitRequest,
     # naming none that exists reaches no group (and creates none).
     if not wanted:
         return respond({})
-    error = groups.coordinator.handle_commit_offsets(
-        request.group_id,
-        request.member_id if v >= 3 else "",
-        request.group_instance_id if v >= 3 else None,
-        request.generation_id if v >= 3 else -1,
-        ctx.now_ms,
-        transactional=True,
-    )
+    error = groups.coordinator.begin_txn_offset_commit(request.group_id, ctx.now_ms)
     if error:
         return respond({(o.topic, o.partition): error for o in wanted})
-    producer = TxnProducer(request.producer_id, request.producer_epoch)
-    # answered once the batch is replicated to the ISR (at once on a single node); its offsets
-    # count only when the transaction's COMMIT marker follows
-    return when_ready(groups.offsets.commit(request.group_id, wanted, ctx.now_ms,
-                                            producer=producer), respond)
+    replica_manager = ctx.services.replica_manager
+    verification = replica_manager.maybe_start_transaction_verification_for_partition(
+        (groups.topic.name, groups.topic.partition_for(request.group_id)),
+        request.transactional_id, request.producer_id, request.producer_epoch, NO_SEQUENCE,
+        TxnErrorMode.for_txn_offset_commit(v), ctx.now_ms)
+    later = isinstance(verification, asyncio.Future)
+
+    def commit(verified: tuple[ErrorCode, VerificationGuard | None],
+               ) -> m.TxnOffsetCommitResponse | asyncio.Future[m.TxnOffsetCommitResponse]:
+        error, guard = verified
+        if error:
+            mapped = commit_error_for(error)
+            return respond({(o.topic, o.partition): mapped for o in wanted})
+        now_ms = replica_manager.time_ms() if later else ctx.now_ms
+        error = groups.coordinator.handle_commit_offsets(
+            request.group_id,
+            request.member_id if v >= 3 else "",
+            request.group_instance_id if v >= 3 else None,
+            request.generation_id if v >= 3 else -1,
+            now_ms,
+            transactional=True,
+        )
+        if error:
+            return respond({(o.topic, o.partition): error for o in wanted})
+        producer = TxnProducer(request.producer_id, request.producer_epoch)
+        # answered once the batch is replicated to the ISR (at once on a single node); its
+        # offsets count only when the transaction's COMMIT marker follows
+        return when_ready(groups.offsets.commit(request.group_id, wanted, now_ms,
+                                                producer=producer, verification_guard=guard),
+                          respond)
+
+    return chain(verification, commit)

@@ -66,7 +66,7 @@ from pybroker.log.producer_state import AppendOrigin
 if TYPE_CHECKING:
     from pybroker.log.file_slice import FileSlice
     from pybroker.log.log import AppendInfo, FetchDataInfo, Log, ReplicaAppendInfo
-    from pybroker.log.producer_state import ProducerEntry
+    from pybroker.log.producer_state import ProducerEntry, VerificationGuard
     from pybroker.log.txn_index import AbortedTxn
     from pybroker.metadata.model import PartitionRecord
 
@@ -552,9 +552,21 @@ class Partition:
                         min_one_batch=min_one_batch, with_aborted=committed)
         return LogReadInfo(info.records, None, hw, start, end, lso, info.aborted_transactions)
 
+    def maybe_start_transaction_verification(self, producer_id: int, sequence: int,
+                                             epoch: int, now_ms: int,
+                                             ) -> VerificationGuard | None:
+        """KIP-890 on the leader: the guard an append of the producer's first transactional
+        batch here must present once its coordinator has verified the partition is in the
+        transaction (None: the transaction is open here already). NOT_LEADER_OR_FOLLOWER
+        when this replica does not lead."""
+        return self.leader_log().maybe_start_transaction_verification(producer_id, sequence,
+                                                                      epoch, now_ms)
+
     def append_records_to_leader(self, batch: bytearray, *, required_acks: int,
                                  min_insync_replicas: int, now_ms: int,
-                                 origin: AppendOrigin = AppendOrigin.CLIENT) -> AppendInfo:
+                                 origin: AppendOrigin = AppendOrigin.CLIENT,
+                                 verification_guard: VerificationGuard | None = None,
+                                 ) -> AppendInfo:
         log = self.leader_log()
         isr = self.partition_state.isr
         if required_acks == -1 and len(isr) < self._effective_min_isr(min_insync_replicas):
@@ -564,7 +576,7 @@ class Partition:
                 f"min.isr requirement of {min_insync_replicas} for partition {self.name}",
             )
         info = log.append_as_leader(batch, leader_epoch=self.leader_epoch, now_ms=now_ms,
-                                    origin=origin)
+                                    origin=origin, verification_guard=verification_guard)
         self.maybe_increment_high_watermark(now_ms)
         return info
 

@@ -6,7 +6,11 @@
 * **Produce**: each partition's batch goes to the leader's log as bytes (validated by its
   header, offsets assigned in place); no record is decoded. With acks=all the answer waits in
   the produce purgatory until the high watermark covers every batch (at once while the ISR is
-  the leader alone).
+  the leader alone). With ``transaction.partition.verification.enable``
+  (:meth:`ReplicaManager.set_transaction_verifier`), a producer's first transactional
+  batch of a transaction in a partition is appended only once its transaction coordinator has
+  said the partition is in the transaction (KIP-890, :meth:`ReplicaManager.handle_produce_append`,
+  :mod:`pybroker.cluster.txn_verification`).
 * **Fetch**: whole batches are read from the segment files as file slices; a consumer reads
   below the high watermark (read_committed: below the last stable offset, with the aborted
   transactions overlapping what it reads), a follower (a fetch with a replica id) up to the log
@@ -45,8 +49,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import struct
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -58,6 +63,7 @@ from pybroker.cluster.fetcher_state import InitialFetchState
 from pybroker.cluster.isr import IsrSettings, PendingIsrChange
 from pybroker.cluster.legacy_offsets import legacy_fetch_offsets
 from pybroker.cluster.partition import LogReadInfo, OffsetLookup, Partition
+from pybroker.cluster.txn_verification import TxnErrorMode, produce_error_for
 from pybroker.log.checkpoints import (
     REPLICATION_OFFSET_CHECKPOINT,
     CheckpointError,
@@ -65,8 +71,11 @@ from pybroker.log.checkpoints import (
     write_offset_checkpoint,
 )
 from pybroker.log.manager import future_dir_name_fits
-from pybroker.log.producer_state import AppendOrigin as AppendOrigin
-from pybroker.purgatory import Purgatory
+from pybroker.log.producer_state import (
+    AppendOrigin as AppendOrigin,
+    VerificationGuard as VerificationGuard,
+)
+from pybroker.purgatory import Purgatory, chain, when_ready
 from pybroker.purgatory.delayed_fetch import DelayedFetch
 from pybroker.purgatory.delayed_produce import DelayedProduce, ProducePartitionStatus
 
@@ -85,8 +94,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TopicPartition = tuple[str, int]
-# AppendOrigin (a client's Produce or the broker's coordinators) is re-exported: handlers and
-# coordinators name it without reaching into the log
+# AppendOrigin (a client's Produce or the broker's coordinators) and VerificationGuard are
+# re-exported: handlers and coordinators name them without reaching into the log
 
 #: the append errors Kafka answers without the partition's log start offset (its
 #: ``appendToLocalLog``: unknown or moved partitions, records too large or corrupt, storage);
@@ -101,6 +110,27 @@ LONG_MAX = (1 << 63) - 1
 #: Fetch's and ListOffsets' isolation levels (KIP-98)
 READ_UNCOMMITTED = 0
 READ_COMMITTED = 1
+#: a v2 batch header from its magic byte (offset 16): magic, attributes, producer id, producer
+#: epoch, base sequence (the CRC and the offsets and timestamps between are skipped)
+_TXN_FIELDS = struct.Struct(">b4xh20xqhi")
+_MAGIC_OFFSET = 16
+_TRANSACTIONAL = 0x10
+_V2 = 2
+#: a TxnOffsetCommit's verification names no sequence (Kafka's RecordBatch.NO_SEQUENCE)
+NO_SEQUENCE = -1
+
+
+def transactional_producer(batch: bytes | bytearray | memoryview) -> tuple[int, int, int] | None:
+    """``(producer id, producer epoch, base sequence)`` of a transactional v2 batch with a
+    producer id; None for any other batch (read from the header, nothing decoded)."""
+    if len(batch) < _MAGIC_OFFSET + _TXN_FIELDS.size:
+        return None
+    magic, attributes, producer_id, epoch, sequence = _TXN_FIELDS.unpack_from(batch,
+                                                                              _MAGIC_OFFSET)
+    if magic != _V2 or not attributes & _TRANSACTIONAL or producer_id < 0:
+        return None
+    return producer_id, epoch, sequence
+
 
 
 @dataclass(slots=True)
@@ -112,6 +142,9 @@ class ProduceResult:
     error_message: str | None = None
     #: ``(index in batch, message)`` of the records a refusal names
     record_errors: list[tuple[int, str]] = field(default_factory=list)
+    #: whether Kafka sends ``error_message`` with this error (its ``hasCustomErrorMessage``:
+    #: the verification's own wording)
+    has_custom_message: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +236,17 @@ class ReplicaFetchers(Protocol):
 AliveBroker = Callable[[int], "BrokerEndpoint | None"]
 
 
+class TransactionVerifier(Protocol):
+    """Who tells a leader whether partitions are in a producer's transaction
+    (:class:`pybroker.cluster.txn_verification.AddPartitionsToTxnManager`): the partitions that
+    are not, each with its error, at once or later."""
+
+    def verify_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
+                           partitions: Sequence[TopicPartition], mode: TxnErrorMode,
+                           ) -> dict[TopicPartition, ErrorCode] | asyncio.Future[
+                               dict[TopicPartition, ErrorCode]]: ...
+
+
 class IsrChangeSender(Protocol):
     """Where leaders' ISR changes go (:class:`pybroker.cluster.alter_partition.
     AlterPartitionManager`): a future of the controller's answer for each."""
@@ -258,6 +302,21 @@ class ReplicaManager:
         #: copies partitions into the log dirs AlterReplicaLogDirs names (its ``chunk_bytes``
         #: is ``replica.fetch.max.bytes``)
         self.log_dir_mover = LogDirMover(self, time_ms=lambda: self.time_ms())
+        #: KIP-890's verification of transactional appends; None: not verified
+        #: (``transaction.partition.verification.enable=false``)
+        self.transaction_verifier: TransactionVerifier | None = None
+
+    def set_transaction_verifier(self, verifier: TransactionVerifier | None) -> None:
+        """With a ``verifier``, verify every producer's first transactional batch of a
+        transaction in a partition with its coordinator before appending it, and have the logs
+        refuse such a batch without the verification's guard (INVALID_TXN_STATE); None stops
+        verifying (``transaction.partition.verification.enable``, which may change at run
+        time). Transactions already open in a partition are not verified either way."""
+        self.transaction_verifier = verifier
+        for partition in self.partitions.values():
+            if partition.log is not None:
+                partition.log.producer_state.transaction_verification_enabled = \
+                    verifier is not None
 
     def enable_replication(self, fetchers: ReplicaFetchers, alive_broker: AliveBroker,
                            isr_changes: IsrChangeSender | None = None,
@@ -403,6 +462,8 @@ class ReplicaManager:
         if plog is None:
             plog = self.log_manager.get_or_create_log(topic, partition,
                                                       self.log_config_for(topic), now_ms)
+        plog.producer_state.transaction_verification_enabled = \
+            self.transaction_verifier is not None
         return plog
 
     def update_log_config(self, topic: str) -> None:
@@ -472,14 +533,107 @@ class ReplicaManager:
         return p if p is not None and p.is_leader else None
 
     # -- produce ---------------------------------------------------------------------------
+    def handle_produce_append(self, batches: Mapping[TopicPartition, bytearray], *,
+                              transactional_id: str | None, required_acks: int,
+                              timeout_ms: int, now_ms: int,
+                              mode: TxnErrorMode = TxnErrorMode.GENERIC_ERROR,
+                              ) -> dict[TopicPartition, ProduceResult] | asyncio.Future[
+                                  dict[TopicPartition, ProduceResult]]:
+        """A client's Produce (Kafka's ``handleProduceAppend``): the transactional batches that
+        would open their producer's transaction in a partition are verified with the
+        transaction coordinator first (KIP-890), and appended with the verification's guard;
+        a partition that is not verified is answered with the error a producer expects
+        (:func:`pybroker.cluster.txn_verification.produce_error_for`; ``mode``: what the
+        client's version understands) and nothing is written to it. Everything else is
+        :meth:`append_records`. Raises INVALID_PRODUCER_ID_MAPPING when the transactional
+        batches are of more than one producer (or epoch)."""
+        txn_partitions: dict[TopicPartition, int] = {}
+        producers: set[tuple[int, int]] = set()
+        for key, batch in batches.items():
+            found = transactional_producer(batch)
+            if found is not None:
+                producers.add(found[:2])
+                txn_partitions[key] = found[2]
+        if len(producers) > 1:
+            raise KafkaError(ErrorCode.INVALID_PRODUCER_ID_MAPPING,
+                             "Transactional records contained more than one producer ID")
+        verifier = self.transaction_verifier
+        if not producers or verifier is None or transactional_id is None:
+            return self.append_records(batches, required_acks=required_acks,
+                                       timeout_ms=timeout_ms, now_ms=now_ms)
+        [(producer_id, producer_epoch)] = producers
+        errors: dict[TopicPartition, ErrorCode] = {}
+        guards: dict[TopicPartition, VerificationGuard] = {}
+        for key, sequence in txn_partitions.items():
+            try:
+                guard = self._known_partition(*key).maybe_start_transaction_verification(
+                    producer_id, sequence, producer_epoch, now_ms)
+            except KafkaError as e:
+                errors[key] = e.code
+                continue
+            if guard is not None:
+                guards[key] = guard
+        verified: dict[TopicPartition, ErrorCode] | asyncio.Future[
+            dict[TopicPartition, ErrorCode]] = {}
+        if guards:
+            verified = verifier.verify_transaction(transactional_id, producer_id,
+                                                   producer_epoch, list(guards), mode)
+        later = isinstance(verified, asyncio.Future)
+
+        def append(unverified: Mapping[TopicPartition, ErrorCode],
+                   ) -> dict[TopicPartition, ProduceResult] | asyncio.Future[
+                       dict[TopicPartition, ProduceResult]]:
+            refused: dict[TopicPartition, ProduceResult] = {}
+            for key, error in {**errors, **unverified}.items():
+                code, message = produce_error_for(error)
+                refused[key] = ProduceResult(error=code, error_message=message,
+                                             has_custom_message=message is not None)
+            rest = ({k: b for k, b in batches.items() if k not in refused} if refused
+                    else batches)
+            outcome = self.append_records(
+                rest, required_acks=required_acks, timeout_ms=timeout_ms,
+                now_ms=self.time_ms() if later else now_ms,
+                verification_guards={k: g for k, g in guards.items() if k not in refused})
+            if not refused:
+                return outcome
+            return when_ready(outcome, lambda results: {**results, **refused})
+
+        return chain(verified, append)
+
+    def maybe_start_transaction_verification_for_partition(
+            self, key: TopicPartition, transactional_id: str | None, producer_id: int,
+            producer_epoch: int, base_sequence: int, mode: TxnErrorMode, now_ms: int,
+    ) -> tuple[ErrorCode, VerificationGuard | None] | asyncio.Future[
+            tuple[ErrorCode, VerificationGuard | None]]:
+        """For the broker's own transactional appends (a TxnOffsetCommit's offsets): the
+        verification of one partition, as ``(error, guard)`` to append with; NONE and no guard
+        when nothing needs verifying (verification off, or the producer's transaction is open
+        in the partition already). The error is the coordinator's, as a leader takes it."""
+        verifier = self.transaction_verifier
+        if verifier is None or transactional_id is None:
+            return ErrorCode.NONE, None
+        try:
+            guard = self._known_partition(*key).maybe_start_transaction_verification(
+                producer_id, base_sequence, producer_epoch, now_ms)
+        except KafkaError as e:
+            return e.code, None
+        if guard is None:
+            return ErrorCode.NONE, None
+        return when_ready(
+            verifier.verify_transaction(transactional_id, producer_id, producer_epoch, [key],
+                                        mode),
+            lambda errors: (ErrorCode(errors.get(key, ErrorCode.NONE)), guard))
+
     def append_to_leader(self, topic: str, partition: int, batch: bytearray, *,
                          required_acks: int, now_ms: int,
                          origin: AppendOrigin = AppendOrigin.CLIENT,
+                         verification_guard: VerificationGuard | None = None,
                          ) -> tuple[ProduceResult, int]:
         """Append one batch to the leader's log. Returns the result and the offset the high
         watermark must reach for an acks=all answer (-1 when nothing was appended).
         ``origin`` is the client's Produce or the broker's own coordinators (which may write
-        control batches: transaction markers)."""
+        control batches: transaction markers); ``verification_guard`` the guard of the
+        transaction's verification (KIP-890), when the append follows one."""
         p: Partition | None = None
         try:
             p = self._leader_partition(topic, partition)
@@ -488,7 +642,7 @@ class ReplicaManager:
             info = p.append_records_to_leader(
                 batch, required_acks=required_acks,
                 min_insync_replicas=p.log.config.min_insync_replicas, now_ms=now_ms,
-                origin=origin)
+                origin=origin, verification_guard=verification_guard)
         except KafkaError as e:
             result = ProduceResult(error=e.code, error_message=e.message,
                                    record_errors=getattr(e, "record_errors", []))
@@ -509,17 +663,21 @@ class ReplicaManager:
     def append_records(self, batches: Mapping[TopicPartition, bytearray], *, required_acks: int,
                        timeout_ms: int, now_ms: int,
                        origin: AppendOrigin = AppendOrigin.CLIENT,
+                       verification_guards: Mapping[TopicPartition, VerificationGuard]
+                       | None = None,
                        ) -> dict[TopicPartition, ProduceResult] | asyncio.Future[
                            dict[TopicPartition, ProduceResult]]:
         """Append each partition's batch. With acks=all, partitions whose batch is not yet
         replicated to the whole ISR wait in the produce purgatory (a future of every result);
-        otherwise the results come back at once. ``origin``: see :meth:`append_to_leader`."""
+        otherwise the results come back at once. ``origin`` and the partitions'
+        ``verification_guards``: see :meth:`append_to_leader`."""
         results: dict[TopicPartition, ProduceResult] = {}
         waiting: dict[TopicPartition, ProducePartitionStatus] = {}
         for (topic, partition), batch in batches.items():
             result, required_offset = self.append_to_leader(
                 topic, partition, batch, required_acks=required_acks, now_ms=now_ms,
-                origin=origin)
+                origin=origin, verification_guard=verification_guards.get((topic, partition))
+                if verification_guards else None)
             results[(topic, partition)] = result
             if required_acks == -1 and required_offset >= 0:
                 p = self.partitions[(topic, partition)]
@@ -882,6 +1040,9 @@ class ReplicaManager:
         old = p.log
         assert old is not None
         p.log = self.log_manager.replace_current_with_future(topic, partition, now_ms)
+        # it verifies transactions as the old one did (verifications in flight start again)
+        p.log.producer_state.transaction_verification_enabled = \
+            self.transaction_verifier is not None
         # the new log's producer state learns the high watermark (transactions it passed)
         p.high_watermark = p.high_watermark
         if self.high_watermark_checkpointing:

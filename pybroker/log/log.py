@@ -38,7 +38,12 @@ from .leader_epoch import (
     LeaderEpochFileCache,
     read_leader_epoch_checkpoint,
 )
-from .producer_state import AppendOrigin, CompletedTxn, ProducerStateManager
+from .producer_state import (
+    AppendOrigin,
+    CompletedTxn,
+    ProducerStateManager,
+    VerificationGuard,
+)
 from .segment import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, LogSegment, file_name
 from .txn_index import TXN_INDEX_SUFFIX, AbortedTxn
 from .validator import LogValidator
@@ -429,12 +434,15 @@ class Log:
     def append_as_leader(
         self, batch: bytearray | memoryview, *, leader_epoch: int, now_ms: int,
         origin: AppendOrigin = AppendOrigin.CLIENT,
+        verification_guard: VerificationGuard | None = None,
     ) -> AppendInfo:
         """Validate one produced v2 batch, assign its offsets in place and append it.
 
         A batch the idempotent producer already wrote (one of its last five) is not appended
         again: the answer carries the original offsets. Control batches (transaction markers)
-        are accepted from the coordinator only (``origin``)."""
+        are accepted from the coordinator only (``origin``). A transactional batch opening a
+        transaction here needs ``verification_guard`` when the producer state verifies
+        transactions (:meth:`maybe_start_transaction_verification`)."""
         validated = self.validator.validate(batch, now_ms, origin)
         header = validated.header
         marker = None
@@ -442,7 +450,7 @@ class Log:
         if header.is_control:
             marker = self._leader_marker(batch, header, origin)
         elif header.producer_id >= 0:
-            duplicate = self.producer_state.check(header, origin)
+            duplicate = self.producer_state.check(header, origin, verification_guard)
         if duplicate is not None:
             return AppendInfo(
                 first_offset=duplicate.first_offset,
@@ -469,6 +477,15 @@ class Log:
             duplicate=False,
             record_count=header.records_count,
         )
+
+    def maybe_start_transaction_verification(self, producer_id: int, sequence: int,
+                                             epoch: int, now_ms: int,
+                                             ) -> VerificationGuard | None:
+        """The guard the producer's next transactional append here must present, once its
+        transaction coordinator has said the partition is in the transaction; None when the
+        producer's transaction is already open here (Kafka's UnifiedLog method)."""
+        return self.producer_state.maybe_start_transaction_verification(producer_id, sequence,
+                                                                        epoch, now_ms)
 
     def _leader_marker(self, batch: bytearray | memoryview, header: BatchHeader,
                        origin: AppendOrigin) -> EndTransactionMarker | None:

@@ -29,6 +29,22 @@ Transactions (KIP-98), as Kafka tracks them:
   offset and the high watermark (:meth:`ProducerStateManager.last_stable_offset`);
 * producers with an open transaction never expire.
 
+Transaction verification (KIP-890 part 1, with ``transaction.partition.verification.enable``):
+
+* before the leader appends a producer's first transactional batch of a transaction here (no
+  transaction open for it in this partition), it asks the transaction coordinator whether the
+  partition is in the transaction. :meth:`ProducerStateManager.maybe_start_transaction_verification`
+  starts that: it keeps a :class:`VerificationStateEntry` for the producer whose
+  :class:`VerificationGuard` the append must then present;
+* a transactional batch from a client or a coordinator without an open transaction and without
+  the entry's guard is ``INVALID_TXN_STATE``: a marker written while the verification was on its
+  way has removed the entry (any transactional batch or marker does), so a stale answer can
+  never open a transaction the coordinator no longer knows (Kafka's ``VerificationGuard``);
+* while the entry lives, a client's batch with a sequence above the lowest one seen in it is
+  ``OUT_OF_ORDER_SEQUENCE_NUMBER``, so a later batch cannot overtake a first one whose
+  verification failed and is retried. Entries are not persisted, survive truncation, and
+  expire as producers do.
+
 The state is rebuilt on open from a ``<offset>.snapshot`` file plus the batch headers (and the
 markers) after that offset. Snapshot layout (big-endian), this module's own::
 
@@ -43,6 +59,7 @@ Version 1 (read, never written) had no ``coordinatorEpoch`` and ``currentTxnFirs
 from __future__ import annotations
 
 import enum
+import itertools
 import logging
 import struct
 from collections import deque
@@ -140,6 +157,44 @@ class ProducerEntry:
             self.epoch = epoch
 
 
+class VerificationGuard:
+    """A token unique to one verification of a producer's transaction on one partition (Kafka's
+    ``VerificationGuard``): the append that follows the coordinator's answer presents it, and it
+    holds only while the state entry that made it is still there."""
+
+    __slots__ = ("value",)
+    _values = itertools.count(1)
+
+    def __init__(self) -> None:
+        self.value = next(VerificationGuard._values)
+
+    def verify(self, presented: VerificationGuard | None) -> bool:
+        return presented is self
+
+    def __repr__(self) -> str:
+        return f"VerificationGuard({self.value})"
+
+
+@dataclass(slots=True)
+class VerificationStateEntry:
+    """A producer's verification in progress on one partition (Kafka's
+    ``VerificationStateEntry``): its guard, when it started, and the lowest sequence (of the
+    newest epoch) seen while verifying."""
+
+    timestamp: int
+    lowest_sequence: int
+    epoch: int
+    guard: VerificationGuard = field(default_factory=VerificationGuard)
+
+    def maybe_update_lowest_sequence_and_epoch(self, sequence: int, epoch: int) -> None:
+        """A lower sequence of the same epoch lowers the bar; a newer epoch resets it."""
+        if epoch == self.epoch and sequence < self.lowest_sequence:
+            self.lowest_sequence = sequence
+        if epoch > self.epoch:
+            self.epoch = epoch
+            self.lowest_sequence = sequence
+
+
 def _in_sequence(last_seq: int, next_seq: int) -> bool:
     return next_seq == last_seq + 1 or (next_seq == 0 and last_seq == 0x7FFFFFFF)
 
@@ -160,30 +215,52 @@ class ProducerStateManager:
         #: completed transactions whose marker the high watermark has not passed yet:
         #: first offset -> marker offset
         self.unreplicated_txns: dict[int, int] = {}
+        #: whether transactional batches need a verified guard to open a transaction
+        #: (``transaction.partition.verification.enable``, set by the replica manager)
+        self.transaction_verification_enabled = False
+        #: producer id -> its verification in progress (kept across truncation, never
+        #: persisted)
+        self.verification_states: dict[int, VerificationStateEntry] = {}
 
     def __len__(self) -> int:
         return len(self.producers)
 
     # -- validation ------------------------------------------------------------------------
 
-    def check(self, header: BatchHeader,
-              origin: AppendOrigin = AppendOrigin.CLIENT) -> BatchMetadata | None:
+    def check(self, header: BatchHeader, origin: AppendOrigin = AppendOrigin.CLIENT,
+              verification_guard: VerificationGuard | None = None) -> BatchMetadata | None:
         """Validate a data batch before it is appended on the leader; returns the original
-        batch when a client's batch is a duplicate."""
+        batch when a client's batch is a duplicate. ``verification_guard``: the guard of the
+        verification the append follows, if any (see the module's notes)."""
         pid = header.producer_id
         if pid < 0:
             return None
         entry = self.producers.get(pid)
-        if entry is None:
-            return None
         epoch, first_seq = header.producer_epoch, header.base_sequence
         client = origin is AppendOrigin.CLIENT
-        if client and epoch == entry.epoch:
+        if client and entry is not None and epoch == entry.epoch:
             duplicate = entry.find_duplicate(first_seq, header.last_sequence)
             if duplicate is not None:
                 return duplicate
-        if epoch < entry.epoch:
+        if (header.attributes & TRANSACTIONAL_MASK and self.transaction_verification_enabled
+                and origin is not AppendOrigin.REPLICATION
+                and (entry is None or entry.current_txn_first_offset < 0)):
+            verifying = self.verification_states.get(pid)
+            if verifying is None or not verifying.guard.verify(verification_guard):
+                raise KafkaError(ErrorCode.INVALID_TXN_STATE,
+                                 "Record was not part of an ongoing transaction")
+        if entry is not None and epoch < entry.epoch:
             self._check_producer_epoch(entry, epoch, header.base_offset, origin)
+        if client and self.verification_states:
+            verifying = self.verification_states.get(pid)
+            if verifying is not None and first_seq > verifying.lowest_sequence:
+                raise KafkaError(
+                    ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+                    f"Out of order sequence number for producer {pid}: {first_seq} (incoming "
+                    f"seq. number), {verifying.lowest_sequence} (earliest seen sequence)",
+                )
+        if entry is None:
+            return None
         if client:
             if epoch > entry.epoch:
                 if first_seq != 0 and entry.epoch != NO_PRODUCER_EPOCH:
@@ -236,6 +313,31 @@ class ProducerStateManager:
             return
         raise KafkaError(ErrorCode.INVALID_PRODUCER_EPOCH, message)
 
+    # -- verification (KIP-890) --------------------------------------------------------------
+
+    def has_ongoing_transaction(self, producer_id: int) -> bool:
+        entry = self.producers.get(producer_id)
+        return entry is not None and entry.current_txn_first_offset >= 0
+
+    def maybe_start_transaction_verification(self, producer_id: int, sequence: int, epoch: int,
+                                             now_ms: int) -> VerificationGuard | None:
+        """The guard an append of the producer's transactional batch must present once the
+        coordinator has verified the partition is in its transaction; None when its
+        transaction is already open here (nothing to verify). Kafka's
+        ``maybeStartTransactionVerification``."""
+        if self.has_ongoing_transaction(producer_id):
+            return None
+        entry = self.verification_states.get(producer_id)
+        if entry is None:
+            entry = self.verification_states[producer_id] = VerificationStateEntry(
+                now_ms, sequence, epoch)
+        entry.maybe_update_lowest_sequence_and_epoch(sequence, epoch)
+        return entry.guard
+
+    def verification_guard(self, producer_id: int) -> VerificationGuard | None:
+        entry = self.verification_states.get(producer_id)
+        return entry.guard if entry is not None else None
+
     # -- updates ---------------------------------------------------------------------------
 
     def update(self, header: BatchHeader, first_offset: int, last_offset: int,
@@ -262,6 +364,9 @@ class ProducerStateManager:
         if transactional and entry.current_txn_first_offset < 0:
             entry.current_txn_first_offset = first_offset
             self.ongoing_txns[first_offset] = pid
+        if transactional and self.verification_states:
+            # the transaction is open here now: its verification has served
+            self.verification_states.pop(pid, None)
 
     def update_marker(self, header: BatchHeader, marker: EndTransactionMarker, offset: int,
                       timestamp: int) -> CompletedTxn | None:
@@ -279,6 +384,8 @@ class ProducerStateManager:
         entry.coordinator_epoch = marker.coordinator_epoch
         entry.current_txn_first_offset = NO_OFFSET
         entry.last_timestamp = max(entry.last_timestamp, timestamp)
+        # a verification still on its way belongs to the transaction this marker ends
+        self.verification_states.pop(pid, None)
         return completed
 
     def last_stable_offset_of(self, completed: CompletedTxn) -> int:
@@ -331,6 +438,10 @@ class ProducerStateManager:
                    and e.current_txn_first_offset < 0]
         for pid in expired:
             del self.producers[pid]
+        # verifications never answered (Kafka expires them with the producers)
+        for pid in [pid for pid, v in self.verification_states.items()
+                    if now_ms - v.timestamp >= expiration_ms]:
+            del self.verification_states[pid]
         return len(expired)
 
     def clear(self) -> None:

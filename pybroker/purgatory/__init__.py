@@ -45,6 +45,47 @@ def when_ready(outcome: T | asyncio.Future[T], fn: Callable[[T], R]) -> R | asyn
     return fn(outcome)
 
 
+def chain(outcome: T | asyncio.Future[T],
+           fn: Callable[[T], R | asyncio.Future[R]]) -> R | asyncio.Future[R]:
+    """``fn(result)`` now when ``outcome`` is a result; else a future of what ``fn`` gives once
+    it is known, itself awaited if it is a future."""
+    if not isinstance(outcome, asyncio.Future):
+        return fn(outcome)
+    out: asyncio.Future[R] = outcome.get_loop().create_future()
+
+    def relay(f: asyncio.Future[R]) -> None:
+        if out.done():
+            return
+        if f.cancelled():
+            out.cancel()
+        elif (exc := f.exception()) is not None:
+            out.set_exception(exc)
+        else:
+            out.set_result(f.result())
+
+    def first(f: asyncio.Future[T]) -> None:
+        if out.done():
+            return
+        if f.cancelled():
+            out.cancel()
+            return
+        if (exc := f.exception()) is not None:
+            out.set_exception(exc)
+            return
+        try:
+            nxt = fn(f.result())
+        except Exception as e:
+            out.set_exception(e)
+            return
+        if isinstance(nxt, asyncio.Future):
+            nxt.add_done_callback(relay)
+        else:
+            out.set_result(nxt)
+
+    outcome.add_done_callback(first)
+    return out
+
+
 class DelayedOperation:
     """Subclasses implement :meth:`try_complete` (return the response when the condition holds,
     else ``None``) and :meth:`on_expiration` (the response when time is up)."""

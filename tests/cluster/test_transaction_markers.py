@@ -2,7 +2,10 @@
 ZooKeeper: WriteTxnMarkers to the leader answers once the followers have the marker, every
 replica ends with the same log and the same ``.txnindex`` bytes, and after a kill -9 of the
 leader the new leader answers the same last stable offset and aborted transactions, and takes
-the marker of the transaction that was still open.
+the marker of the transaction that was still open. The test plays the transaction
+coordinator, so the brokers do not verify the transactions with one
+(``transaction.partition.verification.enable=false``; tests/cluster/test_txn_verification.py
+has the verification across brokers).
 
 Every broker is stopped by its pid when the test ends (ClusterProcesses.stop).
 """
@@ -34,9 +37,13 @@ PRODUCE, FETCH, INIT_PRODUCER_ID, WRITE_TXN_MARKERS = 0, 1, 22, 27
 READ_COMMITTED = 1
 
 
+TRANSACTIONAL_ID = "markers-producer"
+
+
 @pytest.fixture
 def cluster(tmp_path: Path, zk_connect: str) -> Iterator[ClusterProcesses]:
-    yield from running(tmp_path, zk_connect)
+    yield from running(tmp_path, zk_connect,
+                       **{"transaction.partition.verification.enable": "false"})
 
 
 class Txn:
@@ -56,7 +63,8 @@ class Txn:
                             is_transactional=True)
         with WireClient(self.cluster.broker(leader).bootstrap) as client:
             answer = client.call(PRODUCE, 9, preq.ProduceRequest(
-                acks=-1, timeout_ms=15_000, topic_data=[preq.TopicProduceData(
+                transactional_id=TRANSACTIONAL_ID, acks=-1, timeout_ms=15_000,
+                topic_data=[preq.TopicProduceData(
                     name=self.topic, partition_data=[preq.PartitionProduceData(
                         index=0, records=bytes(batch))])]))
         [p] = answer.responses[0].partition_responses

@@ -43,8 +43,11 @@ TOPIC = "moving"
 
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[BrokerProcess]:
+    """The transactions test plays the transaction coordinator (WriteTxnMarkers by hand), so
+    the broker does not verify transactions with one."""
     data = tmp_path / "kafka-logs"
-    b = BrokerProcess(data, overrides=overrides_for(data, **{"replica.fetch.max.bytes": 1}))
+    b = BrokerProcess(data, overrides=overrides_for(data, **{
+        "replica.fetch.max.bytes": 1, "transaction.partition.verification.enable": "false"}))
     try:
         yield b.start()
     finally:

@@ -6,7 +6,9 @@ A read_committed consumer sees exactly the committed records, a read_uncommitted
 them; the last stable offset stops at an open transaction, and a kill -9 of the broker keeps the
 last stable offset, the aborted transactions and the open transaction, which can still be
 committed after the restart. (Transactional clients need the transaction coordinator; the
-end-to-end client tests are in its own module.)
+end-to-end client tests are in its own module.) As the test plays the coordinator, its broker
+does not verify the transactions with one (``transaction.partition.verification.enable=false``);
+the Produce requests still name a transactional id, which transactional records need.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ PRODUCE, FETCH, LIST_OFFSETS, INIT_PRODUCER_ID = 0, 1, 2, 22
 WRITE_TXN_MARKERS, DESCRIBE_PRODUCERS = 27, 61
 READ_UNCOMMITTED, READ_COMMITTED = 0, 1
 TOPIC = "txn-log"
+TRANSACTIONAL_ID = "txn-log-producer"
 
 
 @dataclass
@@ -65,7 +68,8 @@ class TxnProducer:
                             producer_epoch=self.epoch, base_sequence=self.seq,
                             is_transactional=transactional)
         answer = self.client.call(PRODUCE, 9, preq.ProduceRequest(
-            acks=-1, timeout_ms=10_000, topic_data=[preq.TopicProduceData(
+            transactional_id=TRANSACTIONAL_ID, acks=-1, timeout_ms=10_000,
+            topic_data=[preq.TopicProduceData(
                 name=TOPIC, partition_data=[preq.PartitionProduceData(index=0,
                                                                       records=bytes(batch))])]))
         [p] = answer.responses[0].partition_responses
@@ -84,7 +88,7 @@ class TxnProducer:
 
 @pytest.fixture
 def broker(broker_factory) -> Iterator[BrokerProcess]:
-    b = broker_factory()
+    b = broker_factory(**{"transaction.partition.verification.enable": "false"})
     create_topic(b.bootstrap, TOPIC, 1)
     yield b
 

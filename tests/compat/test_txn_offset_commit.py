@@ -6,7 +6,10 @@ group's members (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID); unk
 and an empty group id are refused as Kafka refuses them; the pending offsets survive a restart
 of the broker. WriteTxnMarkers, as the transaction coordinator sends it, commits or aborts them,
 and a real read_committed consumer (confluent-kafka) starts from the committed transaction's
-offset. Requests are built with the generated codecs (:mod:`pybroker.testing.wire_client`)."""
+offset. Requests are built with the generated codecs (:mod:`pybroker.testing.wire_client`).
+As the test plays the transaction coordinator, its broker does not verify transactions with one
+(``transaction.partition.verification.enable=false``; KIP-890's verification of TxnOffsetCommit
+is compared with Kafka in tests/compat/differential/test_transaction_coordinator.py)."""
 
 from __future__ import annotations
 
@@ -40,6 +43,11 @@ SYNC_GROUP, CREATE_TOPICS, INIT_PRODUCER_ID, WRITE_TXN_MARKERS, TXN_OFFSET_COMMI
     14, 19, 22, 27, 28)
 E = ErrorCode
 TOPIC = "txn-input"
+
+
+@pytest.fixture
+def broker(broker_factory) -> BrokerProcess:
+    return broker_factory(**{"transaction.partition.verification.enable": "false"})
 
 
 def setup(c: WireClient, group: str) -> tuple[int, int]:

@@ -655,7 +655,8 @@ class _ReplicatingTopic:
     def is_leader(self, partition: int) -> bool:
         return self.leading
 
-    def append_offsets(self, partition, records, now_ms, producer=None):  # noqa: ANN001, ANN201
+    def append_offsets(self, partition, records, now_ms, producer=None,  # noqa: ANN001, ANN201
+                       verification_guard=None):  # noqa: ANN001
         future = self.loop.create_future()
         self.pending.append(future)
         return future

@@ -243,13 +243,16 @@ def test_txn_commits_create_unknown_groups_and_need_a_group_id() -> None:
 
 class Node:
     """A broker's storage with its group coordinator service started (no sockets), every
-    ``__consumer_offsets`` partition led and loaded."""
+    ``__consumer_offsets`` partition led and loaded. The tests here play the transaction
+    coordinator (they write the markers), so the leaders do not verify transactions with one
+    (KIP-890's verification of TxnOffsetCommit is tested in test_txn_verification.py)."""
 
     def __init__(self, data: Path) -> None:
         self.data = data
         self.loop = asyncio.new_event_loop()
-        self.broker = Broker(BrokerConfig.from_dict({"log.dirs": str(data),
-                                                     "offsets.topic.num.partitions": "4"}))
+        self.broker = Broker(BrokerConfig.from_dict({
+            "log.dirs": str(data), "offsets.topic.num.partitions": "4",
+            "transaction.partition.verification.enable": "false"}))
         self.broker.start_storage(T0)
         groups = self.broker.groups
         assert groups is not None
@@ -525,7 +528,8 @@ class _ReplicatingTopic:
     def is_leader(self, partition: int) -> bool:
         return True
 
-    def append_offsets(self, partition, records, now_ms, producer=None):  # noqa: ANN001, ANN201
+    def append_offsets(self, partition, records, now_ms, producer=None,  # noqa: ANN001, ANN201
+                       verification_guard=None):  # noqa: ANN001
         future = self.loop.create_future()
         self.appends.append(future)
         return future

@@ -96,6 +96,21 @@ class GroupApis(CoordinatorCore):
         self._schedule_heartbeat(group, group.members[member_id], now_ms)
         return E.NONE
 
+    @entry_point
+    def begin_txn_offset_commit(self, group_id: str, now_ms: int) -> ErrorCode:
+        """The first step of a TxnOffsetCommit (Kafka's ``handleTxnCommitOffsets``, before the
+        transaction is verified with its coordinator): the coordinator's status for the group
+        (INVALID_GROUP_ID for the empty id, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS),
+        and an unknown group created, Empty. :meth:`handle_commit_offsets` follows once the
+        transaction is verified."""
+        error = self._validate_group_status(group_id, allow_empty_id=False)
+        if error is not None:
+            return error
+        if group_id not in self._groups:
+            log.info("group %s: created by a transactional offset commit", group_id)
+            self._groups[group_id] = ClassicGroup(group_id, S.EMPTY, now_ms)
+        return E.NONE
+
     def _validate_offset_commit(self, group: ClassicGroup, generation_id: int, member_id: str,
                                 group_instance_id: str | None,
                                 transactional: bool) -> ErrorCode | None:

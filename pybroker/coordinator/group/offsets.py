@@ -50,6 +50,7 @@ from pybroker.coordinator.group.storage import (
 from pybroker.coordinator.group.txn_offsets import PendingTxnOffset, PendingTxnOffsets
 
 if TYPE_CHECKING:
+    from pybroker.cluster.replica_manager import VerificationGuard
     from pybroker.coordinator.group.group import ClassicGroup
 
 __all__ = [
@@ -263,6 +264,7 @@ class OffsetManager:
     # -- commits ---------------------------------------------------------------------------
     def commit(self, group_id: str, offsets: Iterable[OffsetToCommit | tuple], now_ms: int,
                retention_ms_override: int = -1, *, producer: TxnProducer | None = None,
+               verification_guard: VerificationGuard | None = None,
                ) -> dict[TopicPartition, ErrorCode] | asyncio.Future[dict[TopicPartition,
                                                                          ErrorCode]]:
         """Store an OffsetCommit request's offsets in one batch; per-partition errors, at once
@@ -278,7 +280,8 @@ class OffsetManager:
 
         With ``producer`` this is a TxnOffsetCommit: the batch is the producer's,
         transactional, and its offsets stay pending (not answered by OffsetFetch) until
-        :meth:`complete_transaction` applies or drops them.
+        :meth:`complete_transaction` applies or drops them. ``verification_guard``: the guard of
+        the transaction's verification (KIP-890) the append presents.
         """
         expire = now_ms + retention_ms_override if retention_ms_override != -1 else NO_TIMESTAMP
         errors: dict[TopicPartition, ErrorCode] = {}
@@ -333,7 +336,8 @@ class OffsetManager:
                     errors[tp] = mapped
             return errors
 
-        outcome = self.topic.append_offsets(partition, records, now_ms, producer=producer)
+        outcome = self.topic.append_offsets(partition, records, now_ms, producer=producer,
+                                            verification_guard=verification_guard)
         if not isinstance(outcome, asyncio.Future):
             return settle(outcome)
         answered: asyncio.Future[dict[TopicPartition, ErrorCode]] = \

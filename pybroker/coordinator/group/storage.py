@@ -51,7 +51,7 @@ from pybroker.log.producer_state import AppendOrigin
 if TYPE_CHECKING:
     from pybroker.cluster.metadata_cache import MetadataCache
     from pybroker.cluster.partition import Partition
-    from pybroker.cluster.replica_manager import ReplicaManager
+    from pybroker.cluster.replica_manager import ReplicaManager, VerificationGuard
 
 log = logging.getLogger(__name__)
 
@@ -548,10 +548,12 @@ class OffsetsTopic:
 
     def append_offsets(self, partition: int, records: Sequence[tuple[bytes, bytes | None]],
                        now_ms: int, *, producer: TxnProducer | None = None,
+                       verification_guard: VerificationGuard | None = None,
                        ) -> Appended | asyncio.Future[Appended]:
         """:meth:`append_replicated`, answering the batch's base offset too (where plain and
         transactional commits meet, the later batch wins). With ``producer`` the batch is a
-        TxnOffsetCommit's: the producer's id and epoch, transactional, base sequence 0."""
+        TxnOffsetCommit's: the producer's id and epoch, transactional, base sequence 0,
+        appended with its transaction's ``verification_guard`` (KIP-890)."""
         if not records:
             return Appended(ErrorCode.NONE)
         if not self.exists:
@@ -572,7 +574,8 @@ class OffsetsTopic:
             outcome = self.replica_manager.append_records(
                 {key: batch}, required_acks=self.config.commit_required_acks,
                 timeout_ms=self.config.commit_timeout_ms, now_ms=now_ms,
-                origin=AppendOrigin.COORDINATOR)
+                origin=AppendOrigin.COORDINATOR,
+                verification_guards={key: verification_guard} if verification_guard else None)
         except OSError:
             log.exception("Appending to %s-%d failed", self.name, partition)
             return Appended(ErrorCode.KAFKA_STORAGE_ERROR)

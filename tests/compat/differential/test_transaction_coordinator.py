@@ -1,6 +1,8 @@
 """Differential tests of the transaction coordinator's request flows: InitProducerId with a
 transactional id, AddPartitionsToTxn (the client's v0-v3 and the leaders' v4 verification),
-AddOffsetsToTxn, EndTxn, DescribeTransactions and ListTransactions, with their errors.
+AddOffsetsToTxn, EndTxn, DescribeTransactions and ListTransactions, with their errors; and
+KIP-890's verification as a raw transactional producer meets it: Produce and TxnOffsetCommit to
+partitions its transaction never added (AddPartitionsToTxn or AddOffsetsToTxn skipped).
 
 Each scenario runs against pybroker and against Apache Kafka 3.9 (see differ.py); the answers
 must agree field by field except where KNOWN (below) says why not. Producer ids (handed out from
@@ -21,12 +23,15 @@ from protocol.messages import (
     find_coordinator_request as fc,
     init_producer_id_request as ipi,
     list_transactions_request as ltx,
+    produce_request as pr,
+    txn_offset_commit_request as toc,
 )
+from protocol.records.record import build_batch
 from tests.compat.differential import requests as rq
 from tests.compat.differential.differ import Known, Recorder
 from tests.compat.differential.steps import create_topic, wait_until
 
-ADD_PARTITIONS_TO_TXN, ADD_OFFSETS_TO_TXN, END_TXN = 24, 25, 26
+ADD_PARTITIONS_TO_TXN, ADD_OFFSETS_TO_TXN, END_TXN, TXN_OFFSET_COMMIT = 24, 25, 26, 28
 DESCRIBE_TRANSACTIONS, LIST_TRANSACTIONS = 65, 66
 TIMEOUT_MS = 60_000
 PID = ("producer_id",)
@@ -212,6 +217,84 @@ def bad_requests(rec: Recorder, names) -> None:
     rec.call("describe unknown and empty ids", DESCRIBE_TRANSACTIONS, 0, describe(unknown, ""))
 
 
+class RawProducer:
+    """A transactional producer over raw requests: its batches and their sequence numbers per
+    partition (a refused batch takes none)."""
+
+    def __init__(self, rec: Recorder, topic: str, transactional_id: str, pid: int,
+                 epoch: int) -> None:
+        self.rec, self.topic, self.txn = rec, topic, transactional_id
+        self.pid, self.epoch = pid, epoch
+        self.seq: dict[int, int] = {}
+
+    def batch(self, partition: int, n: int = 1, *, pid: int | None = None,
+              epoch: int | None = None, control: bool = False) -> bytes:
+        seq = self.seq.get(partition, 0)
+        return bytes(build_batch(
+            [(b"k%d" % i, b"v%d" % i, (), rq.T0 + i) for i in range(seq, seq + n)],
+            producer_id=self.pid if pid is None else pid,
+            producer_epoch=self.epoch if epoch is None else epoch, base_sequence=seq,
+            is_transactional=True, is_control=control))
+
+    def produce(self, label: str, version: int, *parts: tuple[int, bytes],
+                transactional_id: str | None = "", written: dict[int, int] | None = None,
+                ) -> None:
+        """Record one Produce of ``parts`` (partition, batch); ``written``: how many records
+        it writes to each partition (their sequence moves on)."""
+        self.rec.call(label, rq.PRODUCE, version, pr.ProduceRequest(
+            transactional_id=self.txn if transactional_id == "" else transactional_id,
+            acks=-1, timeout_ms=30_000, topic_data=[pr.TopicProduceData(
+                name=self.topic, partition_data=[pr.PartitionProduceData(index=i, records=r)
+                                                 for i, r in parts])]),
+            unordered=("responses[*].partition_responses",))
+        for partition, n in (written or {}).items():
+            self.seq[partition] = self.seq.get(partition, 0) + n
+
+    def offsets(self, label: str, version: int, group: str) -> None:
+        self.rec.call(label, TXN_OFFSET_COMMIT, version, toc.TxnOffsetCommitRequest(
+            transactional_id=self.txn, group_id=group, producer_id=self.pid,
+            producer_epoch=self.epoch, generation_id=-1, member_id="",
+            topics=[toc.TxnOffsetCommitRequestTopic(name=self.topic, partitions=[
+                toc.TxnOffsetCommitRequestPartition(partition_index=0, committed_offset=1)])]))
+
+
+def verification(rec: Recorder, names) -> None:
+    """KIP-890 part 1: transactional records need a transactional id; a producer's first batch
+    of a transaction in a partition is written only if its coordinator has the partition in
+    the transaction (INVALID_TXN_STATE with Kafka's message, TRANSACTION_ABORTABLE from Produce
+    v11), and so are a TxnOffsetCommit's offsets (INVALID_TXN_STATE, TRANSACTION_ABORTABLE from
+    v4); a zombie's epoch, an unknown transactional id and two producers in one request; after
+    the commit, the next transaction is verified again."""
+    topic, txn, group = names.topic, names("txn"), names("group")
+    create_topic(rec, topic, 2)
+    coordinator_ready(rec, txn)
+    wait_until("the group coordinator", lambda: rec.quietly(
+        rq.FIND_COORDINATOR, 3, fc.FindCoordinatorRequest(key=group)).error_code == ErrorCode.NONE)
+    first = rec.call("init", rq.INIT_PRODUCER_ID, 4, init(txn), mask=PID)
+    p = RawProducer(rec, topic, txn, first.producer_id, first.producer_epoch)
+    p.produce("without a transactional id", 9, (0, p.batch(0)), (1, p.batch(1)),
+              transactional_id=None)
+    for version in (3, 9, 10, 11):
+        p.produce(f"partition never added v{version}", version, (0, p.batch(0)))
+    p.produce("an unknown transactional id", 9, (0, p.batch(0)), transactional_id=names("no"))
+    rec.call("add partition 0", ADD_PARTITIONS_TO_TXN, 3, add(txn, p.pid, p.epoch, {topic: [0]}))
+    p.produce("a zombie's epoch", 9, (0, p.batch(0, epoch=p.epoch - 1)))
+    p.produce("two producers", 9, (0, p.batch(0)), (1, p.batch(1, pid=p.pid + 1)))
+    p.produce("partition 0 added, 1 not", 9, (0, p.batch(0, 2)), (1, p.batch(1)),
+              written={0: 2})
+    p.produce("the transaction is open in partition 0", 11, (0, p.batch(0)), written={0: 1})
+    p.produce("a client's control batch to partition 1", 9, (1, p.batch(1, control=True)))
+    for version in (3, 4):
+        p.offsets(f"offsets before AddOffsetsToTxn v{version}", version, group)
+    rec.call("add offsets", ADD_OFFSETS_TO_TXN, 3, aot.AddOffsetsToTxnRequest(
+        transactional_id=txn, producer_id=p.pid, producer_epoch=p.epoch, group_id=group))
+    p.offsets("offsets after AddOffsetsToTxn", 3, group)
+    rec.call("commit", END_TXN, 3, end(txn, p.pid, p.epoch, True))
+    wait_for_state(rec, txn, "CompleteCommit")
+    p.produce("the next transaction, partition 0 not added again", 9, (0, p.batch(0)))
+    rec.call("what was written", rq.LIST_OFFSETS, 7, rq.list_offsets(topic, (0, -1), (1, -1)))
+
+
 # -- tests -------------------------------------------------------------------------------------
 
 
@@ -225,3 +308,7 @@ def test_fencing(pair, names) -> None:
 
 def test_bad_requests(pair, names) -> None:
     pair.check(bad_requests, names, KNOWN)
+
+
+def test_verification(pair, names) -> None:
+    pair.check(verification, names, KNOWN)

@@ -9,9 +9,9 @@ them the batches' CRCs, which cover both).
 Kafka 3.9 refuses transactional records in a Produce without a transactional id
 (TRANSACTIONAL_ID_AUTHORIZATION_FAILED), and with one it asks its transaction coordinator whether
 the partition is in the transaction (KIP-890's verification). The producer here names a
-transactional id, and this module's reference Kafka runs with
+transactional id, and this module's brokers run with
 ``transaction.partition.verification.enable=false``, so that the log side is compared on its own,
-with no coordinator involved.
+with no coordinator involved (the verification is compared in test_transaction_coordinator.py).
 """
 
 from __future__ import annotations
@@ -152,12 +152,12 @@ def transaction_markers(rec: Recorder, names) -> None:
 
 @pytest.fixture(scope="module")
 def txn_pair(kafka_tools_lib: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
-    """pybroker, and a reference Kafka of this module's own that does not verify transactional
+    """pybroker and a reference Kafka of this module's own, neither verifying transactional
     produces with a coordinator."""
     base: Path = tmp_path_factory.mktemp("differential-txn")
-    kafka = ReferenceKafka(base / "reference-kafka", lib=kafka_tools_lib, overrides={
-        **REFERENCE_OVERRIDES, "transaction.partition.verification.enable": "false"})
-    broker = BrokerProcess(base / "kafka-logs", overrides=REFERENCE_OVERRIDES, config=None)
+    overrides = {**REFERENCE_OVERRIDES, "transaction.partition.verification.enable": "false"}
+    kafka = ReferenceKafka(base / "reference-kafka", lib=kafka_tools_lib, overrides=overrides)
+    broker = BrokerProcess(base / "kafka-logs", overrides=overrides, config=None)
     try:
         yield Pair(broker.start(), kafka.start())
     finally:
