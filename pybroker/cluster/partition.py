@@ -552,7 +552,7 @@ class Partition:
                         min_one_batch=min_one_batch, with_aborted=committed)
         return LogReadInfo(info.records, None, hw, start, end, lso, info.aborted_transactions)
 
-    def append_records_to_leader(self, batch: bytearray, *, required_acks: int,
+    def append_records_to_leader(self, batch: bytearray | memoryview, *, required_acks: int,
                                  min_insync_replicas: int, now_ms: int,
                                  origin: AppendOrigin = AppendOrigin.CLIENT) -> AppendInfo:
         log = self.leader_log()

@@ -448,7 +448,7 @@ class ReplicaManager:
         return p if p is not None and p.is_leader else None
 
     # -- produce ---------------------------------------------------------------------------
-    def append_to_leader(self, topic: str, partition: int, batch: bytearray, *,
+    def append_to_leader(self, topic: str, partition: int, batch: bytearray | memoryview, *,
                          required_acks: int, now_ms: int,
                          origin: AppendOrigin = AppendOrigin.CLIENT,
                          ) -> tuple[ProduceResult, int]:
@@ -482,8 +482,8 @@ class ReplicaManager:
             log_start_offset=info.log_start_offset,
         ), info.last_offset + 1
 
-    def append_records(self, batches: Mapping[TopicPartition, bytearray], *, required_acks: int,
-                       timeout_ms: int, now_ms: int,
+    def append_records(self, batches: Mapping[TopicPartition, bytearray | memoryview], *,
+                       required_acks: int, timeout_ms: int, now_ms: int,
                        origin: AppendOrigin = AppendOrigin.CLIENT,
                        ) -> dict[TopicPartition, ProduceResult] | asyncio.Future[
                            dict[TopicPartition, ProduceResult]]:

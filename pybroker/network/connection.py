@@ -1,7 +1,10 @@
 """One client connection: framing in, responses out, strictly in request order.
 
-Requests are handled as soon as their frame is complete, in the ``data_received`` callback
-itself: no task per request. A handler that must wait (a long-poll fetch) hands back a future;
+The connection is an ``asyncio.BufferedProtocol``: the socket reads into the buffer a
+:class:`~protocol.framing.FrameReader` offers, so a large request (a produce of a megabyte)
+lands in its own buffer as it arrives instead of being joined from received pieces. Requests
+are handled as soon as their frame is complete, in the ``buffer_updated`` callback itself: no
+task per request. A handler that must wait (a long-poll fetch) hands back a future;
 the connection keeps a FIFO of response slots so answers still leave in request order (Kafka
 clients match responses to requests by order as well as correlation id). Everything that is
 ready at the end of a wake-up goes out in one ``transport.write``.
@@ -21,7 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ProtocolError
-from protocol.framing import FrameDecoder
+from protocol.framing import FrameReader
 
 if TYPE_CHECKING:
     from pybroker.network.dispatch import RequestDispatcher
@@ -49,15 +52,18 @@ def response_pieces(w: Any) -> list[Any]:
     return pieces
 
 
-class KafkaConnection(asyncio.Protocol):
+class KafkaConnection(asyncio.BufferedProtocol):
+    """``read_chunk``: what the socket reads into between frames; the connections of one event
+    loop may share it (:class:`~protocol.framing.FrameReader`)."""
+
     def __init__(self, dispatcher: RequestDispatcher, *, max_frame_size: int, use_sendfile: bool,
                  connections: set[KafkaConnection],
                  on_sendfile_unsupported: Callable[[], None] = lambda: None,
-                 listener: str = "") -> None:
+                 listener: str = "", read_chunk: bytearray | None = None) -> None:
         self.dispatcher = dispatcher
         #: the listener this connection was accepted on
         self.listener = listener
-        self.decoder = FrameDecoder(max_frame_size)
+        self.reader = FrameReader(max_frame_size, chunk=read_chunk)
         self.use_sendfile = use_sendfile
         self.connections = connections
         self.on_sendfile_unsupported = on_sendfile_unsupported
@@ -101,11 +107,14 @@ class KafkaConnection(asyncio.Protocol):
         if self.transport is not None and not self.closed:
             self.transport.resume_reading()
 
-    def data_received(self, data: bytes) -> None:
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self.reader.buffer()
+
+    def buffer_updated(self, nbytes: int) -> None:
         if self.closed:
             return
         try:
-            frames = self.decoder.feed(data)
+            frames = self.reader.filled(nbytes)
         except ProtocolError as e:
             self.abort(f"bad frame: {e}")
             return
