@@ -12,7 +12,10 @@ and loops (:meth:`ReplicaFetcher.do_work`):
 2. **Fetch**: one Fetch for every partition ready to fetch, as the follower (replica id), from
    each partition's log end offset with the epoch of its last batch (``LastFetchedEpoch``); at
    the version the inter-broker protocol allows (v17 at 3.9-IV0: topics by id, the replica id
-   and broker epoch in ``ReplicaState``), v12 by name while a partition has no topic id.
+   and broker epoch in ``ReplicaState``), v12 by name while a partition has no topic id. The
+   fetch is part of an incremental fetch session with the leader (KIP-227, as Kafka's
+   followers fetch): it names only the partitions whose fetch data changed since the last one,
+   and the answer only those with news; the others are implied unchanged.
 3. **Process** the answer, partition by partition:
 
    * data: append it unvalidated (``Partition.append_records_to_follower``), take the
@@ -386,6 +389,7 @@ class ReplicaFetcher:
         requests, broken = self.build_fetch(now)
         self._delay(broken, now)
         if not requests:
+            await self._forget_session_partitions()
             try:
                 async with asyncio.timeout(self.config.backoff_ms / 1000):
                     await self._changed.wait()
@@ -400,6 +404,15 @@ class ReplicaFetcher:
             self._delay([(r.topic, r.partition) for r in requests], self.time_ms())
             return
         await self.process_fetch_response(requests, answers)
+
+    async def _forget_session_partitions(self) -> None:
+        """Nothing is ready to fetch: a fetch that fetches nothing tells the leader to forget
+        the partitions still in the fetch session (sent only when there are some), as Kafka's
+        fetcher does when its builder comes out with partitions to forget alone."""
+        try:
+            await self.leader.fetch([])
+        except (BrokerClientError, OSError, FetchRequestError) as e:
+            log.debug("%s: a fetch forgetting every partition failed: %s", self.name, e)
 
     async def process_fetch_response(self, requests: list[FetchPartitionRequest],
                                      answers: Mapping[TopicPartition, FetchedPartition]) -> None:
