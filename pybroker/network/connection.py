@@ -10,8 +10,12 @@ clients match responses to requests by order as well as correlation id). Everyth
 ready at the end of a wake-up goes out in one ``transport.write``.
 
 A Fetch response can carry regions of segment files (``Writer.splices``). They are sent with
-``loop.sendfile`` (``os.sendfile`` underneath) when the event loop supports it, otherwise read
-with ``os.pread`` and written like any other bytes.
+``os.sendfile`` when the event loop supports it, otherwise read with ``os.pread`` and written
+like any other bytes. When nothing is queued on the transport a region goes out at once, in
+the callback that made the response, as far as the socket takes it; what it does not take (a
+full send buffer) is sent by ``loop.sendfile`` in a task, which holds back the responses after
+it. A fetch answer to a follower mostly fits the socket, so most cost one system call and no
+task.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import os
 import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -72,6 +77,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.closed = False
         self._slots: collections.deque[Any] = collections.deque()
         self._sending = False  # a sendfile of a spliced response is under way
+        self._fd = -1  # the socket's descriptor, for sending file regions at once
         self._write_paused = False
         self._close_after_flush = False
 
@@ -87,6 +93,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             except OSError:
                 pass
+            self._fd = sock.fileno()
         self.connections.add(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -182,8 +189,13 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 continue
             if self.use_sendfile:
                 self._write(chunks)
+                rest = self._send_now(pieces)
+                if self.closed:
+                    return
+                if rest is None:
+                    continue  # all of it went out
                 self._sending = True
-                task = asyncio.ensure_future(self._send_spliced(pieces))
+                task = asyncio.ensure_future(self._send_spliced(*rest))
                 task.add_done_callback(self._on_spliced_sent)
                 return
             chunks.extend(p if isinstance(p, _BYTES_TYPES) else p.read_bytes() for p in pieces)
@@ -200,7 +212,40 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.transport.write(b"".join(chunks))
         chunks.clear()
 
-    async def _send_spliced(self, pieces: list[Any]) -> None:
+    def _send_now(self, pieces: list[Any]) -> tuple[list[Any], int] | None:
+        """Send a spliced response as far as the socket takes it without waiting: bytes go to
+        the transport, file regions straight to the socket while nothing is queued before
+        them. Returns None when all of it went out (or the connection was aborted), else the
+        pieces left and how far into the first of them the send got."""
+        transport = self.transport
+        assert transport is not None
+        for i, piece in enumerate(pieces):
+            if isinstance(piece, _BYTES_TYPES):
+                transport.write(piece)
+                continue
+            if self._fd < 0 or transport.get_write_buffer_size():
+                return pieces[i:], 0  # bytes before it are still queued: keep the order
+            size = len(piece)
+            done = 0
+            try:
+                while done < size:
+                    sent = os.sendfile(self._fd, piece.fileno(), piece.position + done,
+                                       size - done)
+                    if sent == 0:
+                        self.abort(f"a segment file ended {size - done} bytes early while "
+                                   "being sent")
+                        return None
+                    done += sent
+            except BlockingIOError:
+                return pieces[i:], done
+            except OSError as e:
+                self.abort(f"send failed: {e}")
+                return None
+        return None
+
+    async def _send_spliced(self, pieces: list[Any], skip: int = 0) -> None:
+        """Send ``pieces`` in order, waiting for the socket; ``skip``: bytes of the first one
+        already sent."""
         loop = asyncio.get_running_loop()
         transport = self.transport
         assert transport is not None
@@ -210,7 +255,14 @@ class KafkaConnection(asyncio.BufferedProtocol):
             if isinstance(piece, _BYTES_TYPES):
                 transport.write(piece)
             else:
-                await loop.sendfile(transport, piece.file, piece.position, len(piece), fallback=True)
+                want = len(piece) - skip
+                sent = await loop.sendfile(transport, piece.file, piece.position + skip, want,
+                                           fallback=True)
+                if sent != want:
+                    self.abort(f"a segment file ended {want - sent} bytes early while being "
+                               "sent")
+                    return
+            skip = 0
 
     def _on_spliced_sent(self, task: asyncio.Task) -> None:
         self._sending = False
