@@ -152,7 +152,7 @@ class FetchSessionHandler(Generic[P]):
                 if not _has_topic_id(previous):
                     can_use_topic_ids = False
                 continue
-            if current == previous:
+            if current is previous or current == previous:
                 continue
             # changed: sent again, at the end of what this fetch names
             next_[tp] = current

@@ -111,6 +111,10 @@ class ReplicaFetcher:
         self.failed: set[TopicPartition] = set()
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        #: the request last built for each partition, with what it was built from: a quiet
+        #: partition is asked for with the same object round after round
+        self._built: dict[TopicPartition,
+                          tuple[PartitionFetchState, int, object, FetchPartitionRequest]] = {}
 
     def __repr__(self) -> str:
         return f"ReplicaFetcher({self.name}, {len(self.partitions)} partitions)"
@@ -364,6 +368,7 @@ class ReplicaFetcher:
         """The partitions ready to fetch, as Fetch asks for them, and those whose log is gone."""
         requests: list[FetchPartitionRequest] = []
         broken: list[TopicPartition] = []
+        built = self._built
         for tp, state in self.partitions.items():
             if not state.is_ready_for_fetch(now_ms):
                 continue
@@ -371,16 +376,27 @@ class ReplicaFetcher:
             if partition is None or partition.log is None:
                 broken.append(tp)
                 continue
+            start, topic_id = partition.log_start_offset, partition.topic_id
+            last = built.get(tp)
+            if last is not None and last[0] is state and last[1] == start \
+                    and last[2] == topic_id:
+                requests.append(last[3])
+                continue
             last_fetched = state.last_fetched_epoch
-            requests.append(FetchPartitionRequest(
+            request = FetchPartitionRequest(
                 topic=tp[0], partition=tp[1], fetch_offset=state.fetch_offset,
                 current_leader_epoch=state.current_leader_epoch,
                 last_fetched_epoch=(last_fetched if self.truncation_on_fetch
                                     and last_fetched is not None else UNDEFINED_EPOCH),
-                log_start_offset=partition.log_start_offset,
+                log_start_offset=start,
                 max_bytes=self.config.partition_max_bytes,
                 # as the controller's LeaderAndIsr named it; Fetch v13+ needs it
-                topic_id=partition.topic_id))
+                topic_id=topic_id)
+            built[tp] = (state, start, topic_id, request)
+            requests.append(request)
+        if len(built) > len(self.partitions):
+            for tp in [tp for tp in built if tp not in self.partitions]:
+                del built[tp]
         return requests, broken
 
     async def maybe_fetch(self) -> None:

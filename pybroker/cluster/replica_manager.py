@@ -638,6 +638,25 @@ class ReplicaManager:
             if update.high_watermark_moved:
                 self._on_high_watermark_moved((req.topic, req.partition))
 
+    def _may_have_news(self, params: FetchParams,
+                       partitions: list[FetchRequestPartition]) -> bool:
+        """Whether a waiting fetch could read anything new: some partition has records past
+        its fetch offset (to the log end for a follower, the high watermark for a consumer),
+        or is no longer led here as it was (the read will say how). False: every partition is
+        still where the fetch's first read found nothing."""
+        from_follower = params.is_from_follower
+        for req in partitions:
+            p = self.partitions.get((req.topic, req.partition))
+            if p is None or not p.is_leader or p.log is None:
+                return True
+            if 0 <= req.current_leader_epoch != p.leader_epoch:
+                return True
+            log = p.log
+            limit = log.log_end_offset if from_follower else p.high_watermark
+            if limit != req.fetch_offset or log.log_start_offset > req.fetch_offset:
+                return True
+        return False
+
     def fetch_messages(self, params: FetchParams, partitions: list[FetchRequestPartition], *,
                        now_ms: int = 0,
                        ) -> list[FetchResult] | asyncio.Future[list[FetchResult]]:
@@ -647,7 +666,8 @@ class ReplicaManager:
         if params.max_wait_ms <= 0 or not partitions or total >= params.min_bytes or answer_now:
             return results
         op = DelayedFetch(lambda: self.read_from_local_logs(params, partitions),
-                          params.min_bytes)
+                          params.min_bytes,
+                          lambda: self._may_have_news(params, partitions))
         keys = [(r.topic, r.partition) for r in partitions]
         return self.fetch_purgatory.try_complete_else_watch(op, keys, params.max_wait_ms)
 
