@@ -563,7 +563,8 @@ class ReplicaManager:
         p = self.partitions.get((req.topic, req.partition))
         if p is None:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-        if req.topic_id is not None and p.topic_id is not None and req.topic_id != p.topic_id:
+        if (req.topic_id is not None and p.topic_id is not None
+                and req.topic_id.int != p.topic_id.int):  # (UUID's == is Python code)
             # the name resolved to a topic recreated under a new id while this broker still
             # hosts the old one, or the other way round (Kafka's hasConsistentTopicId)
             raise KafkaError(ErrorCode.INCONSISTENT_TOPIC_ID)
