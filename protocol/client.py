@@ -8,7 +8,9 @@ responses; whoever owns the socket moves the bytes. A broker uses it to talk to 
   :func:`protocol.headers.request_header_version` does for the server side), numbers the
   request with the next correlation id and returns the whole frame, size prefix included.
 * ``receive_data`` feeds bytes to a :class:`~protocol.framing.FrameDecoder` and decodes every
-  complete response with the generated codec of the request it answers.
+  complete response with the generated codec of the request it answers; ``receive_frames``
+  decodes frames the owner of the socket has already cut (with a
+  :class:`~protocol.framing.FrameReader`, which reads each large frame into its own buffer).
 
 Kafka answers the requests of one connection in the order they were sent, so each response
 must carry the correlation id of the oldest request still waiting; anything else (another id,
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import collections
 import struct
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,7 +155,19 @@ class ClientConnection:
             raise ProtocolError(f"connection is unusable: {self._broken}")
         try:
             frames = self._decoder.feed(data)
-            responses: list[tuple[int, Any]] = []
+        except ProtocolError as exc:
+            self._broken = str(exc)
+            raise
+        return self.receive_frames(frames)
+
+    def receive_frames(self, frames: Iterable[bytes | bytearray]) -> list[tuple[int, Any]]:
+        """``receive_data`` for whole frames (size prefix removed): ``(correlation_id,
+        response)`` for each, in order, under the same rules. A response's records are views
+        of its frame."""
+        if self._broken is not None:
+            raise ProtocolError(f"connection is unusable: {self._broken}")
+        responses: list[tuple[int, Any]] = []
+        try:
             for frame in frames:
                 responses.append(self._read_response(frame))
         except ProtocolError as exc:
@@ -160,7 +175,7 @@ class ClientConnection:
             raise
         return responses
 
-    def _read_response(self, frame: bytes) -> tuple[int, Any]:
+    def _read_response(self, frame: bytes | bytearray) -> tuple[int, Any]:
         r = Reader(frame)
         try:
             correlation_id = r.int32()

@@ -7,6 +7,8 @@ import struct
 from protocol.errors import ProtocolError
 
 DEFAULT_MAX_FRAME_SIZE = 104857600  # Kafka's socket.request.max.bytes
+#: what a :class:`FrameReader` reads into while no frame is in progress
+DEFAULT_CHUNK_SIZE = 64 * 1024
 
 _SIZE = struct.Struct(">i")
 SIZE_PREFIX_LENGTH = _SIZE.size
@@ -88,6 +90,106 @@ class FrameDecoder:
         self._size = -1
         self._have = 0
         return payload
+
+    def _check(self, size: int) -> int:
+        limit = self.max_frame_size
+        if size < 0 or size > limit:
+            raise ProtocolError(
+                f"frame size {size} is outside 0..{limit} (socket.request.max.bytes)"
+            )
+        return size
+
+
+class FrameReader:
+    """Split a byte stream into frame payloads with reads straight into each frame's buffer:
+    the sans-IO half of an ``asyncio.BufferedProtocol``.
+
+    :meth:`buffer` is where the next received bytes must go (``get_buffer``), :meth:`filled`
+    says how many arrived there (``buffer_updated``) and returns the payloads of the frames
+    they complete, each a ``bytearray`` of its own that nothing else refers to: writable, so a
+    produce request's batches can have their offsets assigned in place.
+
+    While no frame is in progress the bytes go to a chunk of ``chunk`` bytes, so that many
+    small frames arrive in one read; complete frames are copied out of it. A frame that does
+    not end in the chunk gets a buffer of its announced size, its first bytes are copied there
+    and every later read of it lands in that buffer directly. A large frame (a megabyte produce
+    request or replica fetch answer) is thus copied at most one chunk's worth in user space,
+    where joining received pieces copies all of it once more.
+
+    The chunk may be shared by the readers of one event loop (``chunk``), since :meth:`filled`
+    takes everything out of it before it returns; it must not be shared across threads.
+    """
+
+    __slots__ = ("max_frame_size", "_chunk", "_head", "_head_have", "_frame", "_have")
+
+    def __init__(self, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE, *,
+                 chunk: bytearray | None = None) -> None:
+        self.max_frame_size = max_frame_size
+        self._chunk = memoryview(chunk if chunk is not None else bytearray(DEFAULT_CHUNK_SIZE))
+        if len(self._chunk) < SIZE_PREFIX_LENGTH:
+            raise ValueError("a frame reader's chunk must hold at least a size prefix")
+        self._head = bytearray(SIZE_PREFIX_LENGTH)  # a size prefix that arrived in pieces
+        self._head_have = 0
+        self._frame: bytearray | None = None  # the payload being read, when one is
+        self._have = 0  # its bytes so far
+
+    @property
+    def pending(self) -> int:
+        """Bytes received that are not yet part of a complete frame."""
+        if self._frame is not None:
+            return SIZE_PREFIX_LENGTH + self._have
+        return self._head_have
+
+    def buffer(self) -> memoryview:
+        """Where the next received bytes go; at most as many as it holds."""
+        if self._frame is not None:
+            return memoryview(self._frame)[self._have:]
+        if self._head_have:
+            return memoryview(self._head)[self._head_have:]
+        return self._chunk
+
+    def filled(self, n: int) -> list[bytearray]:
+        """``n`` bytes were written at the start of the last :meth:`buffer`; return the payloads
+        of every frame they complete, in order.
+
+        Raises :class:`ProtocolError` for a negative size or one above ``max_frame_size``; the
+        reader is unusable after that, as the stream has lost its framing.
+        """
+        frame = self._frame
+        if frame is not None:
+            self._have += n
+            if self._have < len(frame):
+                return []
+            self._frame = None
+            return [frame]
+        if self._head_have:
+            self._head_have += n
+            if self._head_have < SIZE_PREFIX_LENGTH:
+                return []
+            self._head_have = 0
+            size = self._check(_SIZE.unpack(self._head)[0])
+            if size == 0:
+                return [bytearray()]
+            self._frame, self._have = bytearray(size), 0
+            return []
+        chunk = self._chunk
+        frames: list[bytearray] = []
+        pos = 0
+        while n - pos >= SIZE_PREFIX_LENGTH:
+            start = pos + SIZE_PREFIX_LENGTH
+            size = self._check(_SIZE.unpack_from(chunk, pos)[0])
+            end = start + size
+            if end > n:  # the rest of this frame goes straight into its own buffer
+                frame = bytearray(size)
+                frame[: n - start] = chunk[start:n]
+                self._frame, self._have = frame, n - start
+                return frames
+            frames.append(bytearray(chunk[start:end]))
+            pos = end
+        if pos < n:
+            self._head[: n - pos] = chunk[pos:n]
+            self._head_have = n - pos
+        return frames
 
     def _check(self, size: int) -> int:
         limit = self.max_frame_size

@@ -372,7 +372,8 @@ class Meter:
         self.zookeeper = [zookeeper_pid] if zookeeper_pid else []
         self.start = (cpu_seconds(self.brokers), cpu_seconds(self.zookeeper))
 
-    def read(self, seconds: float) -> dict[str, float]:
+    def read(self, seconds: float, payload_bytes: int = 0) -> dict[str, float]:
+        """``payload_bytes``: what the stretch moved, for the brokers' CPU seconds per GB."""
         out: dict[str, float] = {}
         b0, z0 = self.start
         b1, z1 = cpu_seconds(self.brokers), cpu_seconds(self.zookeeper)
@@ -380,9 +381,17 @@ class Meter:
             out["broker_cpu_s"] = round(b1 - b0, 2)
             if seconds > 0:
                 out["broker_cpu_pct"] = round(100 * (b1 - b0) / seconds, 1)
+            if payload_bytes > 0:
+                out["broker_cpu_s_per_gb"] = round((b1 - b0) / (payload_bytes / 1e9), 2)
         if z0 is not None and z1 is not None:
             out["zookeeper_cpu_s"] = round(z1 - z0, 2)
         return out
+
+
+def cpu_per_gb(phase: Mapping[str, Any]) -> str:
+    """``, brokers N CPU-s/GB`` for a progress line, when the phase has the figure."""
+    value = phase.get("broker_cpu_s_per_gb")
+    return "" if value is None else f", brokers {value:.2f} CPU-s/GB"
 
 
 def confluent_produce(bootstrap: str, topic: str, spec: CaseSpec, partitions: int,
@@ -420,14 +429,14 @@ def run_case(spec: CaseSpec, cluster: Cluster, admin: AdminClient, tools: KafkaT
         meter = Meter(pids, zookeeper.pid)
         got = confluent_produce(bootstrap, topic, spec, args.partitions, args, args.records,
                                 args.seconds)
-        got.update(meter.read(got["seconds"]))
+        got.update(meter.read(got["seconds"], got["payload_bytes"]))
         detail["produce_confluent"] = got
         if got["records"] and not got["errors"]:
             figures["produce_confluent_mb_s"] = got["mb_per_s"]
             confluent_rate = got["msgs_per_s"]
         print(f"  {spec.name}: confluent-kafka produced {got['records']:,} records, "
               f"{got['mb_per_s']:.1f} MB/s ({got['msgs_per_s']:,.0f} msg/s), "
-              f"{got['errors']} errors", flush=True)
+              f"{got['errors']} errors{cpu_per_gb(got)}", flush=True)
         if not args.keep_topics:
             delete_topic(bootstrap, topic)
 
@@ -441,14 +450,15 @@ def run_case(spec: CaseSpec, cluster: Cluster, admin: AdminClient, tools: KafkaT
             "--throughput", "-1", "--producer-props", f"bootstrap.servers={bootstrap}",
             f"acks={spec.acks}"], timeout)
         produced = parse_producer_perf(out, size)
-        produced.update(meter.read(time.perf_counter() - t0), asked=n)
+        produced.update(meter.read(time.perf_counter() - t0, int(produced["records"]) * size),
+                        asked=n)
         detail["produce_perf"] = produced
         guide.perf_msgs_per_s, guide.confluent_msgs_per_s = produced["msgs_per_s"], confluent_rate
         if produced["records"] == n:
             figures["produce_perf_mb_s"] = produced["mb_per_s"]
         print(f"  {spec.name}: kafka-producer-perf-test sent {produced['records']:,} of {n:,} "
               f"records, {produced['mb_per_s']:.1f} MB/s, producer latency p99 "
-              f"{produced['latency_p99_ms']} ms", flush=True)
+              f"{produced['latency_p99_ms']} ms{cpu_per_gb(produced)}", flush=True)
         settle()
         meter = Meter(pids, zookeeper.pid)
         t0 = time.perf_counter()

@@ -85,6 +85,15 @@ def error_response(ctx: RequestContext, request: req.ProduceRequest, error: Erro
         for topic in request.topic_data])
 
 
+def writable_batch(records: bytes | bytearray | memoryview) -> bytearray | memoryview:
+    """The batch to append, which the log rewrites in place (base offset, leader epoch): the
+    request's own bytes when they are writable (the network layer reads every request into a
+    buffer of its own, so nothing else sees them), else a copy."""
+    if isinstance(records, memoryview) and not records.readonly:
+        return records
+    return bytearray(records)
+
+
 @api(ApiKey.PRODUCE, 0, 11)
 def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.ProduceResponse | None]:
     acks = request.acks
@@ -96,7 +105,7 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
     # (topic, partition) -> the answer decided here, before the replica manager sees it (a
     # refusal, or NONE for an old request's empty message set, of which nothing is appended)
     refused: dict[tuple[str, int], tuple[ErrorCode, str | None]] = {}
-    batches: dict[tuple[str, int], bytearray] = {}
+    batches: dict[tuple[str, int], bytearray | memoryview] = {}
     for topic in request.topic_data:
         for pdata in topic.partition_data:
             key = (topic.name, pdata.index)
@@ -130,7 +139,7 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
                     continue
                 # not None (refused above): a decoded request's records are a memoryview
                 assert isinstance(records, (bytes, bytearray, memoryview))
-                batches[key] = bytearray(records)
+                batches[key] = writable_batch(records)
     try:
         outcome = replica_manager.handle_produce_append(
             batches, transactional_id=request.transactional_id if version >= V2_ONLY_VERSION

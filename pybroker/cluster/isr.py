@@ -174,6 +174,10 @@ class FollowerFetchUpdate:
     isr_change: PendingExpandIsr | None = None
 
 
+#: a fetch that changed neither (most of them)
+NO_UPDATE = FollowerFetchUpdate(False)
+
+
 def describe(proposed: PendingIsrChange) -> str:
     if isinstance(proposed, PendingExpandIsr):
         return f"(adding {proposed.new_in_sync_replica})"

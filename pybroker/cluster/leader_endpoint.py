@@ -1,6 +1,7 @@
 """The leader as a follower's fetcher sees it: the requests it sends (Fetch as a replica,
 OffsetForLeaderEpoch, ListOffsets as a replica) built and parsed as pure functions, and
-:class:`RemoteLeaderEndpoint`, which sends them over the inter-broker client. Kafka's
+:class:`RemoteLeaderEndpoint`, which sends them over the inter-broker client, its fetches in an
+incremental fetch session (:mod:`pybroker.cluster.fetch_session_handler`). Kafka's
 ``LeaderEndpoint``/``RemoteLeaderEndpoint``."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from protocol.messages import (
     list_offsets_request as loreq,
     offset_for_leader_epoch_request as oreq,
 )
+from pybroker.cluster.fetch_session_handler import FetchSessionHandler, SessionFetch
 from pybroker.cluster.fetcher_state import (
     UNDEFINED_EPOCH,
     UNDEFINED_EPOCH_OFFSET,
@@ -46,6 +48,10 @@ TOPIC_IDS_MIN_VERSION = 13
 
 #: the follower names itself and its broker epoch in ReplicaState from v15 (KIP-903)
 REPLICA_STATE_MIN_VERSION = 15
+
+
+#: fetch sessions (KIP-227) from v7
+SESSIONS_MIN_VERSION = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,23 +108,30 @@ def fetch_version_for(partitions: Sequence[FetchPartitionRequest], config: Fetch
     return version
 
 
+def _topic_key(p: FetchPartitionRequest, by_ids: bool, version: int) -> str | uuid.UUID:
+    if not by_ids:
+        return p.topic
+    if p.topic_id is None or not has_topic_id(p):
+        raise ValueError(f"Fetch v{version} names topics by id; {p.topic} has none")
+    return p.topic_id
+
+
 def build_fetch_request(partitions: Iterable[FetchPartitionRequest], *, replica_id: int,
                         broker_epoch: int, config: FetcherConfig, version: int,
+                        session_id: int = NO_SESSION, session_epoch: int = SESSIONLESS_EPOCH,
+                        forgotten: Iterable[FetchPartitionRequest] = (),
                         ) -> freq.FetchRequest:
     """A follower's Fetch (``ReplicaFetcherThread.buildFetch``): this broker as the replica,
-    ``replica.fetch.wait.max.ms``/``min.bytes``/``response.max.bytes``, no fetch session,
-    read-uncommitted, each partition with its fetch offset, leader epoch, last fetched epoch
-    (v12+), log start offset and ``replica.fetch.max.bytes``; topics in first-seen order, by
-    name up to v12 and by id from v13 (every partition must then have one). Up to v14 the
-    replica id is the request's; from v15 ``ReplicaState`` carries it with ``broker_epoch``."""
+    ``replica.fetch.wait.max.ms``/``min.bytes``/``response.max.bytes``, read-uncommitted,
+    each partition with its fetch offset, leader epoch, last fetched epoch (v12+), log start
+    offset and ``replica.fetch.max.bytes``; topics in first-seen order, by name up to v12 and by
+    id from v13 (every partition must then have one). Up to v14 the replica id is the
+    request's; from v15 ``ReplicaState`` carries it with ``broker_epoch``. Without a session
+    (the defaults) the fetch opens none; in one, ``forgotten`` are the partitions it drops."""
     by_ids = version >= TOPIC_IDS_MIN_VERSION
     topics: dict[str | uuid.UUID, freq.FetchTopic] = {}
     for p in partitions:
-        key: str | uuid.UUID = p.topic
-        if by_ids:
-            if p.topic_id is None or not has_topic_id(p):
-                raise ValueError(f"Fetch v{version} names topics by id; {p.topic} has none")
-            key = p.topic_id
+        key = _topic_key(p, by_ids, version)
         topic = topics.get(key)
         if topic is None:
             topic = topics[key] = (freq.FetchTopic(topic_id=key) if isinstance(key, uuid.UUID)
@@ -131,6 +144,15 @@ def build_fetch_request(partitions: Iterable[FetchPartitionRequest], *, replica_
             log_start_offset=p.log_start_offset,
             partition_max_bytes=p.max_bytes,
         ))
+    forgotten_topics: dict[str | uuid.UUID, freq.ForgottenTopic] = {}
+    for p in forgotten:
+        key = _topic_key(p, by_ids, version)
+        gone = forgotten_topics.get(key)
+        if gone is None:
+            gone = forgotten_topics[key] = (
+                freq.ForgottenTopic(topic_id=key) if isinstance(key, uuid.UUID)
+                else freq.ForgottenTopic(topic=key))
+        gone.partitions.append(p.partition)
     with_state = version >= REPLICA_STATE_MIN_VERSION
     request = freq.FetchRequest(
         replica_id=-1 if with_state else replica_id,
@@ -138,9 +160,10 @@ def build_fetch_request(partitions: Iterable[FetchPartitionRequest], *, replica_
         min_bytes=config.min_bytes,
         max_bytes=config.max_bytes,
         isolation_level=0,
-        session_id=NO_SESSION,
-        session_epoch=SESSIONLESS_EPOCH,
+        session_id=session_id,
+        session_epoch=session_epoch,
         topics=list(topics.values()),
+        forgotten_topics_data=list(forgotten_topics.values()),
     )
     if with_state:
         request.replica_state = freq.ReplicaState(replica_id=replica_id,
@@ -153,6 +176,12 @@ def _error(code: int) -> ErrorCode:
         return ErrorCode(code)
     except ValueError:
         return ErrorCode.UNKNOWN_SERVER_ERROR
+
+
+def unknown_topic_ids(response: fresp.FetchResponse,
+                      topic_names: Mapping[uuid.UUID, str]) -> int:
+    """How many topics of an answer by topic id (v13+) ``topic_names`` cannot name."""
+    return sum(1 for topic in response.responses if topic.topic_id not in topic_names)
 
 
 def parse_fetch_response(response: fresp.FetchResponse,
@@ -220,6 +249,9 @@ class RemoteLeaderEndpoint:
         self.config = config
         self.client_id = f"broker-{local_broker_id}-fetcher-{fetcher_id}"
         self._client: BrokerClient | None = None
+        #: this fetcher's incremental fetch session with the leader
+        self.session: FetchSessionHandler[FetchPartitionRequest] = FetchSessionHandler(
+            node.node_id)
 
     @property
     def node(self) -> BrokerEndpoint:
@@ -241,15 +273,57 @@ class RemoteLeaderEndpoint:
 
     async def fetch(self, partitions: list[FetchPartitionRequest],
                     ) -> dict[TopicPartition, FetchedPartition]:
-        version = fetch_version_for(partitions, self.config)
-        request = build_fetch_request(partitions, replica_id=self.local_broker_id,
-                                      broker_epoch=self.broker_epoch(), config=self.config,
-                                      version=version)
-        response = await self._request(ApiKey.FETCH, version, request)
+        """Fetch ``partitions`` (those ready, in order) in the session: only the partitions
+        new or changed since the last fetch are named, those no longer fetched forgotten, and
+        the answer holds only partitions with news. A session error answers nothing (the next
+        fetch is a full one); a topic-id mismatch raises FetchRequestError, as Kafka's
+        ``RemoteLeaderEndPoint`` does. Nothing fetched and nothing to forget sends nothing."""
+        session = self.session
+        built = session.build(partitions)
+        if built.is_empty:
+            return {}
+        version = self.config.fetch_version
+        if version >= TOPIC_IDS_MIN_VERSION and not built.can_use_topic_ids:
+            version = TOPIC_IDS_MIN_VERSION - 1
+        request = self._session_fetch_request(built, version)
+        try:
+            response = await self._request(ApiKey.FETCH, version, request)
+        except BaseException:
+            session.handle_error()
+            raise
         assert isinstance(response, fresp.FetchResponse)
-        names = ({p.topic_id: p.topic for p in partitions if p.topic_id is not None}
+        names = ({p.topic_id: p.topic for p in built.session_partitions.values()
+                  if p.topic_id is not None}
                  if version >= TOPIC_IDS_MIN_VERSION else None)
-        return parse_fetch_response(response, names)
+        if version < SESSIONS_MIN_VERSION:
+            return parse_fetch_response(response, names)
+        if response.error_code:
+            error = _error(response.error_code)
+            session.handle_response(error, response.session_id, ())
+            if error == ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR:
+                raise FetchRequestError(f"the leader answered the fetch with {error.name}")
+            return {}
+        answers = parse_fetch_response(response, names)
+        unknown = unknown_topic_ids(response, names) if names is not None else 0
+        if not session.handle_response(ErrorCode.NONE, response.session_id, answers.keys(),
+                                       unknown):
+            return {}
+        return answers
+
+    def _session_fetch_request(self, built: SessionFetch[FetchPartitionRequest],
+                               version: int) -> freq.FetchRequest:
+        if version < SESSIONS_MIN_VERSION:
+            return build_fetch_request(built.session_partitions.values(),
+                                       replica_id=self.local_broker_id,
+                                       broker_epoch=self.broker_epoch(), config=self.config,
+                                       version=version)
+        forgotten = list(built.to_forget)
+        if version >= TOPIC_IDS_MIN_VERSION:
+            forgotten += built.to_replace
+        return build_fetch_request(built.to_send, replica_id=self.local_broker_id,
+                                   broker_epoch=self.broker_epoch(), config=self.config,
+                                   version=version, session_id=built.metadata.session_id,
+                                   session_epoch=built.metadata.epoch, forgotten=forgotten)
 
     async def fetch_epoch_end_offsets(self, partitions: Mapping[TopicPartition, tuple[int, int]],
                                       ) -> dict[TopicPartition, EpochEndOffset]:

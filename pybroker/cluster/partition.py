@@ -50,6 +50,7 @@ from pybroker.cluster.alter_partition import RECOVERED, RECOVERING, IsrAnswer, I
 from pybroker.cluster.isr import (
     AWAIT_METADATA,
     NO_OFFSET,
+    NO_UPDATE,
     NOT_APPLIED,
     CommittedPartitionState,
     FollowerFetchUpdate,
@@ -333,6 +334,8 @@ class Partition:
         expansion = self._maybe_expand_isr(replica)
         moved = (previous_end != replica.log_end_offset
                  and self.maybe_increment_high_watermark(now_ms))
+        if not moved and expansion is None:
+            return NO_UPDATE
         return FollowerFetchUpdate(moved, expansion)
 
     # -- ISR changes -----------------------------------------------------------------------
@@ -544,6 +547,10 @@ class Partition:
             if diverging is not None:
                 return LogReadInfo(b"", diverging, hw, start, end, lso)
         if replica_id >= 0:
+            if fetch_offset == end and fetch_offset >= start:
+                # a follower at the log end: nothing to read (the quiet partitions of every
+                # replica fetch)
+                return LogReadInfo(b"", None, hw, start, end, lso)
             max_offset: int | None = None
         else:
             max_offset = lso if read_committed else hw
@@ -562,7 +569,7 @@ class Partition:
         return self.leader_log().maybe_start_transaction_verification(producer_id, sequence,
                                                                       epoch, now_ms)
 
-    def append_records_to_leader(self, batch: bytearray, *, required_acks: int,
+    def append_records_to_leader(self, batch: bytearray | memoryview, *, required_acks: int,
                                  min_insync_replicas: int, now_ms: int,
                                  origin: AppendOrigin = AppendOrigin.CLIENT,
                                  verification_guard: VerificationGuard | None = None,

@@ -12,7 +12,10 @@ and loops (:meth:`ReplicaFetcher.do_work`):
 2. **Fetch**: one Fetch for every partition ready to fetch, as the follower (replica id), from
    each partition's log end offset with the epoch of its last batch (``LastFetchedEpoch``); at
    the version the inter-broker protocol allows (v17 at 3.9-IV0: topics by id, the replica id
-   and broker epoch in ``ReplicaState``), v12 by name while a partition has no topic id.
+   and broker epoch in ``ReplicaState``), v12 by name while a partition has no topic id. The
+   fetch is part of an incremental fetch session with the leader (KIP-227, as Kafka's
+   followers fetch): it names only the partitions whose fetch data changed since the last one,
+   and the answer only those with news; the others are implied unchanged.
 3. **Process** the answer, partition by partition:
 
    * data: append it unvalidated (``Partition.append_records_to_follower``), take the
@@ -108,6 +111,10 @@ class ReplicaFetcher:
         self.failed: set[TopicPartition] = set()
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        #: the request last built for each partition, with what it was built from: a quiet
+        #: partition is asked for with the same object round after round
+        self._built: dict[TopicPartition,
+                          tuple[PartitionFetchState, int, object, FetchPartitionRequest]] = {}
 
     def __repr__(self) -> str:
         return f"ReplicaFetcher({self.name}, {len(self.partitions)} partitions)"
@@ -361,6 +368,7 @@ class ReplicaFetcher:
         """The partitions ready to fetch, as Fetch asks for them, and those whose log is gone."""
         requests: list[FetchPartitionRequest] = []
         broken: list[TopicPartition] = []
+        built = self._built
         for tp, state in self.partitions.items():
             if not state.is_ready_for_fetch(now_ms):
                 continue
@@ -368,16 +376,27 @@ class ReplicaFetcher:
             if partition is None or partition.log is None:
                 broken.append(tp)
                 continue
+            start, topic_id = partition.log_start_offset, partition.topic_id
+            last = built.get(tp)
+            if last is not None and last[0] is state and last[1] == start \
+                    and last[2] is topic_id:
+                requests.append(last[3])
+                continue
             last_fetched = state.last_fetched_epoch
-            requests.append(FetchPartitionRequest(
+            request = FetchPartitionRequest(
                 topic=tp[0], partition=tp[1], fetch_offset=state.fetch_offset,
                 current_leader_epoch=state.current_leader_epoch,
                 last_fetched_epoch=(last_fetched if self.truncation_on_fetch
                                     and last_fetched is not None else UNDEFINED_EPOCH),
-                log_start_offset=partition.log_start_offset,
+                log_start_offset=start,
                 max_bytes=self.config.partition_max_bytes,
                 # as the controller's LeaderAndIsr named it; Fetch v13+ needs it
-                topic_id=partition.topic_id))
+                topic_id=topic_id)
+            built[tp] = (state, start, topic_id, request)
+            requests.append(request)
+        if len(built) > len(self.partitions):
+            for tp in [tp for tp in built if tp not in self.partitions]:
+                del built[tp]
         return requests, broken
 
     async def maybe_fetch(self) -> None:
@@ -386,6 +405,7 @@ class ReplicaFetcher:
         requests, broken = self.build_fetch(now)
         self._delay(broken, now)
         if not requests:
+            await self._forget_session_partitions()
             try:
                 async with asyncio.timeout(self.config.backoff_ms / 1000):
                     await self._changed.wait()
@@ -400,6 +420,15 @@ class ReplicaFetcher:
             self._delay([(r.topic, r.partition) for r in requests], self.time_ms())
             return
         await self.process_fetch_response(requests, answers)
+
+    async def _forget_session_partitions(self) -> None:
+        """Nothing is ready to fetch: a fetch that fetches nothing tells the leader to forget
+        the partitions still in the fetch session (sent only when there are some), as Kafka's
+        fetcher does when its builder comes out with partitions to forget alone."""
+        try:
+            await self.leader.fetch([])
+        except (BrokerClientError, OSError, FetchRequestError) as e:
+            log.debug("%s: a fetch forgetting every partition failed: %s", self.name, e)
 
     async def process_fetch_response(self, requests: list[FetchPartitionRequest],
                                      answers: Mapping[TopicPartition, FetchedPartition]) -> None:
@@ -468,9 +497,11 @@ class ReplicaFetcher:
         next_offset = info.last_offset + 1 if info.batches else state.fetch_offset
         last_epoch = info.last_leader_epoch if info.batches and info.last_leader_epoch >= 0 \
             else state.last_fetched_epoch
-        self._update(tp, replace(state, fetch_offset=next_offset,
-                                 lag=max(0, answer.high_watermark - next_offset),
-                                 last_fetched_epoch=last_epoch))
+        self._update(tp, PartitionFetchState(  # (as replace() would, without its overhead)
+            fetch_offset=next_offset, current_leader_epoch=state.current_leader_epoch,
+            state=state.state, last_fetched_epoch=last_epoch,
+            delayed_until_ms=state.delayed_until_ms,
+            lag=max(0, answer.high_watermark - next_offset)))
 
     async def _handle_out_of_range(self, tp: TopicPartition,
                                    request: FetchPartitionRequest) -> bool:

@@ -533,7 +533,7 @@ class ReplicaManager:
         return p if p is not None and p.is_leader else None
 
     # -- produce ---------------------------------------------------------------------------
-    def handle_produce_append(self, batches: Mapping[TopicPartition, bytearray], *,
+    def handle_produce_append(self, batches: Mapping[TopicPartition, bytearray | memoryview], *,
                               transactional_id: str | None, required_acks: int,
                               timeout_ms: int, now_ms: int,
                               mode: TxnErrorMode = TxnErrorMode.GENERIC_ERROR,
@@ -624,7 +624,7 @@ class ReplicaManager:
                                         mode),
             lambda errors: (ErrorCode(errors.get(key, ErrorCode.NONE)), guard))
 
-    def append_to_leader(self, topic: str, partition: int, batch: bytearray, *,
+    def append_to_leader(self, topic: str, partition: int, batch: bytearray | memoryview, *,
                          required_acks: int, now_ms: int,
                          origin: AppendOrigin = AppendOrigin.CLIENT,
                          verification_guard: VerificationGuard | None = None,
@@ -660,8 +660,8 @@ class ReplicaManager:
             log_start_offset=info.log_start_offset,
         ), info.last_offset + 1
 
-    def append_records(self, batches: Mapping[TopicPartition, bytearray], *, required_acks: int,
-                       timeout_ms: int, now_ms: int,
+    def append_records(self, batches: Mapping[TopicPartition, bytearray | memoryview], *,
+                       required_acks: int, timeout_ms: int, now_ms: int,
                        origin: AppendOrigin = AppendOrigin.CLIENT,
                        verification_guards: Mapping[TopicPartition, VerificationGuard]
                        | None = None,
@@ -745,7 +745,8 @@ class ReplicaManager:
         p = self.partitions.get((req.topic, req.partition))
         if p is None:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-        if req.topic_id is not None and p.topic_id is not None and req.topic_id != p.topic_id:
+        if (req.topic_id is not None and p.topic_id is not None
+                and req.topic_id.int != p.topic_id.int):  # (UUID's == is Python code)
             # the name resolved to a topic recreated under a new id while this broker still
             # hosts the old one, or the other way round (Kafka's hasConsistentTopicId)
             raise KafkaError(ErrorCode.INCONSISTENT_TOPIC_ID)
@@ -820,6 +821,25 @@ class ReplicaManager:
             if update.high_watermark_moved:
                 self._on_high_watermark_moved((req.topic, req.partition))
 
+    def _may_have_news(self, params: FetchParams,
+                       partitions: list[FetchRequestPartition]) -> bool:
+        """Whether a waiting fetch could read anything new: some partition has records past
+        its fetch offset (to the log end for a follower, the high watermark for a consumer),
+        or is no longer led here as it was (the read will say how). False: every partition is
+        still where the fetch's first read found nothing."""
+        from_follower = params.is_from_follower
+        for req in partitions:
+            p = self.partitions.get((req.topic, req.partition))
+            if p is None or not p.is_leader or p.log is None:
+                return True
+            if 0 <= req.current_leader_epoch != p.leader_epoch:
+                return True
+            log = p.log
+            limit = log.log_end_offset if from_follower else p.high_watermark
+            if limit != req.fetch_offset or log.log_start_offset > req.fetch_offset:
+                return True
+        return False
+
     def fetch_messages(self, params: FetchParams, partitions: list[FetchRequestPartition], *,
                        now_ms: int = 0,
                        ) -> list[FetchResult] | asyncio.Future[list[FetchResult]]:
@@ -829,7 +849,8 @@ class ReplicaManager:
         if params.max_wait_ms <= 0 or not partitions or total >= params.min_bytes or answer_now:
             return results
         op = DelayedFetch(lambda: self.read_from_local_logs(params, partitions),
-                          params.min_bytes)
+                          params.min_bytes,
+                          lambda: self._may_have_news(params, partitions))
         keys = [(r.topic, r.partition) for r in partitions]
         return self.fetch_purgatory.try_complete_else_watch(op, keys, params.max_wait_ms)
 

@@ -14,6 +14,15 @@ Kafka's ``segment.index.bytes`` so a full index still rolls the segment.
 Opening an index checks only what is O(1) (file size, the last entry); the entries are parsed
 and checked for order on first use (:meth:`verify`), so a broker with many old segments
 starts without reading all of their indexes.
+
+New offset and time index entries reach the file in bunches (``PENDING_BYTES`` of them, or on
+flush, close, roll, truncation), not one ``write`` each (the transaction index, rarely written,
+writes each entry at once): with batches larger than ``index.interval.bytes`` every
+batch adds an entry to both indexes, two system calls beside the batch's own. Lookups use the
+in-memory columns, so nothing waits for the file. Kafka's indexes are memory-mapped and reach
+the disk when the OS writes them back; here entries not yet written are lost with the process
+(kill -9), like the unflushed tail of a mapped index after a power loss: on the next start the
+last entry in the file still matches the log and the segment walks the batches after it.
 """
 
 from __future__ import annotations
@@ -31,6 +40,8 @@ from .file_slice import SEGMENT_FILES, OpenFiles
 
 _OFFSET_ENTRY = struct.Struct(">ii")
 _TIME_ENTRY = struct.Struct(">qi")
+#: index bytes kept in memory before they are written to the file
+PENDING_BYTES = 4096
 
 
 class IndexCorrupt(Exception):
@@ -45,6 +56,9 @@ class _IndexFile:
     """
 
     entry_size: int
+    #: entries collect in memory (PENDING_BYTES) before they are written; the offset and time
+    #: indexes only, which recovery can rebuild from the log
+    buffered = False
 
     def __init__(
         self, path: Path, base_offset: int, max_index_bytes: int, files: OpenFiles | None = None
@@ -54,15 +68,29 @@ class _IndexFile:
         self.max_entries = max(1, max_index_bytes // self.entry_size)
         self._files = files if files is not None else SEGMENT_FILES
         self._dirty = False  # written since the last fsync
+        self._pending = bytearray()  # entries not yet in the file
 
     def _write(self, data: bytes) -> None:
+        self._pending += data
+        if not self.buffered or len(self._pending) >= PENDING_BYTES:
+            self.write_pending()
+
+    def write_pending(self) -> None:
+        """Write the entries kept in memory to the file (not fsync-ed)."""
+        if not self._pending:
+            return
         fd = self._files.get(self, self.path, create=True).fileno()
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        view = memoryview(self._pending)
+        try:
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            view.release()
+        self._pending.clear()
         self._dirty = True
 
     def _truncate_file(self, entries: int) -> None:
+        self.write_pending()
         try:
             os.truncate(self.path, entries * self.entry_size)
         except FileNotFoundError:
@@ -70,6 +98,7 @@ class _IndexFile:
         self._dirty = True
 
     def _read_file(self) -> bytes:
+        self.write_pending()
         try:
             return self.path.read_bytes()
         except FileNotFoundError:
@@ -82,6 +111,7 @@ class _IndexFile:
         a prefix of it: garbage, entries the log does not support), None otherwise. A file
         that already has exactly these bytes is left alone.
         """
+        self.write_pending()
         old = self._read_file()
         if old == data and self.path.exists():
             return None
@@ -96,6 +126,7 @@ class _IndexFile:
         self.max_entries = max(1, max_index_bytes // self.entry_size)
 
     def flush(self) -> None:
+        self.write_pending()
         if not self._dirty:
             return
         try:
@@ -105,9 +136,11 @@ class _IndexFile:
         self._dirty = False
 
     def close(self) -> None:
+        self.write_pending()
         self._files.forget(self)
 
     def delete(self) -> None:
+        self._pending.clear()
         self.close()
         self.path.unlink(missing_ok=True)
 
@@ -135,6 +168,7 @@ class OffsetIndex(_IndexFile):
     """Maps a batch's last offset to the file position where that batch starts."""
 
     entry_size = 8
+    buffered = True
 
     def __init__(
         self, path: Path, base_offset: int, max_index_bytes: int, files: OpenFiles | None = None
@@ -246,6 +280,7 @@ class TimeIndex(_IndexFile):
     """Maps a timestamp to the last offset of the batch that first reached it."""
 
     entry_size = 12
+    buffered = True
 
     def __init__(
         self, path: Path, base_offset: int, max_index_bytes: int, files: OpenFiles | None = None

@@ -1,5 +1,9 @@
 """A connection from this broker to another one: asyncio over the sans-IO ClientConnection.
 
+The connection is an ``asyncio.BufferedProtocol`` reading through a
+:class:`~protocol.framing.FrameReader`: a large response (a replica fetch answer of megabytes)
+is read straight into one buffer, and the records in its decoded answer are views of it.
+
 :class:`BrokerClient` is one TCP connection (Kafka's ``NetworkClient`` to one node, without
 its metadata, reconnection or retry logic: whoever owns the client decides those). Requests
 are pipelined: each ``request`` writes its frame at once and waits for its own answer, while
@@ -26,8 +30,9 @@ import logging
 from typing import Any
 
 from protocol import messages
-from protocol.client import ClientConnection
+from protocol.client import MAX_FRAME_SIZE, ClientConnection
 from protocol.errors import ProtocolError
+from protocol.framing import FrameReader
 
 log = logging.getLogger(__name__)
 
@@ -56,13 +61,14 @@ class RequestTimeoutError(BrokerClientError):
     """A request got no answer in time; the connection has been closed."""
 
 
-class BrokerClient(asyncio.Protocol):
+class BrokerClient(asyncio.BufferedProtocol):
     """One connection to ``host:port``. ``client_id`` goes into every request header."""
 
     def __init__(self, host: str, port: int, *, client_id: str | None) -> None:
         self.host = host
         self.port = port
         self._conn = ClientConnection(client_id)
+        self._reader = FrameReader(MAX_FRAME_SIZE)
         self._transport: asyncio.Transport | None = None
         self._waiters: dict[int, asyncio.Future[Any]] = {}
         self._closed: str | None = None  # why the connection ended, once it has
@@ -154,11 +160,14 @@ class BrokerClient(asyncio.Protocol):
         assert isinstance(transport, asyncio.Transport)
         self._transport = transport
 
-    def data_received(self, data: bytes) -> None:
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self._reader.buffer()
+
+    def buffer_updated(self, nbytes: int) -> None:
         if self._closed is not None:
             return
         try:
-            responses = self._conn.receive_data(data)
+            responses = self._conn.receive_frames(self._reader.filled(nbytes))
         except ProtocolError as exc:
             self._end(f"closed: the broker sent a bad response: {exc}", abort=True)
             return

@@ -1,14 +1,21 @@
 """One client connection: framing in, responses out, strictly in request order.
 
-Requests are handled as soon as their frame is complete, in the ``data_received`` callback
-itself: no task per request. A handler that must wait (a long-poll fetch) hands back a future;
+The connection is an ``asyncio.BufferedProtocol``: the socket reads into the buffer a
+:class:`~protocol.framing.FrameReader` offers, so a large request (a produce of a megabyte)
+lands in its own buffer as it arrives instead of being joined from received pieces. Requests
+are handled as soon as their frame is complete, in the ``buffer_updated`` callback itself: no
+task per request. A handler that must wait (a long-poll fetch) hands back a future;
 the connection keeps a FIFO of response slots so answers still leave in request order (Kafka
 clients match responses to requests by order as well as correlation id). Everything that is
 ready at the end of a wake-up goes out in one ``transport.write``.
 
 A Fetch response can carry regions of segment files (``Writer.splices``). They are sent with
-``loop.sendfile`` (``os.sendfile`` underneath) when the event loop supports it, otherwise read
-with ``os.pread`` and written like any other bytes.
+``os.sendfile`` when the event loop supports it, otherwise read with ``os.pread`` and written
+like any other bytes. When nothing is queued on the transport a region goes out at once, in
+the callback that made the response, as far as the socket takes it; what it does not take (a
+full send buffer) is sent by ``loop.sendfile`` in a task, which holds back the responses after
+it. A fetch answer to a follower mostly fits the socket, so most cost one system call and no
+task.
 """
 
 from __future__ import annotations
@@ -16,12 +23,13 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import os
 import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ProtocolError
-from protocol.framing import FrameDecoder
+from protocol.framing import FrameReader
 
 if TYPE_CHECKING:
     from pybroker.network.dispatch import RequestDispatcher
@@ -49,15 +57,18 @@ def response_pieces(w: Any) -> list[Any]:
     return pieces
 
 
-class KafkaConnection(asyncio.Protocol):
+class KafkaConnection(asyncio.BufferedProtocol):
+    """``read_chunk``: what the socket reads into between frames; the connections of one event
+    loop may share it (:class:`~protocol.framing.FrameReader`)."""
+
     def __init__(self, dispatcher: RequestDispatcher, *, max_frame_size: int, use_sendfile: bool,
                  connections: set[KafkaConnection],
                  on_sendfile_unsupported: Callable[[], None] = lambda: None,
-                 listener: str = "") -> None:
+                 listener: str = "", read_chunk: bytearray | None = None) -> None:
         self.dispatcher = dispatcher
         #: the listener this connection was accepted on
         self.listener = listener
-        self.decoder = FrameDecoder(max_frame_size)
+        self.reader = FrameReader(max_frame_size, chunk=read_chunk)
         self.use_sendfile = use_sendfile
         self.connections = connections
         self.on_sendfile_unsupported = on_sendfile_unsupported
@@ -66,6 +77,7 @@ class KafkaConnection(asyncio.Protocol):
         self.closed = False
         self._slots: collections.deque[Any] = collections.deque()
         self._sending = False  # a sendfile of a spliced response is under way
+        self._fd = -1  # the socket's descriptor, for sending file regions at once
         self._write_paused = False
         self._close_after_flush = False
 
@@ -81,6 +93,7 @@ class KafkaConnection(asyncio.Protocol):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             except OSError:
                 pass
+            self._fd = sock.fileno()
         self.connections.add(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -101,11 +114,14 @@ class KafkaConnection(asyncio.Protocol):
         if self.transport is not None and not self.closed:
             self.transport.resume_reading()
 
-    def data_received(self, data: bytes) -> None:
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self.reader.buffer()
+
+    def buffer_updated(self, nbytes: int) -> None:
         if self.closed:
             return
         try:
-            frames = self.decoder.feed(data)
+            frames = self.reader.filled(nbytes)
         except ProtocolError as e:
             self.abort(f"bad frame: {e}")
             return
@@ -173,8 +189,13 @@ class KafkaConnection(asyncio.Protocol):
                 continue
             if self.use_sendfile:
                 self._write(chunks)
+                rest = self._send_now(pieces)
+                if self.closed:
+                    return
+                if rest is None:
+                    continue  # all of it went out
                 self._sending = True
-                task = asyncio.ensure_future(self._send_spliced(pieces))
+                task = asyncio.ensure_future(self._send_spliced(*rest))
                 task.add_done_callback(self._on_spliced_sent)
                 return
             chunks.extend(p if isinstance(p, _BYTES_TYPES) else p.read_bytes() for p in pieces)
@@ -191,7 +212,40 @@ class KafkaConnection(asyncio.Protocol):
             self.transport.write(b"".join(chunks))
         chunks.clear()
 
-    async def _send_spliced(self, pieces: list[Any]) -> None:
+    def _send_now(self, pieces: list[Any]) -> tuple[list[Any], int] | None:
+        """Send a spliced response as far as the socket takes it without waiting: bytes go to
+        the transport, file regions straight to the socket while nothing is queued before
+        them. Returns None when all of it went out (or the connection was aborted), else the
+        pieces left and how far into the first of them the send got."""
+        transport = self.transport
+        assert transport is not None
+        for i, piece in enumerate(pieces):
+            if isinstance(piece, _BYTES_TYPES):
+                transport.write(piece)
+                continue
+            if self._fd < 0 or transport.get_write_buffer_size():
+                return pieces[i:], 0  # bytes before it are still queued: keep the order
+            size = len(piece)
+            done = 0
+            try:
+                while done < size:
+                    sent = os.sendfile(self._fd, piece.fileno(), piece.position + done,
+                                       size - done)
+                    if sent == 0:
+                        self.abort(f"a segment file ended {size - done} bytes early while "
+                                   "being sent")
+                        return None
+                    done += sent
+            except BlockingIOError:
+                return pieces[i:], done
+            except OSError as e:
+                self.abort(f"send failed: {e}")
+                return None
+        return None
+
+    async def _send_spliced(self, pieces: list[Any], skip: int = 0) -> None:
+        """Send ``pieces`` in order, waiting for the socket; ``skip``: bytes of the first one
+        already sent."""
         loop = asyncio.get_running_loop()
         transport = self.transport
         assert transport is not None
@@ -201,7 +255,14 @@ class KafkaConnection(asyncio.Protocol):
             if isinstance(piece, _BYTES_TYPES):
                 transport.write(piece)
             else:
-                await loop.sendfile(transport, piece.file, piece.position, len(piece), fallback=True)
+                want = len(piece) - skip
+                sent = await loop.sendfile(transport, piece.file, piece.position + skip, want,
+                                           fallback=True)
+                if sent != want:
+                    self.abort(f"a segment file ended {want - sent} bytes early while being "
+                               "sent")
+                    return
+            skip = 0
 
     def _on_spliced_sent(self, task: asyncio.Task) -> None:
         self._sending = False

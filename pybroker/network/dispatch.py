@@ -81,7 +81,7 @@ class RequestDispatcher:
         self.handlers = handlers
         self.interceptor: RequestInterceptor | None = None
 
-    def dispatch(self, frame: memoryview | bytes, conn: KafkaConnection) -> Any:
+    def dispatch(self, frame: bytes | bytearray | memoryview, conn: KafkaConnection) -> Any:
         """Handle one request frame. Returns the encoded response, a future of it, or None."""
         r = Reader(frame)
         header = read_request_header(r)

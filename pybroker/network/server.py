@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from protocol.framing import DEFAULT_CHUNK_SIZE
 from pybroker.network.connection import KafkaConnection
 
 if TYPE_CHECKING:
@@ -31,6 +32,8 @@ class SocketServer:
         self._servers: dict[str, list[asyncio.base_events.Server]] = {}
         self.bound: list[tuple[str, str, int]] = []
         self._changing = asyncio.Lock()
+        #: what every connection reads into between frames (all run on one event loop)
+        self._read_chunk = bytearray(DEFAULT_CHUNK_SIZE)
 
     @property
     def connections(self) -> set[KafkaConnection]:
@@ -41,7 +44,7 @@ class SocketServer:
                                use_sendfile=self.use_sendfile,
                                connections=self._connections.setdefault(listener, set()),
                                on_sendfile_unsupported=self.disable_sendfile,
-                               listener=listener)
+                               listener=listener, read_chunk=self._read_chunk)
 
     def disable_sendfile(self) -> None:
         """New connections write fetched file regions with read+write (this event loop has

@@ -213,6 +213,26 @@ def test_pipelined_responses_in_one_chunk_and_byte_by_byte():
     assert got2 == got
 
 
+def test_frames_read_elsewhere_decode_as_received_bytes_do():
+    """``receive_frames`` takes the frames a FrameReader read into place (size prefix gone)."""
+    conn = ClientConnection("c")
+    sent = [conn.send_request(ApiKey.METADATA, v, metadata_request.MetadataRequest())[0]
+            for v in (4, 12)]
+    frames = [bytearray(response_frame(ApiKey.METADATA, v, c, metadata_body(v))[4:])
+              for c, v in zip(sent, (4, 12), strict=True)]
+    got = conn.receive_frames(frames)
+    assert [c for c, _ in got] == sent
+    assert got[1][1] == metadata_body(12)
+    # the same rules: an answer out of order breaks the connection
+    first, _ = conn.send_request(ApiKey.METADATA, 12, metadata_request.MetadataRequest())
+    second, _ = conn.send_request(ApiKey.METADATA, 12, metadata_request.MetadataRequest())
+    with pytest.raises(ProtocolError, match=rf"got {second}, expected {first}"):
+        conn.receive_frames([response_frame(ApiKey.METADATA, 12, second, metadata_body())[4:]])
+    assert conn.broken
+    with pytest.raises(ProtocolError, match="unusable"):
+        conn.receive_frames([])
+
+
 def test_api_versions_response_uses_header_v0_even_when_flexible():
     conn = ClientConnection("c")
     cid, _ = conn.send_request(ApiKey.API_VERSIONS, 3, api_versions_request.ApiVersionsRequest(

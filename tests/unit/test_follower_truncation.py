@@ -80,8 +80,12 @@ def test_a_follower_copies_its_leader_byte_for_byte(cluster) -> None:
         assert l_partition.high_watermark == 5 and f_partition.high_watermark == 0
         await rounds(fetcher, 1)
         assert f_partition.high_watermark == 5
-        [fetch] = fetched_requests(endpoint, ApiKey.FETCH)[-1:]
-        assert isinstance(fetch, freq.FetchRequest)
+        fetches = fetched_requests(endpoint, ApiKey.FETCH)
+        # in the fetch session, the last fetch named nothing: the partition had not changed
+        last = fetches[-1]
+        assert isinstance(last, freq.FetchRequest)
+        assert last.session_id != 0 and last.session_epoch > 0 and last.topics == []
+        [fetch] = [f for f in fetches if isinstance(f, freq.FetchRequest) and f.topics][-1:]
         # Fetch v17: by topic id, the follower and its broker epoch in ReplicaState
         assert {v for k, v, _ in endpoint.requests if k == ApiKey.FETCH} == {17}
         assert (fetch.replica_id, fetch.replica_state.replica_id,
@@ -89,6 +93,57 @@ def test_a_follower_copies_its_leader_byte_for_byte(cluster) -> None:
         assert [t.topic_id for t in fetch.topics] == [TOPIC_ID]
         assert fetch.topics[0].partitions[0].last_fetched_epoch == 0
         assert follower.log.leader_epoch_cache.entries == leader.log.leader_epoch_cache.entries
+
+    run(main)
+
+
+def test_a_follower_fetches_in_a_session_and_starts_a_new_one_when_the_leader_drops_it(
+        cluster) -> None:
+    """Kafka's followers fetch in incremental fetch sessions (KIP-227): once the session is
+    open a fetch names the partition only when its fetch offset moved, and an answer carries
+    it only with news. A session the leader no longer has (FETCH_SESSION_ID_NOT_FOUND) is
+    replaced by a new one through a full fetch, and no record is lost or doubled."""
+    leader, follower = cluster[1], cluster[2]
+    leader.become(leader=1, epoch=0)
+    follower.become(leader=1, epoch=0)
+    produce(leader, 3)
+    fetcher, endpoint = cluster.fetcher(2, 1)
+    sessions = leader.dispatcher.services.fetch_sessions  # type: ignore[union-attr]
+
+    def last_fetch() -> freq.FetchRequest:
+        fetch = fetched_requests(endpoint, ApiKey.FETCH)[-1]
+        assert isinstance(fetch, freq.FetchRequest)
+        return fetch
+
+    async def main() -> None:
+        follow(fetcher, follower)
+        await rounds(fetcher, 1)  # truncation (no epochs yet), then the full fetch
+        first = last_fetch()
+        assert (first.session_id, first.session_epoch) == (0, 0)
+        assert follower.log.log_end_offset == 3
+        session_id = endpoint.session.session_id
+        assert session_id != 0 and sessions.get(session_id) is not None
+        await rounds(fetcher, 1)  # the fetch offset moved: named again
+        fetch = last_fetch()
+        assert (fetch.session_id, fetch.session_epoch) == (session_id, 1)
+        assert [p.fetch_offset for t in fetch.topics for p in t.partitions] == [3]
+        await rounds(fetcher, 2)  # the high watermark comes; then nothing is named
+        assert last_fetch().topics == [] and follower.rm.get_partition(*TP).high_watermark == 3
+        produce(leader, 2)
+        await rounds(fetcher, 1)  # the leader reads the session's partition: news
+        assert follower.log.log_end_offset == 5 and last_fetch().topics == []
+        sessions.remove(session_id)  # evicted, say
+        produce(leader, 1)
+        await rounds(fetcher, 1)
+        assert follower.log.log_end_offset == 5  # FETCH_SESSION_ID_NOT_FOUND: nothing read
+        assert endpoint.session.session_id == 0
+        await rounds(fetcher, 1)
+        fetch = last_fetch()
+        assert (fetch.session_id, fetch.session_epoch) == (0, 0) and fetch.topics
+        assert follower.log.log_end_offset == 6 and endpoint.session.session_id != 0
+        await rounds(fetcher, 3)
+        assert follower.log_bytes() == leader.log_bytes()
+        assert len(values(follower)) == 6
 
     run(main)
 

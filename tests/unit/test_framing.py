@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from protocol.errors import ProtocolError
-from protocol.framing import DEFAULT_MAX_FRAME_SIZE, FrameDecoder, frame, frame_prefix
+from protocol.framing import (
+    DEFAULT_MAX_FRAME_SIZE,
+    FrameDecoder,
+    FrameReader,
+    frame,
+    frame_prefix,
+)
 
 
 def _feed_in_pieces(decoder: FrameDecoder, stream: bytes, cuts: list[int]) -> list[bytes]:
@@ -109,3 +115,107 @@ def test_frame_helpers() -> None:
     for bad in (-1, 2**31):
         with pytest.raises(ValueError):
             frame_prefix(bad)
+
+
+# -- FrameReader: reads land in the buffer it hands out ---------------------------------------
+
+
+def _read_stream(reader: FrameReader, stream: bytes, reads: list[int]) -> tuple[list[bytearray], int]:
+    """Deliver ``stream`` as a socket would: each read fills at most the buffer offered and at
+    most the next of ``reads`` bytes (then the rest in reads of whatever the buffer takes).
+    Returns the frames and how many reads it took."""
+    out: list[bytearray] = []
+    pos = 0
+    count = 0
+    wanted = iter(reads)
+    while pos < len(stream):
+        buf = reader.buffer()
+        assert len(buf) > 0
+        n = min(len(buf), len(stream) - pos, next(wanted, len(stream)))
+        n = max(n, 1)
+        buf[:n] = stream[pos : pos + n]
+        pos += n
+        count += 1
+        out.extend(reader.filled(n))
+    return out, count
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    payloads=st.lists(st.binary(max_size=300), max_size=40),
+    reads=st.lists(st.integers(min_value=1, max_value=700), max_size=60),
+    chunk=st.integers(min_value=4, max_value=200),
+)
+def test_reader_any_read_sizes_reproduce_the_frames(
+    payloads: list[bytes], reads: list[int], chunk: int
+) -> None:
+    stream = b"".join(frame(p) for p in payloads)
+    reader = FrameReader(chunk=bytearray(chunk))
+    out, _ = _read_stream(reader, stream, reads)
+    assert out == payloads
+    assert all(type(f) is bytearray for f in out)
+    assert reader.pending == 0
+
+
+def test_reader_reads_a_large_frame_into_its_own_buffer() -> None:
+    payload = bytes(range(256)) * 40_000  # ~10 MB
+    reader = FrameReader(chunk=bytearray(1000))
+    assert reader.filled(_put(reader, frame(payload)[:1000])) == []
+    assert reader.pending == 1000
+    target = reader.buffer()
+    assert len(target) == len(payload) - 996  # the rest of the payload, no more
+    target[:] = payload[996:]
+    (got,) = reader.filled(len(target))
+    assert got == payload
+    assert reader.pending == 0
+    # the next read goes to the chunk again
+    assert len(reader.buffer()) == 1000
+
+
+def _put(reader: FrameReader, data: bytes) -> int:
+    buf = reader.buffer()
+    buf[: len(data)] = data
+    return len(data)
+
+
+def test_reader_many_small_frames_in_one_read() -> None:
+    payloads = [b"%d" % i for i in range(5000)]
+    stream = b"".join(frame(p) for p in payloads)
+    reader = FrameReader(chunk=bytearray(len(stream)))
+    assert reader.filled(_put(reader, stream)) == payloads
+
+
+def test_reader_prefix_in_pieces_and_empty_frames() -> None:
+    reader = FrameReader(chunk=bytearray(16))
+    assert reader.filled(_put(reader, frame(b"ab") + b"\x00\x00")) == [b"ab"]
+    assert reader.pending == 2
+    assert len(reader.buffer()) == 2  # only the rest of the prefix
+    assert reader.filled(_put(reader, b"\x00\x00")) == [b""]
+    assert reader.filled(_put(reader, frame(b"") + frame(b"x"))) == [b"", b"x"]
+
+
+def test_reader_frames_are_independent_of_the_shared_chunk() -> None:
+    chunk = bytearray(64)
+    first, second = FrameReader(chunk=chunk), FrameReader(chunk=chunk)
+    (a,) = first.filled(_put(first, frame(b"abc")))
+    assert second.filled(_put(second, frame(b"xyz") + frame(b"long one")[:6])) == [b"xyz"]
+    assert a == b"abc"
+    assert second.filled(_put(second, frame(b"long one")[6:])) == [b"long one"]
+    a[0:1] = b"A"  # writable, and nobody else's
+    assert a == b"Abc"
+
+
+@pytest.mark.parametrize("size", [-1, -(2**31), DEFAULT_MAX_FRAME_SIZE + 1, 2**31 - 1])
+def test_reader_bad_sizes_raise(size: int) -> None:
+    reader = FrameReader()
+    with pytest.raises(ProtocolError):
+        reader.filled(_put(reader, struct.pack(">i", size)))
+    reader = FrameReader()
+    reader.filled(_put(reader, struct.pack(">i", size)[:1]))
+    with pytest.raises(ProtocolError):
+        reader.filled(_put(reader, struct.pack(">i", size)[1:]))
+
+
+def test_reader_chunk_must_hold_a_prefix() -> None:
+    with pytest.raises(ValueError):
+        FrameReader(chunk=bytearray(3))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from protocol.records.batch import BatchHeader, crc_is_valid, write_crc
 from protocol.records.compression import CompressionType
 from protocol.records.record import build_batch, decode_batch, iter_batches
 from pybroker.log import FileSlice, Log, LogConfig
+from pybroker.log.index import PENDING_BYTES
 from pybroker.log.validator import InvalidRecords
 
 T0 = 1_700_000_000_000
@@ -318,9 +320,31 @@ def test_sparse_index_finds_the_right_batch(tmp_path: Path, reopen: bool) -> Non
     index = log.active_segment.offset_index
     assert 5 < len(index) < 30
     _check_reads(log, size, 3)
-    # Index files hold 8-byte (relative offset, position) and 12-byte (timestamp, offset) entries.
+    # Index files hold 8-byte (relative offset, position) and 12-byte (timestamp, offset) entries
+    # (entries reach them in bunches: a flush writes what is left)
+    log.flush()
     assert log_file(log, 0, ".index").stat().st_size == len(index) * 8
     assert log_file(log, 0, ".timeindex").stat().st_size == len(log.active_segment.time_index) * 12
+
+
+def test_index_entries_lost_with_the_process_are_walked_after_a_crash(tmp_path: Path) -> None:
+    """Index entries reach the file in bunches, not one write each; a kill -9 loses those not
+    yet written, and the next start walks the batches after the last entry on disk."""
+    log = open_log(tmp_path / "running", index_interval_bytes=1)  # an entry for every batch
+    n = PENDING_BYTES // 8 + 100
+    for i in range(n):
+        log.append_as_leader(make_batch(1, ts=T0 + i), leader_epoch=0, now_ms=T0)
+    index = log_file(log, 0, ".index")
+    assert 0 < index.stat().st_size < n * 8  # some written, the rest still in memory
+    # the crash: the files hold what the process had written, nothing more
+    shutil.copytree(log.dir, tmp_path / "crashed" / log.dir.name)
+    crashed = open_log(tmp_path / "crashed", clean=False, index_interval_bytes=1)
+    assert crashed.log_end_offset == n
+    assert [o for o, _ in read_all(crashed)] == list(range(n))
+    for offset in (0, n // 2, n - 1):
+        assert read_batches(crashed, offset, 1)[0].base_offset == offset
+    log.flush()
+    assert index.stat().st_size == len(log.active_segment.offset_index) * 8
 
 
 def test_reads_past_the_recent_batch_window(tmp_path: Path) -> None:

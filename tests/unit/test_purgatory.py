@@ -70,3 +70,29 @@ def test_then_maps_results_and_propagates_errors():
             raise AssertionError("error not propagated")
 
     asyncio.run(main())
+
+
+def test_a_delayed_fetch_reads_only_when_it_may_have_news():
+    from pybroker.purgatory.delayed_fetch import DelayedFetch
+
+    async def main():
+        state = {"news": False, "bytes": 0, "reads": 0}
+
+        def read():
+            state["reads"] += 1
+            return ["result"], state["bytes"], False
+
+        p = Purgatory("fetch")
+        op = DelayedFetch(read, 1, lambda: state["news"])
+        fut = p.try_complete_else_watch(op, ["a"], 10_000)
+        assert not fut.done() and state["reads"] == 0
+        p.check_and_complete("a")
+        assert state["reads"] == 0
+        state["news"] = True
+        p.check_and_complete("a")  # news, but not min_bytes of it
+        assert state["reads"] == 1 and not fut.done()
+        state["bytes"] = 5
+        p.check_and_complete("a")
+        assert fut.result() == ["result"] and state["reads"] == 2
+
+    asyncio.run(main())

@@ -157,6 +157,46 @@ def test_a_waiting_consumer_fetch_is_answered_when_the_high_watermark_moves(
     asyncio.run(main())
 
 
+def test_a_waiting_follower_fetch_is_read_again_only_when_there_is_something_new(
+        manager: ReplicaManager, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A follower's fetch waits for records: the high watermark moving under it (another
+    follower's fetch) is looked at by offsets and not read; an append completes it."""
+    async def main() -> None:
+        lead(manager, (0, 1, 2))
+        manager.append_records({TP: batch()}, required_acks=1, timeout_ms=0, now_ms=T0)
+        follower_fetch(manager, 1, 1)
+        waiting = follower_fetch(manager, 2, 1, max_wait_ms=10_000, min_bytes=1)
+        assert isinstance(waiting, asyncio.Future)
+        reads = []
+        real_read = manager.read_from_local_logs
+        monkeypatch.setattr(manager, "read_from_local_logs",
+                            lambda *a: reads.append(a) or real_read(*a))
+        partition = manager.get_partition(*TP)
+        assert partition is not None and partition.high_watermark == 1
+        # follower 2 is at 1 now too: the high watermark stays, nothing to read for anyone
+        manager.fetch_purgatory.check_and_complete(TP)
+        assert reads == [] and not waiting.done()
+        manager.append_records({TP: batch(3)}, required_acks=1, timeout_ms=0, now_ms=T0)
+        results = await asyncio.wait_for(waiting, 1)
+        assert len(reads) == 1 and len(results[0].records) > 0
+
+    asyncio.run(main())
+
+
+def test_a_waiting_fetch_is_answered_when_its_partition_changes_hands(
+        manager: ReplicaManager) -> None:
+    async def main() -> None:
+        lead(manager, (0, 1))
+        waiting = follower_fetch(manager, 1, 0, max_wait_ms=10_000, min_bytes=1)
+        assert isinstance(waiting, asyncio.Future)
+        manager.become_leader_or_follower("t", [PartitionRecord(0, (0, 1), (0, 1), 1, 1)], T0)
+        manager.fetch_purgatory.check_and_complete(TP)
+        results = await asyncio.wait_for(waiting, 1)
+        assert results[0].error == ErrorCode.NOT_LEADER_OR_FOLLOWER
+
+    asyncio.run(main())
+
+
 def test_listeners_hear_of_each_start_and_end_of_a_leadership(manager: ReplicaManager) -> None:
     heard: list[LeadershipChange] = []
     manager.add_leadership_listener("t", lambda change, _now: heard.append(change))
