@@ -139,6 +139,10 @@ class _IndexFile:
         self.write_pending()
         self._files.forget(self)
 
+    def discard_pending(self) -> None:
+        """Forget the entries not yet written (the file is about to be deleted)."""
+        self._pending.clear()
+
     def delete(self) -> None:
         self._pending.clear()
         self.close()

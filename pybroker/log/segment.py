@@ -380,11 +380,16 @@ class LogSegment:
             self.time_index.maybe_append(self.max_timestamp, self.offset_of_max_timestamp)
 
     def close(self, *, final_time_entry: bool = True) -> None:
-        """Close the files; ``final_time_entry=False`` when they are about to be deleted."""
+        """Close the files; ``final_time_entry=False`` when they are about to be deleted: then
+        index entries still kept in memory are dropped, not written (the directory may have
+        been renamed for deletion already)."""
         if self._closed:
             return
         if final_time_entry and self._indexes_verified:
             self._final_time_entry()
+        if not final_time_entry:
+            self.offset_index.discard_pending()
+            self.time_index.discard_pending()
         self.offset_index.close()
         self.time_index.close()
         self.txn_index.close()

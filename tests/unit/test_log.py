@@ -650,3 +650,17 @@ def test_retention_by_size_and_policy(tmp_path: Path) -> None:
     assert log.log_start_offset == 4
     log.update_config(LogConfig(segment_bytes=size * 2, retention_bytes=0, cleanup_policy="compact"))
     assert log.enforce_retention(T0) == 0
+
+
+def test_a_log_renamed_for_deletion_is_deleted_with_index_entries_not_yet_written(
+        tmp_path: Path) -> None:
+    """Index entries reach their file in bunches; a log whose directory was renamed ``-delete``
+    (topic deletion, a log-dir move) drops the ones still in memory instead of writing them."""
+    log = open_log(tmp_path, index_interval_bytes=1)
+    for _ in range(5):
+        log.append_as_leader(make_batch(3), leader_epoch=0, now_ms=T0)
+    doomed = log.dir.with_name(log.dir.name + ".0123-delete")
+    log.dir.rename(doomed)
+    log.dir = doomed
+    log.delete()
+    assert not doomed.exists()
