@@ -22,6 +22,7 @@ offset commit for a group with no members.
 
 from __future__ import annotations
 
+import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -338,16 +339,26 @@ def coordinator_of(cluster: ClusterProcesses, group_id: str) -> int | None:
 
 
 def fetch_committed(bootstrap: str, group_id: str, topic: str,
-                    partitions: Iterable[int]) -> dict[int, int]:
+                    partitions: Iterable[int], timeout: float = 15.0) -> dict[int, int]:
     """partition -> committed offset (-1: none) as the coordinator at ``bootstrap`` holds them;
-    raises unless it answers as the group's coordinator."""
-    with WireClient(bootstrap) as client:
-        answer = client.call(ApiKey.OFFSET_FETCH, 7, ofreq.OffsetFetchRequest(
-            group_id=group_id, require_stable=True, topics=[ofreq.OffsetFetchRequestTopic(
-                name=topic, partition_indexes=sorted(partitions))]))
-    if answer.error_code:
-        raise RuntimeError(f"OffsetFetch of {group_id} from {bootstrap}: "
-                           f"{ErrorCode(answer.error_code).name}")
+    raises unless it answers as the group's coordinator. Stable offsets are asked for, as a
+    consumer asks: a partition whose commit is still being replicated (or is pending in a
+    transaction) answers UNSTABLE_OFFSET_COMMIT, and the question is asked again, as a client
+    retries it, for up to ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with WireClient(bootstrap) as client:
+            answer = client.call(ApiKey.OFFSET_FETCH, 7, ofreq.OffsetFetchRequest(
+                group_id=group_id, require_stable=True, topics=[ofreq.OffsetFetchRequestTopic(
+                    name=topic, partition_indexes=sorted(partitions))]))
+        if answer.error_code:
+            raise RuntimeError(f"OffsetFetch of {group_id} from {bootstrap}: "
+                               f"{ErrorCode(answer.error_code).name}")
+        unstable = any(p.error_code == ErrorCode.UNSTABLE_OFFSET_COMMIT
+                       for t in answer.topics for p in t.partitions)
+        if not unstable or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     out = {}
     for t in answer.topics:
         for p in t.partitions:
