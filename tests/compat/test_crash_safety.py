@@ -293,7 +293,10 @@ def test_damaged_tail_and_index_are_repaired_at_startup(tmp_path: Path, shutdown
                 f.write(bytes([byte[0] ^ 0xFF]))
         index = logs[3].with_suffix(".index")
         index_size = index.stat().st_size
-        assert index_size >= 16, "the test needs index entries to damage"
+        if shutdown == "clean":
+            # a clean shutdown writes every entry; after a kill the index may hold none yet
+            # (entries reach the file in bunches) and the damage below is all it holds
+            assert index_size >= 16, "the test needs index entries to damage"
         with index.open("ab") as f:  # not a whole entry
             f.write(b"\x01\x02\x03")
         timeindex = logs[3].with_suffix(".timeindex")
