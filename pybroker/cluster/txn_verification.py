@@ -42,7 +42,7 @@ from protocol.messages import (
     add_partitions_to_txn_response as aptr,
 )
 from pybroker.metadata.topics import TRANSACTION_STATE_TOPIC
-from pybroker.network.client import BrokerClient, BrokerClientError
+from pybroker.network.client import BrokerClientError, NodeConnections
 
 if TYPE_CHECKING:
     from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
@@ -256,7 +256,7 @@ class AddPartitionsToTxnManager:
         self._partitions: dict[tuple[str, int], int] = {}
         self._wakeups: dict[int, asyncio.Event] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
-        self._clients: dict[int, BrokerClient] = {}
+        self._connections = NodeConnections(self.client_id, CONNECT_TIMEOUT_S)
         self._stopped = False
 
     def coordinator_of(self, transactional_id: str) -> int | None:
@@ -342,34 +342,21 @@ class AddPartitionsToTxnManager:
 
         endpoint = self.alive_endpoint(node)
         if endpoint is None:
-            self._close(node)
+            self._connections.close(node)
             return failed()
-        client = self._clients.get(node)
-        if client is not None and (not client.connected or (client.host, client.port) != (
-                endpoint.host, endpoint.port)):
-            self._close(node)
-            client = None
-        if client is None:
-            client = BrokerClient(endpoint.host, endpoint.port, client_id=self.client_id)
-            try:
-                await client.connect(CONNECT_TIMEOUT_S)
-            except BrokerClientError as exc:
-                log.info("Cannot reach broker %d to verify transactions: %s", node, exc)
-                return failed()
-            self._clients[node] = client
+        try:
+            client = await self._connections.get(node, endpoint.host, endpoint.port)
+        except BrokerClientError as exc:
+            log.info("Cannot reach broker %d to verify transactions: %s", node, exc)
+            return failed()
         try:
             response = await client.request(ApiKey.ADD_PARTITIONS_TO_TXN, VERIFY_VERSION,
                                             verify_request(sent), self.request_timeout_ms)
         except BrokerClientError as exc:
             log.warning("AddPartitionsToTxn to broker %d failed: %s", node, exc)
-            self._close(node)
+            self._connections.close(node)
             return failed()
         return errors_from_response(response, sent)
-
-    def _close(self, node: int) -> None:
-        client = self._clients.pop(node, None)
-        if client is not None:
-            client.close()
 
     async def shutdown(self) -> None:
         """Stop sending; what still waits is answered NETWORK_EXCEPTION."""
@@ -380,5 +367,4 @@ class AddPartitionsToTxnManager:
         await asyncio.gather(*tasks, return_exceptions=True)
         for p in self.queues.drain_all():
             p.fail(ErrorCode.NETWORK_EXCEPTION)
-        for node in list(self._clients):
-            self._close(node)
+        self._connections.close_all()

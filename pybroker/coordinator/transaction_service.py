@@ -48,7 +48,7 @@ from pybroker.coordinator.transaction.markers import (
 from pybroker.coordinator.transaction.metadata import TopicPartition
 from pybroker.coordinator.transaction.storage import transaction_partition_for
 from pybroker.metadata.topics import TRANSACTION_STATE_TOPIC
-from pybroker.network.client import BrokerClient, BrokerClientError
+from pybroker.network.client import BrokerClientError, NodeConnections
 
 if TYPE_CHECKING:
     from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
@@ -228,7 +228,7 @@ class TxnMarkerChannel:
         self.request_timeout_ms = request_timeout_ms
         self._wakeups: dict[int, asyncio.Event] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
-        self._clients: dict[int, BrokerClient] = {}
+        self._connections = NodeConnections(self.client_id, CONNECT_TIMEOUT_S)
         self._stopped = False
 
     def wakeup(self, destination: int) -> None:
@@ -281,30 +281,22 @@ class TxnMarkerChannel:
         endpoint = self.endpoint_of(destination)
         if endpoint is None:
             # the broker left: the leaders are looked up again
-            self._close(destination)
+            self._connections.close(destination)
             self._call(self.coordinator.requeue_markers, entries)
             return True
-        client = self._clients.get(destination)
-        if client is not None and (not client.connected or (client.host, client.port) != (
-                endpoint.host, endpoint.port)):
-            self._close(destination)
-            client = None
-        if client is None:
-            client = BrokerClient(endpoint.host, endpoint.port, client_id=self.client_id)
-            try:
-                await client.connect(CONNECT_TIMEOUT_S)
-            except BrokerClientError as exc:
-                log.info("Cannot reach broker %d for transaction markers: %s", destination, exc)
-                self._call(self.coordinator.on_markers_failed, entries)
-                return True
-            self._clients[destination] = client
+        try:
+            client = await self._connections.get(destination, endpoint.host, endpoint.port)
+        except BrokerClientError as exc:
+            log.info("Cannot reach broker %d for transaction markers: %s", destination, exc)
+            self._call(self.coordinator.on_markers_failed, entries)
+            return True
         try:
             response = await client.request(ApiKey.WRITE_TXN_MARKERS, self.request_version,
                                             write_txn_markers_request(entries),
                                             self.request_timeout_ms)
         except BrokerClientError as exc:
             log.info("WriteTxnMarkers to broker %d failed: %s", destination, exc)
-            self._close(destination)
+            self._connections.close(destination)
             self._call(self.coordinator.on_markers_failed, entries)
             return True
         errors = errors_by_producer(response)
@@ -312,19 +304,13 @@ class TxnMarkerChannel:
                    entries)
         return any(e != ErrorCode.NONE for by_tp in errors.values() for e in by_tp.values())
 
-    def _close(self, destination: int) -> None:
-        client = self._clients.pop(destination, None)
-        if client is not None:
-            client.close()
-
     async def shutdown(self) -> None:
         self._stopped = True
         tasks = list(self._tasks.values())
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        for destination in list(self._clients):
-            self._close(destination)
+        self._connections.close_all()
 
 
 # ---------------------------------------------------------------------------- the service

@@ -41,6 +41,7 @@ __all__ = [
     "BrokerClientError",
     "BrokerConnectError",
     "ConnectionLostError",
+    "NodeConnections",
     "RequestTimeoutError",
 ]
 
@@ -224,3 +225,37 @@ class BrokerClient(asyncio.BufferedProtocol):
     def __repr__(self) -> str:
         state = "connected" if self.connected else (self._closed or "not connected")
         return f"BrokerClient({self.address}, {state}, {self.in_flight} in flight)"
+
+
+class NodeConnections:
+    """One kept-open :class:`BrokerClient` per broker id, as a sender to several brokers keeps
+    them (Kafka's ``NetworkClient`` per node): made on first use, and made again when the
+    connection was lost or the broker now listens elsewhere. Whoever owns it decides retries
+    and closes a node's connection after a failed request."""
+
+    def __init__(self, client_id: str | None, connect_timeout: float) -> None:
+        self.client_id = client_id
+        self.connect_timeout = connect_timeout
+        self._clients: dict[int, BrokerClient] = {}
+
+    async def get(self, node: int, host: str, port: int) -> BrokerClient:
+        """The connection to ``node`` at ``host:port``; raises :class:`BrokerConnectError`."""
+        client = self._clients.get(node)
+        if client is not None and (not client.connected
+                                   or (client.host, client.port) != (host, port)):
+            self.close(node)
+            client = None
+        if client is None:
+            client = BrokerClient(host, port, client_id=self.client_id)
+            await client.connect(self.connect_timeout)
+            self._clients[node] = client
+        return client
+
+    def close(self, node: int) -> None:
+        client = self._clients.pop(node, None)
+        if client is not None:
+            client.close()
+
+    def close_all(self) -> None:
+        for node in list(self._clients):
+            self.close(node)
