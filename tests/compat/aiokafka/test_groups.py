@@ -3,14 +3,13 @@ and a killed member, with each member in its own process (tests/compat/group_hel
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from kafka import KafkaAdminClient, KafkaProducer
 
 from pybroker.testing.broker_process import BrokerProcess
-from tests.compat.group_helpers import FAST_GROUPS, GroupMember, describe_all, wait_balanced
+from tests.compat.group_helpers import GroupMember, describe_all, wait_balanced
 from tests.compat.kafka_python.test_groups import (
     MEMBER_CONFIG,
     PARTITIONS,
@@ -20,41 +19,6 @@ from tests.compat.kafka_python.test_groups import (
 )
 
 pytestmark = [pytest.mark.compat, pytest.mark.timeout(180)]
-
-
-@pytest.fixture(scope="module")
-def group_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
-    with BrokerProcess(tmp_path_factory.mktemp("aiogroups") / "kafka-logs",
-                       overrides=FAST_GROUPS) as b:
-        yield b
-
-
-@pytest.fixture
-def admin(group_broker: BrokerProcess) -> Iterator[KafkaAdminClient]:
-    client = KafkaAdminClient(bootstrap_servers=group_broker.bootstrap, request_timeout_ms=20_000)
-    try:
-        yield client
-    finally:
-        client.close()
-
-
-@pytest.fixture
-def producer(group_broker: BrokerProcess) -> Iterator[KafkaProducer]:
-    p = KafkaProducer(bootstrap_servers=group_broker.bootstrap, linger_ms=5)
-    try:
-        yield p
-    finally:
-        p.close()
-
-
-@pytest.fixture
-def members() -> Iterator[list[GroupMember]]:
-    started: list[GroupMember] = []
-    try:
-        yield started
-    finally:
-        for m in started:
-            m.stop()
 
 
 def test_membership_changes_rebalance_without_losing_or_doubling_partitions(

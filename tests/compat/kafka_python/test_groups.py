@@ -7,7 +7,6 @@ be killed outright; the test watches what each member reports about its assignme
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from kafka.errors import GroupIdNotFoundError, NonEmptyGroupError, UnknownMember
 from kafka.structs import OffsetAndMetadata
 
 from pybroker.testing.broker_process import BrokerProcess
-from tests.compat.group_helpers import FAST_GROUPS, GroupMember, describe_all, wait_balanced
+from tests.compat.group_helpers import GroupMember, describe_all, wait_balanced
 
 pytestmark = [pytest.mark.compat, pytest.mark.timeout(180)]
 
@@ -29,41 +28,6 @@ MEMBER_CONFIG = {
     "max_poll_interval_ms": 30000,
     "fetch_max_wait_ms": 100,
 }
-
-
-@pytest.fixture(scope="module")
-def group_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
-    with BrokerProcess(tmp_path_factory.mktemp("groups") / "kafka-logs", overrides=FAST_GROUPS) as b:
-        yield b
-
-
-@pytest.fixture
-def admin(group_broker: BrokerProcess) -> Iterator[KafkaAdminClient]:
-    client = KafkaAdminClient(bootstrap_servers=group_broker.bootstrap, request_timeout_ms=20_000)
-    try:
-        yield client
-    finally:
-        client.close()
-
-
-@pytest.fixture
-def members() -> Iterator[list[GroupMember]]:
-    """Members a test started; every one still running is stopped in teardown."""
-    started: list[GroupMember] = []
-    try:
-        yield started
-    finally:
-        for m in started:
-            m.stop()
-
-
-@pytest.fixture
-def producer(group_broker: BrokerProcess) -> Iterator[KafkaProducer]:
-    p = KafkaProducer(bootstrap_servers=group_broker.bootstrap, linger_ms=5)
-    try:
-        yield p
-    finally:
-        p.close()
 
 
 def create_topic(admin: KafkaAdminClient, topic: str, partitions: int) -> None:
