@@ -12,7 +12,7 @@ written to one partition, then read back to the end, in turn, by
 
 kcat is librdkafka in C, so a Python consumer loop does not hide the broker. The time is kcat's
 whole run (the group's join included), the figure records/s; the ratios are group/assign on
-each broker and pybroker/Kafka per consumer. Results go to ``--out`` as JSON and Markdown;
+each broker and pybroker/Kafka per consumer. Results go to ``--out`` as JSON, Markdown and a PNG;
 nothing is asserted (docs/benchmarks.md, "Group consumers").
 """
 
@@ -103,6 +103,39 @@ def run_broker(name: str, args: argparse.Namespace, kcat: str, work: Path,
     return rates
 
 
+def plot(medians: dict[str, dict[str, float | None]], ratios: dict[str, float | None],
+         path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5), width_ratios=[1.3, 1])
+    names = list(medians)
+    width = 0.8 / max(1, len(names))
+    colors = {"pybroker": "tab:blue", "kafka": "tab:orange"}
+    for i, name in enumerate(names):
+        values = [medians[name][c] or 0 for c in CONSUMERS]
+        xs = [x + (i - (len(names) - 1) / 2) * width for x in range(len(CONSUMERS))]
+        bars = left.bar(xs, values, width, label=name, color=colors.get(name))
+        left.bar_label(bars, labels=[f"{v / 1e6:.2f} M" for v in values], fontsize=8)
+    left.set_xticks(range(len(CONSUMERS)), CONSUMERS)
+    left.set_ylabel("records/s (median)")
+    left.legend(fontsize=8)
+    left.grid(axis="y", alpha=0.3)
+    keys = list(ratios)
+    bars = right.bar(range(len(keys)), [ratios[k] or 0 for k in keys], color="tab:green")
+    right.bar_label(bars, labels=[f"{ratios[k]:.2f}" if ratios[k] else "-" for k in keys],
+                    fontsize=8)
+    right.set_xticks(range(len(keys)), [k.replace(" ", "\n", 1) for k in keys], fontsize=7)
+    right.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+    right.set_title("ratios", fontsize=9)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -170,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
                               "errors": errors}
     (args.out / f"bench-group-consume-{stamp}.json").write_text(json.dumps(result, indent=2))
     (args.out / f"bench-group-consume-{stamp}.md").write_text(table + "\n")
+    plot(medians, ratios, args.out / f"bench-group-consume-{stamp}.png",
+         f"librdkafka group vs simple consumer, {args.records:,} records of "
+         f"{args.record_size} bytes - pybroker {machine.get('pybroker_commit', '')}")
     print()
     print(table)
     return 1 if errors else 0
