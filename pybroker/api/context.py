@@ -6,6 +6,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pybroker.security.principal import ANONYMOUS, KafkaPrincipal
+
 if TYPE_CHECKING:
     from pybroker.api.services import BrokerServices
 
@@ -20,6 +22,8 @@ class RequestContext:
     peer: str
     #: the listener the request came in on (Metadata answers with that listener's endpoints)
     listener: str = ""
+    #: who the connection authenticated as (User:ANONYMOUS when it did not)
+    principal: KafkaPrincipal = ANONYMOUS
     now_ms: int = field(default_factory=lambda: int(time.time() * 1000))
     # Set by a handler that wants the connection closed after this request (Kafka closes the
     # connection of an acks=0 producer whose produce failed, since it cannot be told otherwise).

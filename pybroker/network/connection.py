@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ProtocolError
 from protocol.framing import FrameReader
+from pybroker.security.principal import ANONYMOUS, KafkaPrincipal
 
 if TYPE_CHECKING:
     from pybroker.network.dispatch import RequestDispatcher
@@ -68,6 +69,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.dispatcher = dispatcher
         #: the listener this connection was accepted on
         self.listener = listener
+        #: who the connection speaks for; authentication (TLS, SASL) replaces it
+        self.principal: KafkaPrincipal = ANONYMOUS
         self.reader = FrameReader(max_frame_size, chunk=read_chunk)
         self.use_sendfile = use_sendfile
         self.connections = connections

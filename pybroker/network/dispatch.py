@@ -106,6 +106,7 @@ class RequestDispatcher:
             client_id=header.client_id,
             peer=conn.peer,
             listener=conn.listener,
+            principal=conn.principal,
             now_ms=int(time.time() * 1000),
         )
         if self.interceptor is not None:

@@ -1,0 +1,31 @@
+"""Kafka's principal: a type and a name, written ``User:alice``.
+
+A connection that has not authenticated (a PLAINTEXT listener, or a TLS one without client
+certificates) speaks for ``User:ANONYMOUS``, as on Kafka.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+USER_TYPE = "User"
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaPrincipal:
+    principal_type: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.principal_type}:{self.name}"
+
+    @classmethod
+    def parse(cls, text: str) -> KafkaPrincipal:
+        """``User:alice`` -> KafkaPrincipal("User", "alice"); the name may contain colons."""
+        principal_type, sep, name = text.partition(":")
+        if not sep or not principal_type or not name:
+            raise ValueError(f"invalid principal {text!r}: expected Type:name")
+        return cls(principal_type, name)
+
+
+ANONYMOUS = KafkaPrincipal(USER_TYPE, "ANONYMOUS")
