@@ -445,6 +445,7 @@ class Log:
         transactions (:meth:`maybe_start_transaction_verification`)."""
         validated = self.validator.validate(batch, now_ms, origin)
         header = validated.header
+        batch = validated.batch
         marker = None
         duplicate = None
         if header.is_control:

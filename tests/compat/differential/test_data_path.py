@@ -186,6 +186,32 @@ def keyless_records_on_a_compacted_topic(rec: Recorder, names) -> None:
     rec.call("fetch: only the keyed batch", rq.FETCH, 12, rq.fetch(t, 0))
 
 
+def topic_compression(rec: Recorder, names) -> None:
+    """A topic whose compression.type names a codec stores every batch in it: batches produced
+    in another codec (or none) come back re-compressed, with the producer's fields and
+    timestamps; compression.type=uncompressed stores a compressed batch uncompressed. The
+    compressed bytes (and so the CRC and length) depend on each side's codec library."""
+    gz, plain_topic = names("gzip"), names("uncompressed")
+    create(rec, rq.topic(gz, 1, configs={"compression.type": "gzip"}),
+           rq.topic(plain_topic, 1, configs={"compression.type": "uncompressed"}))
+
+    def batch(codec: int, **fields: int) -> bytes:
+        return bytes(build_batch([(b"k%d" % i, b"v%d" % i * 20, [], rq.T0 + i) for i in range(4)],
+                                 codec=codec, **fields))
+
+    rec.call("uncompressed into gzip", rq.PRODUCE, 9, rq.produce(gz, batch(CompressionType.NONE)))
+    rec.call("lz4 into gzip", rq.PRODUCE, 9, rq.produce(gz, batch(CompressionType.LZ4)))
+    rec.call("gzip into gzip", rq.PRODUCE, 9, rq.produce(gz, batch(CompressionType.GZIP)))
+    rec.call("idempotent zstd into gzip", rq.PRODUCE, 9, rq.produce(gz, batch(
+        CompressionType.ZSTD, producer_id=4242, producer_epoch=0, base_sequence=0)))
+    rec.call("snappy into uncompressed", rq.PRODUCE, 9,
+             rq.produce(plain_topic, batch(CompressionType.SNAPPY)))
+    masks = ("responses[*].partitions[*].records[*].header.crc",
+             "responses[*].partitions[*].records[*].header.batch_length")
+    rec.call("fetch the gzip topic", rq.FETCH, 12, rq.fetch(gz, 0), mask=masks)
+    rec.call("fetch the uncompressed topic", rq.FETCH, 12, rq.fetch(plain_topic, 0))
+
+
 def fetch_sessions(rec: Recorder, names) -> None:
     """Fetch sessions (KIP-227): a full fetch at epoch 0 opens one; incremental fetches name
     only changed partitions and are answered only with partitions that have news; forgotten
@@ -429,6 +455,10 @@ def test_fetch_errors(pair, names) -> None:
 
 def test_keyless_records_on_a_compacted_topic(pair, names) -> None:
     pair.check(keyless_records_on_a_compacted_topic, names, KNOWN)
+
+
+def test_topic_compression(pair, names) -> None:
+    pair.check(topic_compression, names, KNOWN)
 
 
 def test_fetch_sessions(pair, names) -> None:
