@@ -46,6 +46,7 @@ from pybroker.cluster.control import ControlRequestHandler
 from pybroker.cluster.fetcher_state import FetcherConfig
 from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
 from pybroker.cluster.replica_fetcher import ReplicaFetcherManager
+from pybroker.cluster.replica_manager import write_high_watermark_checkpoints
 from pybroker.config import BrokerConfig
 from pybroker.config.dynamic import DEFAULT_ENTITY, EffectiveBrokerConfig
 from pybroker.controller.assignment import assign_replicas_rack_unaware
@@ -293,9 +294,11 @@ class ZkBroker(BrokerBase):
         super()._start_scheduled_tasks()
         rm = self.replica_manager
 
-        def checkpoint_high_watermarks(_now: int) -> None:
+        def checkpoint_high_watermarks(_now: int) -> asyncio.Future[None] | None:
             if rm.high_watermark_checkpointing:  # from the first LeaderAndIsr on, as Kafka
-                rm.checkpoint_high_watermarks()
+                return self.in_storage_io(write_high_watermark_checkpoints,
+                                          rm.high_watermark_checkpoints())
+            return None
 
         self._schedule("highwatermark-checkpoint",
                        self.config.get_int("replica.high.watermark.checkpoint.interval.ms"),
