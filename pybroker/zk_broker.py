@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from protocol.errors import ErrorCode
@@ -95,17 +95,34 @@ class ZkProducerIdBlocks:
         return self._allocate(size)
 
 
+#: how long a change notification stays under /config/changes (Kafka's
+#: ZkNodeChangeNotificationListener: 15 minutes, not configurable)
+CHANGE_EXPIRATION_MS = 15 * 60 * 1000
+
+
+def expired_notifications(created: Mapping[str, int], now: int,
+                          expiration_ms: int = CHANGE_EXPIRATION_MS) -> list[str]:
+    """The notifications (by name, with their creation times) older than ``expiration_ms``
+    at ``now``."""
+    return sorted(name for name, ctime in created.items() if now - ctime > expiration_ms)
+
+
 class ConfigChangeWatcher:
     """Applies config changes announced under ``/config/changes`` (Kafka's ``ZkConfigManager``
     for the topics and brokers entities): each notification newer than the last one seen names
     an entity - a topic, a broker, or the brokers' ``<default>`` - whose configs are read again
-    and handed to that entity type's handler."""
+    and handed to that entity type's handler. After each pass, notifications older than 15
+    minutes are deleted, by every broker as in Kafka (whoever comes first)."""
 
     def __init__(self, zk: KafkaZkClient,
-                 handlers: dict[str, Callable[[str, dict[str, str]], None]]) -> None:
+                 handlers: dict[str, Callable[[str, dict[str, str]], None]],
+                 expiration_ms: int = CHANGE_EXPIRATION_MS) -> None:
         self.zk = zk
         self.handlers = handlers
+        self.expiration_ms = expiration_ms
         self.last_seen = ""
+        #: creation times of the notifications read so far
+        self._created: dict[str, int] = {}
         self._pending = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -134,17 +151,36 @@ class ConfigChangeWatcher:
                     self.last_seen = name
                     if found is None:
                         continue
-                    entity_path, _ctime = found
+                    entity_path, self._created[name] = found
                     entity_type, _, entity = entity_path.partition("/")
                     handler = self.handlers.get(entity_type)
                     if handler is not None:
                         handler(entity, await self.zk.get_entity_configs(entity_type, entity))
+                await self._purge(names)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("Could not process config change notifications; retrying")
                 await asyncio.sleep(1)
                 self._pending.set()
+
+
+    async def _purge(self, names: list[str]) -> None:
+        """Delete the notifications past their expiry (Kafka's ``purgeObsoleteNotifications``);
+        those seen before this broker started are read once for their creation time."""
+        for name in names:
+            if name not in self._created:
+                found = await self.zk.get_config_change_notification(name)
+                if found is not None:
+                    self._created[name] = found[1]
+        present = set(names)
+        self._created = {n: t for n, t in self._created.items() if n in present}
+        expired = expired_notifications(self._created, now_ms(), self.expiration_ms)
+        if expired:
+            await self.zk.delete_config_change_notifications(expired)
+            for name in expired:
+                self._created.pop(name, None)
+            log.debug("Purged %d expired config change notification(s)", len(expired))
 
 
 class ZkBroker(BrokerBase):
