@@ -428,7 +428,8 @@ class ZkBroker(BrokerBase):
             error, left = await self.controller.controlled_shutdown(self.broker_id,
                                                                     self.broker_epoch)
             return len(left) if not error else -1
-        node = cache.brokers.get(cache.controller_id)
+        # the controller is reached on the inter-broker listener, as Kafka's controlledShutdown
+        node = cache.alive_endpoint(cache.controller_id, self.inter_broker_listener)
         if node is None:
             return -1
         client = BrokerClient(node.host, node.port, client_id=f"broker-{self.broker_id}")
