@@ -3,8 +3,10 @@
 
 A batch a client produced is checked here once, on the leader, by its header alone: size limits,
 CRC-32C, the v2 header's own consistency, the idempotent producer's fields and, when the topic
-bounds them, the timestamps. Only a batch whose timestamps are out of bounds is decoded, to name
-each offending record as Kafka's record errors do, and a client's batch for a compacted topic,
+bounds them, the timestamps. Records are decoded only where Kafka's checks need them: a batch
+whose timestamps are out of bounds, to name each offending record as Kafka's record errors do
+(and, when the topic bounds how old a record may be, a batch of several records, since only
+the first and the largest timestamps are in the header), a client's batch for a compacted topic,
 whose records must all have a key (INVALID_RECORD naming the keyless ones, as Kafka's
 ``validateKey``; the broker's coordinators always write keys, so their appends are not
 decoded). A topic whose ``compression.type`` names a codec (not ``producer``) stores every
@@ -177,16 +179,24 @@ class LogValidator:
 
     def _validate_timestamps(self, batch: bytearray | memoryview, h: BatchHeader,
                              now_ms: int) -> None:
-        """message.timestamp.before/after.max.ms: the batch's first and largest timestamps are
-        checked; only when one is out of range are the records decoded to name each offender,
-        as Kafka's record errors do."""
+        """message.timestamp.before/after.max.ms, record by record as Kafka checks them. The
+        header tells the first and the largest timestamps, which settle the upper bound; a
+        lower bound needs every record (a later one may be older than the first), so the
+        records are decoded when the topic sets one and the batch has more than one record.
+        Records out of range are named, as Kafka's record errors do."""
         assert self._bounds is not None
         before, after = self._bounds
-        # a record without a timestamp (-1, as converted from message format v0) has nothing
-        # to check, as in Kafka
-        if all(ts == NO_TIMESTAMP or now_ms - before <= ts <= now_ms + after
-               for ts in (h.base_timestamp, h.max_timestamp)):
-            return
+
+        def in_range(ts: int) -> bool:
+            # a record without a timestamp (-1, as converted from message format v0) has
+            # nothing to check, as in Kafka
+            return ts == NO_TIMESTAMP or now_ms - before <= ts <= now_ms + after
+
+        if in_range(h.base_timestamp) and in_range(h.max_timestamp):
+            if before == LONG_MAX or h.records_count == 1:
+                return
+            if all(in_range(r.timestamp) for r in decode_batch(batch, verify_crc=False)[1]):
+                return
         # Kafka prints the bounds as Java longs, so an unlimited upper bound wraps around
         low, high = _java_long(now_ms - before), _java_long(now_ms + after)
         _, records = decode_batch(batch)
@@ -194,7 +204,7 @@ class LogValidator:
             (i, f"Timestamp {r.timestamp} of message with offset {r.offset - h.base_offset} is "
                 f"out of range. The timestamp should be within [{low}, {high}]")
             for i, r in enumerate(records)
-            if r.timestamp != NO_TIMESTAMP and not now_ms - before <= r.timestamp <= now_ms + after
+            if not in_range(r.timestamp)
         ]
         raise InvalidRecords(ErrorCode.INVALID_TIMESTAMP,
                              "One or more records have been rejected due to invalid timestamp",

@@ -6,6 +6,7 @@ must agree field by field except where KNOWN (below) says why not.
 
 from __future__ import annotations
 
+import time
 import uuid
 
 from protocol.messages import delete_records_request as dr
@@ -127,6 +128,12 @@ def produce_errors(rec: Recorder, names) -> None:
     create(rec, rq.topic(strict, 1, configs={"message.timestamp.before.max.ms": "3600000"}))
     # (the messages name the bounds, which come from each broker's clock)
     rec.call("timestamp too old", rq.PRODUCE, 9, rq.produce(strict, rq.batch(2)),
+             mask=("responses[*].partition_responses[*].record_errors[*].batch_index_error_message",))
+    # the first and the largest timestamps are in range; the middle record is a day old
+    now = int(time.time() * 1000)
+    mixed = bytes(build_batch([(b"k%d" % i, b"v", [], ts)
+                               for i, ts in enumerate((now, rq.T0, now + 10))]))
+    rec.call("one record in the middle too old", rq.PRODUCE, 9, rq.produce(strict, mixed),
              mask=("responses[*].partition_responses[*].record_errors[*].batch_index_error_message",))
     rec.call("zstd at v5", rq.PRODUCE, 5, rq.produce(t, rq.batch(1, codec=CompressionType.ZSTD)))
     # min.insync.replicas above the replication factor counts as the replication factor
