@@ -17,7 +17,7 @@ from pybroker.cluster.fetch_session import FetchSessionCache
 from pybroker.cluster.metadata_cache import BrokerEndpoint, BrokerNode, MetadataCache
 from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.cluster.txn_verification import AddPartitionsToTxnManager
-from pybroker.config import BrokerConfig, Endpoint
+from pybroker.config import BrokerConfig, ConfigException, Endpoint
 from pybroker.config.dynamic import DEFAULT_ENTITY, DynamicBrokerConfig, EffectiveBrokerConfig
 from pybroker.controller.local import LocalController
 from pybroker.coordinator.group_service import GroupCoordinatorService
@@ -37,6 +37,7 @@ from pybroker.reconfigurables import (
     ThreadPoolReconfigurable,
     TransactionVerificationReconfigurable,
 )
+from pybroker.security.listeners import listener_security
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,13 @@ class BrokerBase:
     mode = EMBEDDED
 
     def __init__(self, config: BrokerConfig) -> None:
+        try:
+            config.check_listeners()
+        except ConfigException as e:
+            raise ConfigError(e.message) from e
         self.config = config
+        #: (name, security protocol) of the listener brokers reach each other on
+        self.inter_broker: tuple[str, str] = config.inter_broker_listener
         #: the configuration as dynamic broker configs change it (KIP-226)
         self.dynamic_config = DynamicBrokerConfig(config)
         self.broker_id = config.broker_id
@@ -89,7 +96,8 @@ class BrokerBase:
             config.get_int("max.incremental.fetch.session.cache.slots"))
         self.dispatcher = RequestDispatcher(None, self.handlers)
         self.socket_server = SocketServer(
-            self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"))
+            self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"),
+            security=lambda listener: listener_security(self.current_config, listener))
         self._tasks: list[asyncio.Task] = []
         #: the compacting cleaner, once the scheduled tasks run with log.cleaner.enable
         self.log_cleaner: LogCleaner | None = None
@@ -302,8 +310,9 @@ class Broker(BrokerBase):
                                               self.admin)
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, self.producer_ids,
-            endpoint_of=lambda broker_id: cache.brokers.get(broker_id))
-        self._set_up_transaction_verification(cache, lambda b: cache.brokers.get(b))
+            endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker[0]))
+        self._set_up_transaction_verification(
+            cache, lambda b: cache.alive_endpoint(b, self.inter_broker[0]))
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable())
         self.controller.lead_all(now)
         return len(image.topics)

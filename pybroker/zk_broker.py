@@ -153,12 +153,7 @@ class ZkBroker(BrokerBase):
         if not config.zookeeper_connect:
             raise ConfigError("zookeeper.connect is not set: this is the embedded broker")
         super().__init__(config)
-        listeners = {e.listener for e in config.listeners}
-        self.inter_broker_listener = config.get("inter.broker.listener.name") or \
-            config.listeners[0].listener
-        if self.inter_broker_listener not in listeners:
-            raise ConfigError(f"inter.broker.listener.name {self.inter_broker_listener} is not "
-                              f"one of the listeners {sorted(listeners)}")
+        self.inter_broker_listener = self.inter_broker[0]
         self.zk_client = ZkClient(
             config.zookeeper_connect,
             session_timeout_ms=config.get_int("zookeeper.session.timeout.ms"),
@@ -313,8 +308,7 @@ class ZkBroker(BrokerBase):
             self.configs.set_topic_overrides(topic, overrides)
 
     def _registration(self) -> BrokerRegistration:
-        protocol_map = {name: name for name in ("PLAINTEXT", "SSL", "SASL_PLAINTEXT",
-                                                 "SASL_SSL")}
+        protocol_map = self.current_config.security_protocol_map
         endpoints = tuple(
             EndPoint(listener, host, port, protocol_map.get(listener, "PLAINTEXT"))
             for listener, host, port in self._advertised_endpoints())

@@ -219,6 +219,12 @@ BROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     _broker("zookeeper.connection.timeout.ms", INT, None),
     _broker("zookeeper.max.in.flight.requests", INT, 10, at_least(1)),
     _broker("inter.broker.listener.name", STRING, None),
+    # listeners' security (Kafka's SocketServerConfigs, ReplicationConfigs); read, not listed
+    _broker("listener.security.protocol.map", STRING,
+            "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT",
+            mode=PER_BROKER, described=False),
+    _broker("security.inter.broker.protocol", STRING, "PLAINTEXT",
+            one_of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"), described=False),
     _broker("inter.broker.protocol.version", STRING, "3.9-IV0", MESSAGE_FORMAT_VERSION),
     _broker("controller.socket.timeout.ms", INT, 30000),
     _broker("controlled.shutdown.enable", BOOLEAN, True),

@@ -380,8 +380,10 @@ class EffectiveBrokerConfig:
             raise DynamicConfigError(str(e)) from e
         names = [e.listener for e in listeners]
         advertised_names = [e.listener for e in advertised]
-        inter_broker = self.config.get("inter.broker.listener.name") or (
-            names[0] if names else "PLAINTEXT")
+        try:
+            inter_broker = self.config.inter_broker_listener[0]
+        except ConfigException as e:
+            raise DynamicConfigError(str(e.message)) from e
         _requirement(inter_broker in advertised_names,
                      "inter.broker.listener.name must be a listener name defined in "
                      "advertised.listeners. The valid options based on currently configured "

@@ -65,10 +65,13 @@ class KafkaConnection(asyncio.BufferedProtocol):
     def __init__(self, dispatcher: RequestDispatcher, *, max_frame_size: int, use_sendfile: bool,
                  connections: set[KafkaConnection],
                  on_sendfile_unsupported: Callable[[], None] = lambda: None,
-                 listener: str = "", read_chunk: bytearray | None = None) -> None:
+                 listener: str = "", read_chunk: bytearray | None = None,
+                 security_protocol: str = "PLAINTEXT") -> None:
         self.dispatcher = dispatcher
         #: the listener this connection was accepted on
         self.listener = listener
+        #: that listener's security protocol: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL
+        self.security_protocol = security_protocol
         #: who the connection speaks for; authentication (TLS, SASL) replaces it
         self.principal: KafkaPrincipal = ANONYMOUS
         self.reader = FrameReader(max_frame_size, chunk=read_chunk)
