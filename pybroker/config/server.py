@@ -73,6 +73,9 @@ def parse_listeners(value: str) -> list[Endpoint]:
     return endpoints
 
 
+#: a setting for one listener (``listener.name.external.ssl.client.auth``)
+_LISTENER_SETTING = re.compile(r"^listener\.name\.[^.]+\.(.+)$")
+
 #: Kafka's pattern of a listener (SocketServerConfigs.URI_PARSE_REGEXP); the name may hold
 #: underscores (SASL_SSL), which a URL scheme may not
 _LISTENER = re.compile(r"^(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)$")
@@ -103,6 +106,9 @@ class BrokerConfig:
         """Raises ValueError with Kafka's message for a value the catalogue refuses."""
         given = {name: str(value) for name, value in props.items()}
         for name, raw in given.items():
+            listener_setting = _LISTENER_SETTING.match(name)
+            if listener_setting is not None and listener_setting.group(1) in BROKER_CONFIGS:
+                name = listener_setting.group(1)  # one listener's own value of a setting
             if name not in BROKER_CONFIGS:
                 log.warning("the configuration %r was supplied but is not one this broker "
                             "knows: it is ignored", name)

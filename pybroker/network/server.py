@@ -55,7 +55,8 @@ class SocketServer:
                                connections=self._connections.setdefault(listener, set()),
                                on_sendfile_unsupported=self.disable_sendfile,
                                listener=listener, read_chunk=self._read_chunk,
-                               security_protocol=security.protocol)
+                               security_protocol=security.protocol,
+                               tls_principal=security.tls_principal)
 
     def disable_sendfile(self) -> None:
         """New connections write fetched file regions with read+write (this event loop has
@@ -64,7 +65,8 @@ class SocketServer:
 
     async def _open(self, ep: Endpoint) -> None:
         loop = asyncio.get_running_loop()
-        security = self.security(ep.listener)
+        # a TLS listener reads its key and trust stores: off the event loop
+        security = await asyncio.to_thread(self.security, ep.listener)
         tls = security.ssl_context
         server = await loop.create_server(
             lambda: self._new_connection(ep.listener, security),

@@ -9,11 +9,13 @@ start-up, or when a dynamic ``listeners`` change adds one), so a listener takes 
 from __future__ import annotations
 
 import ssl
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pybroker.config import BrokerConfig
-from pybroker.config.listeners import PLAINTEXT, TLS_PROTOCOLS
-from pybroker.security.tls import handshake_timeout_s, server_context
+from pybroker.config.listeners import PLAINTEXT, SSL, TLS_PROTOCOLS
+from pybroker.security.principal import KafkaPrincipal
+from pybroker.security.tls import handshake_timeout_s, principal_builder, server_context
 
 #: how long a TLS handshake may take before the connection is closed (asyncio's default)
 DEFAULT_HANDSHAKE_TIMEOUT_S = 60.0
@@ -27,6 +29,9 @@ class ListenerSecurity:
     protocol: str = PLAINTEXT
     ssl_context: ssl.SSLContext | None = None
     handshake_timeout_s: float = DEFAULT_HANDSHAKE_TIMEOUT_S
+    #: on an SSL listener, who a client is from its certificate (DER, None without one);
+    #: raises ValueError when no ssl.principal.mapping.rules rule names it
+    tls_principal: Callable[[bytes | None], KafkaPrincipal] | None = None
 
 
 PLAINTEXT_LISTENER = ListenerSecurity()
@@ -39,4 +44,5 @@ def listener_security(config: BrokerConfig, listener: str) -> ListenerSecurity:
     if protocol not in TLS_PROTOCOLS:
         return ListenerSecurity(protocol)
     return ListenerSecurity(protocol, server_context(config, listener),
-                            handshake_timeout_s(config))
+                            handshake_timeout_s(config),
+                            principal_builder(config) if protocol == SSL else None)

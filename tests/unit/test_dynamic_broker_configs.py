@@ -397,7 +397,8 @@ def test_listener_changes() -> None:
         "Listeners '['OTHER', 'PLAINTEXT']' must be subset of listener map")
     assert check(listeners, old, effective(
         listeners="PLAINTEXT://:9092,SSL://:9093")) == (
-        "Listener SSL runs over TLS, which this broker does not serve yet")
+        "Listener SSL runs over TLS but has no key store: set ssl.keystore.type=PEM with "
+        "ssl.keystore.location or ssl.keystore.certificate.chain and ssl.keystore.key")
     listeners.validate_reconfiguration(old, effective(
         listeners="PLAINTEXT://:9092,SASL_PLAINTEXT://:9093"))
     new = effective(listeners="PLAINTEXT://:9092,EXTERNAL://:9093",
