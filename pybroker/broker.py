@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import ssl
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +20,7 @@ from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.cluster.txn_verification import AddPartitionsToTxnManager
 from pybroker.config import BrokerConfig, ConfigException, Endpoint
 from pybroker.config.dynamic import DEFAULT_ENTITY, DynamicBrokerConfig, EffectiveBrokerConfig
+from pybroker.config.listeners import TLS_PROTOCOLS
 from pybroker.controller.local import LocalController
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
@@ -38,6 +40,7 @@ from pybroker.reconfigurables import (
     TransactionVerificationReconfigurable,
 )
 from pybroker.security.listeners import listener_security
+from pybroker.security.tls import client_context
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +70,13 @@ class BrokerBase:
         self.config = config
         #: (name, security protocol) of the listener brokers reach each other on
         self.inter_broker: tuple[str, str] = config.inter_broker_listener
+        #: TLS for this broker's connections to that listener (None unless it runs over TLS)
+        self.inter_broker_tls: ssl.SSLContext | None = None
+        if self.inter_broker[1] in TLS_PROTOCOLS:
+            try:
+                self.inter_broker_tls = client_context(config, self.inter_broker[0])
+            except ConfigException as e:
+                raise ConfigError(e.message) from e
         #: the configuration as dynamic broker configs change it (KIP-226)
         self.dynamic_config = DynamicBrokerConfig(config)
         self.broker_id = config.broker_id
@@ -217,7 +227,8 @@ class BrokerBase:
         assert self.transactions is not None
         verifier = self.txn_verification = AddPartitionsToTxnManager(
             self.broker_id, cache, alive_endpoint, self.transactions.partition_for,
-            self.transactions, request_timeout_ms=self.config.get_int("request.timeout.ms"))
+            self.transactions, request_timeout_ms=self.config.get_int("request.timeout.ms"),
+            ssl_context=self.inter_broker_tls)
 
         def apply(enabled: bool) -> None:
             self.replica_manager.set_transaction_verifier(verifier if enabled else None)
@@ -310,7 +321,8 @@ class Broker(BrokerBase):
                                               self.admin)
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, self.producer_ids,
-            endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker[0]))
+            endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker[0]),
+            ssl_context=self.inter_broker_tls)
         self._set_up_transaction_verification(
             cache, lambda b: cache.alive_endpoint(b, self.inter_broker[0]))
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable())
