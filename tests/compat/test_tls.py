@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from pybroker.api.context import RequestContext
+from pybroker.network.dispatch import Interception
 from pybroker.testing.certs import CertificateAuthority, Credential, server_properties
 from pybroker.testing.inprocess import InProcessBroker
 
@@ -37,6 +39,12 @@ class Tls:
     alice: Credential  # a client certificate the default rule names
     bob: Credential  # one the mapping rule renames
     ports: dict[str, int]
+    #: (listener, principal) of every request handled, as its context carries them
+    seen: set[tuple[str, str]]
+
+    def requests_as(self, listener: str) -> set[str]:
+        """The principals requests on ``listener`` carried in their context so far."""
+        return {p for name, p in list(self.seen) if name == listener}
 
     def principals(self, listener: str) -> set[str]:
         return self.broker.call(lambda b: {
@@ -77,9 +85,16 @@ def tls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tls]:
                             inline=False),
     }
     broker = InProcessBroker(tmp / "data", overrides=overrides).start()
+    seen: set[tuple[str, str]] = set()
+
+    def record(ctx: RequestContext, request: object) -> Interception | None:
+        seen.add((ctx.listener, str(ctx.principal)))
+        return broker.faults(ctx, request)
+
     try:
+        broker.call(lambda b: setattr(b.dispatcher, "interceptor", record))
         ports = {name: port for name, _, port in broker.broker.socket_server.bound}  # type: ignore[union-attr]
-        yield Tls(broker, ca, ca.write(tmp), alice, bob, ports)
+        yield Tls(broker, ca, ca.write(tmp), alice, bob, ports, seen)
     finally:
         broker.stop()
 
@@ -204,3 +219,68 @@ def test_a_handshake_that_never_finishes_is_closed_on_a_timeout(tls: Tls) -> Non
         assert sock.recv(1) == b""  # said nothing: closed by the broker
         waited = time.monotonic() - started
     assert 1.5 < waited < 8, waited
+
+
+def test_kafkas_cli_tools_with_pem_key_and_trust_stores(tls: Tls, kafka_tools_lib: Path,
+                                                        tmp_path: Path) -> None:
+    """The Java clients inside Kafka's tools (kafka-topics, the console producer and consumer)
+    with Kafka 3.9's PEM stores: the trust store and a key store file of key and chain."""
+    from tests.compat.cli.conftest import KafkaCli
+
+    config = tmp_path / "client.properties"
+    config.write_text("\n".join([
+        "security.protocol=SSL", "ssl.truststore.type=PEM",
+        f"ssl.truststore.location={tls.ca_file}", "ssl.keystore.type=PEM",
+        f"ssl.keystore.location={tls.alice.files['keystore']}"]) + "\n")
+    cli = KafkaCli(f"127.0.0.1:{tls.ports['SSL']}", kafka_tools_lib)
+    name = topic()
+    cli.tool("kafka-topics", "--command-config", str(config), "--create", "--topic", name,
+             "--partitions", "2")
+    assert name in cli.tool("kafka-topics", "--command-config", str(config), "--list").lines
+    cli.tool("kafka-console-producer", "--producer.config", str(config), "--topic", name,
+             stdin="".join(f"line {i}\n" for i in range(20)))
+    out = cli.tool("kafka-console-consumer", "--consumer.config", str(config), "--topic", name,
+                   "--from-beginning", "--max-messages", "20", "--timeout-ms", "30000")
+    assert sorted(out.lines) == sorted(f"line {i}" for i in range(20))
+    assert ("SSL", "User:CN=alice,OU=eng,O=Example") in tls.seen
+    assert tls.requests_as("SSL") == {"User:CN=alice,OU=eng,O=Example"}
+
+
+def test_an_ssl_only_single_node_sends_its_transaction_markers_over_tls(tmp_path: Path) -> None:
+    """With no PLAINTEXT listener at all, the node reaches itself over TLS (the transaction
+    marker sender, the verification of transactional produces) as its own client."""
+    from confluent_kafka import Consumer, Producer
+
+    ca = CertificateAuthority.create()
+    server = ca.issue("CN=broker")
+    ca_file = ca.write(tmp_path)
+    overrides = {"listeners": "SSL://127.0.0.1:0", "advertised.listeners": "SSL://127.0.0.1:0",
+                 "security.inter.broker.protocol": "SSL",
+                 "transaction.state.log.replication.factor": 1,
+                 "transaction.state.log.min.isr": 1, "transaction.state.log.num.partitions": 1,
+                 **server_properties(ca, server, client_auth="requested")}
+    with InProcessBroker(tmp_path / "data", overrides=overrides) as broker:
+        common = {"bootstrap.servers": broker.bootstrap, "security.protocol": "SSL",
+                  "ssl.ca.location": str(ca_file)}
+        name = topic()
+        producer = Producer({**common, "transactional.id": name})
+        producer.init_transactions(30)
+        producer.begin_transaction()
+        for i in range(10):
+            producer.produce(name, value=b"t%d" % i)
+        producer.commit_transaction(30)
+        consumer = Consumer({**common, "group.id": name, "auto.offset.reset": "earliest",
+                             "isolation.level": "read_committed"})
+        consumer.subscribe([name])
+        got = []
+        deadline = time.monotonic() + 30
+        while len(got) < 10 and time.monotonic() < deadline:
+            msg = consumer.poll(0.5)
+            if msg is not None and msg.error() is None:
+                got.append(msg.value())
+        consumer.close()
+        assert got == [b"t%d" % i for i in range(10)]
+        # the broker's own connections authenticated with its certificate
+        principals = broker.call(lambda b: {str(c.principal)
+                                            for c in b.socket_server.connections})
+        assert "User:CN=broker" in principals, principals
