@@ -125,47 +125,74 @@ def _pkcs12_as_pem(path: str, password: str | None) -> str:
 
 def _key_store(settings: dict[str, Any]) -> tuple[str, str | None] | None:
     """(PEM with the private key and the certificate chain, key password), or None when no key
-    store is configured."""
-    kind = (settings["ssl.keystore.type"] or "JKS").upper()
-    location = settings["ssl.keystore.location"]
+    store is configured; refusals in Kafka's words (DefaultSslEngineFactory)."""
+    kind = settings["ssl.keystore.type"]
+    location, password = settings["ssl.keystore.location"], settings["ssl.keystore.password"]
     chain, key = settings["ssl.keystore.certificate.chain"], settings["ssl.keystore.key"]
-    password = settings["ssl.key.password"]
-    if chain or key:
+    key_password = settings["ssl.key.password"]
+    if key:
         if kind != "PEM":
-            raise ConfigException(f"SSL key store with certificate chain and key inline must be "
-                                  f"of type PEM, not {kind}")
-        if not (chain and key):
-            raise ConfigException("SSL PEM key store needs both ssl.keystore.key and "
-                                  "ssl.keystore.certificate.chain")
+            raise ConfigException("SSL private key can be specified only for PEM, but key store "
+                                  f"type is {kind}.")
+        if not chain:
+            raise ConfigException("SSL private key is specified, but certificate chain is not "
+                                  "specified.")
         if location:
-            raise ConfigException("SSL PEM key store is specified, but key store location is "
-                                  "also set")
+            raise ConfigException("Both SSL key store location and separate private key are "
+                                  "specified.")
+        if password:
+            raise ConfigException("SSL key store password cannot be specified with PEM format, "
+                                  "only key password may be specified.")
         return (normalise_pem(key, "ssl.keystore.key")
-                + normalise_pem(chain, "ssl.keystore.certificate.chain"), password)
+                + normalise_pem(chain, "ssl.keystore.certificate.chain"), key_password)
+    if chain:
+        raise ConfigException("SSL certificate chain is specified, but private key is not "
+                              "specified")
+    if kind == "PEM" and location:
+        if password:
+            raise ConfigException("SSL key store password cannot be specified with PEM format, "
+                                  "only key password may be specified")
+        return normalise_pem(_read(location, "SSL keystore"), "ssl.keystore.location"), \
+            key_password
     if not location:
+        if password:
+            raise ConfigException("SSL key store is not specified, but key store password is "
+                                  "specified.")
         return None
-    if kind == "PEM":
-        return normalise_pem(_read(location, "SSL keystore"), "ssl.keystore.location"), password
+    if not password:
+        raise ConfigException("SSL key store is specified, but key store password is not "
+                              "specified.")
     if kind == "PKCS12":
-        return _pkcs12_as_pem(location, settings["ssl.keystore.password"]), None
+        return _pkcs12_as_pem(location, password), None
     raise ConfigException(f"SSL keystore {location} is of type {kind}, which this broker cannot "
                           "read: use ssl.keystore.type=PEM (or PKCS12)")
 
 
 def _trusted(settings: dict[str, Any]) -> str | None:
     """The trusted certificates as PEM, or None when no trust store is configured."""
-    kind = (settings["ssl.truststore.type"] or "JKS").upper()
+    kind = settings["ssl.truststore.type"]
     location, inline = settings["ssl.truststore.location"], settings["ssl.truststore.certificates"]
+    password = settings["ssl.truststore.password"]
     if inline:
         if kind != "PEM":
-            raise ConfigException(f"SSL trust store with certificates inline must be of type "
-                                  f"PEM, not {kind}")
+            raise ConfigException("SSL trust store certs can be specified only for PEM, but "
+                                  f"trust store type is {kind}.")
+        if location:
+            raise ConfigException("Both SSL trust store location and separate trust "
+                                  "certificates are specified.")
+        if password:
+            raise ConfigException("SSL trust store password cannot be specified for PEM format.")
         return normalise_pem(inline, "ssl.truststore.certificates")
     if not location:
+        if password:
+            raise ConfigException("SSL trust store is not specified, but trust store password "
+                                  "is specified.")
         return None
     if kind != "PEM":
         raise ConfigException(f"SSL truststore {location} is of type {kind}, which this broker "
                               "cannot read: use ssl.truststore.type=PEM")
+    if password:
+        raise ConfigException("SSL trust store password cannot be specified for PEM format.")
     return normalise_pem(_read(location, "SSL truststore"), "ssl.truststore.location")
 
 

@@ -112,9 +112,14 @@ def test_key_stores_this_broker_cannot_read_are_refused(tmp_path: Path) -> None:
     (tmp_path / "ks.jks").write_bytes(b"\xfe\xed\xfe\xed")
     for props, message in (
             ({}, "has no key store"),
-            ({"ssl.keystore.location": str(tmp_path / "ks.jks")}, "of type JKS, which this "
-                                                                  "broker cannot read"),
-            ({"ssl.keystore.type": "PEM", "ssl.keystore.key": "x"}, "needs both"),
+            ({"ssl.keystore.location": str(tmp_path / "ks.jks"),
+              "ssl.keystore.password": "p"}, "of type JKS, which this broker cannot read"),
+            ({"ssl.keystore.location": str(tmp_path / "ks.jks")},
+             "SSL key store is specified, but key store password is not specified."),
+            ({"ssl.keystore.type": "PEM", "ssl.keystore.key": "x"},
+             "SSL private key is specified, but certificate chain is not specified."),
+            ({"ssl.keystore.key": "x", "ssl.keystore.certificate.chain": "y"},
+             "SSL private key can be specified only for PEM, but key store type is JKS."),
     ):
         with pytest.raises(ConfigException, match=message):
             server_context(config(listeners="SSL://:9093", **props), "SSL")
