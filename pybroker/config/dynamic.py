@@ -323,7 +323,9 @@ class EffectiveBrokerConfig:
     def build(cls, props: Mapping[str, str]) -> EffectiveBrokerConfig:
         """The configuration ``props`` give, checked as Kafka's ``KafkaConfig`` checks it
         (DynamicConfigError with Kafka's message)."""
-        catalogued = {k: v for k, v in props.items() if k in BROKER_CONFIGS}
+        # a listener's own value of a catalogued setting (listener.name.<l>.ssl.*) stays too
+        catalogued = {k: v for k, v in props.items()
+                      if k in BROKER_CONFIGS or listener_base_name(k) in BROKER_CONFIGS}
         try:
             config = BrokerConfig.from_dict(catalogued)
         except ValueError as e:

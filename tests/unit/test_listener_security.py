@@ -99,3 +99,12 @@ def test_connections_know_their_listeners_protocol(tmp_path) -> None:
             await broker.stop()
 
     asyncio.run(main())
+
+
+def test_a_listeners_own_settings_survive_a_dynamic_change() -> None:
+    from pybroker.config.dynamic import EffectiveBrokerConfig
+
+    built = EffectiveBrokerConfig.build({"listeners": "PLAINTEXT://:9092",
+                                         "listener.name.secure.ssl.client.auth": "required",
+                                         "log.retention.ms": "1000"})
+    assert built.config.props["listener.name.secure.ssl.client.auth"] == "required"
