@@ -284,3 +284,47 @@ def test_an_ssl_only_single_node_sends_its_transaction_markers_over_tls(tmp_path
         principals = broker.call(lambda b: {str(c.principal)
                                             for c in b.socket_server.connections})
         assert "User:CN=broker" in principals, principals
+
+
+def test_a_tls_listener_added_at_run_time(tmp_path: Path) -> None:
+    """A dynamic ``listeners`` change opens an SSL listener with the listener's TLS settings
+    from server.properties; clients then reach it over TLS with their certificates."""
+    from confluent_kafka.admin import AdminClient
+
+    from protocol.errors import ErrorCode
+    from protocol.messages import ApiKey, alter_configs_request as ac
+    from pybroker.testing.broker_process import free_port
+    from pybroker.testing.wire_client import WireClient
+
+    ca = CertificateAuthority.create()
+    server = ca.issue("CN=broker")
+    carol = ca.issue("CN=carol", client=True)
+    carol.write(tmp_path, "carol")
+    ca_file = ca.write(tmp_path)
+    port, tls_port = free_port(), free_port()
+    overrides = {"listeners": f"PLAINTEXT://127.0.0.1:{port}",
+                 "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
+                 "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,SECURE:SSL",
+                 **server_properties(ca, server, client_auth="required", listener="SECURE")}
+    with InProcessBroker(tmp_path / "data", overrides=overrides, port=port) as broker:
+        listeners = f"PLAINTEXT://127.0.0.1:{port},SECURE://127.0.0.1:{tls_port}"
+        with WireClient(broker.bootstrap) as client:
+            response = client.call(ApiKey.ALTER_CONFIGS, 2, ac.AlterConfigsRequest(resources=[
+                ac.AlterConfigsResource(resource_type=4, resource_name="0", configs=[
+                    ac.AlterableConfig(name="listeners", value=listeners),
+                    ac.AlterableConfig(name="advertised.listeners", value=listeners)])]))
+        [result] = response.responses
+        assert result.error_code == ErrorCode.NONE, result
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and "SECURE" not in broker.call(
+                lambda b: b.socket_server.listener_security):
+            time.sleep(0.05)
+        admin = AdminClient({"bootstrap.servers": f"127.0.0.1:{tls_port}",
+                             "security.protocol": "SSL", "ssl.ca.location": str(ca_file),
+                             "ssl.certificate.location": str(carol.files["chain"]),
+                             "ssl.key.location": str(carol.files["key"])})
+        metadata = admin.list_topics(timeout=10)
+        assert [(b.host, b.port) for b in metadata.brokers.values()] == [
+            ("127.0.0.1", tls_port)]
+        assert broker.call(lambda b: b.socket_server.listener_security["SECURE"].protocol) == \
+            "SSL"
