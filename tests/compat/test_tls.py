@@ -1,6 +1,7 @@
-"""TLS listeners with real clients: kafka-python, confluent-kafka (librdkafka) and aiokafka
-produce and consume over SSL, with and without client certificates, and the broker names each
-connection by its certificate's subject (through ``ssl.principal.mapping.rules``). Fetches
+"""TLS listeners with real clients: kafka-python, confluent-kafka (librdkafka), aiokafka, the
+Java clients (kafka-clients 3.9 and 4.x) and Kafka's CLI tools produce and consume over SSL,
+with and without client certificates, and the broker names each connection by its
+certificate's subject (through ``ssl.principal.mapping.rules``). Fetches
 over TLS take the buffered path (sendfile cannot encrypt); a plaintext client on the TLS port
 and a handshake that never finishes are closed without harm to anyone else.
 
@@ -25,6 +26,14 @@ from pybroker.api.context import RequestContext
 from pybroker.network.dispatch import Interception
 from pybroker.testing.certs import CertificateAuthority, Credential, server_properties
 from pybroker.testing.inprocess import InProcessBroker
+
+# the Java clients' fixtures (kafka-clients 3.9 and 4.x), for the Java test below
+from tests.compat.java.conftest import (  # noqa: F401
+    JavaClient,
+    ProduceRecord,
+    java_client,
+    java_clients,
+)
 
 pytestmark = pytest.mark.compat
 
@@ -328,3 +337,25 @@ def test_a_tls_listener_added_at_run_time(tmp_path: Path) -> None:
             ("127.0.0.1", tls_port)]
         assert broker.call(lambda b: b.socket_server.listener_security["SECURE"].protocol) == \
             "SSL"
+
+
+def test_the_java_clients_with_inline_pem(tls: Tls, java_client: JavaClient) -> None:  # noqa: F811
+    """kafka-clients 3.9 and 4.x (the driver of tests/compat/java), each producing and
+    reading back over SSL with the key store given inline (ssl.keystore.key and
+    ssl.keystore.certificate.chain), as Kafka's clients take it."""
+    name = topic()
+    ssl_config = ["security.protocol=SSL", "ssl.truststore.type=PEM",
+                  f"ssl.truststore.certificates={tls.ca.cert_pem}",
+                  "ssl.keystore.type=PEM", f"ssl.keystore.key={tls.alice.key_pem}",
+                  f"ssl.keystore.certificate.chain={tls.alice.chain_pem}"]
+    options = [arg for item in ssl_config for arg in ("--config", item)]
+    bootstrap = f"127.0.0.1:{tls.ports['SSL']}"
+    records = [ProduceRecord(b"k%d" % i, b"java-%d" % i, partition=0) for i in range(40)]
+    acks = java_client.produce(bootstrap, name, records, *options)
+    assert [a["offset"] for a in acks] == list(range(40))
+    consumed = java_client.run("consume-assign", "--bootstrap", bootstrap, "--topic", name,
+                               "--partitions", "0", "--from-beginning", "--count", "40",
+                               *options)
+    assert consumed[-1]["summary"]["timedOut"] is False
+    assert len([line for line in consumed if "offset" in line]) == 40
+    assert ("SSL", "User:CN=alice,OU=eng,O=Example") in tls.seen
