@@ -39,7 +39,7 @@ from pybroker.reconfigurables import (
     ThreadPoolReconfigurable,
     TransactionVerificationReconfigurable,
 )
-from pybroker.security.listeners import listener_security
+from pybroker.security.listeners import check_listener_security, listener_security
 from pybroker.security.tls import client_context
 
 log = logging.getLogger(__name__)
@@ -65,6 +65,8 @@ class BrokerBase:
     def __init__(self, config: BrokerConfig) -> None:
         try:
             config.check_listeners()
+            for endpoint in config.listeners:  # (their key and trust stores are read later)
+                check_listener_security(config, endpoint.listener)
         except ConfigException as e:
             raise ConfigError(e.message) from e
         self.config = config
@@ -147,6 +149,14 @@ class BrokerBase:
 
     def _advertised_listeners_changed(self, new: EffectiveBrokerConfig) -> None:
         """What this broker advertises changed (a dynamic ``advertised.listeners``)."""
+
+    async def _open_listeners(self) -> None:
+        """Open the configured listeners (a TLS listener whose stores cannot be read is a
+        ConfigError)."""
+        try:
+            await self.socket_server.start(self.current_config.listeners)
+        except ConfigException as e:
+            raise ConfigError(e.message) from e
 
     def _background(self, work: Any, name: str) -> None:
         """Run a coroutine a reconfiguration started; its failure is logged."""
@@ -370,7 +380,7 @@ class Broker(BrokerBase):
             fetch_sessions=self.fetch_sessions,
             transactions=self.transactions,
         )
-        await self.socket_server.start(self.current_config.listeners)
+        await self._open_listeners()
         self._announce_endpoints()
         self._add_listener_reconfigurable()
         self._start_scheduled_tasks()

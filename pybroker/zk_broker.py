@@ -257,7 +257,7 @@ class ZkBroker(BrokerBase):
             metadata_cache=cache, admin=self.admin, configs=self.configs, groups=self.groups,
             producer_ids=producer_ids, apis=self.handlers, fetch_sessions=self.fetch_sessions,
             control=self.control, controller=self.controller, transactions=self.transactions)
-        await self.socket_server.start(self.current_config.listeners)
+        await self._open_listeners()
         self._add_listener_reconfigurable()
         self.zk_client.add_session_listener(self._on_session_event)
         await self._register()

@@ -153,3 +153,19 @@ def test_a_pkcs12_key_store(ca: CertificateAuthority, tmp_path: Path) -> None:
     with pytest.raises(ConfigException, match="of type PKCS12"):
         server_context(config(listeners="SSL://:9093",
                               **{**props, "ssl.keystore.password": "wrong"}), "SSL")
+
+
+def test_settings_checked_without_reading_files(tmp_path: Path) -> None:
+    from pybroker.security.tls import check_server_settings
+
+    missing = str(tmp_path / "nowhere.pem")
+    props = {"ssl.keystore.type": "PEM", "ssl.keystore.location": missing,
+             "ssl.truststore.type": "PEM", "ssl.truststore.location": missing,
+             "ssl.client.auth": "required"}
+    cfg = config(listeners="SSL://:9093", **props)
+    check_server_settings(cfg, "SSL")  # the files are read when the listener opens
+    with pytest.raises(ConfigException, match="Failed to load SSL keystore"):
+        server_context(cfg, "SSL")
+    with pytest.raises(ConfigException, match="needs a trust store"):
+        check_server_settings(config(listeners="SSL://:9093", **{
+            **props, "ssl.truststore.location": ""}), "SSL")
