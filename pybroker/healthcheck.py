@@ -3,9 +3,9 @@ client's first request - the container image's HEALTHCHECK.
 
 The broker is ``--bootstrap host:port``, or else the first PLAINTEXT listener of the
 ``listeners`` the environment configures (``KAFKA_LISTENERS`` with
-``KAFKA_LISTENER_SECURITY_PROTOCOL_MAP``, :mod:`pybroker.config.environment`), reached on 127.0.0.1 when
-it listens on every interface; 127.0.0.1:9092 when nothing says otherwise. Healthy means the
-broker answered with no error and named the APIs it serves.
+``KAFKA_LISTENER_SECURITY_PROTOCOL_MAP``, :mod:`pybroker.config.environment`), reached on
+127.0.0.1 when it listens on every interface; 127.0.0.1:9092 when nothing says otherwise.
+Healthy means the broker answered with no error and named the APIs it serves.
 """
 
 from __future__ import annotations

@@ -101,7 +101,8 @@ def _read(path: str, what: str) -> str:
 
 def _pkcs12_as_pem(path: str, password: str | None) -> str:
     try:
-        from cryptography.hazmat.primitives.serialization import (  # type: ignore[import-not-found,unused-ignore]
+        # (an optional dependency: the tests install it)
+        from cryptography.hazmat.primitives.serialization import (  # type: ignore[import-not-found,unused-ignore]  # noqa: E501
             Encoding,
             NoEncryption,
             PrivateFormat,

@@ -102,7 +102,8 @@ def tls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tls]:
 
     try:
         broker.call(lambda b: setattr(b.dispatcher, "interceptor", record))
-        ports = {name: port for name, _, port in broker.broker.socket_server.bound}  # type: ignore[union-attr]
+        server = broker.call(lambda b: b.socket_server)
+        ports = {name: port for name, _, port in server.bound}
         yield Tls(broker, ca, ca.write(tmp), alice, bob, ports, seen)
     finally:
         broker.stop()
