@@ -6,6 +6,7 @@ import asyncio
 import inspect
 import logging
 import signal
+import ssl
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,8 +19,9 @@ from pybroker.cluster.fetch_session import FetchSessionCache
 from pybroker.cluster.metadata_cache import BrokerEndpoint, BrokerNode, MetadataCache
 from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.cluster.txn_verification import AddPartitionsToTxnManager
-from pybroker.config import BrokerConfig, Endpoint
+from pybroker.config import BrokerConfig, ConfigException, Endpoint
 from pybroker.config.dynamic import DEFAULT_ENTITY, DynamicBrokerConfig, EffectiveBrokerConfig
+from pybroker.config.listeners import TLS_PROTOCOLS
 from pybroker.controller.local import LocalController
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
@@ -38,6 +40,8 @@ from pybroker.reconfigurables import (
     ThreadPoolReconfigurable,
     TransactionVerificationReconfigurable,
 )
+from pybroker.security.listeners import check_listener_security, listener_security
+from pybroker.security.tls import client_context
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +64,22 @@ class BrokerBase:
     mode = EMBEDDED
 
     def __init__(self, config: BrokerConfig) -> None:
+        try:
+            config.check_listeners()
+            for endpoint in config.listeners:  # (their key and trust stores are read later)
+                check_listener_security(config, endpoint.listener)
+        except ConfigException as e:
+            raise ConfigError(e.message) from e
         self.config = config
+        #: (name, security protocol) of the listener brokers reach each other on
+        self.inter_broker: tuple[str, str] = config.inter_broker_listener
+        #: TLS for this broker's connections to that listener (None unless it runs over TLS)
+        self.inter_broker_tls: ssl.SSLContext | None = None
+        if self.inter_broker[1] in TLS_PROTOCOLS:
+            try:
+                self.inter_broker_tls = client_context(config, self.inter_broker[0])
+            except ConfigException as e:
+                raise ConfigError(e.message) from e
         #: the configuration as dynamic broker configs change it (KIP-226)
         self.dynamic_config = DynamicBrokerConfig(config)
         self.broker_id = config.broker_id
@@ -93,7 +112,8 @@ class BrokerBase:
             config.get_int("max.incremental.fetch.session.cache.slots"))
         self.dispatcher = RequestDispatcher(None, self.handlers)
         self.socket_server = SocketServer(
-            self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"))
+            self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"),
+            security=lambda listener: listener_security(self.current_config, listener))
         self._tasks: list[asyncio.Task] = []
         #: the compacting cleaner, once the scheduled tasks run with log.cleaner.enable
         self.log_cleaner: LogCleaner | None = None
@@ -133,6 +153,14 @@ class BrokerBase:
 
     def _advertised_listeners_changed(self, new: EffectiveBrokerConfig) -> None:
         """What this broker advertises changed (a dynamic ``advertised.listeners``)."""
+
+    async def _open_listeners(self) -> None:
+        """Open the configured listeners (a TLS listener whose stores cannot be read is a
+        ConfigError)."""
+        try:
+            await self.socket_server.start(self.current_config.listeners)
+        except ConfigException as e:
+            raise ConfigError(e.message) from e
 
     def _background(self, work: Any, name: str) -> None:
         """Run a coroutine a reconfiguration started; its failure is logged."""
@@ -219,7 +247,8 @@ class BrokerBase:
         assert self.transactions is not None
         verifier = self.txn_verification = AddPartitionsToTxnManager(
             self.broker_id, cache, alive_endpoint, self.transactions.partition_for,
-            self.transactions, request_timeout_ms=self.config.get_int("request.timeout.ms"))
+            self.transactions, request_timeout_ms=self.config.get_int("request.timeout.ms"),
+            ssl_context=self.inter_broker_tls)
 
         def apply(enabled: bool) -> None:
             self.replica_manager.set_transaction_verifier(verifier if enabled else None)
@@ -318,8 +347,10 @@ class Broker(BrokerBase):
         self.controller.deleted_partition_listeners.append(self.groups.partitions_deleted)
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, self.producer_ids,
-            endpoint_of=lambda broker_id: cache.brokers.get(broker_id))
-        self._set_up_transaction_verification(cache, lambda b: cache.brokers.get(b))
+            endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker[0]),
+            ssl_context=self.inter_broker_tls)
+        self._set_up_transaction_verification(
+            cache, lambda b: cache.alive_endpoint(b, self.inter_broker[0]))
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable())
         self.controller.lead_all(now)
         return len(image.topics)
@@ -365,7 +396,7 @@ class Broker(BrokerBase):
             fetch_sessions=self.fetch_sessions,
             transactions=self.transactions,
         )
-        await self.socket_server.start(self.current_config.listeners)
+        await self._open_listeners()
         self._announce_endpoints()
         self._add_listener_reconfigurable()
         self._start_scheduled_tasks()
