@@ -85,8 +85,8 @@ def cleanup(bootstrap: str, prefix: str, *, timeout: float = 15.0, group_wait: f
         brokers = {b.node_id: _address(b.host, b.port) for b in meta.brokers}
         controller = brokers.get(meta.controller_id, bootstrap)
         topics = sorted(t.name for t in meta.topics if t.name and t.name.startswith(prefix))
-        if topics:
-            _delete_topics(conns(controller), table, topics, done)
+        # groups first: deleting a topic deletes the offsets committed for it, and with them
+        # the empty groups that had nothing else
         if ApiKey.LIST_GROUPS in table and ApiKey.DELETE_GROUPS in table:
             groups: set[str] = set()
             for address in brokers.values() or [bootstrap]:
@@ -94,6 +94,8 @@ def cleanup(bootstrap: str, prefix: str, *, timeout: float = 15.0, group_wait: f
                                              list_groups_request.ListGroupsRequest())
                 groups.update(g.group_id for g in listed.groups if g.group_id.startswith(prefix))
             _delete_groups(conns, bootstrap, table, sorted(groups), done, now() + group_wait, now)
+        if topics:
+            _delete_topics(conns(controller), table, topics, done)
     except (OSError, ValueError) as e:
         done.left.append(f"cleanup stopped: {e}")
     finally:
