@@ -84,7 +84,8 @@ def produce_fetch(ctx: Context) -> None:
 
 def codec(ctx: Context, codec: str) -> None:
     """Produce 50 records in compressed batches; read them back unchanged."""
-    _round_trip(ctx, **{"compression.type": codec, "acks": 1})
+    config: dict[str, Any] = {"compression.type": codec, "acks": 1}
+    _round_trip(ctx, **config)
 
 
 for _codec in CODECS:
@@ -94,7 +95,8 @@ for _codec in CODECS:
 @scenario("idempotence", client=CLIENT, timeout=30)
 def idempotence(ctx: Context) -> None:
     """An idempotent producer writes 500 records once, in order (max 5 requests in flight)."""
-    _round_trip(ctx, n=500, **{"enable.idempotence": True, "batch.num.messages": 20})
+    config: dict[str, Any] = {"enable.idempotence": True, "batch.num.messages": 20}
+    _round_trip(ctx, n=500, **config)
 
 
 @scenario("transactions", client=CLIENT, timeout=45)
@@ -129,7 +131,8 @@ def transactions(ctx: Context) -> None:
     ctx.check(committed[0].offset == 3, "the offset sent to the transaction was not committed",
               committed=str(committed))
     expected = batches["a"] + batches["c"]
-    got = _consume(ctx, topic, len(expected), **{"isolation.level": "read_committed"})
+    config: dict[str, Any] = {"isolation.level": "read_committed"}
+    got = _consume(ctx, topic, len(expected), **config)
     seen = [(m.key(), m.value()) for m in got]
     ctx.check(seen == expected, "read_committed did not see exactly the committed records",
               expected=[k for k, _ in expected], fetched=[k for k, _ in seen])
@@ -265,9 +268,12 @@ def admin_groups(ctx: Context) -> None:
     try:
         c.subscribe([topic])
         got: list[Any] = []
-        ctx.wait_until(lambda: got.extend(m for m in c.consume(5, timeout=0.3)
-                                          if m.error() is None) or len(got) >= 5,
-                       "the member reading 5 records")
+
+        def read() -> bool:
+            got.extend(m for m in c.consume(5, timeout=0.3) if m.error() is None)
+            return len(got) >= 5
+
+        ctx.wait_until(read, "the member reading 5 records")
         c.commit(asynchronous=False)
     finally:
         c.close()
