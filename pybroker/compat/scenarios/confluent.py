@@ -108,12 +108,14 @@ def transactions(ctx: Context) -> None:
     topic, source, group = ctx.topic(), ctx.topic("in"), ctx.group()
     _produce(ctx, source, records(3, "src"), partition=0)
     producer = Producer(_conf(ctx, **{"transactional.id": ctx.transactional_id()}))
+    ctx.log("init_transactions")
     producer.init_transactions(ctx.remaining())
     batches = {tag: records(10, tag) for tag in ("a", "b", "c")}
     consumer = Consumer(_conf(ctx, **{"group.id": group, "enable.auto.commit": False,
                                       "auto.offset.reset": "earliest"}))
     try:
         for tag, commit in (("a", True), ("b", False), ("c", True)):
+            ctx.log(f"transaction {tag}: {'commit' if commit else 'abort'}")
             producer.begin_transaction()
             for k, v in batches[tag]:
                 producer.produce(topic, key=k, value=v, partition=0)
