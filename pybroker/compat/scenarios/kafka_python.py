@@ -222,15 +222,15 @@ def admin_configs(ctx: Context) -> None:
         admin.create_topics([NewTopic(topic, 1, 1, topic_configs={"retention.ms": "3600000"})])
         resource = ConfigResource(ConfigResourceType.TOPIC, topic)
 
-        def value(name: str) -> Any:
+        def config_value(name: str) -> Any:
             described = admin.describe_configs([resource], config_filter="all")
             ctx.evidence("described", described)
             return described["topic"][topic][name]["value"]
 
-        ctx.check(value("retention.ms") == "3600000", "the topic's retention.ms was not kept")
+        ctx.check(config_value("retention.ms") == "3600000", "the topic's retention.ms was not kept")
         admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic,
                                             configs={"segment.ms": "7200000"})])
-        ctx.check(value("segment.ms") == "7200000", "the altered segment.ms was not kept")
+        ctx.check(config_value("segment.ms") == "7200000", "the altered segment.ms was not kept")
     finally:
         admin.close()
 
