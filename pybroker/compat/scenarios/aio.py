@@ -191,3 +191,44 @@ def admin_topics(ctx: Context) -> None:
             await admin.close()
 
     _run(ctx, go())
+
+
+@scenario("list-offsets", client=CLIENT, timeout=30)
+def list_offsets(ctx: Context) -> None:
+    """Earliest, latest and by-timestamp offsets of a partition of 20 timestamped records."""
+
+    async def go() -> None:
+        import time
+
+        from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+
+        topic = ctx.topic()
+        ts0 = int(time.time() * 1000) - 3_600_000
+        producer = AIOKafkaProducer(bootstrap_servers=ctx.bootstrap, acks="all")
+        await producer.start()
+        try:
+            for i, (k, v) in enumerate(records(20)):
+                await producer.send(topic, key=k, value=v, partition=0,
+                                    timestamp_ms=ts0 + 1000 * i)
+            await producer.flush()
+        finally:
+            await producer.stop()
+        tp = TopicPartition(topic, 0)
+        consumer = AIOKafkaConsumer(bootstrap_servers=ctx.bootstrap)
+        await consumer.start()
+        try:
+            earliest = (await consumer.beginning_offsets([tp]))[tp]
+            latest = (await consumer.end_offsets([tp]))[tp]
+            by_time = (await consumer.offsets_for_times({tp: ts0 + 5500}))[tp]
+            after = (await consumer.offsets_for_times({tp: ts0 + 60_000}))[tp]
+        finally:
+            await consumer.stop()
+        ctx.evidence("offsets", {"earliest": earliest, "latest": latest, "by_time": by_time,
+                                 "after_the_last": after})
+        ctx.check((earliest, latest) == (0, 20), "earliest/latest are not 0/20")
+        ctx.check(by_time is not None and by_time.offset == 6
+                  and by_time.timestamp == ts0 + 6000,
+                  "the offset for a timestamp is not the first record at or after it")
+        ctx.check(after is None, "a timestamp after the last record found an offset")
+
+    _run(ctx, go())

@@ -344,3 +344,49 @@ def delete_records(ctx: Context) -> None:
     result = admin.delete_records([tp])[tp].result(ctx.remaining())
     ctx.evidence("delete_records", str(result))
     ctx.check(result.low_watermark == 7, f"the log starts at {result.low_watermark}, not 7")
+
+
+def old_format(ctx: Context, fallback: str) -> None:
+    """librdkafka without ApiVersions, on an old broker's fallback versions (0.9.0: Produce
+    and Fetch v1, message format v0; 0.8.2: v0) produces and fetches 30 records."""
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    pinned = {"api.version.request": False, "broker.version.fallback": fallback}
+    topic = ctx.topic()
+    admin = AdminClient(_conf(ctx))
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(ctx.remaining())
+    sent = records(30)
+    errors: list[str] = []
+    p = Producer(_conf(ctx, **{"linger.ms": 5, **pinned}))
+
+    def delivered(err: Any, _msg: Any) -> None:
+        if err is not None:
+            errors.append(str(err))
+
+    for k, v in sent:
+        p.produce(topic, key=k, value=v, partition=0, on_delivery=delivered)
+    left = p.flush(ctx.remaining())
+    ctx.check(not errors and not left, "not every record was delivered", errors=errors[:5])
+    c = Consumer(_conf(ctx, **{"group.id": ctx.group("reader"), "enable.auto.commit": False,
+                               **pinned}))
+    try:
+        c.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
+        got: list[Any] = []
+
+        def read() -> bool:
+            got.extend(m for m in c.consume(30, timeout=0.3) if m.error() is None)
+            return len(got) >= 30
+
+        ctx.wait_until(read, "fetching the 30 records")
+    finally:
+        c.close()
+    seen = [(m.offset(), m.key(), m.value()) for m in got]
+    expected = [(i, k, v) for i, (k, v) in enumerate(sent)]
+    ctx.check(seen == expected, "fetched records differ", sent=expected[:3], fetched=seen[:3])
+
+
+scenario("old-formats", client=CLIENT, name="old-formats-0.9.0", timeout=30,
+         params={"fallback": "0.9.0"})(old_format)
+scenario("old-formats", client=CLIENT, name="old-formats-0.8.2", timeout=30,
+         params={"fallback": "0.8.2"})(old_format)
