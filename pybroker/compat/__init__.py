@@ -41,6 +41,14 @@ A scenario is a module-level function taking a :class:`Context`, registered with
   capability. A scenario's id is ``<client>/<name>``. ``params`` (JSON values) reach the
   function as keyword arguments, for one function registered several times (the codecs).
 
+Running from Python
+-------------------
+
+``pybroker.compat.runner.run_suite(bootstrap, scenarios, name=..., reference_bootstrap=...)``
+runs scenarios (``load_scenarios().values()``, filtered as you like) and returns a ``Run``;
+``pybroker.compat.report.write_report(run.to_json(), directory)`` writes its card. The card's
+JSON (``Run.to_json()``) is what the renderers read, so a saved ``report.json`` renders again.
+
 Modules: :mod:`.scenario` (this interface and the registry), :mod:`.capabilities` (the table
 of capabilities and the APIs each needs), :mod:`.clients`, :mod:`.apiversions` (the raw
 ApiVersions probe and the not-offered decision), :mod:`.wire` (a raw protocol connection for

@@ -232,3 +232,74 @@ def list_offsets(ctx: Context) -> None:
         ctx.check(after is None, "a timestamp after the last record found an offset")
 
     _run(ctx, go())
+
+
+@scenario("delete-records", client=CLIENT, timeout=30)
+def delete_records(ctx: Context) -> None:
+    """Records before offset 7 are deleted; the answer and the partition then start at 7."""
+
+    async def go() -> None:
+        from aiokafka import AIOKafkaConsumer, TopicPartition
+        from aiokafka.admin import AIOKafkaAdminClient, RecordsToDelete
+
+        topic = ctx.topic()
+        await _produce(ctx, topic, records(10), partition=0)
+        tp = TopicPartition(topic, 0)
+        admin = AIOKafkaAdminClient(bootstrap_servers=ctx.bootstrap)
+        await admin.start()
+        try:
+            answer = await admin.delete_records({tp: RecordsToDelete(before_offset=7)})
+        finally:
+            await admin.close()
+        ctx.evidence("delete_records", {str(k): v for k, v in answer.items()})
+        ctx.check(answer.get(tp) == 7, "DeleteRecords did not answer low watermark 7")
+        consumer = AIOKafkaConsumer(bootstrap_servers=ctx.bootstrap)
+        await consumer.start()
+        try:
+            start = (await consumer.beginning_offsets([tp]))[tp]
+        finally:
+            await consumer.stop()
+        ctx.check(start == 7, f"the log starts at {start}, not 7")
+
+    _run(ctx, go())
+
+
+@scenario("admin-groups", client=CLIENT, timeout=45)
+def admin_groups(ctx: Context) -> None:
+    """A group commits offsets; it is listed, described Empty, and its offsets listed (aiokafka's
+    admin client has no calls to alter offsets or delete groups)."""
+
+    async def go() -> None:
+        from aiokafka import AIOKafkaConsumer, TopicPartition
+        from aiokafka.admin import AIOKafkaAdminClient
+
+        topic, group = ctx.topic(), ctx.group()
+        await _produce(ctx, topic, records(5), partition=0)
+        consumer = AIOKafkaConsumer(topic, bootstrap_servers=ctx.bootstrap, group_id=group,
+                                    enable_auto_commit=False, auto_offset_reset="earliest")
+        await consumer.start()
+        try:
+            n = 0
+            while n < 5:
+                n += sum(len(b) for b in (await consumer.getmany(timeout_ms=300)).values())
+            await consumer.commit()
+        finally:
+            await consumer.stop()
+        admin = AIOKafkaAdminClient(bootstrap_servers=ctx.bootstrap)
+        await admin.start()
+        try:
+            listed = [g[0] for g in await admin.list_consumer_groups()]
+            ctx.check(group in listed, "the group is not listed", listed=listed)
+            described = await admin.describe_consumer_groups([group])
+            ctx.evidence("described", repr(described))
+            groups = described[0].groups
+            ctx.check(groups and groups[0][2] == "Empty", "the group is not described Empty")
+            offsets = await admin.list_consumer_group_offsets(group)
+            tp = TopicPartition(topic, 0)
+            ctx.check(tp in offsets and offsets[tp].offset == 5,
+                      "the committed offset is not listed",
+                      offsets={str(k): v.offset for k, v in offsets.items()})
+        finally:
+            await admin.close()
+
+    _run(ctx, go())
