@@ -18,7 +18,7 @@ A scenario is a module-level function taking a :class:`Context`, registered with
 
     @scenario("produce-fetch", client="kafka-python", timeout=30)
     def produce_fetch(ctx: Context) -> None:
-        topic = ctx.topic()                  # compat-<runid>-<scenario>-t, cleaned up afterwards
+        topic = ctx.create_topic()           # compat-<runid>-<scenario>-t, cleaned up afterwards
         ...                                  # talk to ctx.bootstrap with the client library
         ctx.evidence("produced", offsets)    # shown with a failure in the report card
         ctx.check(got == sent, "fetched records differ", sent=sent, got=got)
@@ -33,6 +33,8 @@ A scenario is a module-level function taking a :class:`Context`, registered with
 * It names topics, groups and transactional ids only through :meth:`Context.topic`,
   :meth:`Context.group` and :meth:`Context.transactional_id`: everything under the run prefix
   ``compat-<runid>-`` is deleted at the end of the run (and on Ctrl-C), nothing else is touched.
+  :meth:`Context.create_topic` creates a topic and waits for its leaders, so that a scenario
+  does not depend on auto-creation (off on many brokers).
 * Its module must be listed in :data:`pybroker.compat.scenarios.SCENARIO_MODULES` (the child
   imports it by name) and must import client libraries inside the function or guard them, so
   that listing scenarios works where a library is missing; the client's availability is

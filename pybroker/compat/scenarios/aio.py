@@ -51,7 +51,7 @@ async def _consume(ctx: Context, topic: str, n: int, **config: Any) -> list[Any]
 
 
 async def _round_trip(ctx: Context, n: int = 50, **producer_config: Any) -> None:
-    topic = ctx.topic()
+    topic = await asyncio.to_thread(ctx.create_topic)
     sent = records(n)
     offsets = await _produce(ctx, topic, sent, **producer_config)
     ctx.evidence("produced offsets", offsets)
@@ -92,7 +92,7 @@ def transactions(ctx: Context) -> None:
     async def go() -> None:
         from aiokafka import AIOKafkaProducer
 
-        topic = ctx.topic()
+        topic = await asyncio.to_thread(ctx.create_topic)
         producer = AIOKafkaProducer(bootstrap_servers=ctx.bootstrap,
                                     transactional_id=ctx.transactional_id())
         await producer.start()
@@ -202,7 +202,7 @@ def list_offsets(ctx: Context) -> None:
 
         from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-        topic = ctx.topic()
+        topic = await asyncio.to_thread(ctx.create_topic)
         ts0 = int(time.time() * 1000) - 3_600_000
         producer = AIOKafkaProducer(bootstrap_servers=ctx.bootstrap, acks="all")
         await producer.start()
@@ -242,7 +242,7 @@ def delete_records(ctx: Context) -> None:
         from aiokafka import AIOKafkaConsumer, TopicPartition
         from aiokafka.admin import AIOKafkaAdminClient, RecordsToDelete
 
-        topic = ctx.topic()
+        topic = await asyncio.to_thread(ctx.create_topic)
         await _produce(ctx, topic, records(10), partition=0)
         tp = TopicPartition(topic, 0)
         admin = AIOKafkaAdminClient(bootstrap_servers=ctx.bootstrap)
@@ -273,7 +273,7 @@ def admin_groups(ctx: Context) -> None:
         from aiokafka import AIOKafkaConsumer, TopicPartition
         from aiokafka.admin import AIOKafkaAdminClient
 
-        topic, group = ctx.topic(), ctx.group()
+        topic, group = await asyncio.to_thread(ctx.create_topic), ctx.group()
         await _produce(ctx, topic, records(5), partition=0)
         consumer = AIOKafkaConsumer(topic, bootstrap_servers=ctx.bootstrap, group_id=group,
                                     enable_auto_commit=False, auto_offset_reset="earliest")

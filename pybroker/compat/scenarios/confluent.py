@@ -62,7 +62,7 @@ def _consume(ctx: Context, topic: str, n: int, partition: int = 0, **config: Any
 
 
 def _round_trip(ctx: Context, n: int = 50, **producer_config: Any) -> None:
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     sent = records(n)
     offsets = _produce(ctx, topic, sent, **producer_config)
     ctx.evidence("produced offsets", offsets)
@@ -105,7 +105,7 @@ def transactions(ctx: Context) -> None:
     read_committed sees the committed records only, and the group's offset is committed."""
     from confluent_kafka import Consumer, Producer, TopicPartition
 
-    topic, source, group = ctx.topic(), ctx.topic("in"), ctx.group()
+    topic, source, group = ctx.create_topic(), ctx.create_topic("in"), ctx.group()
     _produce(ctx, source, records(3, "src"), partition=0)
     producer = Producer(_conf(ctx, **{"transactional.id": ctx.transactional_id()}))
     ctx.log("init_transactions")
@@ -261,7 +261,7 @@ def admin_groups(ctx: Context) -> None:
     from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
     from confluent_kafka.admin import AdminClient
 
-    topic, group = ctx.topic(), ctx.group()
+    topic, group = ctx.create_topic(), ctx.group()
     _produce(ctx, topic, records(5), partition=0)
     from confluent_kafka import Consumer
 
@@ -308,7 +308,7 @@ def list_offsets(ctx: Context) -> None:
     from confluent_kafka import Producer, TopicPartition
     from confluent_kafka.admin import AdminClient, OffsetSpec
 
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     ts0 = int(time.time() * 1000) - 3_600_000
     p = Producer(_conf(ctx, acks="all"))
     for i, (k, v) in enumerate(records(20)):
@@ -337,7 +337,7 @@ def delete_records(ctx: Context) -> None:
     from confluent_kafka import TopicPartition
     from confluent_kafka.admin import AdminClient
 
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     _produce(ctx, topic, records(10), partition=0)
     admin = AdminClient(_conf(ctx))
     tp = TopicPartition(topic, 0, 7)

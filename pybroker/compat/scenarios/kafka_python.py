@@ -47,7 +47,7 @@ def _consume(ctx: Context, topic: str, n: int, partition: int = 0, **config: Any
 
 
 def _round_trip(ctx: Context, n: int = 50, **producer_config: Any) -> None:
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     sent = records(n)
     offsets = _produce(ctx, topic, sent, **producer_config)
     ctx.evidence("produced offsets", offsets)
@@ -89,7 +89,7 @@ def transactions(ctx: Context) -> None:
     read_uncommitted all three batches."""
     from kafka import KafkaProducer
 
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     producer = KafkaProducer(bootstrap_servers=ctx.bootstrap,
                              transactional_id=ctx.transactional_id())
     batches = {tag: records(10, tag) for tag in ("a", "b", "c")}
@@ -242,7 +242,7 @@ def admin_groups(ctx: Context) -> None:
     from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
     from kafka.structs import OffsetAndMetadata
 
-    topic, group = ctx.topic(), ctx.group()
+    topic, group = ctx.create_topic(), ctx.group()
     _produce_to(ctx, topic, 0, 5)
     consumer = KafkaConsumer(topic, bootstrap_servers=ctx.bootstrap, group_id=group,
                              enable_auto_commit=False, auto_offset_reset="earliest")
@@ -285,7 +285,7 @@ def admin_groups(ctx: Context) -> None:
 def old_format(ctx: Context, api_version: list[int]) -> None:
     """kafka-python pinned to an old broker version produces and fetches in the old message
     format (magic 1 for 0.10, magic 0 for 0.9); its timestamps and values come back."""
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     version = tuple(api_version)
     sent = records(30)
     ts0 = int(time.time() * 1000) - 60_000
@@ -335,7 +335,7 @@ def list_offsets(ctx: Context) -> None:
     """Earliest, latest and by-timestamp offsets of a partition of 20 timestamped records."""
     from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     ts0 = int(time.time() * 1000) - 3_600_000
     producer = KafkaProducer(bootstrap_servers=ctx.bootstrap, acks="all")
     try:
@@ -366,7 +366,7 @@ def delete_records(ctx: Context) -> None:
     """Records before offset 7 are deleted; the partition then starts at 7."""
     from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
 
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     _produce_to(ctx, topic, 0, 10)
     tp = TopicPartition(topic, 0)
     admin = KafkaAdminClient(bootstrap_servers=ctx.bootstrap)
