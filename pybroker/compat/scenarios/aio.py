@@ -124,15 +124,8 @@ def group_classic(ctx: Context) -> None:
 
     async def go() -> None:
         from aiokafka import AIOKafkaConsumer, TopicPartition
-        from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
-        topic, group = ctx.topic(), ctx.group()
-        admin = AIOKafkaAdminClient(bootstrap_servers=ctx.bootstrap)
-        await admin.start()
-        try:
-            await admin.create_topics([NewTopic(topic, 2, 1)])
-        finally:
-            await admin.close()
+        topic, group = await asyncio.to_thread(ctx.create_topic, partitions=2), ctx.group()
         for p in (0, 1):
             await _produce(ctx, topic, records(5, f"p{p}"), partition=p)
 

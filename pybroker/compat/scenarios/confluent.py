@@ -145,11 +145,8 @@ def group_classic(ctx: Context) -> None:
     """One member takes both partitions and commits; a second member joins and the group
     rebalances to one partition each; the committed offsets are fetched back."""
     from confluent_kafka import Consumer, TopicPartition
-    from confluent_kafka.admin import AdminClient, NewTopic
 
-    topic, group = ctx.topic(), ctx.group()
-    admin = AdminClient(_conf(ctx))
-    admin.create_topics([NewTopic(topic, 2, 1)])[topic].result(ctx.remaining())
+    topic, group = ctx.create_topic(partitions=2), ctx.group()
     for p in (0, 1):
         _produce(ctx, topic, records(5, f"p{p}"), partition=p)
 
@@ -350,12 +347,9 @@ def old_format(ctx: Context, fallback: str) -> None:
     """librdkafka without ApiVersions, on an old broker's fallback versions (0.9.0: Produce
     and Fetch v1, message format v0; 0.8.2: v0) produces and fetches 30 records."""
     from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
-    from confluent_kafka.admin import AdminClient, NewTopic
 
     pinned = {"api.version.request": False, "broker.version.fallback": fallback}
-    topic = ctx.topic()
-    admin = AdminClient(_conf(ctx))
-    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(ctx.remaining())
+    topic = ctx.create_topic()
     sent = records(30)
     errors: list[str] = []
     p = Producer(_conf(ctx, **{"linger.ms": 5, **pinned}))

@@ -122,15 +122,9 @@ def transactions(ctx: Context) -> None:
 def group_classic(ctx: Context) -> None:
     """One member takes both partitions and commits; a second member joins and the group
     rebalances to one partition each; the committed offsets are fetched back."""
-    from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
-    from kafka.admin import NewTopic
+    from kafka import KafkaConsumer, TopicPartition
 
-    topic, group = ctx.topic(), ctx.group()
-    admin = KafkaAdminClient(bootstrap_servers=ctx.bootstrap)
-    try:
-        admin.create_topics([NewTopic(topic, 2, 1)])
-    finally:
-        admin.close()
+    topic, group = ctx.create_topic(partitions=2), ctx.group()
     for p in (0, 1):
         _produce_to(ctx, topic, p, 5)
 
