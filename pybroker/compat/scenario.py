@@ -52,7 +52,7 @@ class Scenario:
     def load(self) -> ScenarioFunction:
         """The scenario's function (imports its module)."""
         func: ScenarioFunction = getattr(importlib.import_module(self.module), self.function)
-        return getattr(func, "__wrapped_scenario__", func)
+        return func
 
 
 #: every registered scenario by id, in registration order
