@@ -5,6 +5,7 @@ groups and nothing else, and the command's exit status says whether anything fai
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -59,6 +60,11 @@ def test_a_hung_scenario_costs_only_itself_and_cleanup_spares_other_names(
         admin.close()
 
 
+#: the command's environment: this checkout importable, for the test scenarios under tests/
+WITH_TESTS = {**os.environ, "PYTHONPATH": os.pathsep.join(
+    [str(Path(__file__).resolve().parents[3]), *filter(None, [os.environ.get("PYTHONPATH")])])}
+
+
 def test_the_command_writes_the_card_and_exits_non_zero_on_a_failure(
     suite_broker: BrokerProcess, tmp_path: Path
 ) -> None:
@@ -66,7 +72,7 @@ def test_the_command_writes_the_card_and_exits_non_zero_on_a_failure(
         return subprocess.run(
             [sys.executable, "-m", "pybroker", "compat", "--bootstrap", suite_broker.bootstrap,
              "--scenario-module", MODULE, *args],
-            capture_output=True, text=True, timeout=120, cwd=tmp_path)
+            capture_output=True, text=True, timeout=120, cwd=tmp_path, env=WITH_TESTS)
 
     failing = compat("--scenarios", "wire/test-fails,wire/test-skips", "--report", "card")
     assert failing.returncode == 1, failing.stderr
