@@ -265,6 +265,13 @@ BROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     _broker("replica.fetch.backoff.ms", INT, 1000, at_least(0)),
     _broker("replica.socket.timeout.ms", INT, 30000),
     _broker("replica.high.watermark.checkpoint.interval.ms", LONG, 5000),
+    # Authorization: Kafka's authorizer (empty: none, every request allowed);
+    # kafka.security.authorizer.AclAuthorizer turns ACLs on. super.users and
+    # allow.everyone.if.no.acl.found are the authorizer's own settings, which Kafka reads from
+    # server.properties without describing them.
+    _broker("authorizer.class.name", STRING, ""),
+    _broker("super.users", STRING, "", described=False),
+    _broker("allow.everyone.if.no.acl.found", BOOLEAN, False, described=False),
 )}
 
 
