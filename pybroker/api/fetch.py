@@ -44,6 +44,7 @@ from pybroker.api.registry import api
 from pybroker.cluster.fetch_session import CachedPartition, PartitionKey
 from pybroker.cluster.replica_manager import FetchParams, FetchRequestPartition, FetchResult
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation, ResourceType
 
 NO_SESSION = 0
 FINAL_EPOCH = -1
@@ -213,6 +214,16 @@ def handle(ctx: RequestContext, request: req.FetchRequest,
         return m.FetchResponse(error_code=session.error, session_id=NO_SESSION)
     readable = [p for p in session.partitions if p.topic is not None]
     unknown = [p for p in session.partitions if p.topic is None]
+    # followers need CLUSTER_ACTION on the cluster, consumers READ on each topic
+    acls = ctx.services.acls
+    if replica_id >= 0:
+        allowed = ({p.topic for p in readable if p.topic is not None}
+                   if acls.authorize_cluster(ctx, AclOperation.CLUSTER_ACTION) else set())
+    else:
+        allowed = acls.authorized(ctx, AclOperation.READ, ResourceType.TOPIC,
+                                  (p.topic for p in readable if p.topic is not None))
+    denied = [p for p in readable if p.topic not in allowed]
+    readable = [p for p in readable if p.topic in allowed]
     wanted = [FetchRequestPartition(p.topic, p.partition, p.fetch_offset, p.max_bytes,
                                     p.current_leader_epoch,
                                     last_fetched_epoch=p.last_fetched_epoch,
@@ -234,6 +245,7 @@ def handle(ctx: RequestContext, request: req.FetchRequest,
         # Kafka answers the partitions it refused before reading after those it read
         pairs = list(zip(readable, results, strict=True))
         pairs += [(p, FetchResult(error=ErrorCode.UNKNOWN_TOPIC_ID)) for p in unknown]
+        pairs += [(p, FetchResult(error=ErrorCode.TOPIC_AUTHORIZATION_FAILED)) for p in denied]
         if version < ZSTD_MIN_VERSION:
             _refuse_zstd_topics(ctx, pairs)
         answer = session.finish(pairs)
