@@ -15,7 +15,7 @@ from pybroker.security.authorizer import AclError
 
 def _response(errors: list[AclError | None]) -> m.CreateAclsResponse:
     return m.CreateAclsResponse(throttle_time_ms=0, results=[
-        m.AclCreationResult(error_code=ErrorCode.NONE, error_message=None) if e is None
+        m.AclCreationResult(error_code=ErrorCode.NONE, error_message="") if e is None
         else m.AclCreationResult(error_code=e.code, error_message=e.message) for e in errors])
 
 

@@ -28,7 +28,7 @@ def handle(ctx: RequestContext, request: req.DescribeAclsRequest) -> m.DescribeA
         r.resource_type_filter, r.resource_name_filter, r.pattern_type_filter,
         r.principal_filter, r.host_filter, r.operation, r.permission_type)), key=sort_key)
     return m.DescribeAclsResponse(
-        error_code=ErrorCode.NONE, error_message=None,
+        error_code=ErrorCode.NONE, error_message="",
         resources=[m.DescribeAclsResource(
             resource_type=pattern.resource_type, resource_name=pattern.name,
             pattern_type=pattern.pattern_type,

@@ -59,6 +59,7 @@ READ_COMMITTED = 1
 UNKNOWN_OFFSET = -1
 REFUSED_BEFORE_READING = frozenset({ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
                                     ErrorCode.UNKNOWN_TOPIC_ID,
+                                    ErrorCode.TOPIC_AUTHORIZATION_FAILED,
                                     ErrorCode.UNSUPPORTED_COMPRESSION_TYPE})
 #: the errors a v16+ answer names the current leader with (KIP-951)
 LEADER_MOVED = frozenset({ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.FENCED_LEADER_EPOCH})
@@ -156,7 +157,7 @@ def _partition_data(a: _Answer, read_committed: bool) -> m.PartitionData:
             data.diverging_epoch = m.EpochEndOffset(epoch=epoch, end_offset=end_offset)
         return data
     # As Kafka: an erroneous partition reports no offsets. Refusals made before the log is
-    # read (unknown partition or topic id, zstd to an old fetcher) carry an empty list of
+    # read (unknown partition or topic id, not authorized, zstd to an old fetcher) carry an empty list of
     # aborted transactions, failed reads none; the zstd refusal has null records.
     refused_early = r.error in REFUSED_BEFORE_READING
     return m.PartitionData(

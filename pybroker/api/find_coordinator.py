@@ -21,6 +21,7 @@ from protocol.messages import (
     find_coordinator_request as req,
     find_coordinator_response as m,
 )
+from pybroker.api.acl_requests import AUTHORIZATION_MESSAGES
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.coordinator.partitioning import partition_for
@@ -39,6 +40,7 @@ MESSAGES = {
         "This most likely occurs because of a request being malformed by the client library "
         "or the message was sent to an incompatible broker. See the broker logs for more "
         "details."),
+    **AUTHORIZATION_MESSAGES,
 }
 
 NO_NODE = (-1, "", -1)

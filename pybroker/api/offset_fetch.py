@@ -20,8 +20,10 @@ def _fetch(ctx, group_id: str, topics, require_stable: bool):
     acls = ctx.services.acls
     if not acls.authorize(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
         error = ErrorCode.GROUP_AUTHORIZATION_FAILED
+        # v0 names the error on every partition; from v1 Kafka answers through the group
+        # coordinator's path, whose refused group has no partitions (nor, before v2, an error)
         return error, ([(name, p, -1, -1, "", error) for name, ps in (topics or []) for p in ps]
-                       if ctx.api_version < 2 else [])
+                       if ctx.api_version == 0 else [])
     error = groups.coordinator.handle_fetch_offsets(group_id)
     if error:
         return error, [(name, p, -1, -1, "", error) for name, ps in (topics or []) for p in ps]
