@@ -175,5 +175,5 @@ def authorizer_from_config(config: BrokerConfig) -> AclAuthorizer | None:
     if class_name not in AUTHORIZER_CLASSES:
         raise ValueError(f"authorizer.class.name={class_name}: the authorizers this broker has "
                          f"are {', '.join(sorted(AUTHORIZER_CLASSES))}")
-    return AclAuthorizer(parse_super_users(config.get("super.users") or ""),
+    return AclAuthorizer(parse_super_users(str(config.value("super.users") or "")),
                          bool(config.value("allow.everyone.if.no.acl.found")))
