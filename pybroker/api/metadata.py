@@ -17,9 +17,11 @@ from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.cluster.metadata_cache import TopicInfo
 from pybroker.metadata.topics import OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, validate_topic_name
-from pybroker.security.acl import AclOperation, ResourceType
+from pybroker.security.acl import CLUSTER_NAME, AclOperation, ResourceType
 
 ZERO_UUID = uuid.UUID(int=0)
+#: "not asked for" (Kafka's default)
+UNKNOWN_OPERATIONS = -2147483648
 
 
 def _topic(info: TopicInfo) -> m.MetadataResponseTopic:
@@ -125,8 +127,18 @@ def handle(ctx: RequestContext, request: req.MetadataRequest) -> m.MetadataRespo
                 topics.append(_topic(info))
         topics += create_denied + describe_denied
 
+    if version >= 8 and request.include_topic_authorized_operations:
+        for t in topics:
+            if t.name is not None and t.error_code != ErrorCode.TOPIC_AUTHORIZATION_FAILED:
+                t.topic_authorized_operations = acls.authorized_operations(
+                    ctx, ResourceType.TOPIC, t.name)
+    cluster_operations = UNKNOWN_OPERATIONS
+    if 8 <= version <= 10 and request.include_cluster_authorized_operations:
+        cluster_operations = (acls.authorized_operations(ctx, ResourceType.CLUSTER, CLUSTER_NAME)
+                              if acls.authorize_cluster(ctx, AclOperation.DESCRIBE) else 0)
     return m.MetadataResponse(
         throttle_time_ms=0,
+        cluster_authorized_operations=cluster_operations,
         brokers=[
             m.MetadataResponseBroker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
             for b in cache.brokers_for(ctx.listener).values()

@@ -224,6 +224,12 @@ def data_path(rec: Recorder, n: Names) -> None:
     rec.call("metadata of each", rq.METADATA, 12, rq.metadata(*topics.values()),
              mask=("topics[*].topic_id",))
     rec.call("metadata v1 of each", rq.METADATA, 1, rq.metadata(*topics.values()))
+    for v in (9, 12):
+        asking = rq.metadata(*topics.values())
+        asking.include_topic_authorized_operations = True
+        asking.include_cluster_authorized_operations = True
+        rec.call(f"metadata v{v} with the authorized operations", rq.METADATA, v, asking,
+                 mask=("topics[*].topic_id",))
     every = rec.quietly(rq.METADATA, 12, rq.metadata(all_topics=True))
     rec.record("metadata of all: what shows of this test's topics", rq.METADATA, 12,
                sorted(t.name for t in every.topics if t.name in topics.values()))
@@ -402,3 +408,20 @@ def _normalise(stdout: str, base: str) -> list[str]:
     test's names written T."""
     return sorted(re.sub(r"\s+", " ", line.replace(base, "T")).strip()
                   for line in stdout.splitlines() if line.strip())
+
+
+# -- without an authorizer -----------------------------------------------------------------------
+
+
+def acls_without_authorizer(rec: Recorder, n: Names) -> None:
+    for v in (0, 3):
+        rec.call(f"create v{v}", CREATE_ACLS, v, ca.CreateAclsRequest(creations=[
+            creation(TOPIC, n.topic, LITERAL, READ), creation(GROUP, n("g"), LITERAL, READ)]))
+        rec.call(f"describe v{v}", DESCRIBE_ACLS, v, describe(TOPIC, n.topic, LITERAL))
+        rec.call(f"delete v{v}", DELETE_ACLS, v, da.DeleteAclsRequest(filters=[
+            delete_filter(TOPIC, n.topic, LITERAL)]))
+
+
+def test_acls_without_an_authorizer(pair: Pair, names: Names):
+    """The brokers every other differential test uses have no authorizer: SECURITY_DISABLED."""
+    pair.check(acls_without_authorizer, names, KNOWN)
