@@ -294,11 +294,13 @@ class ZkBroker(BrokerBase):
         self.transactions.startup(now_ms())
         if self.authorizer is not None:
             # the change listeners first, then the ACLs, so that no change falls in between
-            acl_store = ZkAclStore(self.zk)
+            lock = asyncio.Lock()
+            acl_store = ZkAclStore(self.zk, self.authorizer, lock)
             await self.zk.create_acl_paths()
-            self.acl_watcher = AclChangeWatcher(self.zk, self.authorizer, now_ms)
+            self.acl_watcher = AclChangeWatcher(self.zk, self.authorizer, now_ms, lock)
             await self.acl_watcher.start()
-            self.authorizer.load(await acl_store.load())
+            async with lock:
+                self.authorizer.load(await acl_store.load())
             self.acls = AclService(self.authorizer, acl_store)
         self.services = self.dispatcher.services = BrokerServices(
             broker_id=self.broker_id, config=self.config, dynamic_config=self.dynamic_config,

@@ -11,8 +11,9 @@ ALTER_CONFIGS (denials are never implied). Note that ``allow.everyone.if.no.acl.
 every ACL of the resource, whoever it names.
 
 Changes are planned here (:meth:`AclAuthorizer.plan_create`, :meth:`AclAuthorizer.plan_delete`)
-as the new entry sets of the patterns they touch; whoever stores them (the local metadata store,
-ZooKeeper) applies them to the cache with :meth:`AclAuthorizer.apply` once they are durable.
+as the new entry sets of the patterns they touch; the store (the local metadata store,
+ZooKeeper) applies what they add and remove to what it holds, and the sets it stored are
+taken over by the cache with :meth:`AclAuthorizer.apply`.
 """
 
 from __future__ import annotations
@@ -52,6 +53,22 @@ IMPLIED_BY: dict[AclOperation, frozenset[AclOperation]] = {
 
 #: Patterns -> their entries; an empty set means the pattern has no ACLs left
 AclUpdates = dict[ResourcePattern, frozenset[AccessControlEntry]]
+
+
+@dataclass(frozen=True, slots=True)
+class AclChange:
+    """What a change does to one pattern's ACLs, applied by the store to what it holds (which
+    another broker may have changed since this one's cache saw it)."""
+
+    add: frozenset[AccessControlEntry] = frozenset()
+    remove: frozenset[AccessControlEntry] = frozenset()
+
+    def applied_to(self, current: frozenset[AccessControlEntry],
+                   ) -> frozenset[AccessControlEntry]:
+        return (current | self.add) - self.remove
+
+
+AclChanges = dict[ResourcePattern, AclChange]
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,18 +252,24 @@ class AclAuthorizer:
                 updates[pattern] = new
         return results, updates
 
-    def plan_delete(self, filters: list[AclBindingFilter],
-                    ) -> tuple[list[list[AclBinding]], AclUpdates]:
-        """The bindings each DeleteAcls filter deletes (a binding that several filters match
-        counts for the first), and the new entry sets of the patterns they leave."""
+    def delete_candidates(self, filters: list[AclBindingFilter]) -> list[ResourcePattern]:
+        """The patterns DeleteAcls filters may touch: those known with ACLs that a filter
+        matches, and those a filter names exactly (Kafka's ``filterToResources``)."""
         candidates = list(self._acls)
         for f in filters:
             if f.pattern.matches_at_most_one:
                 candidates.extend(p for p in f.pattern.specific_patterns()
                                   if p not in self._acls)
+        return [p for p in dict.fromkeys(candidates)
+                if any(f.pattern.matches(p) for f in filters)]
+
+    def plan_delete(self, filters: list[AclBindingFilter],
+                    ) -> tuple[list[list[AclBinding]], AclUpdates]:
+        """The bindings each DeleteAcls filter deletes (a binding that several filters match
+        counts for the first), and the new entry sets of the patterns they leave."""
         deleted: list[list[AclBinding]] = [[] for _ in filters]
         updates: AclUpdates = {}
-        for pattern in dict.fromkeys(candidates):
+        for pattern in self.delete_candidates(filters):
             matching = [(i, f) for i, f in enumerate(filters) if f.pattern.matches(pattern)]
             if not matching:
                 continue

@@ -19,11 +19,14 @@ from pybroker.security.acl import (
     AclBinding,
     AclBindingFilter,
     AclOperation,
+    ResourcePattern,
     ResourceType,
 )
 from pybroker.security.authorizer import (
     AUTHORIZER_CLASSES,
     AclAuthorizer,
+    AclChange,
+    AclChanges,
     AclError,
     AclUpdates,
     host_of,
@@ -48,10 +51,12 @@ class RequestIdentity(Protocol):
 
 
 class AclStore(Protocol):
-    """Where ACLs are kept. ``write`` stores each pattern's new entries (an empty set deletes
-    the pattern); it returns None once they are durable, or an awaitable of that."""
+    """Where ACLs are kept. ``write`` applies each pattern's change to what the store holds
+    (a pattern left without ACLs is deleted) and returns, once durable, the entries the cache
+    is to take over (those it stored; none when the store hands them to the cache itself), or
+    an awaitable of them."""
 
-    def write(self, updates: AclUpdates) -> Awaitable[None] | None: ...
+    def write(self, changes: AclChanges) -> AclUpdates | Awaitable[AclUpdates]: ...
 
 
 class AclService:
@@ -117,51 +122,75 @@ class AclService:
 
     def delete(self, filters: list[AclBindingFilter],
                ) -> list[list[AclBinding]] | asyncio.Future[list[list[AclBinding]]]:
+        """A store shared with other brokers is read again for the patterns the filters may
+        touch first, so that a filter deletes what others added there too (Kafka applies the
+        filters to what it reads from ZooKeeper)."""
         authorizer = self._require()
-        return self._change(lambda: authorizer.plan_delete(filters))
+        refresh: Callable[[list[ResourcePattern]], Awaitable[None]] | None = getattr(
+            self.store, "refresh", None)
+        prepare = None
+        if refresh is not None:
+            def prepare() -> Awaitable[None]:
+                return refresh(authorizer.delete_candidates(filters))
+        return self._change(lambda: authorizer.plan_delete(filters), prepare)
 
     def _require(self) -> AclAuthorizer:
         if self.authorizer is None or self.store is None:
             raise RuntimeError("ACL administration without an authorizer")
         return self.authorizer
 
-    def _change(self, plan: Callable[[], tuple[T, AclUpdates]]) -> T | asyncio.Future[T]:
-        """Plan, store, then take over a change. Changes that must wait for the store run one
-        at a time, each planned on the ACLs its predecessor left."""
+    def _change(self, plan: Callable[[], tuple[T, AclUpdates]],
+                prepare: Callable[[], Awaitable[None]] | None = None,
+                ) -> T | asyncio.Future[T]:
+        """Plan on the cache (after ``prepare``), store, then take over what the store holds.
+        Changes that must wait for the store run one at a time, each planned on the ACLs its
+        predecessor left."""
         previous = self._tail
-        if previous is None or previous.done():
+        if prepare is not None:
+            future = asyncio.ensure_future(self._after(previous, plan, prepare))
+        elif previous is None or previous.done():
             result, updates = plan()
             written = self._write(updates)
             if written is None:
                 return result
-            future = asyncio.ensure_future(self._finish(written, updates, result))
+            future = asyncio.ensure_future(self._finish(written, result))
         else:
             future = asyncio.ensure_future(self._after(previous, plan))
         self._tail = future
         return future
 
-    def _write(self, updates: AclUpdates) -> Awaitable[None] | None:
+    def _write(self, updates: AclUpdates) -> Awaitable[AclUpdates] | None:
+        """None once stored and taken over; else what to await for it."""
         assert self.authorizer is not None and self.store is not None
         if not updates:
             return None
-        written = self.store.write(updates)
-        if written is None:
-            self.authorizer.apply(updates)
-        return written
+        changes: AclChanges = {}
+        for pattern, entries in updates.items():
+            current = self.authorizer.entries(pattern)
+            changes[pattern] = AclChange(entries - current, current - entries)
+        stored = self.store.write(changes)
+        if isinstance(stored, dict):
+            self.authorizer.apply(stored)
+            return None
+        return stored
 
-    async def _finish(self, written: Awaitable[None], updates: AclUpdates, result: T) -> T:
-        await written
+    async def _finish(self, written: Awaitable[AclUpdates], result: T) -> T:
+        stored = await written
         assert self.authorizer is not None
-        self.authorizer.apply(updates)
+        self.authorizer.apply(stored)
         return result
 
-    async def _after(self, previous: asyncio.Future[Any],
-                     plan: Callable[[], tuple[T, AclUpdates]]) -> T:
-        await asyncio.wait([previous])
+    async def _after(self, previous: asyncio.Future[Any] | None,
+                     plan: Callable[[], tuple[T, AclUpdates]],
+                     prepare: Callable[[], Awaitable[None]] | None = None) -> T:
+        if previous is not None:
+            await asyncio.wait([previous])
+        if prepare is not None:
+            await prepare()
         result, updates = plan()
         written = self._write(updates)
         if written is not None:
-            await self._finish(written, updates, result)
+            await self._finish(written, result)
         return result
 
 

@@ -627,24 +627,39 @@ class KafkaZkClient:
 
     async def get_acl_node(self, path: str) -> bytes | None:
         """An ACL znode's data; None when it does not exist."""
-        found = await self._get(path)
+        found = await self.get_versioned_acl_node(path)
         return found[0] if found is not None else None
 
-    async def set_acl_node(self, path: str, data: bytes | None) -> None:
-        """Write an ACL znode, creating it if missing; None deletes it."""
-        if data is None:
-            try:
-                await self._call(functools.partial(self.zk.delete, path))
-            except NoNodeError:
-                pass
-            return
+    async def get_versioned_acl_node(self, path: str) -> tuple[bytes, int] | None:
+        """An ACL znode's data and version; None when it does not exist."""
+        found = await self._get(path)
+        return (found[0], found[1].version) if found is not None else None
+
+    async def conditional_set_acl_node(self, path: str, data: bytes | None,
+                                       version: int | None) -> bool:
+        """Write an ACL znode if it is still at ``version`` (None: if it does not exist yet),
+        deleting it for ``data`` None; False when someone else changed it first (Kafka's
+        ``conditionalSetAclsForResource``/``createAclsForResourceIfNotExists``/
+        ``conditionalDelete``)."""
         try:
-            await self._call(lambda: self.zk.set(path, data))
-        except NoNodeError:
-            try:
-                await self._create_recursive(path, data)
-            except NodeExistsError:
-                await self._call(lambda: self.zk.set(path, data))
+            if version is None:
+                if data is not None:
+                    await self._create_recursive(path, data)
+            elif data is None:
+                await self._call(functools.partial(self.zk.delete, path, version))
+            else:
+                await self._call(lambda: self.zk.set(path, data, version))
+        except (BadVersionError, NodeExistsError, NoNodeError):
+            return False
+        return True
+
+    async def set_acl_node(self, path: str, data: bytes | None) -> None:
+        """Write an ACL znode whatever its version, creating it if missing; None deletes it."""
+        while True:
+            found = await self.get_versioned_acl_node(path)
+            if await self.conditional_set_acl_node(
+                    path, data, found[1] if found is not None else None):
+                return
 
     async def create_acl_change_notification(self, root: str, data: bytes) -> str:
         """A sequential ``acl_changes_`` child of ``root``; the path created."""

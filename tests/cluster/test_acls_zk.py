@@ -7,6 +7,7 @@ broker loads them all."""
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from kazoo.client import KazooClient
@@ -97,6 +98,29 @@ def test_acls_live_in_zookeeper_and_reach_every_broker(tmp_path: Path, zk_connec
         for bootstrap in (one, two):
             wait_for(lambda b=bootstrap: described(b) == expected, 15,
                      f"{bootstrap} to learn an ACL written into ZooKeeper")
+
+        # the same pattern changed through both brokers at once: neither change is lost
+        def grant(bootstrap: str, principal: str) -> None:
+            with WireClient(bootstrap) as client:
+                resp = client.call(CREATE_ACLS, 3, ca.CreateAclsRequest(creations=[
+                    ca.AclCreation(resource_type=GROUP, resource_name="readers",
+                                   resource_pattern_type=LITERAL, principal=principal,
+                                   host="*", operation=READ, permission_type=ALLOW)]))
+            assert resp.results[0].error_code == ErrorCode.NONE, resp
+
+        with ThreadPoolExecutor(4) as pool:
+            for f in [pool.submit(grant, b, f"User:{who}-{i}")
+                      for i in range(3) for b, who in ((one, "one"), (two, "two"))]:
+                f.result()
+        stored = json.loads(zk.get("/kafka-acl/Group/readers")[0])["acls"]
+        assert {a["principal"] for a in stored} == {
+            "User:carol", *(f"User:{w}-{i}" for i in range(3) for w in ("one", "two"))}
+        with WireClient(one) as client:
+            client.call(DELETE_ACLS, 3, da.DeleteAclsRequest(filters=[
+                da.DeleteAclsFilter(resource_type_filter=GROUP, resource_name_filter="readers",
+                                    pattern_type_filter=LITERAL, principal_filter=p,
+                                    host_filter=None, operation=ANY, permission_type=ANY)
+                for p in (f"User:{w}-{i}" for i in range(3) for w in ("one", "two"))]))
 
         # deleted through broker 2: gone from ZooKeeper and from broker 1
         with WireClient(two) as client:
