@@ -10,6 +10,7 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from confluent_kafka import Producer
 from kazoo.client import KazooClient
 
 from protocol.errors import ErrorCode
@@ -138,3 +139,32 @@ def test_acls_live_in_zookeeper_and_reach_every_broker(tmp_path: Path, zk_connec
         c.broker(1).stop()
         c.broker(1).start()
         assert described(one) == remaining
+
+
+def test_brokers_as_super_users_replicate_with_acls_closed_to_everyone_else(
+        tmp_path: Path, zk_connect: str):
+    """allow.everyone.if.no.acl.found off: the brokers' own requests (LeaderAndIsr,
+    UpdateMetadata, follower fetches, all as User:ANONYMOUS over plaintext) pass because the
+    brokers are super users, as a Kafka cluster with an authorizer is set up."""
+    overrides = {**SECURITY, "allow.everyone.if.no.acl.found": "false",
+                 "super.users": "User:ANONYMOUS", "default.replication.factor": 2,
+                 "min.insync.replicas": 2}
+    with running_cluster(tmp_path / "cluster", zk_connect, size=2, overrides=overrides) as c:
+        producer = Producer({"bootstrap.servers": c.bootstrap, "acks": "all",
+                             "message.timeout.ms": 30_000})
+        delivered: list[object] = []
+        for i in range(5):
+            producer.produce("replicated", f"v{i}".encode(),
+                             on_delivery=lambda err, _m: delivered.append(err))
+        producer.flush(40)
+        assert delivered == [None] * 5
+
+        def in_sync() -> bool:
+            with WireClient(c.broker(1).bootstrap) as client:
+                meta = client.call(METADATA, 12, mreq.MetadataRequest(
+                    topics=[mreq.MetadataRequestTopic(name="replicated")],
+                    allow_auto_topic_creation=False))
+            [partition] = meta.topics[0].partitions
+            return sorted(partition.isr_nodes) == [1, 2]
+
+        wait_for(in_sync, 30, "both replicas in sync")
