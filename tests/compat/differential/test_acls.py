@@ -11,16 +11,18 @@ grants ANONYMOUS only ALTER (ACL administration) and CLUSTER_ACTION (Kafka's own
 requests travel as ANONYMOUS over the plaintext listener): creating topics needs CREATE on the
 topic, and a topic with ACLs is closed to whoever they do not name.
 
-Hook for authenticated principals: the scenarios speak for :data:`SUBJECT`. Once SASL listeners
-exist, the ``acl_pair`` fixture gains a SASL_PLAINTEXT listener on both brokers, the recorders
-connect through it as a named user, and :data:`SUBJECT` becomes that user; the scenarios stay as
-they are.
+Named users: both brokers also have an SSL listener requiring client certificates; reached
+through it (``NamedUserPair``) a scenario speaks for :data:`NAMED_USER`, its certificate's
+subject, and sets things up as ANONYMOUS on the PLAINTEXT listener of the same broker. The
+other scenarios speak for :data:`SUBJECT`; once SASL listeners exist, a SASL_PLAINTEXT listener
+with SCRAM users can be reached the same way.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -40,7 +42,8 @@ from protocol.messages import (
     offset_commit_request as oc,
     offset_fetch_request as of,
 )
-from pybroker.testing.broker_process import BrokerProcess
+from pybroker.testing.broker_process import BrokerProcess, free_port
+from pybroker.testing.certs import CertificateAuthority, server_properties
 from pybroker.testing.reference_kafka import ReferenceKafka
 from pybroker.testing.wire_client import WireClient
 from tests.compat.cli.conftest import KafkaCli
@@ -48,12 +51,14 @@ from tests.compat.differential import requests as rq
 from tests.compat.differential.conftest import Names, Pair
 from tests.compat.differential.differ import Known, Recorder
 from tests.compat.differential.steps import create_topic, ensure_offsets_topic, wait_until
-from tests.conftest import REFERENCE_OVERRIDES
+from tests.compat.differential.test_tls import TlsPair, ssl_overrides
 
 DESCRIBE_ACLS, CREATE_ACLS, DELETE_ACLS = 29, 30, 31
 
 #: whom the scenarios' requests speak for (see the module's docstring)
 SUBJECT = "User:ANONYMOUS"
+#: the principal of the client certificate the SSL listeners are reached with
+NAMED_USER = "User:CN=alice,O=example"
 
 SECURITY = {
     "authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
@@ -121,18 +126,38 @@ def _secure_cluster(bootstrap: str) -> None:
         assert all(r.error_code == ErrorCode.NONE for r in resp.results), resp
 
 
+@dataclass
+class AclPair(Pair):
+    """Both brokers, reached on their PLAINTEXT listeners (as ``User:ANONYMOUS``); ``tls`` is
+    the same pair reached on their SSL listeners with the client certificate of
+    :data:`NAMED_USER`."""
+
+    tls: TlsPair | None = None
+
+
 @pytest.fixture(scope="module")
-def acl_pair(kafka_tools_lib: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
+def acl_pair(kafka_tools_lib: Path, tmp_path_factory: pytest.TempPathFactory
+             ) -> Iterator[AclPair]:
     base = tmp_path_factory.mktemp("acl-differential")
-    overrides = {**REFERENCE_OVERRIDES, **SECURITY}
-    kafka = ReferenceKafka(base / "kafka", overrides=overrides, lib=kafka_tools_lib)
-    broker = BrokerProcess(base / "pybroker", overrides=overrides, config=None)
+    ca = CertificateAuthority.create()
+    server = ca.issue("CN=broker")
+    server.write(base / "certs", "server")
+    client = ca.issue(NAMED_USER.removeprefix("User:"), client=True)
+    client.write(base / "certs", "alice")
+    ssl_props = {**SECURITY, **server_properties(ca, server, client_auth="required",
+                                                 inline=False)}
+    ours_port, ours_ssl, theirs_port, theirs_ssl = (free_port() for _ in range(4))
+    kafka = ReferenceKafka(base / "kafka", port=theirs_port, lib=kafka_tools_lib,
+                           overrides=ssl_overrides(theirs_port, theirs_ssl, ssl_props))
+    broker = BrokerProcess(base / "pybroker", port=ours_port, config=None,
+                           overrides=ssl_overrides(ours_port, ours_ssl, ssl_props))
     try:
         broker.start()
         kafka.start()
         for bootstrap in (broker.bootstrap, kafka.bootstrap):
             _secure_cluster(bootstrap)
-        yield Pair(broker, kafka)
+        yield AclPair(broker, kafka, TlsPair(broker, kafka, (ours_ssl, theirs_ssl),
+                                             ca.client_context(client)))
     finally:
         broker.stop()
         kafka.stop()
@@ -196,7 +221,7 @@ def acl_administration(rec: Recorder, n: Names) -> None:
                  unordered=UNORDERED)
 
 
-def test_acl_administration(acl_pair: Pair, names: Names):
+def test_acl_administration(acl_pair: AclPair, names: Names):
     acl_pair.check(acl_administration, names, KNOWN)
 
 
@@ -260,7 +285,7 @@ def data_path(rec: Recorder, n: Names) -> None:
              mask=("error_message",))
 
 
-def test_data_path(acl_pair: Pair, names: Names):
+def test_data_path(acl_pair: AclPair, names: Names):
     acl_pair.check(data_path, names, KNOWN)
 
 
@@ -311,7 +336,7 @@ def groups(rec: Recorder, n: Names) -> None:
         groups_names=[n("closed"), n("never")]))
 
 
-def test_groups(acl_pair: Pair, names: Names):
+def test_groups(acl_pair: AclPair, names: Names):
     acl_pair.check(groups, names, KNOWN)
 
 
@@ -359,14 +384,14 @@ def _delete_topics(*topics: str):
     return dt.DeleteTopicsRequest(topic_names=list(topics), timeout_ms=30_000)
 
 
-def test_admin(acl_pair: Pair, names: Names):
+def test_admin(acl_pair: AclPair, names: Names):
     acl_pair.check(admin, names, KNOWN)
 
 
 # -- kafka-acls ----------------------------------------------------------------------------------
 
 
-def test_kafka_acls_side_by_side(acl_pair: Pair, names: Names, kafka_tools_lib: Path):
+def test_kafka_acls_side_by_side(acl_pair: AclPair, names: Names, kafka_tools_lib: Path):
     """kafka-acls --add/--list/--remove, prefixed and matched patterns, the --producer and
     --consumer shortcuts: the same output from both brokers, and what they print is what the
     broker stores."""
@@ -425,3 +450,61 @@ def acls_without_authorizer(rec: Recorder, n: Names) -> None:
 def test_acls_without_an_authorizer(pair: Pair, names: Names):
     """The brokers every other differential test uses have no authorizer: SECURITY_DISABLED."""
     pair.check(acls_without_authorizer, names, KNOWN)
+
+
+# -- a named user --------------------------------------------------------------------------------
+
+
+class NamedUserPair(TlsPair):
+    """Scenarios reach each broker on its SSL listener as the named user, and get the same
+    broker's PLAINTEXT address to set things up as ANONYMOUS."""
+
+    def run(self, scenario, names: Names) -> tuple[Recorder, Recorder]:
+        ours = Recorder(f"127.0.0.1:{self.ssl_ports[0]}", ssl_context=self.context)
+        theirs = Recorder(f"127.0.0.1:{self.ssl_ports[1]}", ssl_context=self.context)
+        for rec, plaintext in ((ours, self.pybroker.bootstrap), (theirs, self.kafka.bootstrap)):
+            try:
+                scenario(rec, names, plaintext)
+            finally:
+                rec.close()
+        return ours, theirs
+
+
+def named_user(rec: Recorder, n: Names, plaintext: str) -> None:
+    """The client of the SSL listeners is User:CN=alice,O=example (its certificate's subject):
+    ACLs naming it apply to it, and those naming ANONYMOUS do not."""
+    topics = {"mine": n("mine"), "anonymous": n("anonymous"), "denied": n("denied")}
+    admin = Recorder(plaintext)  # ANONYMOUS, on the other listener of the same broker
+    try:
+        for name in topics.values():
+            create_topic(admin, name)
+        grant(admin,
+              creation(TOPIC, topics["mine"], LITERAL, ALL, principal=NAMED_USER),
+              creation(TOPIC, topics["anonymous"], LITERAL, ALL),
+              creation(TOPIC, topics["denied"], LITERAL, ALL, principal="User:*"),
+              creation(TOPIC, topics["denied"], LITERAL, WRITE, DENY, principal=NAMED_USER))
+    finally:
+        admin.close()
+    outcomes = {}
+    for key, name in topics.items():
+        produced = rec.call(f"produce {key}", rq.PRODUCE, 9, rq.produce(name, rq.batch(1)),
+                            mask=("responses[*].partition_responses[*].log_append_time_ms",))
+        fetched = rec.call(f"fetch {key}", rq.FETCH, 12, rq.fetch(name, 0))
+        outcomes[key] = (produced.responses[0].partition_responses[0].error_code,
+                         fetched.responses[0].partitions[0].error_code)
+    # (on both brokers: the scenario itself is checked against Kafka)
+    denied = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+    assert outcomes == {"mine": (0, 0), "anonymous": (denied, denied), "denied": (denied, 0)}
+    rec.call("metadata", rq.METADATA, 12, rq.metadata(*topics.values()),
+             mask=("topics[*].topic_id",))
+    # the cluster's ACLs name only ANONYMOUS: no ACL administration for this user (Kafka's
+    # message prints its request object)
+    rec.call("describe ACLs: not on the cluster", DESCRIBE_ACLS, 3,
+             describe(TOPIC, topics["mine"], LITERAL), mask=("error_message",))
+
+
+def test_a_named_user_over_tls(acl_pair: AclPair, names: Names):
+    assert acl_pair.tls is not None
+    tls = acl_pair.tls
+    NamedUserPair(tls.pybroker, tls.kafka, tls.ssl_ports, tls.context).check(
+        named_user, names, KNOWN)
