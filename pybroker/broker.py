@@ -29,6 +29,7 @@ from pybroker.coordinator.transaction_service import TransactionCoordinatorServi
 from pybroker.log.cleaner import LogCleaner
 from pybroker.log.config import LogConfig
 from pybroker.log.manager import BackgroundIO, LogManager, write_offset_checkpoints
+from pybroker.metadata.acls import LocalAclStore
 from pybroker.metadata.config_repository import ConfigRepository
 from pybroker.metadata.local import LocalMetadataStore
 from pybroker.network.dispatch import RequestDispatcher
@@ -41,6 +42,7 @@ from pybroker.reconfigurables import (
     TransactionVerificationReconfigurable,
 )
 from pybroker.security.listeners import check_listener_security, listener_security
+from pybroker.security.service import AclService, authorizer_from_config
 from pybroker.security.tls import client_context
 
 log = logging.getLogger(__name__)
@@ -107,6 +109,12 @@ class BrokerBase:
         #: transaction.partition.verification.enable)
         self.txn_verification: AddPartitionsToTxnManager | None = None
         self.services: BrokerServices | None = None
+        try:
+            #: the authorizer authorizer.class.name names (None: every request allowed)
+            self.authorizer = authorizer_from_config(config)
+        except ValueError as e:
+            raise ConfigError(str(e)) from e
+        self.acls = AclService()
         self.handlers = load_handlers(self.mode)
         self.fetch_sessions = FetchSessionCache(
             config.get_int("max.incremental.fetch.session.cache.slots"))
@@ -329,6 +337,10 @@ class Broker(BrokerBase):
         self._check_log_dirs()
         image = self.store.load()
         self._apply_stored_broker_configs(image.broker_configs)
+        if self.authorizer is not None:
+            acl_store = LocalAclStore(self.store)
+            self.authorizer.load(acl_store.load())
+            self.acls = AclService(self.authorizer, acl_store)
         cache = self.metadata_cache = MetadataCache(
             image.cluster_id, controller_id=self.broker_id,
             listener=self.current_config.advertised_listeners[0].listener)
@@ -395,6 +407,7 @@ class Broker(BrokerBase):
             apis=self.handlers,
             fetch_sessions=self.fetch_sessions,
             transactions=self.transactions,
+            acls=self.acls,
         )
         await self._open_listeners()
         self._announce_endpoints()

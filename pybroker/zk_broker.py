@@ -59,10 +59,12 @@ from pybroker.coordinator.transaction_service import TransactionCoordinatorServi
 from pybroker.metadata.local import check_meta_properties
 from pybroker.network.client import BrokerClient, BrokerClientError
 from pybroker.reconfigurables import ThreadPoolReconfigurable, UncleanLeaderElectionReconfigurable
+from pybroker.security.service import AclService
 from pybroker.zk.client import SessionEvent, SessionState, ZkClient
 from pybroker.zk.kafka_zk import KafkaZkClient
 from pybroker.zk.topic_store import ZkTopicStore
 from pybroker.zk.znodes import CONFIG_BROKER, CONFIG_TOPIC, BrokerRegistration, EndPoint
+from pybroker.zk_acls import AclChangeWatcher, ZkAclStore
 
 log = logging.getLogger(__name__)
 
@@ -204,6 +206,7 @@ class ZkBroker(BrokerBase):
         self.control: ControlRequestHandler | None = None
         self.admin: ZkAdminManager | None = None
         self.config_watcher: ConfigChangeWatcher | None = None
+        self.acl_watcher: AclChangeWatcher | None = None
         self.fetchers: ReplicaFetcherManager | None = None
         self.alter_partition: AlterPartitionManager | None = None
         self._session_lost = False
@@ -289,12 +292,23 @@ class ZkBroker(BrokerBase):
         self._set_up_transaction_verification(
             cache, lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
         self.transactions.startup(now_ms())
+        if self.authorizer is not None:
+            # the change listeners first, then the ACLs, so that no change falls in between
+            lock = asyncio.Lock()
+            acl_store = ZkAclStore(self.zk, self.authorizer, lock)
+            await self.zk.create_acl_paths()
+            self.acl_watcher = AclChangeWatcher(self.zk, self.authorizer, now_ms, lock)
+            await self.acl_watcher.start()
+            async with lock:
+                self.authorizer.load(await acl_store.load())
+            self.acls = AclService(self.authorizer, acl_store)
         self.services = self.dispatcher.services = BrokerServices(
             broker_id=self.broker_id, config=self.config, dynamic_config=self.dynamic_config,
             replica_manager=self.replica_manager,
             metadata_cache=cache, admin=self.admin, configs=self.configs, groups=self.groups,
             producer_ids=producer_ids, apis=self.handlers, fetch_sessions=self.fetch_sessions,
-            control=self.control, controller=self.controller, transactions=self.transactions)
+            control=self.control, controller=self.controller, transactions=self.transactions,
+            acls=self.acls)
         await self._open_listeners()
         self._add_listener_reconfigurable()
         self.zk_client.add_session_listener(self._on_session_event)
@@ -394,6 +408,8 @@ class ZkBroker(BrokerBase):
             await self._controlled_shutdown()
         if self.config_watcher is not None:
             await self.config_watcher.stop()
+        if self.acl_watcher is not None:
+            await self.acl_watcher.stop()
         if self.controller is not None:
             await self.controller.shutdown()
         if self.fetchers is not None:

@@ -17,12 +17,19 @@ from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.metadata.topics import OFFSETS_TOPIC
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation, ResourceType
 
 
 @api(ApiKey.ADD_OFFSETS_TO_TXN, 0, 4)
 def handle(ctx: RequestContext, request: req.AddOffsetsToTxnRequest,
            ) -> Response[m.AddOffsetsToTxnResponse]:
     services = ctx.services
+    acls = services.acls
+    if not acls.authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID,
+                          request.transactional_id):
+        return m.AddOffsetsToTxnResponse(error_code=ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    if not acls.authorize(ctx, AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return m.AddOffsetsToTxnResponse(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED)
     transactions = services.transactions
     if transactions is None:
         return m.AddOffsetsToTxnResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)

@@ -28,6 +28,7 @@ from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.metadata.topics import INTERNAL_TOPICS
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation, ResourceType
 
 TopicPartition = tuple[str, int]
 Results = Mapping[TopicPartition, ErrorCode]
@@ -52,12 +53,21 @@ def _transaction(ctx: RequestContext, txn: req.AddPartitionsToTxnTransaction,
     services = ctx.services
     version = ctx.api_version
     partitions = _partitions(txn.topics)
+    # clients' versions need WRITE on the transactional id and on each topic (never granted
+    # on the internal topics); brokers' (v4+) were checked for CLUSTER_ACTION
+    acls = services.acls
+    if version < 4 and not acls.authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID,
+                                          txn.transactional_id):
+        return dict.fromkeys(partitions, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    writable = (acls.authorized(ctx, AclOperation.WRITE, ResourceType.TOPIC,
+                                (t for t, _ in partitions if t not in INTERNAL_TOPICS))
+                if version < 4 else {t for t, _ in partitions})
     transactions = services.transactions
     if transactions is None:
         return dict.fromkeys(partitions, ErrorCode.COORDINATOR_NOT_AVAILABLE)
     failed: dict[TopicPartition, ErrorCode] = {}
     for tp in partitions:
-        if version < 4 and tp[0] in INTERNAL_TOPICS:
+        if tp[0] not in writable:
             failed[tp] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
         elif services.metadata_cache.partition(*tp) is None:
             failed[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
@@ -87,6 +97,9 @@ def handle(ctx: RequestContext, request: req.AddPartitionsToTxnRequest,
             producer_epoch=request.v3_and_below_producer_epoch,
             topics=request.v3_and_below_topics)]
     else:
+        if not ctx.services.acls.authorize_cluster(ctx, AclOperation.CLUSTER_ACTION):
+            return m.AddPartitionsToTxnResponse(
+                throttle_time_ms=0, error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
         transactions = request.transactions
     outcomes = [_transaction(ctx, txn) for txn in transactions]
 

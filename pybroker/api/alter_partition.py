@@ -16,6 +16,7 @@ from pybroker.admin import IsrChange
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import ZOOKEEPER, Response, api
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation
 
 
 def _changes(request: req.AlterPartitionRequest, version: int
@@ -39,6 +40,9 @@ def _changes(request: req.AlterPartitionRequest, version: int
 @api(ApiKey.ALTER_PARTITION, 0, 3, modes=frozenset({ZOOKEEPER}))
 def handle(ctx: RequestContext, request: req.AlterPartitionRequest,
            ) -> Response[m.AlterPartitionResponse]:
+    if not ctx.services.acls.authorize_cluster(ctx, AclOperation.CLUSTER_ACTION):
+        return m.AlterPartitionResponse(throttle_time_ms=0,
+                                        error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     controller = ctx.services.controller
     if controller is None or not controller.is_active:
         return m.AlterPartitionResponse(throttle_time_ms=0, error_code=ErrorCode.NOT_CONTROLLER)

@@ -19,11 +19,16 @@ from pybroker.admin import TopicPartition
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation
 
 
 @api(ApiKey.ALTER_PARTITION_REASSIGNMENTS, 0, 0)
 def handle(ctx: RequestContext, request: req.AlterPartitionReassignmentsRequest,
            ) -> Response[m.AlterPartitionReassignmentsResponse]:
+    if not ctx.services.acls.authorize_cluster(ctx, AclOperation.ALTER):
+        return m.AlterPartitionReassignmentsResponse(
+            throttle_time_ms=0, error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+            error_message="Cluster authorization failed.")
     # A partition named twice counts once, with its last target (Kafka builds a map).
     targets: dict[TopicPartition, list[int] | None] = {}
     for t in request.topics:

@@ -12,6 +12,7 @@ topics and partitions in the order the request first named them.
 
 from __future__ import annotations
 
+from protocol.errors import ErrorCode
 from protocol.messages import (
     ApiKey,
     alter_replica_log_dirs_request as req,
@@ -19,6 +20,7 @@ from protocol.messages import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
+from pybroker.security.acl import AclOperation
 
 
 @api(ApiKey.ALTER_REPLICA_LOG_DIRS, 0, 2)
@@ -30,8 +32,11 @@ def handle(ctx: RequestContext, request: req.AlterReplicaLogDirsRequest,
             for partition in topic.partitions:
                 wanted[(topic.name, partition)] = d.path
     cache = ctx.services.metadata_cache
-    results = ctx.services.replica_manager.alter_replica_log_dirs(
-        wanted, ctx.now_ms, known=lambda t, p: cache.partition(t, p) is not None)
+    if ctx.services.acls.authorize_cluster(ctx, AclOperation.ALTER):
+        results = ctx.services.replica_manager.alter_replica_log_dirs(
+            wanted, ctx.now_ms, known=lambda t, p: cache.partition(t, p) is not None)
+    else:
+        results = dict.fromkeys(wanted, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     by_topic: dict[str, list[m.AlterReplicaLogDirPartitionResult]] = {}
     for (topic_name, partition), error in results.items():
         by_topic.setdefault(topic_name, []).append(

@@ -15,11 +15,14 @@ from protocol.messages import (
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import ZOOKEEPER, Response, api
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation
 
 
 @api(ApiKey.CONTROLLED_SHUTDOWN, 0, 3, modes=frozenset({ZOOKEEPER}))
 def handle(ctx: RequestContext, request: req.ControlledShutdownRequest,
            ) -> Response[m.ControlledShutdownResponse]:
+    if not ctx.services.acls.authorize_cluster(ctx, AclOperation.CLUSTER_ACTION):
+        return m.ControlledShutdownResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     controller = ctx.services.controller
     if controller is None or not controller.is_active:
         return m.ControlledShutdownResponse(error_code=ErrorCode.NOT_CONTROLLER)

@@ -12,6 +12,7 @@ from pybroker.admin import NewPartitions
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation, ResourceType
 
 
 @api(ApiKey.CREATE_PARTITIONS, 0, 3)
@@ -20,6 +21,7 @@ def handle(ctx: RequestContext, request: req.CreatePartitionsRequest,
     counts: dict[str, int] = {}
     for t in request.topics:
         counts[t.name] = counts.get(t.name, 0) + 1
+    alterable = ctx.services.acls.authorized(ctx, AclOperation.ALTER, ResourceType.TOPIC, counts)
     results: list[m.CreatePartitionsTopicResult] = []
     asked: list[tuple[m.CreatePartitionsTopicResult, NewPartitions]] = []
     for t in request.topics:
@@ -31,6 +33,10 @@ def handle(ctx: RequestContext, request: req.CreatePartitionsRequest,
         if counts[t.name] > 1:
             result.error_code = ErrorCode.INVALID_REQUEST
             result.error_message = "Duplicate topic in request."
+            continue
+        if t.name not in alterable:
+            result.error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            result.error_message = "The topic authorization is failed."
             continue
         assignments = ([tuple(a.broker_ids) for a in t.assignments]
                        if t.assignments is not None else None)

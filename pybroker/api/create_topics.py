@@ -10,14 +10,18 @@ from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.metadata.model import TopicRecord
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation, ResourceType
 
 
-def _check(ctx: RequestContext, t: req.CreatableTopic, count: int) -> KafkaError | None:
+def _check(ctx: RequestContext, t: req.CreatableTopic, count: int,
+           creatable: set[str]) -> KafkaError | None:
     """What Kafka refuses before the topic reaches the admin manager."""
     if count > 1:
         return KafkaError(ErrorCode.INVALID_REQUEST,
                           f"Create topics request from client `{ctx.client_id}` contains "
                           f"multiple entries for the following topics: {t.name}")
+    if t.name not in creatable:
+        return KafkaError(ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.")
     if ctx.api_version < 4 and (t.num_partitions == -1 or t.replication_factor == -1) \
             and not t.assignments:
         return KafkaError(ErrorCode.INVALID_REQUEST,
@@ -35,8 +39,14 @@ def handle(ctx: RequestContext, request: req.CreateTopicsRequest,
     seen: dict[str, int] = {}
     for t in request.topics:
         seen[t.name] = seen.get(t.name, 0) + 1
+    # CREATE on the cluster, or on each topic; their configs are answered only with
+    # DESCRIBE_CONFIGS on the topic
+    acls = ctx.services.acls
+    creatable = (set(seen) if acls.authorize_cluster(ctx, AclOperation.CREATE)
+                 else acls.authorized(ctx, AclOperation.CREATE, ResourceType.TOPIC, seen))
+    describable = acls.authorized(ctx, AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, seen)
     refused = {i: e for i, t in enumerate(request.topics)
-               if (e := _check(ctx, t, seen[t.name])) is not None}
+               if (e := _check(ctx, t, seen[t.name], creatable)) is not None}
     wanted = [(i, t) for i, t in enumerate(request.topics) if i not in refused]
     outcome = ctx.services.admin.create_topics(
         [NewTopic(t.name, t.num_partitions, t.replication_factor,
@@ -49,14 +59,17 @@ def handle(ctx: RequestContext, request: req.CreateTopicsRequest,
         outcomes: dict[int, TopicRecord | KafkaError] = dict(refused)
         outcomes.update((i, r) for (i, _), r in zip(wanted, created, strict=True))
         return m.CreateTopicsResponse(throttle_time_ms=0, topics=[
-            _result(ctx, t.name, outcomes[i]) for i, t in enumerate(request.topics)])
+            _result(ctx, t.name, outcomes[i], t.name in describable)
+            for i, t in enumerate(request.topics)])
 
     return when_ready(outcome, respond)
 
 
 def _result(ctx: RequestContext, name: str, outcome: TopicRecord | KafkaError,
-            ) -> m.CreatableTopicResult:
+            describable: bool = True) -> m.CreatableTopicResult:
     result = m.CreatableTopicResult(name=name)
+    if not describable:
+        result.topic_config_error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
     if isinstance(outcome, KafkaError):
         result.error_code = outcome.code
         result.error_message = outcome.message
@@ -66,6 +79,8 @@ def _result(ctx: RequestContext, name: str, outcome: TopicRecord | KafkaError,
         return result
     result.error_code = ErrorCode.NONE
     result.error_message = None
+    if not describable:
+        return result
     result.topic_id = outcome.topic_id
     result.num_partitions = len(outcome.partitions)
     result.replication_factor = outcome.replication_factor

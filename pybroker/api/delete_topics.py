@@ -10,6 +10,7 @@ from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.metadata.model import TopicRecord
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation, ResourceType
 
 ZERO_UUID = uuid.UUID(int=0)
 
@@ -22,6 +23,7 @@ def handle(ctx: RequestContext, request: req.DeleteTopicsRequest,
         wanted = [(t.name, t.topic_id) for t in request.topics]
     else:
         wanted = [(name, ZERO_UUID) for name in request.topic_names]
+    acls = ctx.services.acls
     results = []
     deletable: list[m.DeletableTopicResult] = []
     names: list[str] = []  # the names of the deletable topics, in the same order
@@ -40,6 +42,15 @@ def handle(ctx: RequestContext, request: req.DeleteTopicsRequest,
                 result.error_code = ErrorCode.UNKNOWN_TOPIC_ID
                 continue
             result.name = name
+            if not acls.authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, name):
+                # named by id: the name of a topic the client may not describe stays hidden
+                result.name = None
+                result.error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+                continue
+        if name is not None and not acls.authorize(ctx, AclOperation.DELETE, ResourceType.TOPIC,
+                                                   name):
+            result.error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            continue
         if name is None or services.metadata_cache.topic(name) is None \
                 or any(r.name == name for r in deletable):  # (named twice: gone the 2nd time)
             result.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION

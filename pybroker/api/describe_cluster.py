@@ -10,14 +10,23 @@ from protocol.messages import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
+from pybroker.security.acl import CLUSTER_NAME, AclOperation, ResourceType
 
 BROKERS_ENDPOINT, CONTROLLERS_ENDPOINT = 1, 2
 
 
-#: what a client may do to the cluster without an authorizer (Kafka's AclOperation codes):
-#: CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE
-CLUSTER_OPERATIONS = sum(1 << op for op in (5, 7, 8, 9, 10, 11, 12))
 UNKNOWN_OPERATIONS = -2147483648
+
+
+def _cluster_operations(ctx: RequestContext, request: req.DescribeClusterRequest) -> int:
+    """What the client may do to the cluster, when it asks: none unless it may describe it
+    (without an authorizer, every operation of the cluster)."""
+    if not request.include_cluster_authorized_operations:
+        return UNKNOWN_OPERATIONS
+    acls = ctx.services.acls
+    if not acls.authorize_cluster(ctx, AclOperation.DESCRIBE):
+        return 0
+    return acls.authorized_operations(ctx, ResourceType.CLUSTER, CLUSTER_NAME)
 
 
 @api(ApiKey.DESCRIBE_CLUSTER, 0, 1)
@@ -45,7 +54,5 @@ def handle(ctx: RequestContext, request: req.DescribeClusterRequest) -> m.Descri
             m.DescribeClusterBroker(broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
             for b in cache.brokers_for(ctx.listener).values()
         ],
-        cluster_authorized_operations=(CLUSTER_OPERATIONS
-                                       if request.include_cluster_authorized_operations
-                                       else UNKNOWN_OPERATIONS),
+        cluster_authorized_operations=_cluster_operations(ctx, request),
     )

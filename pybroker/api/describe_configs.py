@@ -32,10 +32,12 @@ from pybroker.admin.config_helper import (
     topic_config_entries,
 )
 from pybroker.admin.configs import BROKER, BROKER_LOGGER, TOPIC
+from pybroker.api.acl_requests import AUTHORIZATION_MESSAGES, config_refusal
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.api.services import BrokerServices
 from pybroker.metadata.topics import validate_topic_name
+from pybroker.security.acl import AclOperation
 
 
 def _broker_id(name: str) -> int:
@@ -83,6 +85,12 @@ def _result(ctx: RequestContext, resource: req.DescribeConfigsResource,
     result = m.DescribeConfigsResult(resource_type=resource.resource_type,
                                      resource_name=resource.resource_name,
                                      error_code=ErrorCode.NONE, error_message="")
+    refusal = config_refusal(ctx, resource.resource_type, resource.resource_name,
+                             AclOperation.DESCRIBE_CONFIGS)
+    if refusal is not None:
+        result.error_code = refusal
+        result.error_message = AUTHORIZATION_MESSAGES[refusal]
+        return result
     try:
         entries = _entries(ctx.services, resource)
     except KafkaError as e:

@@ -20,6 +20,7 @@ from protocol.messages import (
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.cluster.replica_manager import LogDirDescription
+from pybroker.security.acl import AclOperation
 
 
 def _result(d: LogDirDescription) -> m.DescribeLogDirsResult:
@@ -40,6 +41,9 @@ def _result(d: LogDirDescription) -> m.DescribeLogDirsResult:
 @api(ApiKey.DESCRIBE_LOG_DIRS, 0, 4)
 def handle(ctx: RequestContext, request: req.DescribeLogDirsRequest,
            ) -> m.DescribeLogDirsResponse:
+    if not ctx.services.acls.authorize_cluster(ctx, AclOperation.DESCRIBE):
+        return m.DescribeLogDirsResponse(throttle_time_ms=0,
+                                         error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     wanted = None if request.topics is None else {
         (t.topic, p) for t in request.topics for p in t.partitions
     }

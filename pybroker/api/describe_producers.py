@@ -20,9 +20,12 @@ from protocol.messages import (
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.metadata.topics import validate_topic_name
+from pybroker.security.acl import AclOperation, ResourceType
 
 
 def _topic_error(ctx: RequestContext, name: str) -> KafkaError | None:
+    if not ctx.services.acls.authorize(ctx, AclOperation.READ, ResourceType.TOPIC, name):
+        return KafkaError(ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Topic authorization failed.")
     try:
         validate_topic_name(name)
     except KafkaError as e:

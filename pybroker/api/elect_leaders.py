@@ -15,6 +15,7 @@ from pybroker.admin import PREFERRED, UNCLEAN, TopicPartition
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation
 
 
 def _group(results: list[tuple[TopicPartition, tuple[ErrorCode, str | None]]],
@@ -39,6 +40,13 @@ def handle(ctx: RequestContext, request: req.ElectLeadersRequest,
             for t in requested or () for p in t.partitions]
         return m.ElectLeadersResponse(throttle_time_ms=0, error_code=ErrorCode.UNKNOWN_SERVER_ERROR,
                                       replica_election_results=_group(failed))
+    if not ctx.services.acls.authorize_cluster(ctx, AclOperation.ALTER):
+        denied: list[tuple[TopicPartition, tuple[ErrorCode, str | None]]] = [
+            ((t.topic, p), (ErrorCode.CLUSTER_AUTHORIZATION_FAILED, None))
+            for t in requested or () for p in t.partitions]
+        return m.ElectLeadersResponse(throttle_time_ms=0,
+                                      error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+                                      replica_election_results=_group(denied))
     if requested is None:
         topics = ctx.services.metadata_cache.topics
         partitions = [(t, p) for t in sorted(topics) for p in sorted(topics[t].partitions)]

@@ -12,10 +12,14 @@ from protocol.messages import ApiKey, end_txn_request as req, end_txn_response a
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation, ResourceType
 
 
 @api(ApiKey.END_TXN, 0, 4)
 def handle(ctx: RequestContext, request: req.EndTxnRequest) -> Response[m.EndTxnResponse]:
+    if not ctx.services.acls.authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID,
+                                       request.transactional_id):
+        return m.EndTxnResponse(error_code=ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     transactions = ctx.services.transactions
     if transactions is None:
         return m.EndTxnResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)

@@ -44,6 +44,7 @@ from pybroker.api.registry import api
 from pybroker.cluster.fetch_session import CachedPartition, PartitionKey
 from pybroker.cluster.replica_manager import FetchParams, FetchRequestPartition, FetchResult
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation, ResourceType
 
 NO_SESSION = 0
 FINAL_EPOCH = -1
@@ -58,6 +59,7 @@ READ_COMMITTED = 1
 UNKNOWN_OFFSET = -1
 REFUSED_BEFORE_READING = frozenset({ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
                                     ErrorCode.UNKNOWN_TOPIC_ID,
+                                    ErrorCode.TOPIC_AUTHORIZATION_FAILED,
                                     ErrorCode.UNSUPPORTED_COMPRESSION_TYPE})
 #: the errors a v16+ answer names the current leader with (KIP-951)
 LEADER_MOVED = frozenset({ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.FENCED_LEADER_EPOCH})
@@ -155,7 +157,7 @@ def _partition_data(a: _Answer, read_committed: bool) -> m.PartitionData:
             data.diverging_epoch = m.EpochEndOffset(epoch=epoch, end_offset=end_offset)
         return data
     # As Kafka: an erroneous partition reports no offsets. Refusals made before the log is
-    # read (unknown partition or topic id, zstd to an old fetcher) carry an empty list of
+    # read (unknown partition or topic id, not authorized, zstd to an old fetcher) carry an empty list of
     # aborted transactions, failed reads none; the zstd refusal has null records.
     refused_early = r.error in REFUSED_BEFORE_READING
     return m.PartitionData(
@@ -213,6 +215,16 @@ def handle(ctx: RequestContext, request: req.FetchRequest,
         return m.FetchResponse(error_code=session.error, session_id=NO_SESSION)
     readable = [p for p in session.partitions if p.topic is not None]
     unknown = [p for p in session.partitions if p.topic is None]
+    # followers need CLUSTER_ACTION on the cluster, consumers READ on each topic
+    acls = ctx.services.acls
+    if replica_id >= 0:
+        allowed = ({p.topic for p in readable if p.topic is not None}
+                   if acls.authorize_cluster(ctx, AclOperation.CLUSTER_ACTION) else set())
+    else:
+        allowed = acls.authorized(ctx, AclOperation.READ, ResourceType.TOPIC,
+                                  (p.topic for p in readable if p.topic is not None))
+    denied = [p for p in readable if p.topic not in allowed]
+    readable = [p for p in readable if p.topic in allowed]
     wanted = [FetchRequestPartition(p.topic, p.partition, p.fetch_offset, p.max_bytes,
                                     p.current_leader_epoch,
                                     last_fetched_epoch=p.last_fetched_epoch,
@@ -234,6 +246,7 @@ def handle(ctx: RequestContext, request: req.FetchRequest,
         # Kafka answers the partitions it refused before reading after those it read
         pairs = list(zip(readable, results, strict=True))
         pairs += [(p, FetchResult(error=ErrorCode.UNKNOWN_TOPIC_ID)) for p in unknown]
+        pairs += [(p, FetchResult(error=ErrorCode.TOPIC_AUTHORIZATION_FAILED)) for p in denied]
         if version < ZSTD_MIN_VERSION:
             _refuse_zstd_topics(ctx, pairs)
         answer = session.finish(pairs)

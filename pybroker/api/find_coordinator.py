@@ -21,10 +21,12 @@ from protocol.messages import (
     find_coordinator_request as req,
     find_coordinator_response as m,
 )
+from pybroker.api.acl_requests import AUTHORIZATION_MESSAGES
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.coordinator.partitioning import partition_for
 from pybroker.metadata.topics import OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC
+from pybroker.security.acl import AclOperation, ResourceType
 
 GROUP = 0
 TRANSACTION = 1
@@ -38,6 +40,7 @@ MESSAGES = {
         "This most likely occurs because of a request being malformed by the client library "
         "or the message was sent to an incompatible broker. See the broker logs for more "
         "details."),
+    **AUTHORIZATION_MESSAGES,
 }
 
 NO_NODE = (-1, "", -1)
@@ -45,6 +48,16 @@ NO_NODE = (-1, "", -1)
 
 def _lookup(ctx: RequestContext, key: str, key_type: int) -> tuple[ErrorCode, tuple[int, str, int]]:
     services = ctx.services
+    acls = services.acls
+    if key_type == GROUP and not acls.authorize(ctx, AclOperation.DESCRIBE, ResourceType.GROUP,
+                                                key):
+        return ErrorCode.GROUP_AUTHORIZATION_FAILED, NO_NODE
+    if key_type == TRANSACTION and not acls.authorize(ctx, AclOperation.DESCRIBE,
+                                                      ResourceType.TRANSACTIONAL_ID, key):
+        return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, NO_NODE
+    if key_type == SHARE and ctx.api_version >= 6 and not acls.authorize_cluster(
+            ctx, AclOperation.CLUSTER_ACTION):
+        return ErrorCode.CLUSTER_AUTHORIZATION_FAILED, NO_NODE
     if key_type == SHARE:
         # Share groups exist from v6 (before it Kafka answers INVALID_REQUEST); Kafka 3.9 has
         # no share coordinator to name

@@ -28,9 +28,11 @@ from pybroker.admin.configs import (
     preprocess,
     settled,
 )
+from pybroker.api.acl_requests import config_refusal
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +64,10 @@ def handle(ctx: RequestContext, request: req.IncrementalAlterConfigsRequest,
         try:
             if id(r) in refused:
                 raise refused[id(r)]
+            refusal = config_refusal(ctx, r.resource_type, r.resource_name,
+                                     AclOperation.ALTER_CONFIGS)
+            if refusal is not None:
+                raise KafkaError(refusal, None)
             by_index[i] = settled(_change(ctx, r, request.validate_only), r.resource_type,
                                   r.resource_name)
         except KafkaError as e:

@@ -19,6 +19,7 @@ from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.coordinator.transaction import InitProducerIdResult
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation, ResourceType
 
 NO_PRODUCER_ID, NO_PRODUCER_EPOCH = -1, -1
 
@@ -34,6 +35,14 @@ def handle(ctx: RequestContext, request: req.InitProducerIdRequest,
     if (request.producer_id == NO_PRODUCER_ID) != (request.producer_epoch == NO_PRODUCER_EPOCH):
         # an epoch bump (KIP-360) names both the producer id and its epoch, or neither
         return _error(ErrorCode.INVALID_REQUEST)
+    acls = ctx.services.acls
+    if request.transactional_id is not None:
+        if not acls.authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID,
+                              request.transactional_id):
+            return _error(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    elif not acls.authorize_cluster(ctx, AclOperation.IDEMPOTENT_WRITE) and \
+            not acls.authorize_by_resource_type(ctx, AclOperation.WRITE, ResourceType.TOPIC):
+        return _error(ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     if request.transactional_id is None:
         return when_ready(ctx.services.producer_ids.generate_producer_id(),
                           lambda pid: m.InitProducerIdResponse(error_code=ErrorCode.NONE,

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, join_group_request as req, join_group_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.coordinator.group import JoinGroupResult, JoinRequest
 from pybroker.coordinator.group_service import responder
 from pybroker.purgatory import then
+from pybroker.security.acl import AclOperation, ResourceType
 
 
 def _response(result: JoinGroupResult, version: int) -> m.JoinGroupResponse:
@@ -30,6 +32,12 @@ def _response(result: JoinGroupResult, version: int) -> m.JoinGroupResponse:
 @api(ApiKey.JOIN_GROUP, 0, 9)
 def handle(ctx: RequestContext, request: req.JoinGroupRequest) -> Response[m.JoinGroupResponse]:
     version = ctx.api_version
+    if not ctx.services.acls.authorize(ctx, AclOperation.READ, ResourceType.GROUP,
+                                       request.group_id):
+        return m.JoinGroupResponse(throttle_time_ms=0,
+                                   error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED,
+                                   generation_id=-1, protocol_name=None if version >= 7 else "",
+                                   leader="", member_id="")
     fut, respond = responder()
     ctx.services.groups.coordinator.handle_join_group(JoinRequest(
         group_id=request.group_id,

@@ -18,6 +18,7 @@ from pybroker.api.registry import ZOOKEEPER, Response, api
 from pybroker.cluster.control import LeaderAndIsrPartition
 from pybroker.metadata.model import PartitionRecord
 from pybroker.purgatory import then
+from pybroker.security.acl import AclOperation
 
 ZERO_UUID = uuid.UUID(int=0)
 
@@ -37,6 +38,8 @@ def _partitions(request: req.LeaderAndIsrRequest, version: int
 @api(ApiKey.LEADER_AND_ISR, 0, 7, modes=frozenset({ZOOKEEPER}))
 def handle(ctx: RequestContext, request: req.LeaderAndIsrRequest,
            ) -> Response[m.LeaderAndIsrResponse]:
+    if not ctx.services.acls.authorize_cluster(ctx, AclOperation.CLUSTER_ACTION):
+        return m.LeaderAndIsrResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     control = ctx.services.control
     assert control is not None, "LeaderAndIsr is served only in ZooKeeper mode"
     version = ctx.api_version

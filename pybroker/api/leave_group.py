@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, leave_group_request as req, leave_group_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.coordinator.group import LeavingMember
+from pybroker.security.acl import AclOperation, ResourceType
 
 
 @api(ApiKey.LEAVE_GROUP, 0, 5)
 def handle(ctx: RequestContext, request: req.LeaveGroupRequest) -> m.LeaveGroupResponse:
+    if not ctx.services.acls.authorize(ctx, AclOperation.READ, ResourceType.GROUP,
+                                       request.group_id):
+        return m.LeaveGroupResponse(throttle_time_ms=0,
+                                    error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if ctx.api_version >= 3:
         leaving = [LeavingMember(x.member_id, x.group_instance_id,
                                  x.reason if ctx.api_version >= 5 else None)

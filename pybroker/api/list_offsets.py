@@ -23,6 +23,7 @@ from pybroker.cluster.partition import (
     LATEST_TIMESTAMP,
     MAX_TIMESTAMP,
 )
+from pybroker.security.acl import AclOperation, ResourceType
 
 #: the special timestamps each version introduced (KIP-734, KIP-405, KIP-1005)
 SPECIAL_FROM_VERSION = {
@@ -82,7 +83,16 @@ def _lookup_v0(ctx: RequestContext, topic: str, p: req.ListOffsetsPartition, rep
 def handle(ctx: RequestContext, request: req.ListOffsetsRequest) -> m.ListOffsetsResponse:
     topics = []
     seen: set[tuple[str, int]] = set()
+    describable = ctx.services.acls.authorized(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC,
+                                               (t.name for t in request.topics))
+    denied = []
     for topic in request.topics:
+        if topic.name not in describable:
+            denied.append(m.ListOffsetsTopicResponse(name=topic.name, partitions=[
+                m.ListOffsetsPartitionResponse(partition_index=p.partition_index,
+                                               error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+                for p in topic.partitions]))
+            continue
         partitions = []
         for p in topic.partitions:
             key = (topic.name, p.partition_index)
@@ -97,4 +107,4 @@ def handle(ctx: RequestContext, request: req.ListOffsetsRequest) -> m.ListOffset
                 partitions.append(_lookup(ctx, topic.name, p, request.replica_id,
                                           request.isolation_level))
         topics.append(m.ListOffsetsTopicResponse(name=topic.name, partitions=partitions))
-    return m.ListOffsetsResponse(throttle_time_ms=0, topics=topics)
+    return m.ListOffsetsResponse(throttle_time_ms=0, topics=topics + denied)

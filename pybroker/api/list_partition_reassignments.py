@@ -17,11 +17,16 @@ from pybroker.admin import Reassignment, TopicPartition
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation
 
 
 @api(ApiKey.LIST_PARTITION_REASSIGNMENTS, 0, 0)
 def handle(ctx: RequestContext, request: req.ListPartitionReassignmentsRequest,
            ) -> Response[m.ListPartitionReassignmentsResponse]:
+    if not ctx.services.acls.authorize_cluster(ctx, AclOperation.DESCRIBE):
+        return m.ListPartitionReassignmentsResponse(
+            throttle_time_ms=0, error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+            error_message="Cluster authorization failed.")
     partitions = None if request.topics is None else [
         (t.name, p) for t in request.topics for p in t.partition_indexes
     ]

@@ -14,6 +14,7 @@ from protocol.messages import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
+from pybroker.security.acl import AclOperation, ResourceType
 
 
 @api(ApiKey.LIST_TRANSACTIONS, 0, 1)
@@ -31,4 +32,7 @@ def handle(ctx: RequestContext, request: req.ListTransactionsRequest,
         transaction_states=[m.TransactionState(transactional_id=t.transactional_id,
                                                producer_id=t.producer_id,
                                                transaction_state=t.state.value)
-                            for t in result.transactions])
+                            for t in result.transactions
+                            if ctx.services.acls.authorize(ctx, AclOperation.DESCRIBE,
+                                                           ResourceType.TRANSACTIONAL_ID,
+                                                           t.transactional_id)])

@@ -17,8 +17,11 @@ from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.cluster.metadata_cache import TopicInfo
 from pybroker.metadata.topics import OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, validate_topic_name
+from pybroker.security.acl import CLUSTER_NAME, AclOperation, ResourceType
 
 ZERO_UUID = uuid.UUID(int=0)
+#: "not asked for" (Kafka's default)
+UNKNOWN_OPERATIONS = -2147483648
 
 
 def _topic(info: TopicInfo) -> m.MetadataResponseTopic:
@@ -71,20 +74,42 @@ def handle(ctx: RequestContext, request: req.MetadataRequest) -> m.MetadataRespo
     version = ctx.api_version
     topics: list[m.MetadataResponseTopic] = []
 
+    acls = services.acls
     if request.topics is None or (version == 0 and not request.topics):
-        topics = [_topic(t) for _, t in sorted(cache.topics.items())]
+        # every topic: those the client may not describe are left out, silently
+        visible = acls.authorized(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, cache.topics)
+        topics = [_topic(t) for name, t in sorted(cache.topics.items()) if name in visible]
     else:
         # Before v4 every request may create topics; from v4 the client says so.
         allow_create = request.allow_auto_topic_creation if version >= 4 else True
         auto_create = allow_create and services.config.get_bool("auto.create.topics.enable")
-        for wanted in request.topics:
-            name = wanted.name
+        named = [w.name if w.name is not None else cache.topic_name(w.topic_id)
+                 for w in request.topics]
+        describable = acls.authorized(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC,
+                                      (n for n in named if n is not None))
+        may_create_any = (not auto_create
+                          or acls.authorize_cluster(ctx, AclOperation.CREATE))
+        # answered after the topics described: those the client may not create, then those
+        # it may not describe (Kafka's order)
+        create_denied: list[m.MetadataResponseTopic] = []
+        describe_denied: list[m.MetadataResponseTopic] = []
+        for wanted, name in zip(request.topics, named, strict=True):
             if name is None:
-                name = cache.topic_name(wanted.topic_id)
-                if name is None:
-                    topics.append(_error_topic(None, ErrorCode.UNKNOWN_TOPIC_ID, wanted.topic_id))
-                    continue
+                topics.append(_error_topic(None, ErrorCode.UNKNOWN_TOPIC_ID, wanted.topic_id))
+                continue
+            if name not in describable:
+                describe_denied.append(
+                    _error_topic(None, ErrorCode.TOPIC_AUTHORIZATION_FAILED, wanted.topic_id)
+                    if wanted.name is None
+                    else _error_topic(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED))
+                continue
             info = cache.topic(name)
+            if info is None and auto_create and not may_create_any and not acls.authorize(
+                    ctx, AclOperation.CREATE, ResourceType.TOPIC, name):
+                denied = _error_topic(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+                denied.is_internal = name in (OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC)
+                create_denied.append(denied)
+                continue
             if info is None and auto_create:
                 error = _auto_create(ctx, name)
                 if error:
@@ -100,9 +125,20 @@ def handle(ctx: RequestContext, request: req.MetadataRequest) -> m.MetadataRespo
                 topics.append(_error_topic(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
             else:
                 topics.append(_topic(info))
+        topics += create_denied + describe_denied
 
+    if version >= 8 and request.include_topic_authorized_operations:
+        for t in topics:
+            if t.name is not None and t.error_code != ErrorCode.TOPIC_AUTHORIZATION_FAILED:
+                t.topic_authorized_operations = acls.authorized_operations(
+                    ctx, ResourceType.TOPIC, t.name)
+    cluster_operations = UNKNOWN_OPERATIONS
+    if 8 <= version <= 10 and request.include_cluster_authorized_operations:
+        cluster_operations = (acls.authorized_operations(ctx, ResourceType.CLUSTER, CLUSTER_NAME)
+                              if acls.authorize_cluster(ctx, AclOperation.DESCRIBE) else 0)
     return m.MetadataResponse(
         throttle_time_ms=0,
+        cluster_authorized_operations=cluster_operations,
         brokers=[
             m.MetadataResponseBroker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
             for b in cache.brokers_for(ctx.listener).values()

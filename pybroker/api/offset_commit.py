@@ -9,6 +9,7 @@ from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.coordinator.group.offsets import OffsetToCommit
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation, ResourceType
 
 
 @api(ApiKey.OFFSET_COMMIT, 0, 9)
@@ -18,10 +19,23 @@ def handle(ctx: RequestContext, request: req.OffsetCommitRequest,
     groups = ctx.services.groups
     cache = ctx.services.metadata_cache
     errors: dict[tuple[str, int], ErrorCode] = {}
+    acls = ctx.services.acls
+    if not acls.authorize(ctx, AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return m.OffsetCommitResponse(throttle_time_ms=0, topics=[
+            m.OffsetCommitResponseTopic(name=topic.name, partitions=[
+                m.OffsetCommitResponsePartition(
+                    partition_index=p.partition_index,
+                    error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED)
+                for p in topic.partitions])
+            for topic in request.topics])
+    readable = acls.authorized(ctx, AclOperation.READ, ResourceType.TOPIC,
+                               (t.name for t in request.topics))
     known = []
     for topic in request.topics:
         for p in topic.partitions:
-            if cache.partition(topic.name, p.partition_index) is None:
+            if topic.name not in readable:
+                errors[(topic.name, p.partition_index)] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            elif cache.partition(topic.name, p.partition_index) is None:
                 errors[(topic.name, p.partition_index)] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             else:
                 known.append((topic.name, p))

@@ -8,17 +8,40 @@ from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, offset_fetch_request as req, offset_fetch_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
+from pybroker.security.acl import AclOperation, ResourceType
 
 
 def _fetch(ctx, group_id: str, topics, require_stable: bool):
-    """``topics``: [(name, [partitions])] or None for all; returns (group error, results)."""
+    """``topics``: [(name, [partitions])] or None for all; returns (group error, results).
+
+    The group needs DESCRIBE; so does each topic, whose offsets are otherwise hidden (all
+    topics) or answered TOPIC_AUTHORIZATION_FAILED (named ones)."""
     groups = ctx.services.groups
+    acls = ctx.services.acls
+    if not acls.authorize(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
+        error = ErrorCode.GROUP_AUTHORIZATION_FAILED
+        # v0 names the error on every partition; from v1 Kafka answers through the group
+        # coordinator's path, whose refused group has no partitions (nor, before v2, an error)
+        return error, ([(name, p, -1, -1, "", error) for name, ps in (topics or []) for p in ps]
+                       if ctx.api_version == 0 else [])
     error = groups.coordinator.handle_fetch_offsets(group_id)
     if error:
         return error, [(name, p, -1, -1, "", error) for name, ps in (topics or []) for p in ps]
-    partitions = None if topics is None else [(name, p) for name, ps in topics for p in ps]
-    return ErrorCode.NONE, groups.offsets.fetch(group_id, partitions,
-                                                require_stable=require_stable)
+    denied = []
+    if topics is None:
+        partitions = None
+    else:
+        allowed = acls.authorized(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC,
+                                  (name for name, _ in topics))
+        denied = [(name, p, -1, -1, "", ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+                  for name, ps in topics if name not in allowed for p in ps]
+        partitions = [(name, p) for name, ps in topics if name in allowed for p in ps]
+    results = groups.offsets.fetch(group_id, partitions, require_stable=require_stable)
+    if topics is None and acls.enabled:
+        allowed = acls.authorized(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC,
+                                  {r[0] for r in results})
+        results = [r for r in results if r[0] in allowed]
+    return ErrorCode.NONE, results + denied
 
 
 def _by_topic(results):

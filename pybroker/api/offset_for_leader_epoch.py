@@ -21,6 +21,7 @@ from protocol.messages import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
+from pybroker.security.acl import AclOperation, ResourceType
 
 CURRENT_LEADER_EPOCH_MIN_VERSION = 2
 NO_EPOCH = -1
@@ -42,7 +43,18 @@ def _end_offset(ctx: RequestContext, topic: str, p: req.OffsetForLeaderPartition
 @api(ApiKey.OFFSET_FOR_LEADER_EPOCH, 0, 4)
 def handle(ctx: RequestContext, request: req.OffsetForLeaderEpochRequest,
            ) -> m.OffsetForLeaderEpochResponse:
+    # followers need CLUSTER_ACTION, consumers (KIP-320) DESCRIBE on each topic
+    acls = ctx.services.acls
+    describable = ({t.topic for t in request.topics}
+                   if acls.authorize_cluster(ctx, AclOperation.CLUSTER_ACTION)
+                   else acls.authorized(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC,
+                                        (t.topic for t in request.topics)))
     return m.OffsetForLeaderEpochResponse(throttle_time_ms=0, topics=[
         m.OffsetForLeaderTopicResult(topic=t.topic, partitions=[
             _end_offset(ctx, t.topic, p) for p in t.partitions])
-        for t in request.topics])
+        for t in request.topics if t.topic in describable] + [
+        m.OffsetForLeaderTopicResult(topic=t.topic, partitions=[
+            m.EpochEndOffset(partition=p.partition,
+                             error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+                             leader_epoch=-1, end_offset=-1) for p in t.partitions])
+        for t in request.topics if t.topic not in describable])

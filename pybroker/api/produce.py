@@ -27,6 +27,7 @@ from pybroker.cluster.replica_manager import ProduceResult, transactional_produc
 from pybroker.cluster.txn_verification import TxnErrorMode
 from pybroker.metadata.topics import INTERNAL_TOPICS
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation, ResourceType
 
 #: the first version whose records must be one v2 batch; below it, old message sets
 V2_ONLY_VERSION = 3
@@ -102,9 +103,13 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
     acks = request.acks
     version = ctx.api_version
     replica_manager = ctx.services.replica_manager
-    if (version >= V2_ONLY_VERSION and request.transactional_id is None
-            and has_transactional_records(request)):
+    acls = ctx.services.acls
+    if version >= V2_ONLY_VERSION and has_transactional_records(request) and (
+            request.transactional_id is None or not acls.authorize(
+                ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactional_id)):
         return error_response(ctx, request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    writable = acls.authorized(ctx, AclOperation.WRITE, ResourceType.TOPIC,
+                               (t.name for t in request.topic_data))
     # (topic, partition) -> the answer decided here, before the replica manager sees it (a
     # refusal, or NONE for an old request's empty message set, of which nothing is appended)
     refused: dict[tuple[str, int], tuple[ErrorCode, str | None]] = {}
@@ -112,7 +117,9 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
     for topic in request.topic_data:
         for pdata in topic.partition_data:
             key = (topic.name, pdata.index)
-            if topic.name in INTERNAL_TOPICS:
+            if topic.name not in writable:
+                refused[key] = (ErrorCode.TOPIC_AUTHORIZATION_FAILED, None)
+            elif topic.name in INTERNAL_TOPICS:
                 refused[key] = (ErrorCode.INVALID_TOPIC_EXCEPTION,
                                 f"Cannot append to internal topic {topic.name}")
             elif acks not in (0, 1, -1):

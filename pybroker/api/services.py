@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode
+from pybroker.security.service import AclService
 
 if TYPE_CHECKING:
     from pybroker.admin import AdminManager, IsrChange
@@ -74,3 +75,5 @@ class BrokerServices:
     controller: ControllerModule | None = None
     #: the transaction coordinator (None: transactional requests have no coordinator here)
     transactions: TransactionCoordinatorService | None = None
+    #: authorization checks and ACL administration (no authorizer: everything is allowed)
+    acls: AclService = field(default_factory=AclService)

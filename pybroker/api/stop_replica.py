@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, stop_replica_request as req, stop_replica_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import ZOOKEEPER, api
 from pybroker.cluster.control import StopReplicaPartition
+from pybroker.security.acl import AclOperation
 
 NO_EPOCH = -1
 
@@ -25,6 +27,8 @@ def _partitions(request: req.StopReplicaRequest, version: int) -> list[StopRepli
 
 @api(ApiKey.STOP_REPLICA, 0, 4, modes=frozenset({ZOOKEEPER}))
 def handle(ctx: RequestContext, request: req.StopReplicaRequest) -> m.StopReplicaResponse:
+    if not ctx.services.acls.authorize_cluster(ctx, AclOperation.CLUSTER_ACTION):
+        return m.StopReplicaResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     control = ctx.services.control
     assert control is not None, "StopReplica is served only in ZooKeeper mode"
     version = ctx.api_version

@@ -9,6 +9,7 @@ from pybroker.api.registry import Response, api
 from pybroker.coordinator.group import SyncRequest
 from pybroker.coordinator.group_service import responder
 from pybroker.purgatory import then
+from pybroker.security.acl import AclOperation, ResourceType
 
 
 @api(ApiKey.SYNC_GROUP, 0, 5)
@@ -18,6 +19,11 @@ def handle(ctx: RequestContext, request: req.SyncGroupRequest) -> Response[m.Syn
         # From v5 both are mandatory: Kafka refuses the request before the coordinator sees it.
         return m.SyncGroupResponse(throttle_time_ms=0,
                                    error_code=ErrorCode.INCONSISTENT_GROUP_PROTOCOL)
+    if not ctx.services.acls.authorize(ctx, AclOperation.READ, ResourceType.GROUP,
+                                       request.group_id):
+        return m.SyncGroupResponse(throttle_time_ms=0,
+                                   error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED,
+                                   protocol_type=None, protocol_name=None, assignment=b"")
     fut, respond = responder()
     ctx.services.groups.coordinator.handle_sync_group(SyncRequest(
         group_id=request.group_id,

@@ -26,6 +26,7 @@ from pybroker.cluster.txn_verification import TxnErrorMode
 from pybroker.coordinator.group.offsets import OffsetToCommit, TxnProducer
 from pybroker.coordinator.group.storage import commit_error_for
 from pybroker.purgatory import chain, when_ready
+from pybroker.security.acl import AclOperation, ResourceType
 
 
 @api(ApiKey.TXN_OFFSET_COMMIT, 0, 4)
@@ -36,9 +37,22 @@ def handle(ctx: RequestContext, request: req.TxnOffsetCommitRequest,
     cache = ctx.services.metadata_cache
     errors: dict[tuple[str, int], ErrorCode] = {}
     wanted: list[OffsetToCommit] = []
+    acls = ctx.services.acls
+    refusal = (ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+               if not acls.authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID,
+                                     request.transactional_id)
+               else ErrorCode.GROUP_AUTHORIZATION_FAILED
+               if not acls.authorize(ctx, AclOperation.READ, ResourceType.GROUP, request.group_id)
+               else None)
+    readable = acls.authorized(ctx, AclOperation.READ, ResourceType.TOPIC,
+                               (t.name for t in request.topics))
     for topic in request.topics:
         for p in topic.partitions:
-            if cache.partition(topic.name, p.partition_index) is None:
+            if refusal is not None:
+                errors[(topic.name, p.partition_index)] = refusal
+            elif topic.name not in readable:
+                errors[(topic.name, p.partition_index)] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            elif cache.partition(topic.name, p.partition_index) is None:
                 errors[(topic.name, p.partition_index)] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             else:
                 wanted.append(OffsetToCommit(

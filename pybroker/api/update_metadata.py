@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import uuid
 
+from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, update_metadata_request as req, update_metadata_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import ZOOKEEPER, api
 from pybroker.cluster.metadata_cache import BrokerNode, PartitionInfo, PartitionUpdate
+from pybroker.security.acl import AclOperation
 
 ZERO_UUID = uuid.UUID(int=0)
 
@@ -41,6 +43,8 @@ def _partitions(request: req.UpdateMetadataRequest, version: int) -> list[Partit
 
 @api(ApiKey.UPDATE_METADATA, 0, 8, modes=frozenset({ZOOKEEPER}))
 def handle(ctx: RequestContext, request: req.UpdateMetadataRequest) -> m.UpdateMetadataResponse:
+    if not ctx.services.acls.authorize_cluster(ctx, AclOperation.CLUSTER_ACTION):
+        return m.UpdateMetadataResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     control = ctx.services.control
     assert control is not None, "UpdateMetadata is served only in ZooKeeper mode"
     version = ctx.api_version

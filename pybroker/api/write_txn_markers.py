@@ -39,6 +39,7 @@ from pybroker.api.registry import Response, api
 from pybroker.cluster.replica_manager import AppendOrigin, ProduceResult, TopicPartition
 from pybroker.metadata.topics import OFFSETS_TOPIC
 from pybroker.purgatory import then
+from pybroker.security.acl import AclOperation
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +123,13 @@ def _response(errors: Errors) -> m.WriteTxnMarkersResponse:
 def handle(ctx: RequestContext, request: req.WriteTxnMarkersRequest,
            ) -> Response[m.WriteTxnMarkersResponse]:
     errors: Errors = {}
+    acls = ctx.services.acls
+    if not acls.authorize_cluster(ctx, AclOperation.ALTER) and not ctx.services.acls.authorize_cluster(ctx, AclOperation.CLUSTER_ACTION):
+        for marker in request.markers:
+            errors.setdefault(marker.producer_id, {}).update(
+                ((t.name, p), ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
+                for t in marker.topics for p in t.partition_indexes)
+        return _response(errors)
     waiting: list[tuple[int, asyncio.Future[dict[TopicPartition, ErrorCode]]]] = []
     for marker in request.markers:
         now, later = _append_marker(ctx, marker)

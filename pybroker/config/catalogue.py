@@ -39,6 +39,7 @@ from typing import Any
 from .validators import (
     GZIP_LEVEL,
     MESSAGE_FORMAT_VERSION,
+    NON_NULL_STRING,
     THROTTLED_REPLICAS,
     Validator,
     at_least,
@@ -265,6 +266,19 @@ BROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     _broker("replica.fetch.backoff.ms", INT, 1000, at_least(0)),
     _broker("replica.socket.timeout.ms", INT, 30000),
     _broker("replica.high.watermark.checkpoint.interval.ms", LONG, 5000),
+    # Kafka's authorizer (empty: none, every request allowed);
+    # kafka.security.authorizer.AclAuthorizer turns ACLs on
+    _broker("authorizer.class.name", STRING, "", NON_NULL_STRING),
+)}
+
+#: the authorizer's own settings: read from server.properties like the broker's, but not
+#: properties of Kafka's broker (it hands them to the authorizer it builds, and never describes
+#: them)
+AUTHORIZER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
+    # principals separated by semicolons, allowed everything
+    BrokerConfigKey("super.users", STRING, "", described=False),
+    # a resource without ACLs is open to everyone (else to the super users only)
+    BrokerConfigKey("allow.everyone.if.no.acl.found", BOOLEAN, False, described=False),
 )}
 
 
@@ -274,9 +288,9 @@ def broker_default(name: str) -> Any:
 
 
 def broker_value(props: Mapping[str, str], name: str) -> Any:
-    """A broker property's value from ``props`` (server.properties), parsed and validated, or its
-    default when ``props`` does not set it."""
-    key = BROKER_CONFIGS[name]
+    """A broker property's (or an authorizer setting's) value from ``props``
+    (server.properties), parsed and validated, or its default when ``props`` does not set it."""
+    key = BROKER_CONFIGS[name] if name in BROKER_CONFIGS else AUTHORIZER_CONFIGS[name]
     raw = props.get(name)
     return key.default if raw is None else key.parse(str(raw))
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .catalogue import BROKER_CONFIGS, broker_value
+from .catalogue import AUTHORIZER_CONFIGS, BROKER_CONFIGS, broker_value
 from .listeners import (
     LISTENER_SECURITY_PROTOCOL_MAP,
     check_inter_broker_advertised,
@@ -109,12 +109,13 @@ class BrokerConfig:
             listener_setting = _LISTENER_SETTING.match(name)
             if listener_setting is not None and listener_setting.group(1) in BROKER_CONFIGS:
                 name = listener_setting.group(1)  # one listener's own value of a setting
-            if name not in BROKER_CONFIGS:
+            key = BROKER_CONFIGS.get(name) or AUTHORIZER_CONFIGS.get(name)
+            if key is None:
                 log.warning("the configuration %r was supplied but is not one this broker "
                             "knows: it is ignored", name)
                 continue
             try:
-                BROKER_CONFIGS[name].parse(raw)
+                key.parse(raw)
             except ConfigException as e:
                 raise ValueError(e.message) from e
         # a listener that does not parse is refused now, with the rest of the configuration

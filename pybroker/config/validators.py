@@ -144,3 +144,10 @@ def _message_format_version(name: str, value: Any) -> None:
 
 
 MESSAGE_FORMAT_VERSION = Check(_message_format_version, "[" + ", ".join(IBP_VERSIONS) + "]")
+
+
+def _non_null_string(name: str, value: Any) -> None:
+    """Kafka's ``NonNullValidator``: a string property given in a file is never null."""
+
+
+NON_NULL_STRING = Check(_non_null_string, "non-null string")

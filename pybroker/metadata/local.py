@@ -2,8 +2,9 @@
 
 Every change rewrites the document atomically (write a temporary file, fsync, rename, fsync the
 directory), so a crash leaves either the old or the new state. It holds the topics, the next
-producer id block and the dynamic broker configs (KIP-226: the broker's own under its id, the
-cluster-wide defaults under ``<default>``, as ZooKeeper's ``/config/brokers`` names them).
+producer id block, the dynamic broker configs (KIP-226: the broker's own under its id, the
+cluster-wide defaults under ``<default>``, as ZooKeeper's ``/config/brokers`` names them) and
+the ACLs (Kafka's documents by Kafka's ZooKeeper paths).
 ``meta.properties`` is written in Kafka's format so the directory is recognisable as a broker's.
 """
 
@@ -84,6 +85,7 @@ class LocalMetadataStore:
                 next_producer_id=int(doc.get("next_producer_id", 0)),
                 broker_configs={str(e): {str(k): str(v) for k, v in c.items()}
                                 for e, c in doc.get("broker_configs", {}).items()},
+                acls={str(p): dict(d) for p, d in doc.get("acls", {}).items()},
             )
         else:
             image = ClusterImage(cluster_id=self._read_cluster_id() or new_cluster_id())
@@ -115,6 +117,8 @@ class LocalMetadataStore:
         if image.broker_configs:
             doc["broker_configs"] = {e: dict(sorted(c.items()))
                                      for e, c in sorted(image.broker_configs.items())}
+        if image.acls:
+            doc["acls"] = dict(sorted(image.acls.items()))
         write_atomically(self.path, json.dumps(doc, indent=1).encode())
 
     def create_topic(self, topic: TopicRecord) -> None:
@@ -138,6 +142,15 @@ class LocalMetadataStore:
             self.image.broker_configs[entity] = dict(configs)
         else:
             self.image.broker_configs.pop(entity, None)
+        self._save()
+
+    def set_acls(self, documents: dict[str, dict[str, Any] | None]) -> None:
+        """Replace the ACL documents at these paths (None deletes one), in one write."""
+        for path, document in documents.items():
+            if document is None:
+                self.image.acls.pop(path, None)
+            else:
+                self.image.acls[path] = document
         self._save()
 
     def allocate_producer_id_block(self, size: int) -> int:

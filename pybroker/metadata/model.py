@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import Any
 
 
 def _frozen(mapping: Mapping) -> Mapping:
@@ -107,3 +108,5 @@ class ClusterImage:
     next_producer_id: int = 0
     #: dynamic broker configs by entity: a broker id, or ``<default>`` for the cluster's
     broker_configs: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: ACL documents by Kafka's ZooKeeper path (``/kafka-acl/Topic/orders``), in Kafka's JSON
+    acls: dict[str, dict[str, Any]] = field(default_factory=dict)

@@ -49,10 +49,13 @@ from pybroker.zk.client import (
     ZnodeStat,
 )
 from pybroker.zk.znodes import (
+    ACL_RESOURCE_TYPES,
     CONFIG_BROKER,
     CONFIG_TOPIC,
     PERSISTENT_ZK_PATHS,
     PRODUCER_ID_BLOCK_SIZE,
+    AclChangeNotificationZNode,
+    AclZNode,
     BrokerIdsZNode,
     BrokerIdZNode,
     BrokerRegistration,
@@ -601,6 +604,83 @@ class KafkaZkClient:
                 await self._call(functools.partial(self.zk.delete, path))
             except NoNodeError:
                 pass
+
+    # -- ACLs --------------------------------------------------------------------------------
+
+    async def create_acl_paths(self) -> None:
+        """The ACL roots with a child per resource type, and the change roots (Kafka's
+        ``createAclPaths``)."""
+        for root in AclZNode.ROOTS:
+            for resource_type in ACL_RESOURCE_TYPES:
+                await self.make_sure_persistent_path_exists(f"{root}/{resource_type}")
+        for root in AclChangeNotificationZNode.ROOTS:
+            await self.make_sure_persistent_path_exists(root)
+
+    async def get_acl_node_paths(self) -> list[str]:
+        """Every ACL znode: ``<root>/<ResourceType>/<name>``."""
+        out = []
+        for root in AclZNode.ROOTS:
+            for resource_type in sorted(await self._children(root)):
+                for name in sorted(await self._children(f"{root}/{resource_type}")):
+                    out.append(AclZNode.path(root, resource_type, name))
+        return out
+
+    async def get_acl_node(self, path: str) -> bytes | None:
+        """An ACL znode's data; None when it does not exist."""
+        found = await self.get_versioned_acl_node(path)
+        return found[0] if found is not None else None
+
+    async def get_versioned_acl_node(self, path: str) -> tuple[bytes, int] | None:
+        """An ACL znode's data and version; None when it does not exist."""
+        found = await self._get(path)
+        return (found[0], found[1].version) if found is not None else None
+
+    async def conditional_set_acl_node(self, path: str, data: bytes | None,
+                                       version: int | None) -> bool:
+        """Write an ACL znode if it is still at ``version`` (None: if it does not exist yet),
+        deleting it for ``data`` None; False when someone else changed it first (Kafka's
+        ``conditionalSetAclsForResource``/``createAclsForResourceIfNotExists``/
+        ``conditionalDelete``)."""
+        try:
+            if version is None:
+                if data is not None:
+                    await self._create_recursive(path, data)
+            elif data is None:
+                await self._call(functools.partial(self.zk.delete, path, version))
+            else:
+                await self._call(lambda: self.zk.set(path, data, version))
+        except (BadVersionError, NodeExistsError, NoNodeError):
+            return False
+        return True
+
+    async def set_acl_node(self, path: str, data: bytes | None) -> None:
+        """Write an ACL znode whatever its version, creating it if missing; None deletes it."""
+        while True:
+            found = await self.get_versioned_acl_node(path)
+            if await self.conditional_set_acl_node(
+                    path, data, found[1] if found is not None else None):
+                return
+
+    async def create_acl_change_notification(self, root: str, data: bytes) -> str:
+        """A sequential ``acl_changes_`` child of ``root``; the path created."""
+        await self.make_sure_persistent_path_exists(root)
+        return await self._call(lambda: self.zk.create(
+            f"{root}/{AclChangeNotificationZNode.SEQUENCE_PREFIX}", data, sequence=True))
+
+    async def get_acl_change_notifications(self, root: str,
+                                           watch: Watch | None = None) -> list[str]:
+        """The notification znodes' names under ``root``, oldest first."""
+        return sorted(await self._children(root, watch))
+
+    async def get_acl_change_notification(self, root: str, name: str,
+                                          ) -> tuple[bytes, int] | None:
+        """(data, ctime in ms) of one notification, or None when it is gone."""
+        found = await self._get(AclChangeNotificationZNode.path(root, name))
+        return (found[0], found[1].ctime) if found is not None else None
+
+    async def delete_acl_change_notifications(self, root: str, names: Iterable[str]) -> None:
+        for name in names:
+            await self.set_acl_node(AclChangeNotificationZNode.path(root, name), None)
 
     async def delete_topic_configs(self, topics: Iterable[str], epoch_zk_version: int) -> None:
         results = await self._writes(

@@ -623,6 +623,64 @@ class ConfigEntityChangeNotificationSequenceZNode:
         raise ZNodeDecodeError(f"{what}: unsupported version {version}")
 
 
+# -- ACLs (Kafka's ZkAclStore and ZkAclChangeStore) ------------------------------------------
+
+#: the resource types' names in ACL paths (Kafka's ``SecurityUtils.resourceTypeName``)
+ACL_RESOURCE_TYPES = ("Topic", "Group", "Cluster", "TransactionalId", "DelegationToken", "User")
+
+
+class AclZNode:
+    """``/kafka-acl/<ResourceType>/<name>`` (literal patterns) and
+    ``/kafka-acl-extended/prefixed/<ResourceType>/<name>`` (prefixed ones):
+    ``{"version":1,"acls":[{"principal":..,"permissionType":..,"operation":..,"host":..}]}``."""
+
+    LITERAL_ROOT = "/kafka-acl"
+    PREFIXED_ROOT = "/kafka-acl-extended/prefixed"
+    ROOTS = (LITERAL_ROOT, PREFIXED_ROOT)
+
+    @staticmethod
+    def path(root: str, resource_type: str, name: str) -> str:
+        return f"{root}/{resource_type}/{name}"
+
+    @staticmethod
+    def encode(acls: Sequence[Mapping[str, str]]) -> bytes:
+        return _dumps({"version": 1, "acls": [dict(a) for a in acls]})
+
+    @staticmethod
+    def decode(data: bytes | None) -> list[dict[str, str]]:
+        what = "ACL znode"
+        obj = _object(data, what)
+        if obj is None:
+            return []
+        version = _int(obj, "version", what)
+        if version != 1:
+            raise ZNodeDecodeError(f"{what}: unsupported version {version}")
+        acls = _field(obj, "acls", list, what)
+        out = []
+        for acl in acls:
+            if not isinstance(acl, dict):
+                raise ZNodeDecodeError(f"{what}: an ACL is not an object")
+            out.append({k: _field(acl, k, str, what)
+                        for k in ("principal", "permissionType", "operation", "host")})
+        return out
+
+
+class AclChangeNotificationZNode:
+    """``/kafka-acl-changes/acl_changes_<seq>`` naming a literal pattern as ``Topic:name``, and
+    ``/kafka-acl-extended-changes/acl_changes_<seq>`` naming any pattern as
+    ``{"version":1,"resourceType":"Topic","name":..,"patternType":"Prefixed"}``; each tells every
+    broker to reread that pattern's ACLs."""
+
+    LITERAL = "/kafka-acl-changes"
+    EXTENDED = "/kafka-acl-extended-changes"
+    ROOTS = (LITERAL, EXTENDED)
+    SEQUENCE_PREFIX = "acl_changes_"
+
+    @staticmethod
+    def path(root: str, name: str) -> str:
+        return f"{root}/{name}"
+
+
 # -- admin requests ---------------------------------------------------------------------------
 
 class DeleteTopicsTopicZNode:

@@ -24,7 +24,7 @@ from pybroker.config import (
     broker_config_synonyms,
     broker_value,
 )
-from pybroker.config.catalogue import parse_topic_config
+from pybroker.config.catalogue import AUTHORIZER_CONFIGS, parse_topic_config
 from pybroker.config.kafka_properties import EXTRA_DYNAMIC
 from pybroker.config.values import LONG_MAX, to_config_string
 from pybroker.coordinator.group import GroupConfig
@@ -186,5 +186,25 @@ def test_every_property_the_broker_reads_is_catalogued() -> None:
     assert {"num.partitions", "delete.topic.enable", "log.dir", "group.max.size",
             "offsets.load.buffer.size", "producer.id.expiration.check.interval.ms"} <= read
     # (Kafka's dynamic properties beyond the catalogue are read only to check a dynamic
-    # broker config, as Kafka checks it)
-    assert read - BROKER_CONFIGS.keys() - EXTRA_DYNAMIC.keys() == set()
+    # broker config, as Kafka checks it; the authorizer's settings are catalogued apart)
+    assert read - BROKER_CONFIGS.keys() - EXTRA_DYNAMIC.keys() - AUTHORIZER_CONFIGS.keys() \
+        == set()
+
+
+def test_the_authorizer_settings_are_read_and_checked() -> None:
+    from pybroker.security.authorizer import AclAuthorizer
+    from pybroker.security.principal import KafkaPrincipal
+    from pybroker.security.service import authorizer_from_config
+
+    assert authorizer_from_config(BrokerConfig.from_dict({})) is None
+    authorizer = authorizer_from_config(BrokerConfig.from_dict({
+        "authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
+        "super.users": "User:admin; User:broker", "allow.everyone.if.no.acl.found": "true"}))
+    assert isinstance(authorizer, AclAuthorizer)
+    assert authorizer.super_users == {KafkaPrincipal("User", "admin"),
+                                      KafkaPrincipal("User", "broker")}
+    assert authorizer.allow_everyone_if_no_acl_found
+    with pytest.raises(ValueError, match="authorizers this broker has"):
+        authorizer_from_config(BrokerConfig.from_dict({"authorizer.class.name": "com.x.Mine"}))
+    with pytest.raises(ValueError):
+        BrokerConfig.from_dict({"allow.everyone.if.no.acl.found": "maybe"})

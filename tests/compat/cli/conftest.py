@@ -35,6 +35,7 @@ MAIN_CLASSES = {
     "kafka-reassign-partitions": "org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
     "kafka-leader-election": "org.apache.kafka.tools.LeaderElectionCommand",
     "kafka-transactions": "org.apache.kafka.tools.TransactionsCommand",
+    "kafka-acls": "kafka.admin.AclCommand",
 }
 
 #: each JVM lives for one command: skip the optimising compiler and the parallel collector;

@@ -48,9 +48,6 @@ NOT_SERVED: dict[str, str] = {
         ("SaslHandshake", "SaslAuthenticate"),
         "PLAINTEXT listeners only: there is no SASL authentication."),
     **dict.fromkeys(
-        ("DescribeAcls", "CreateAcls", "DeleteAcls"),
-        "No authorizer: every client may do everything, so there are no ACLs to manage."),
-    **dict.fromkeys(
         ("CreateDelegationToken", "RenewDelegationToken", "ExpireDelegationToken",
          "DescribeDelegationToken"),
         "Delegation tokens authenticate over SASL, which pybroker does not offer."),
