@@ -1,0 +1,72 @@
+"""``python -m pybroker.compat.child SPEC RESULT``: run one scenario, write its outcome.
+
+SPEC is a JSON file (``scenario``, ``module``, ``bootstrap``, ``run_id``, ``timeout``,
+``evidence``); RESULT receives ``{"status": "pass"|"fail"|"skipped", "message", "traceback",
+"evidence", "seconds"}``. The runner starts this in a new session and kills the session when
+the scenario's time limit passes, so nothing here needs to guard against hanging.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from pybroker.compat.clients import CLIENTS
+from pybroker.compat.scenario import (
+    Context,
+    ScenarioFailed,
+    ScenarioSkipped,
+    load_scenarios,
+)
+
+
+def run(spec: dict[str, Any]) -> dict[str, Any]:
+    started = time.monotonic()
+    scenarios = load_scenarios([spec["module"]])
+    s = scenarios[spec["scenario"]]
+    evidence_path = Path(spec["evidence"]) if spec.get("evidence") else None
+    ctx = Context(
+        bootstrap=spec["bootstrap"], run_id=spec["run_id"], scenario_id=s.id,
+        deadline=started + float(spec["timeout"]), evidence_path=evidence_path,
+    )
+    result: dict[str, Any] = {"status": "pass", "message": "", "traceback": ""}
+    missing = CLIENTS[s.client].missing()
+    try:
+        if missing:
+            raise ScenarioSkipped(missing)
+        s.load()(ctx, **dict(s.params))
+    except ScenarioSkipped as e:
+        result.update(status="skipped", message=str(e))
+    except ScenarioFailed as e:
+        result.update(status="fail", message=str(e), traceback=traceback.format_exc())
+    except BaseException as e:  # noqa: BLE001 - any error is the scenario's failure
+        result.update(status="fail", message=f"{type(e).__name__}: {e}",
+                      traceback=traceback.format_exc())
+    result["evidence"] = ctx.attached
+    result["seconds"] = round(time.monotonic() - started, 3)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    spec = json.loads(Path(args[0]).read_text())
+    result = run(spec)
+    tmp = Path(args[1] + ".tmp")
+    tmp.write_text(json.dumps(result))
+    tmp.rename(args[1])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    # a client library's threads must not hold the process open once the result is written
+    os._exit(main())

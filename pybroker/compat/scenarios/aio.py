@@ -1,0 +1,3 @@
+"""Scenarios with aio."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Scenarios with confluent."""
+
+from __future__ import annotations

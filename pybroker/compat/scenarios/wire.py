@@ -1,0 +1,3 @@
+"""Scenarios with wire."""
+
+from __future__ import annotations
