@@ -36,10 +36,9 @@ from pybroker.compat.apiversions import (
 from pybroker.compat.capabilities import CAPABILITIES
 from pybroker.compat.cleanup import cleanup
 from pybroker.compat.clients import CLIENTS
+from pybroker.compat.report import FAIL, NOT_OFFERED, PASS, SKIPPED
 from pybroker.compat.scenario import PREFIX, Scenario
 
-PASS, FAIL, NOT_OFFERED, SKIPPED = "pass", "fail", "not offered", "skipped"
-STATUSES = (PASS, FAIL, NOT_OFFERED, SKIPPED)
 #: how much of a scenario's output (its client library's logging) a result keeps
 OUTPUT_TAIL = 6000
 
@@ -133,6 +132,13 @@ def _evidence(path: Path) -> dict[str, Any]:
     return found
 
 
+def _child_environment() -> dict[str, str]:
+    """The child imports the scenario's module by name: it gets this process's import path."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    return env
+
+
 def run_child(s: Scenario, bootstrap: str, run_id: str, work: Path,
               children: _Children | None = None) -> Result:
     """Run one scenario in its own process (a new session, killed when its time is up)."""
@@ -148,7 +154,7 @@ def run_child(s: Scenario, bootstrap: str, run_id: str, work: Path,
         proc = subprocess.Popen(
             [sys.executable, "-m", "pybroker.compat.child", str(spec), str(result_path)],
             stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True, cwd=work,
+            start_new_session=True, cwd=work, env=_child_environment(),
         )
     if children is not None:
         with children.lock:
@@ -172,6 +178,8 @@ def run_child(s: Scenario, bootstrap: str, run_id: str, work: Path,
         data = json.loads(result_path.read_text())
         base.status, base.message = data["status"], data["message"]
         base.traceback, base.evidence = data.get("traceback", ""), data.get("evidence", {})
+        if base.status == PASS:
+            base.output = ""  # a client's chatter matters only next to a failure
         return base
     base.evidence = _evidence(evidence_path)
     if timed_out:
