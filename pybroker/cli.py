@@ -1,7 +1,8 @@
 """``pybroker serve [--config server.properties] [--from-env] [--override key=value ...]``, in
 the manner of Kafka's ``kafka-server-start.sh``; ``pybroker healthcheck`` (is a broker serving?)
 and ``pybroker env-properties`` (the properties the ``KAFKA_*`` environment variables set), for
-the container image."""
+the container image; ``pybroker compat --bootstrap host:port`` (the compatibility suite against
+any broker, :mod:`pybroker.compat`, imported only for that command)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
     health.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS")
     sub.add_parser("env-properties",
                    help="print the server.properties the KAFKA_* environment variables set")
+    compat = sub.add_parser(
+        "compat", add_help=False,
+        help="run the compatibility suite against a broker and write its report card "
+             "(pybroker compat --help)")
+    compat.add_argument("compat_args", nargs=argparse.REMAINDER)
     return parser
 
 
@@ -58,6 +64,12 @@ def env_properties() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else argv
+    if given[:1] == ["compat"]:
+        # the suite's own parser reads its arguments (and --help); the broker never loads it
+        from pybroker.compat.cli import main as compat_main
+
+        return compat_main(given[1:])
     args = build_parser().parse_args(argv)
     if args.command == "healthcheck":
         return healthcheck(args)
