@@ -14,14 +14,20 @@ it is not, so the published page says why a column is missing instead of silentl
   sources are newer than the binary; :class:`KfakeBroker` starts and stops it by its pid.
 - **Tansu** (a Kafka-compatible broker written in Rust, since renamed nisshi): not obtainable
   here. See :data:`TANSU` for what was looked for and where.
+
+``python -m pybroker.testing.peers build`` builds kfake (``make peer-deps``); ``python -m
+pybroker.testing.peers run [PORT]`` runs it until Ctrl-C.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import signal
 import subprocess
+import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -280,3 +286,39 @@ class KfakeBroker:
 
     def __repr__(self) -> str:
         return f"KfakeBroker({self.bootstrap}, pid={self.pid})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="franz-go's kfake, the peer broker")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("build", help=f"build {KFAKE_BINARY} unless it is current")
+    run = sub.add_parser("run", help="run kfake on 127.0.0.1 until Ctrl-C")
+    run.add_argument("port", type=int, nargs="?", default=None)
+    args = parser.parse_args(argv)
+    for peer in PEERS:
+        if not peer.obtainable:
+            print(f"{peer.name}: {peer.unobtainable}", file=sys.stderr)
+    try:
+        binary = build_kfake()
+    except PeerError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    if args.command == "build":
+        print(binary)
+        return 0
+    work = Path(tempfile.mkdtemp(prefix="kfake-"))
+    broker = KfakeBroker(work, port=args.port).start()
+    print(f"kfake listening on {broker.bootstrap} (pid {broker.pid}, log {broker.log_path})",
+          flush=True)
+    try:
+        while broker.is_running():
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        broker.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
