@@ -71,3 +71,11 @@ def test_missing_jars_name_the_make_target(tmp_path: Path) -> None:
     assert why is not None and ("make java-deps" in why or "java not found" in why)
     why = jvm_clients.kafka_tools_missing(tmp_path)
     assert why is not None and ("make kafka-tools-deps" in why or "java not found" in why)
+
+
+def test_said_picks_the_line_that_names_the_error() -> None:
+    run = ToolRun("kafka-topics", [], 1, "\nError while executing topic command : boom\n",
+                  "[2026] ERROR java.lang.NullPointerException\n")
+    assert cli.said(run) == "Error while executing topic command : boom"
+    assert cli.said(ToolRun("t", [], 1, "first\nsecond\n", "")) == "first"
+    assert cli.said(ToolRun("t", [], 1, "", "")) == "(it printed nothing)"

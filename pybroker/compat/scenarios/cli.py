@@ -36,9 +36,21 @@ def _tool(ctx: Context, cli: KafkaCli, tool: str, *args: str, stdin: str | None 
     run = cli.run_raw(tool, "--bootstrap-server", ctx.bootstrap, *args, stdin=stdin,
                       timeout=max(1.0, ctx.remaining() - 2))
     if run.returncode != 0:
-        ctx.fail(f"{tool} exited {run.returncode}", command=f"{tool} {' '.join(args)}",
-                 stdout=run.stdout[-3000:], stderr=run.stderr[-3000:])
+        ctx.fail(f"{tool} exited {run.returncode}: {said(run)}",
+                 command=f"{tool} {' '.join(args)}", stdout=run.stdout[-3000:],
+                 stderr=run.stderr[-3000:])
     return run
+
+
+def said(run: ToolRun) -> str:
+    """The line of a tool's output that says what went wrong: the first naming an error or
+    exception, else its first line (pure)."""
+    lines = [line.strip() for line in (run.stdout + "\n" + run.stderr).splitlines()
+             if line.strip()]
+    for line in lines:
+        if "error" in line.lower() or "exception" in line.lower():
+            return line
+    return lines[0] if lines else "(it printed nothing)"
 
 
 def tab_fields(line: str) -> dict[str, str]:
@@ -184,7 +196,7 @@ def consumer_groups(ctx: Context) -> None:
                 "--topic", topic, "--to-earliest", "--execute")
     words = run.stdout.split()
     ctx.check(words[:4] == ["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"],
-              "--reset-offsets printed no plan", stdout=run.stdout)
+              f"--reset-offsets printed no plan: {said(run)}", stdout=run.stdout)
     rows = described()
     ctx.check(all(r.get("CURRENT-OFFSET") == "0" for r in rows),
               "the reset did not move the committed offsets to 0", rows=rows)

@@ -44,8 +44,12 @@ def _admin(ctx: Context, client: JavaClient, *ops: str) -> list[dict[str, Any]]:
             {k: v["error"] for k, v in nested.items() if isinstance(v, dict) and "error" in v}
             if isinstance(nested, dict) else {}
         )
-        ctx.check("error" not in result and not per_key_errors, f"Admin {op} failed",
-                  result=result)
+        errors = ([result["error"]] if "error" in result else []) + list(per_key_errors.values())
+        if errors:
+            first = errors[0]
+            why = (f"{first.get('class', '')}: {first.get('message', '')}"
+                   if isinstance(first, dict) else str(first))
+            ctx.fail(f"Admin {op.split()[0]} failed: {why}", operation=op, result=result)
     return results
 
 
