@@ -107,6 +107,11 @@ def topic_configs(run: ToolRun) -> dict[str, str]:
     return out
 
 
+def c_has(configs: dict[str, str], name: str, value: str) -> bool:
+    """``configs`` holds ``name`` set to ``value``."""
+    return configs.get(name) == value
+
+
 def create_topic(ctx: Context, cli: KafkaCli, topic: str, partitions: int) -> None:
     run = _tool(ctx, cli, "kafka-topics", "--create", "--topic", topic,
                 "--partitions", str(partitions), "--replication-factor", "1")
@@ -223,15 +228,21 @@ def configs(ctx: Context) -> None:
         run = _tool(ctx, cli, "kafka-configs", "--describe", *entity)
         return topic_configs(run)
 
-    shown = ctx.wait_until(
-        lambda: (c := dynamic_configs()).get("retention.ms") == "3600000" and c,
-        "kafka-configs --describe showing retention.ms=3600000", timeout=30, interval=0.5)
+    def with_retention() -> dict[str, str]:
+        shown = dynamic_configs()
+        return shown if c_has(shown, "retention.ms", "3600000") else {}
+
+    def without_retention() -> tuple[dict[str, str]] | None:
+        shown = dynamic_configs()
+        return None if "retention.ms" in shown else (shown,)
+
+    shown = ctx.wait_until(with_retention, "kafka-configs --describe showing "
+                           "retention.ms=3600000", timeout=30, interval=0.5)
     ctx.evidence("describe", shown)
-    ctx.check(shown.get("cleanup.policy") == "compact", "cleanup.policy=compact is not "
+    ctx.check(c_has(shown, "cleanup.policy", "compact"), "cleanup.policy=compact is not "
               "described", configs=shown)
     _tool(ctx, cli, "kafka-configs", "--alter", *entity, "--delete-config", "retention.ms")
-    after = ctx.wait_until(
-        lambda: "retention.ms" not in (c := dynamic_configs()) and c,
-        "retention.ms leaving kafka-configs --describe", timeout=30, interval=0.5)
+    (after,) = ctx.wait_until(without_retention, "retention.ms leaving kafka-configs "
+                              "--describe", timeout=30, interval=0.5)
     ctx.check(after == {"cleanup.policy": "compact"}, "after deleting retention.ms the topic "
               "should keep cleanup.policy=compact alone", configs=after)
