@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import signal
+import ssl
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,15 +19,16 @@ from pybroker.cluster.fetch_session import FetchSessionCache
 from pybroker.cluster.metadata_cache import BrokerEndpoint, BrokerNode, MetadataCache
 from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.cluster.txn_verification import AddPartitionsToTxnManager
-from pybroker.config import BrokerConfig, Endpoint
+from pybroker.config import BrokerConfig, ConfigException, Endpoint
 from pybroker.config.dynamic import DEFAULT_ENTITY, DynamicBrokerConfig, EffectiveBrokerConfig
+from pybroker.config.listeners import TLS_PROTOCOLS
 from pybroker.controller.local import LocalController
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
 from pybroker.coordinator.transaction_service import TransactionCoordinatorService
 from pybroker.log.cleaner import LogCleaner
 from pybroker.log.config import LogConfig
-from pybroker.log.manager import LogManager
+from pybroker.log.manager import BackgroundIO, LogManager, write_offset_checkpoints
 from pybroker.metadata.config_repository import ConfigRepository
 from pybroker.metadata.local import LocalMetadataStore
 from pybroker.network.dispatch import RequestDispatcher
@@ -37,6 +40,8 @@ from pybroker.reconfigurables import (
     ThreadPoolReconfigurable,
     TransactionVerificationReconfigurable,
 )
+from pybroker.security.listeners import check_listener_security, listener_security
+from pybroker.security.tls import client_context
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +64,22 @@ class BrokerBase:
     mode = EMBEDDED
 
     def __init__(self, config: BrokerConfig) -> None:
+        try:
+            config.check_listeners()
+            for endpoint in config.listeners:  # (their key and trust stores are read later)
+                check_listener_security(config, endpoint.listener)
+        except ConfigException as e:
+            raise ConfigError(e.message) from e
         self.config = config
+        #: (name, security protocol) of the listener brokers reach each other on
+        self.inter_broker: tuple[str, str] = config.inter_broker_listener
+        #: TLS for this broker's connections to that listener (None unless it runs over TLS)
+        self.inter_broker_tls: ssl.SSLContext | None = None
+        if self.inter_broker[1] in TLS_PROTOCOLS:
+            try:
+                self.inter_broker_tls = client_context(config, self.inter_broker[0])
+            except ConfigException as e:
+                raise ConfigError(e.message) from e
         #: the configuration as dynamic broker configs change it (KIP-226)
         self.dynamic_config = DynamicBrokerConfig(config)
         self.broker_id = config.broker_id
@@ -69,7 +89,10 @@ class BrokerBase:
         except Exception as e:
             raise ConfigError(f"invalid log configuration: {e}") from e
         self.configs = ConfigRepository(self.default_log_config)
-        self.log_manager = LogManager(self.log_dirs, self.default_log_config)
+        #: directory removals and checkpoint writes, off the event loop
+        self.storage_io = BackgroundIO()
+        self.log_manager = LogManager(self.log_dirs, self.default_log_config,
+                                      remove_dir=self.storage_io.remove_dir)
         self.replica_manager = ReplicaManager(self.broker_id, self.log_manager,
                                               self.configs.log_config)
         # a move between log dirs copies at most what a follower fetches of a partition
@@ -89,7 +112,8 @@ class BrokerBase:
             config.get_int("max.incremental.fetch.session.cache.slots"))
         self.dispatcher = RequestDispatcher(None, self.handlers)
         self.socket_server = SocketServer(
-            self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"))
+            self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"),
+            security=lambda listener: listener_security(self.current_config, listener))
         self._tasks: list[asyncio.Task] = []
         #: the compacting cleaner, once the scheduled tasks run with log.cleaner.enable
         self.log_cleaner: LogCleaner | None = None
@@ -130,6 +154,14 @@ class BrokerBase:
     def _advertised_listeners_changed(self, new: EffectiveBrokerConfig) -> None:
         """What this broker advertises changed (a dynamic ``advertised.listeners``)."""
 
+    async def _open_listeners(self) -> None:
+        """Open the configured listeners (a TLS listener whose stores cannot be read is a
+        ConfigError)."""
+        try:
+            await self.socket_server.start(self.current_config.listeners)
+        except ConfigException as e:
+            raise ConfigError(e.message) from e
+
     def _background(self, work: Any, name: str) -> None:
         """Run a coroutine a reconfiguration started; its failure is logged."""
         task = asyncio.get_running_loop().create_task(work, name=name)
@@ -158,13 +190,17 @@ class BrokerBase:
         return BrokerEndpoint(self.broker_id, host, port, rack)
 
     def _schedule(self, name: str, interval_ms: int, job) -> None:
-        """Run ``job(now_ms)`` every ``interval_ms`` on the event loop (Kafka's KafkaScheduler)."""
+        """Run ``job(now_ms)`` every ``interval_ms`` on the event loop (Kafka's KafkaScheduler);
+        a job that returns an awaitable (work handed to :attr:`storage_io`) is waited for
+        before the next interval starts."""
 
         async def loop() -> None:
             while True:
                 await asyncio.sleep(interval_ms / 1000)
                 try:
-                    job(now_ms())
+                    result = job(now_ms())
+                    if inspect.isawaitable(result):
+                        await result
                 except Exception:
                     log.exception("scheduled task %s failed", name)
 
@@ -178,7 +214,9 @@ class BrokerBase:
         # "never" and relies on the OS; a topic that sets flush.ms still gets its fsyncs.
         self._schedule("log-flusher", 1000, logs.flush_dirty)
         self._schedule("recovery-point-checkpoint",
-                       get("log.flush.offset.checkpoint.interval.ms"), lambda _now: logs.checkpoint())
+                       get("log.flush.offset.checkpoint.interval.ms"),
+                       lambda _now: self.in_storage_io(write_offset_checkpoints,
+                                                       logs.checkpoint_contents()))
         self._schedule("log-retention", get("log.retention.check.interval.ms"), logs.cleanup)
         self._schedule("offsets-expiration", get("offsets.retention.check.interval.ms"),
                        self.groups.expire_offsets)
@@ -209,7 +247,8 @@ class BrokerBase:
         assert self.transactions is not None
         verifier = self.txn_verification = AddPartitionsToTxnManager(
             self.broker_id, cache, alive_endpoint, self.transactions.partition_for,
-            self.transactions, request_timeout_ms=self.config.get_int("request.timeout.ms"))
+            self.transactions, request_timeout_ms=self.config.get_int("request.timeout.ms"),
+            ssl_context=self.inter_broker_tls)
 
         def apply(enabled: bool) -> None:
             self.replica_manager.set_transaction_verifier(verifier if enabled else None)
@@ -223,7 +262,12 @@ class BrokerBase:
     async def _stop_cluster(self) -> None:
         """What the cluster mode stops before the listeners close (nothing when embedded)."""
 
+    def in_storage_io(self, fn: Callable[..., None], *args: object) -> asyncio.Future[None]:
+        """Run ``fn(*args)`` on the storage thread; a future of it on this loop."""
+        return asyncio.wrap_future(self.storage_io.submit(fn, *args))
+
     def stop_storage(self) -> None:
+        self.storage_io.close()
         self.replica_manager.shutdown()
         self.log_manager.shutdown()
 
@@ -300,10 +344,13 @@ class Broker(BrokerBase):
             dynamic_config=self.dynamic_config)
         self.groups = GroupCoordinatorService(self.config, self.replica_manager, cache,
                                               self.admin)
+        self.controller.deleted_partition_listeners.append(self.groups.partitions_deleted)
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, self.producer_ids,
-            endpoint_of=lambda broker_id: cache.brokers.get(broker_id))
-        self._set_up_transaction_verification(cache, lambda b: cache.brokers.get(b))
+            endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker[0]),
+            ssl_context=self.inter_broker_tls)
+        self._set_up_transaction_verification(
+            cache, lambda b: cache.alive_endpoint(b, self.inter_broker[0]))
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable())
         self.controller.lead_all(now)
         return len(image.topics)
@@ -349,7 +396,7 @@ class Broker(BrokerBase):
             fetch_sessions=self.fetch_sessions,
             transactions=self.transactions,
         )
-        await self.socket_server.start(self.current_config.listeners)
+        await self._open_listeners()
         self._announce_endpoints()
         self._add_listener_reconfigurable()
         self._start_scheduled_tasks()

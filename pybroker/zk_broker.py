@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from protocol.errors import ErrorCode
@@ -46,6 +47,7 @@ from pybroker.cluster.control import ControlRequestHandler
 from pybroker.cluster.fetcher_state import FetcherConfig
 from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
 from pybroker.cluster.replica_fetcher import ReplicaFetcherManager
+from pybroker.cluster.replica_manager import write_high_watermark_checkpoints
 from pybroker.config import BrokerConfig
 from pybroker.config.dynamic import DEFAULT_ENTITY, EffectiveBrokerConfig
 from pybroker.controller.assignment import assign_replicas_rack_unaware
@@ -68,8 +70,10 @@ log = logging.getLogger(__name__)
 class ControllerSettings:
     """The controller module's settings, from server.properties."""
 
-    def __init__(self, config: BrokerConfig, inter_broker_listener: str) -> None:
+    def __init__(self, config: BrokerConfig, inter_broker_listener: str,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
         self.inter_broker_listener = inter_broker_listener
+        self.ssl_context = ssl_context
         self.socket_timeout_ms = config.get_int("controller.socket.timeout.ms")
         self.auto_leader_rebalance = config.get_bool("auto.leader.rebalance.enable")
         self.leader_imbalance_check_interval_s = float(
@@ -94,17 +98,34 @@ class ZkProducerIdBlocks:
         return self._allocate(size)
 
 
+#: how long a change notification stays under /config/changes (Kafka's
+#: ZkNodeChangeNotificationListener: 15 minutes, not configurable)
+CHANGE_EXPIRATION_MS = 15 * 60 * 1000
+
+
+def expired_notifications(created: Mapping[str, int], now: int,
+                          expiration_ms: int = CHANGE_EXPIRATION_MS) -> list[str]:
+    """The notifications (by name, with their creation times) older than ``expiration_ms``
+    at ``now``."""
+    return sorted(name for name, ctime in created.items() if now - ctime > expiration_ms)
+
+
 class ConfigChangeWatcher:
     """Applies config changes announced under ``/config/changes`` (Kafka's ``ZkConfigManager``
     for the topics and brokers entities): each notification newer than the last one seen names
     an entity - a topic, a broker, or the brokers' ``<default>`` - whose configs are read again
-    and handed to that entity type's handler."""
+    and handed to that entity type's handler. After each pass, notifications older than 15
+    minutes are deleted, by every broker as in Kafka (whoever comes first)."""
 
     def __init__(self, zk: KafkaZkClient,
-                 handlers: dict[str, Callable[[str, dict[str, str]], None]]) -> None:
+                 handlers: dict[str, Callable[[str, dict[str, str]], None]],
+                 expiration_ms: int = CHANGE_EXPIRATION_MS) -> None:
         self.zk = zk
         self.handlers = handlers
+        self.expiration_ms = expiration_ms
         self.last_seen = ""
+        #: creation times of the notifications read so far
+        self._created: dict[str, int] = {}
         self._pending = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -133,17 +154,36 @@ class ConfigChangeWatcher:
                     self.last_seen = name
                     if found is None:
                         continue
-                    entity_path, _ctime = found
+                    entity_path, self._created[name] = found
                     entity_type, _, entity = entity_path.partition("/")
                     handler = self.handlers.get(entity_type)
                     if handler is not None:
                         handler(entity, await self.zk.get_entity_configs(entity_type, entity))
+                await self._purge(names)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("Could not process config change notifications; retrying")
                 await asyncio.sleep(1)
                 self._pending.set()
+
+
+    async def _purge(self, names: list[str]) -> None:
+        """Delete the notifications past their expiry (Kafka's ``purgeObsoleteNotifications``);
+        those seen before this broker started are read once for their creation time."""
+        for name in names:
+            if name not in self._created:
+                found = await self.zk.get_config_change_notification(name)
+                if found is not None:
+                    self._created[name] = found[1]
+        present = set(names)
+        self._created = {n: t for n, t in self._created.items() if n in present}
+        expired = expired_notifications(self._created, now_ms(), self.expiration_ms)
+        if expired:
+            await self.zk.delete_config_change_notifications(expired)
+            for name in expired:
+                self._created.pop(name, None)
+            log.debug("Purged %d expired config change notification(s)", len(expired))
 
 
 class ZkBroker(BrokerBase):
@@ -153,12 +193,7 @@ class ZkBroker(BrokerBase):
         if not config.zookeeper_connect:
             raise ConfigError("zookeeper.connect is not set: this is the embedded broker")
         super().__init__(config)
-        listeners = {e.listener for e in config.listeners}
-        self.inter_broker_listener = config.get("inter.broker.listener.name") or \
-            config.listeners[0].listener
-        if self.inter_broker_listener not in listeners:
-            raise ConfigError(f"inter.broker.listener.name {self.inter_broker_listener} is not "
-                              f"one of the listeners {sorted(listeners)}")
+        self.inter_broker_listener = self.inter_broker[0]
         self.zk_client = ZkClient(
             config.zookeeper_connect,
             session_timeout_ms=config.get_int("zookeeper.session.timeout.ms"),
@@ -202,7 +237,7 @@ class ZkBroker(BrokerBase):
         self.fetchers = ReplicaFetcherManager(self.broker_id, lambda: self.broker_epoch,
                                               self.replica_manager,
                                               FetcherConfig.from_broker_config(
-                                                  self.current_config))
+                                                  self.current_config, self.inter_broker_tls))
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable(self.fetchers.resize))
         def controller_node() -> BrokerEndpoint | None:
             if cache.controller_id < 0:
@@ -211,7 +246,10 @@ class ZkBroker(BrokerBase):
 
         self.alter_partition = AlterPartitionManager(
             self.broker_id, lambda: self.broker_epoch, controller_node,
-            request_timeout_ms=self.config.get_int("controller.socket.timeout.ms"))
+            request_timeout_ms=self.config.get_int("controller.socket.timeout.ms"),
+            connect=lambda node: BrokerClient(
+                node.host, node.port, client_id=f"broker-{self.broker_id}-alter-partition",
+                ssl_context=self.inter_broker_tls))
         self.replica_manager.enable_replication(
             self.fetchers, lambda b: cache.alive_endpoint(b, self.inter_broker_listener),
             isr_changes=self.alter_partition,
@@ -221,7 +259,7 @@ class ZkBroker(BrokerBase):
             unclean_default=self.current_config.get_bool("unclean.leader.election.enable"))
         controller = self.controller = KafkaController(
             self.broker_id, controller_store,
-            ControllerSettings(self.config, self.inter_broker_listener))
+            ControllerSettings(self.config, self.inter_broker_listener, self.inter_broker_tls))
 
         def unclean_default(enabled: bool) -> None:
             turned_on = enabled and not controller_store.unclean_default
@@ -241,11 +279,13 @@ class ZkBroker(BrokerBase):
         self.control.topic_config_loader = self._load_topic_configs
         self.groups = GroupCoordinatorService(self.config, self.replica_manager, cache,
                                               self.admin)
+        self.control.deleted_partition_listeners.append(self.groups.partitions_deleted)
         self.groups.startup(now_ms())
         producer_ids = ProducerIdManager(ZkProducerIdBlocks(self.zk, self.broker_id))
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, producer_ids,
-            endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
+            endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker_listener),
+            ssl_context=self.inter_broker_tls)
         self._set_up_transaction_verification(
             cache, lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
         self.transactions.startup(now_ms())
@@ -255,7 +295,7 @@ class ZkBroker(BrokerBase):
             metadata_cache=cache, admin=self.admin, configs=self.configs, groups=self.groups,
             producer_ids=producer_ids, apis=self.handlers, fetch_sessions=self.fetch_sessions,
             control=self.control, controller=self.controller, transactions=self.transactions)
-        await self.socket_server.start(self.current_config.listeners)
+        await self._open_listeners()
         self._add_listener_reconfigurable()
         self.zk_client.add_session_listener(self._on_session_event)
         await self._register()
@@ -292,9 +332,11 @@ class ZkBroker(BrokerBase):
         super()._start_scheduled_tasks()
         rm = self.replica_manager
 
-        def checkpoint_high_watermarks(_now: int) -> None:
+        def checkpoint_high_watermarks(_now: int) -> asyncio.Future[None] | None:
             if rm.high_watermark_checkpointing:  # from the first LeaderAndIsr on, as Kafka
-                rm.checkpoint_high_watermarks()
+                return self.in_storage_io(write_high_watermark_checkpoints,
+                                          rm.high_watermark_checkpoints())
+            return None
 
         self._schedule("highwatermark-checkpoint",
                        self.config.get_int("replica.high.watermark.checkpoint.interval.ms"),
@@ -313,8 +355,7 @@ class ZkBroker(BrokerBase):
             self.configs.set_topic_overrides(topic, overrides)
 
     def _registration(self) -> BrokerRegistration:
-        protocol_map = {name: name for name in ("PLAINTEXT", "SSL", "SASL_PLAINTEXT",
-                                                 "SASL_SSL")}
+        protocol_map = self.current_config.security_protocol_map
         endpoints = tuple(
             EndPoint(listener, host, port, protocol_map.get(listener, "PLAINTEXT"))
             for listener, host, port in self._advertised_endpoints())
@@ -388,10 +429,12 @@ class ZkBroker(BrokerBase):
             error, left = await self.controller.controlled_shutdown(self.broker_id,
                                                                     self.broker_epoch)
             return len(left) if not error else -1
-        node = cache.brokers.get(cache.controller_id)
+        # the controller is reached on the inter-broker listener, as Kafka's controlledShutdown
+        node = cache.alive_endpoint(cache.controller_id, self.inter_broker_listener)
         if node is None:
             return -1
-        client = BrokerClient(node.host, node.port, client_id=f"broker-{self.broker_id}")
+        client = BrokerClient(node.host, node.port, client_id=f"broker-{self.broker_id}",
+                              ssl_context=self.inter_broker_tls)
         try:
             await client.connect(self.config.get_int("controller.socket.timeout.ms") / 1000)
             response = await client.request(
