@@ -17,6 +17,11 @@ BASE_IMAGE ?= localhost/pybroker-base:bookworm
 DURATION ?= 600
 SEED ?=
 FAULTS ?= kill,freeze,cut,isolate
+# make compat: the broker to test, where its report card goes, and more pybroker compat options
+# (COMPAT_ARGS="--reference --clients kafka-python,confluent-kafka")
+BOOTSTRAP ?=
+REPORT ?= compat-report
+COMPAT_ARGS ?=
 STAMP := $(VENV)/.setup-stamp
 # pybroker with its runtime dependencies only (no test tools, no PySpark): enough for import-specs,
 # gen and gen-check, which import the broker's handlers and state tables. They use the full
@@ -26,7 +31,7 @@ RUNTIME_STAMP := $(VENV)/.runtime-stamp
 GEN_STAMP := $(if $(wildcard $(STAMP)),$(STAMP),$(RUNTIME_STAMP))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup system-deps java-deps streams-deps kafka-tools-deps spark-deps run cluster cluster-down pipeline reference-kafka chaos image test test-unit test-compat import-specs gen gen-check compat-doc lint bench clean
+.PHONY: help setup system-deps java-deps streams-deps kafka-tools-deps spark-deps run cluster cluster-down pipeline reference-kafka compat chaos image test test-unit test-compat import-specs gen gen-check compat-doc lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -73,6 +78,10 @@ cluster-down: $(STAMP) ## stop what make cluster started (by pid; data stays in 
 
 reference-kafka: $(STAMP) kafka-tools-deps ## run Apache Kafka 3.9 (ZooKeeper mode) on 127.0.0.1:19092 for side-by-side checks
 	$(PY) scripts/reference-kafka.py
+
+compat: $(STAMP) ## the compatibility suite against any broker: BOOTSTRAP=host:port [REPORT=dir] [COMPAT_ARGS=--reference ...]; report card (HTML, JSON, Markdown) in REPORT
+	@test -n "$(BOOTSTRAP)" || { echo "usage: make compat BOOTSTRAP=host:port [REPORT=dir] [COMPAT_ARGS=...]"; exit 2; }
+	$(VENV)/bin/pybroker compat --bootstrap $(BOOTSTRAP) --report $(REPORT) $(COMPAT_ARGS)
 
 chaos: setup ## fault injection on a three-broker cluster under acks=all load for DURATION seconds (SEED, FAULTS=kill,freeze,cut,isolate); report (JSON, Markdown, PNG) in chaos-results/
 	$(PY) -m scripts.chaos --duration $(DURATION) --faults $(FAULTS) --out chaos-results $(if $(SEED),--seed $(SEED))

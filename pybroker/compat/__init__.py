@@ -18,7 +18,7 @@ A scenario is a module-level function taking a :class:`Context`, registered with
 
     @scenario("produce-fetch", client="kafka-python", timeout=30)
     def produce_fetch(ctx: Context) -> None:
-        topic = ctx.topic()                  # compat-<runid>-<scenario>-t, cleaned up afterwards
+        topic = ctx.create_topic()           # compat-<runid>-<scenario>-t, cleaned up afterwards
         ...                                  # talk to ctx.bootstrap with the client library
         ctx.evidence("produced", offsets)    # shown with a failure in the report card
         ctx.check(got == sent, "fetched records differ", sent=sent, got=got)
@@ -33,6 +33,8 @@ A scenario is a module-level function taking a :class:`Context`, registered with
 * It names topics, groups and transactional ids only through :meth:`Context.topic`,
   :meth:`Context.group` and :meth:`Context.transactional_id`: everything under the run prefix
   ``compat-<runid>-`` is deleted at the end of the run (and on Ctrl-C), nothing else is touched.
+  :meth:`Context.create_topic` creates a topic and waits for its leaders, so that a scenario
+  does not depend on auto-creation (off on many brokers).
 * Its module must be listed in :data:`pybroker.compat.scenarios.SCENARIO_MODULES` (the child
   imports it by name) and must import client libraries inside the function or guard them, so
   that listing scenarios works where a library is missing; the client's availability is
@@ -40,6 +42,14 @@ A scenario is a module-level function taking a :class:`Context`, registered with
 * ``name`` defaults to the capability; give one when a client has several scenarios for one
   capability. A scenario's id is ``<client>/<name>``. ``params`` (JSON values) reach the
   function as keyword arguments, for one function registered several times (the codecs).
+
+Running from Python
+-------------------
+
+``pybroker.compat.runner.run_suite(bootstrap, scenarios, name=..., reference_bootstrap=...)``
+runs scenarios (``load_scenarios().values()``, filtered as you like) and returns a ``Run``;
+``pybroker.compat.report.write_report(run.to_json(), directory)`` writes its card. The card's
+JSON (``Run.to_json()``) is what the renderers read, so a saved ``report.json`` renders again.
 
 Modules: :mod:`.scenario` (this interface and the registry), :mod:`.capabilities` (the table
 of capabilities and the APIs each needs), :mod:`.clients`, :mod:`.apiversions` (the raw

@@ -9,6 +9,7 @@ the scenario's time limit passes, so nothing here needs to guard against hanging
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 import time
@@ -58,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     spec = json.loads(Path(args[0]).read_text())
+    # the client libraries' own logging goes to the output kept with a failure
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="[%(asctime)s] %(levelname)s %(name)s: %(message)s")
     result = run(spec)
     tmp = Path(args[1] + ".tmp")
     tmp.write_text(json.dumps(result))

@@ -66,7 +66,7 @@ class _Connections:
             conn.close()
 
 
-def _address(host: str, port: int) -> str:
+def address(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
@@ -82,15 +82,15 @@ def cleanup(bootstrap: str, prefix: str, *, timeout: float = 15.0, group_wait: f
         meta_v = version(table, ApiKey.METADATA)
         meta = conns(bootstrap).call(ApiKey.METADATA, meta_v, metadata_request.MetadataRequest(
             topics=None, allow_auto_topic_creation=False))
-        brokers = {b.node_id: _address(b.host, b.port) for b in meta.brokers}
+        brokers = {b.node_id: address(b.host, b.port) for b in meta.brokers}
         controller = brokers.get(meta.controller_id, bootstrap)
         topics = sorted(t.name for t in meta.topics if t.name and t.name.startswith(prefix))
         # groups first: deleting a topic deletes the offsets committed for it, and with them
         # the empty groups that had nothing else
         if ApiKey.LIST_GROUPS in table and ApiKey.DELETE_GROUPS in table:
             groups: set[str] = set()
-            for address in brokers.values() or [bootstrap]:
-                listed = conns(address).call(ApiKey.LIST_GROUPS, version(table, ApiKey.LIST_GROUPS),
+            for node in brokers.values() or [bootstrap]:
+                listed = conns(node).call(ApiKey.LIST_GROUPS, version(table, ApiKey.LIST_GROUPS),
                                              list_groups_request.ListGroupsRequest())
                 groups.update(g.group_id for g in listed.groups if g.group_id.startswith(prefix))
             _delete_groups(conns, bootstrap, table, sorted(groups), done, now() + group_wait, now)
@@ -123,7 +123,7 @@ def _coordinator(conns: _Connections, bootstrap: str, table: ApiTable, group: st
     found = response.coordinators[0] if v >= 4 else response
     if found.error_code != ErrorCode.NONE:
         raise ValueError(f"no coordinator for {group}: {ErrorCode(found.error_code).name}")
-    return _address(found.host, found.port)
+    return address(found.host, found.port)
 
 
 def _delete_groups(conns: _Connections, bootstrap: str, table: ApiTable, groups: list[str],

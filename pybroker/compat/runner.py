@@ -209,13 +209,13 @@ def plan(s: Scenario, table: ApiTable | None, probe_error: str) -> Result | None
 def run_target(
     name: str, bootstrap: str, scenarios: Iterable[Scenario], *, run_id: str, work_dir: Path,
     jobs: int = 2, on_result: Callable[[str, Result], None] | None = None,
-    children: _Children | None = None, group_wait: float = 50.0,
+    children: _Children | None = None, group_wait: float = 50.0, probe_timeout: float = 10.0,
 ) -> TargetRun:
     started = time.monotonic()
     children = children or _Children()
     table: ApiTable | None
     try:
-        table, probe_error = probe(bootstrap), ""
+        table, probe_error = probe(bootstrap, probe_timeout), ""
     except ProbeError as e:
         table, probe_error = None, str(e)
     chosen = list(scenarios)
@@ -286,7 +286,7 @@ def run_suite(
     bootstrap: str, scenarios: Iterable[Scenario], *, name: str = "broker",
     reference_bootstrap: str | None = None, work_dir: Path | None = None, jobs: int = 2,
     run_id: str | None = None, on_result: Callable[[str, Result], None] | None = None,
-    group_wait: float = 50.0,
+    group_wait: float = 50.0, probe_timeout: float = 10.0,
 ) -> Run:
     """Run ``scenarios`` against ``bootstrap`` (and against ``reference_bootstrap``, a Kafka
     3.9, when given). Ctrl-C kills the scenarios running, cleans up, and raises."""
@@ -296,12 +296,12 @@ def run_suite(
     chosen = list(scenarios)
     work = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="pybroker-compat-"))
     target = run_target(name, bootstrap, chosen, run_id=run_id, work_dir=work, jobs=jobs,
-                        on_result=on_result, group_wait=group_wait)
+                        on_result=on_result, group_wait=group_wait, probe_timeout=probe_timeout)
     reference = None
     if reference_bootstrap:
         reference = run_target("reference", reference_bootstrap, chosen, run_id=run_id,
                                work_dir=work, jobs=jobs, on_result=on_result,
-                               group_wait=group_wait)
+                               group_wait=group_wait, probe_timeout=probe_timeout)
     return Run(run_id=run_id, started=started_wall, target=target, reference=reference,
                reference_api_versions=table_to_json(reference_table()),
                seconds=round(time.monotonic() - started, 3))

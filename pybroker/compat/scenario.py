@@ -142,6 +142,18 @@ class Context:
         """A consumer group id of this scenario."""
         return self._name("g", suffix)
 
+    def create_topic(self, suffix: str = "", partitions: int = 1,
+                     configs: dict[str, str] | None = None) -> str:
+        """Create :meth:`topic` ``(suffix)`` over the protocol (through the controller, with
+        the broker's default replication factor), wait until its partitions have leaders, and
+        return its name. Scenarios create their topics so as not to need auto-creation."""
+        from pybroker.compat.admin import create_topic
+
+        name = self.topic(suffix)
+        create_topic(self.bootstrap, name, partitions, configs,
+                     timeout=max(1.0, min(20.0, self.remaining() - 1.0)))
+        return name
+
     def transactional_id(self, suffix: str = "") -> str:
         """A transactional id of this scenario (Kafka cannot delete these; they expire)."""
         return self._name("x", suffix)

@@ -66,3 +66,20 @@ def test_every_registered_scenario_names_known_things() -> None:
 def test_jsonable() -> None:
     assert jsonable({1: (b"a", {2})}) == {"1": ["a", [2]]}
     assert jsonable(object()).startswith("<object")
+
+
+def test_cleanup_refuses_a_prefix_the_suite_does_not_own() -> None:
+    from pybroker.compat.cleanup import cleanup
+
+    for prefix in ("", "compat-", "orders-", "compat"):
+        with pytest.raises(ValueError, match="refusing"):
+            cleanup("127.0.0.1:1", prefix)
+
+
+def test_split_bootstrap() -> None:
+    from pybroker.compat.wire import split_bootstrap
+
+    assert split_bootstrap("127.0.0.1:9092") == ("127.0.0.1", 9092)
+    assert split_bootstrap("[::1]:9093,other:1") == ("::1", 9093)
+    with pytest.raises(ValueError):
+        split_bootstrap("localhost")

@@ -51,7 +51,7 @@ async def _consume(ctx: Context, topic: str, n: int, **config: Any) -> list[Any]
 
 
 async def _round_trip(ctx: Context, n: int = 50, **producer_config: Any) -> None:
-    topic = ctx.topic()
+    topic = await asyncio.to_thread(ctx.create_topic)
     sent = records(n)
     offsets = await _produce(ctx, topic, sent, **producer_config)
     ctx.evidence("produced offsets", offsets)
@@ -92,7 +92,7 @@ def transactions(ctx: Context) -> None:
     async def go() -> None:
         from aiokafka import AIOKafkaProducer
 
-        topic = ctx.topic()
+        topic = await asyncio.to_thread(ctx.create_topic)
         producer = AIOKafkaProducer(bootstrap_servers=ctx.bootstrap,
                                     transactional_id=ctx.transactional_id())
         await producer.start()
@@ -124,15 +124,8 @@ def group_classic(ctx: Context) -> None:
 
     async def go() -> None:
         from aiokafka import AIOKafkaConsumer, TopicPartition
-        from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
-        topic, group = ctx.topic(), ctx.group()
-        admin = AIOKafkaAdminClient(bootstrap_servers=ctx.bootstrap)
-        await admin.start()
-        try:
-            await admin.create_topics([NewTopic(topic, 2, 1)])
-        finally:
-            await admin.close()
+        topic, group = await asyncio.to_thread(ctx.create_topic, partitions=2), ctx.group()
         for p in (0, 1):
             await _produce(ctx, topic, records(5, f"p{p}"), partition=p)
 
@@ -187,6 +180,118 @@ def admin_topics(ctx: Context) -> None:
             await admin.delete_topics([topic])
             while topic in await admin.list_topics():
                 await asyncio.sleep(0.1)
+        finally:
+            await admin.close()
+
+    _run(ctx, go())
+
+
+@scenario("list-offsets", client=CLIENT, timeout=30)
+def list_offsets(ctx: Context) -> None:
+    """Earliest, latest and by-timestamp offsets of a partition of 20 timestamped records."""
+
+    async def go() -> None:
+        import time
+
+        from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+
+        topic = await asyncio.to_thread(ctx.create_topic)
+        ts0 = int(time.time() * 1000) - 3_600_000
+        producer = AIOKafkaProducer(bootstrap_servers=ctx.bootstrap, acks="all")
+        await producer.start()
+        try:
+            for i, (k, v) in enumerate(records(20)):
+                await producer.send(topic, key=k, value=v, partition=0,
+                                    timestamp_ms=ts0 + 1000 * i)
+            await producer.flush()
+        finally:
+            await producer.stop()
+        tp = TopicPartition(topic, 0)
+        consumer = AIOKafkaConsumer(bootstrap_servers=ctx.bootstrap)
+        await consumer.start()
+        try:
+            earliest = (await consumer.beginning_offsets([tp]))[tp]
+            latest = (await consumer.end_offsets([tp]))[tp]
+            by_time = (await consumer.offsets_for_times({tp: ts0 + 5500}))[tp]
+            after = (await consumer.offsets_for_times({tp: ts0 + 60_000}))[tp]
+        finally:
+            await consumer.stop()
+        ctx.evidence("offsets", {"earliest": earliest, "latest": latest, "by_time": by_time,
+                                 "after_the_last": after})
+        ctx.check((earliest, latest) == (0, 20), "earliest/latest are not 0/20")
+        ctx.check(by_time is not None and by_time.offset == 6
+                  and by_time.timestamp == ts0 + 6000,
+                  "the offset for a timestamp is not the first record at or after it")
+        ctx.check(after is None, "a timestamp after the last record found an offset")
+
+    _run(ctx, go())
+
+
+@scenario("delete-records", client=CLIENT, timeout=30)
+def delete_records(ctx: Context) -> None:
+    """Records before offset 7 are deleted; the answer and the partition then start at 7."""
+
+    async def go() -> None:
+        from aiokafka import AIOKafkaConsumer, TopicPartition
+        from aiokafka.admin import AIOKafkaAdminClient, RecordsToDelete
+
+        topic = await asyncio.to_thread(ctx.create_topic)
+        await _produce(ctx, topic, records(10), partition=0)
+        tp = TopicPartition(topic, 0)
+        admin = AIOKafkaAdminClient(bootstrap_servers=ctx.bootstrap)
+        await admin.start()
+        try:
+            answer = await admin.delete_records({tp: RecordsToDelete(before_offset=7)})
+        finally:
+            await admin.close()
+        ctx.evidence("delete_records", {str(k): v for k, v in answer.items()})
+        ctx.check(answer.get(tp) == 7, "DeleteRecords did not answer low watermark 7")
+        consumer = AIOKafkaConsumer(bootstrap_servers=ctx.bootstrap)
+        await consumer.start()
+        try:
+            start = (await consumer.beginning_offsets([tp]))[tp]
+        finally:
+            await consumer.stop()
+        ctx.check(start == 7, f"the log starts at {start}, not 7")
+
+    _run(ctx, go())
+
+
+@scenario("admin-groups", client=CLIENT, timeout=45)
+def admin_groups(ctx: Context) -> None:
+    """A group commits offsets; it is listed, described Empty, and its offsets listed (aiokafka's
+    admin client has no calls to alter offsets or delete groups)."""
+
+    async def go() -> None:
+        from aiokafka import AIOKafkaConsumer, TopicPartition
+        from aiokafka.admin import AIOKafkaAdminClient
+
+        topic, group = await asyncio.to_thread(ctx.create_topic), ctx.group()
+        await _produce(ctx, topic, records(5), partition=0)
+        consumer = AIOKafkaConsumer(topic, bootstrap_servers=ctx.bootstrap, group_id=group,
+                                    enable_auto_commit=False, auto_offset_reset="earliest")
+        await consumer.start()
+        try:
+            n = 0
+            while n < 5:
+                n += sum(len(b) for b in (await consumer.getmany(timeout_ms=300)).values())
+            await consumer.commit()
+        finally:
+            await consumer.stop()
+        admin = AIOKafkaAdminClient(bootstrap_servers=ctx.bootstrap)
+        await admin.start()
+        try:
+            listed = [g[0] for g in await admin.list_consumer_groups()]
+            ctx.check(group in listed, "the group is not listed", listed=listed)
+            described = await admin.describe_consumer_groups([group])
+            ctx.evidence("described", repr(described))
+            groups = described[0].groups
+            ctx.check(groups and groups[0][2] == "Empty", "the group is not described Empty")
+            offsets = await admin.list_consumer_group_offsets(group)
+            tp = TopicPartition(topic, 0)
+            ctx.check(tp in offsets and offsets[tp].offset == 5,
+                      "the committed offset is not listed",
+                      offsets={str(k): v.offset for k, v in offsets.items()})
         finally:
             await admin.close()
 

@@ -62,7 +62,7 @@ def _consume(ctx: Context, topic: str, n: int, partition: int = 0, **config: Any
 
 
 def _round_trip(ctx: Context, n: int = 50, **producer_config: Any) -> None:
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     sent = records(n)
     offsets = _produce(ctx, topic, sent, **producer_config)
     ctx.evidence("produced offsets", offsets)
@@ -105,15 +105,17 @@ def transactions(ctx: Context) -> None:
     read_committed sees the committed records only, and the group's offset is committed."""
     from confluent_kafka import Consumer, Producer, TopicPartition
 
-    topic, source, group = ctx.topic(), ctx.topic("in"), ctx.group()
+    topic, source, group = ctx.create_topic(), ctx.create_topic("in"), ctx.group()
     _produce(ctx, source, records(3, "src"), partition=0)
     producer = Producer(_conf(ctx, **{"transactional.id": ctx.transactional_id()}))
+    ctx.log("init_transactions")
     producer.init_transactions(ctx.remaining())
     batches = {tag: records(10, tag) for tag in ("a", "b", "c")}
     consumer = Consumer(_conf(ctx, **{"group.id": group, "enable.auto.commit": False,
                                       "auto.offset.reset": "earliest"}))
     try:
         for tag, commit in (("a", True), ("b", False), ("c", True)):
+            ctx.log(f"transaction {tag}: {'commit' if commit else 'abort'}")
             producer.begin_transaction()
             for k, v in batches[tag]:
                 producer.produce(topic, key=k, value=v, partition=0)
@@ -143,11 +145,8 @@ def group_classic(ctx: Context) -> None:
     """One member takes both partitions and commits; a second member joins and the group
     rebalances to one partition each; the committed offsets are fetched back."""
     from confluent_kafka import Consumer, TopicPartition
-    from confluent_kafka.admin import AdminClient, NewTopic
 
-    topic, group = ctx.topic(), ctx.group()
-    admin = AdminClient(_conf(ctx))
-    admin.create_topics([NewTopic(topic, 2, 1)])[topic].result(ctx.remaining())
+    topic, group = ctx.create_topic(partitions=2), ctx.group()
     for p in (0, 1):
         _produce(ctx, topic, records(5, f"p{p}"), partition=p)
 
@@ -259,7 +258,7 @@ def admin_groups(ctx: Context) -> None:
     from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
     from confluent_kafka.admin import AdminClient
 
-    topic, group = ctx.topic(), ctx.group()
+    topic, group = ctx.create_topic(), ctx.group()
     _produce(ctx, topic, records(5), partition=0)
     from confluent_kafka import Consumer
 
@@ -306,7 +305,7 @@ def list_offsets(ctx: Context) -> None:
     from confluent_kafka import Producer, TopicPartition
     from confluent_kafka.admin import AdminClient, OffsetSpec
 
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     ts0 = int(time.time() * 1000) - 3_600_000
     p = Producer(_conf(ctx, acks="all"))
     for i, (k, v) in enumerate(records(20)):
@@ -335,10 +334,53 @@ def delete_records(ctx: Context) -> None:
     from confluent_kafka import TopicPartition
     from confluent_kafka.admin import AdminClient
 
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     _produce(ctx, topic, records(10), partition=0)
     admin = AdminClient(_conf(ctx))
     tp = TopicPartition(topic, 0, 7)
     result = admin.delete_records([tp])[tp].result(ctx.remaining())
     ctx.evidence("delete_records", str(result))
     ctx.check(result.low_watermark == 7, f"the log starts at {result.low_watermark}, not 7")
+
+
+def old_format(ctx: Context, fallback: str) -> None:
+    """librdkafka without ApiVersions, on an old broker's fallback versions (0.9.0: Produce
+    and Fetch v1, message format v0; 0.8.2: v0) produces and fetches 30 records."""
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+
+    pinned = {"api.version.request": False, "broker.version.fallback": fallback}
+    topic = ctx.create_topic()
+    sent = records(30)
+    errors: list[str] = []
+    p = Producer(_conf(ctx, **{"linger.ms": 5, **pinned}))
+
+    def delivered(err: Any, _msg: Any) -> None:
+        if err is not None:
+            errors.append(str(err))
+
+    for k, v in sent:
+        p.produce(topic, key=k, value=v, partition=0, on_delivery=delivered)
+    left = p.flush(ctx.remaining())
+    ctx.check(not errors and not left, "not every record was delivered", errors=errors[:5])
+    c = Consumer(_conf(ctx, **{"group.id": ctx.group("reader"), "enable.auto.commit": False,
+                               **pinned}))
+    try:
+        c.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
+        got: list[Any] = []
+
+        def read() -> bool:
+            got.extend(m for m in c.consume(30, timeout=0.3) if m.error() is None)
+            return len(got) >= 30
+
+        ctx.wait_until(read, "fetching the 30 records")
+    finally:
+        c.close()
+    seen = [(m.offset(), m.key(), m.value()) for m in got]
+    expected = [(i, k, v) for i, (k, v) in enumerate(sent)]
+    ctx.check(seen == expected, "fetched records differ", sent=expected[:3], fetched=seen[:3])
+
+
+scenario("old-formats", client=CLIENT, name="old-formats-0.9.0", timeout=30,
+         params={"fallback": "0.9.0"})(old_format)
+scenario("old-formats", client=CLIENT, name="old-formats-0.8.2", timeout=30,
+         params={"fallback": "0.8.2"})(old_format)

@@ -47,7 +47,7 @@ def _consume(ctx: Context, topic: str, n: int, partition: int = 0, **config: Any
 
 
 def _round_trip(ctx: Context, n: int = 50, **producer_config: Any) -> None:
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     sent = records(n)
     offsets = _produce(ctx, topic, sent, **producer_config)
     ctx.evidence("produced offsets", offsets)
@@ -89,7 +89,7 @@ def transactions(ctx: Context) -> None:
     read_uncommitted all three batches."""
     from kafka import KafkaProducer
 
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     producer = KafkaProducer(bootstrap_servers=ctx.bootstrap,
                              transactional_id=ctx.transactional_id())
     batches = {tag: records(10, tag) for tag in ("a", "b", "c")}
@@ -122,15 +122,9 @@ def transactions(ctx: Context) -> None:
 def group_classic(ctx: Context) -> None:
     """One member takes both partitions and commits; a second member joins and the group
     rebalances to one partition each; the committed offsets are fetched back."""
-    from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
-    from kafka.admin import NewTopic
+    from kafka import KafkaConsumer, TopicPartition
 
-    topic, group = ctx.topic(), ctx.group()
-    admin = KafkaAdminClient(bootstrap_servers=ctx.bootstrap)
-    try:
-        admin.create_topics([NewTopic(topic, 2, 1)])
-    finally:
-        admin.close()
+    topic, group = ctx.create_topic(partitions=2), ctx.group()
     for p in (0, 1):
         _produce_to(ctx, topic, p, 5)
 
@@ -222,15 +216,15 @@ def admin_configs(ctx: Context) -> None:
         admin.create_topics([NewTopic(topic, 1, 1, topic_configs={"retention.ms": "3600000"})])
         resource = ConfigResource(ConfigResourceType.TOPIC, topic)
 
-        def value(name: str) -> Any:
+        def config_value(name: str) -> Any:
             described = admin.describe_configs([resource], config_filter="all")
             ctx.evidence("described", described)
             return described["topic"][topic][name]["value"]
 
-        ctx.check(value("retention.ms") == "3600000", "the topic's retention.ms was not kept")
+        ctx.check(config_value("retention.ms") == "3600000", "the topic's retention.ms was not kept")
         admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic,
                                             configs={"segment.ms": "7200000"})])
-        ctx.check(value("segment.ms") == "7200000", "the altered segment.ms was not kept")
+        ctx.check(config_value("segment.ms") == "7200000", "the altered segment.ms was not kept")
     finally:
         admin.close()
 
@@ -242,7 +236,7 @@ def admin_groups(ctx: Context) -> None:
     from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
     from kafka.structs import OffsetAndMetadata
 
-    topic, group = ctx.topic(), ctx.group()
+    topic, group = ctx.create_topic(), ctx.group()
     _produce_to(ctx, topic, 0, 5)
     consumer = KafkaConsumer(topic, bootstrap_servers=ctx.bootstrap, group_id=group,
                              enable_auto_commit=False, auto_offset_reset="earliest")
@@ -285,7 +279,7 @@ def admin_groups(ctx: Context) -> None:
 def old_format(ctx: Context, api_version: list[int]) -> None:
     """kafka-python pinned to an old broker version produces and fetches in the old message
     format (magic 1 for 0.10, magic 0 for 0.9); its timestamps and values come back."""
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     version = tuple(api_version)
     sent = records(30)
     ts0 = int(time.time() * 1000) - 60_000
@@ -335,7 +329,7 @@ def list_offsets(ctx: Context) -> None:
     """Earliest, latest and by-timestamp offsets of a partition of 20 timestamped records."""
     from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     ts0 = int(time.time() * 1000) - 3_600_000
     producer = KafkaProducer(bootstrap_servers=ctx.bootstrap, acks="all")
     try:
@@ -366,7 +360,7 @@ def delete_records(ctx: Context) -> None:
     """Records before offset 7 are deleted; the partition then starts at 7."""
     from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
 
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     _produce_to(ctx, topic, 0, 10)
     tp = TopicPartition(topic, 0)
     admin = KafkaAdminClient(bootstrap_servers=ctx.bootstrap)

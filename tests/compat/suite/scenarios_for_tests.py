@@ -29,7 +29,7 @@ def leaves_things(ctx: Context) -> None:
     """Creates a topic and a group with offsets under the run prefix, and leaves them."""
     from kafka import KafkaConsumer, KafkaProducer
 
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     producer = KafkaProducer(bootstrap_servers=ctx.bootstrap)
     producer.send(topic, b"v").get(timeout=ctx.remaining())
     producer.close()

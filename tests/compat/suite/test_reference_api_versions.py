@@ -4,8 +4,12 @@ of a calibration run against Kafka rest on it."""
 
 from __future__ import annotations
 
+import pytest
+
 from pybroker.compat.apiversions import probe, reference_table, table_to_json
 from pybroker.testing.reference_kafka import ReferenceKafka
+
+pytestmark = pytest.mark.compat
 
 
 def test_the_recorded_table_is_the_live_reference_kafkas(reference_kafka: ReferenceKafka) -> None:

@@ -92,10 +92,34 @@ def test_a_broker_that_does_not_answer_fails_every_scenario_quickly(tmp_path: Pa
         bootstrap = f"127.0.0.1:{silent.getsockname()[1]}"
         registry = load_scenarios()
         started = time.monotonic()
-        run = run_suite(bootstrap, [registry["kafka-python/produce-fetch"]], work_dir=tmp_path)
-        assert time.monotonic() - started < 20
+        run = run_suite(bootstrap, [registry["kafka-python/produce-fetch"]], work_dir=tmp_path,
+                        probe_timeout=2)
+        assert time.monotonic() - started < 10
         result = run.target.results["kafka-python/produce-fetch"]
         assert result.status == "fail" and "did not answer ApiVersions" in result.message
         assert run.target.cleanup == {}
     finally:
         silent.close()
+
+
+def test_reference_starts_kafka_39_runs_the_same_scenarios_and_stops_it(
+    suite_broker: BrokerProcess, tmp_path: Path
+) -> None:
+    from pybroker.testing.broker_process import port_accepts
+    from pybroker.testing.reference_kafka import missing_requirements
+
+    missing = missing_requirements()
+    if missing:
+        pytest.skip("the reference Kafka cannot start here: " + "; ".join(missing))
+    done = subprocess.run(
+        [sys.executable, "-m", "pybroker", "compat", "--bootstrap", suite_broker.bootstrap,
+         "--reference", "--scenarios", "kafka-python/produce-fetch", "--report", "card"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    card = json.loads((tmp_path / "card" / "report.json").read_text())
+    reference = card["reference"]
+    assert reference["results"]["kafka-python/produce-fetch"]["status"] == "pass"
+    assert reference["cleanup"]["topics_deleted"] == [
+        f"compat-{card['run_id']}-kafka-python-produce-fetch-t"]
+    port = int(reference["bootstrap"].rsplit(":", 1)[1])
+    assert not port_accepts(port), "the reference Kafka still listens after the command"
