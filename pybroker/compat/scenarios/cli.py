@@ -165,7 +165,7 @@ def console_roundtrip(ctx: Context) -> None:
     """kafka-console-producer writes 20 keyed lines (UTF-8 included); kafka-console-consumer
     --from-beginning prints them back with their keys, partitions and offsets."""
     cli = _cli(ctx)
-    topic = ctx.topic()  # created by the producer's first Metadata request
+    topic = ctx.create_topic()
     sent = [(f"key-{i % 4}", f"value {i} ✓" if i % 5 == 0 else f"value-{i}") for i in range(20)]
     produce_keyed(ctx, cli, topic, sent)
     got = console_consume(ctx, cli, topic, len(sent), "--from-beginning")
@@ -179,7 +179,7 @@ def consumer_groups(ctx: Context) -> None:
     """A console consumer in a group reads and commits 12 records; kafka-consumer-groups lists
     and describes the group (no lag), resets its offsets to the earliest and deletes it."""
     cli = _cli(ctx)
-    topic, group = ctx.topic(), ctx.group()  # the topic: created by the producer
+    topic, group = ctx.create_topic(partitions=2), ctx.group()
     produce_keyed(ctx, cli, topic, [(f"k{i}", f"v{i}") for i in range(12)])
     console_consume(ctx, cli, topic, 12, "--group", group, "--from-beginning")
     listed = _tool(ctx, cli, "kafka-consumer-groups", "--list").lines
@@ -192,8 +192,9 @@ def consumer_groups(ctx: Context) -> None:
 
     rows = described()
     ctx.evidence("describe", rows)
-    ctx.check(rows and all(r.get("TOPIC") == topic for r in rows),
-              "the group is not described with the topic's partitions", rows=rows)
+    ctx.check(sorted(r.get("PARTITION", "") for r in rows) == ["0", "1"]
+              and all(r.get("TOPIC") == topic for r in rows),
+              "the group is not described with the topic's 2 partitions", rows=rows)
     ctx.check(sum(int(r["CURRENT-OFFSET"]) for r in rows) == 12
               and all(r.get("LAG") == "0" for r in rows),
               "the committed offsets do not cover the 12 records (lag should be 0)", rows=rows)
@@ -218,8 +219,7 @@ def configs(ctx: Context) -> None:
     """kafka-configs adds retention.ms and cleanup.policy to a topic, describes them, deletes
     one and describes the topic again."""
     cli = _cli(ctx)
-    topic = ctx.topic()
-    produce_keyed(ctx, cli, topic, [("k", "created by its first record")])
+    topic = ctx.create_topic()
     entity = ("--entity-type", "topics", "--entity-name", topic)
     _tool(ctx, cli, "kafka-configs", "--alter", *entity,
           "--add-config", "retention.ms=3600000,cleanup.policy=compact")

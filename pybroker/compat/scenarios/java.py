@@ -58,7 +58,7 @@ def produce_fetch(ctx: Context) -> None:
     """KafkaProducer sends 30 records with keys, headers and timestamps; KafkaConsumer (assign,
     no group) reads them back unchanged, in order."""
     client = _client(ctx)
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     base_ts = 1_700_000_000_000
     sent = [
         ProduceRecord(key=f"k{i}".encode(), value=f"value-{i}".encode() * (1 + i % 5),
@@ -90,10 +90,10 @@ def produce_fetch(ctx: Context) -> None:
 
 @scenario("group-classic", client="java", timeout=120)
 def group_classic(ctx: Context) -> None:
-    """A KafkaConsumer in a group (classic protocol) is assigned the topic's partitions, reads
-    the 20 records on them, commits, and reads its committed offsets back."""
+    """A KafkaConsumer in a group (classic protocol) is assigned both partitions of a topic,
+    reads the 20 records on them, commits, and reads its committed offsets back."""
     client = _client(ctx)
-    topic, group = ctx.topic(), ctx.group()
+    topic, group = ctx.create_topic(partitions=2), ctx.group()
     client.run("produce", "--bootstrap", ctx.bootstrap, "--topic", topic, "--count", "20",
                "--acks", "all", timeout=ctx.remaining())
     lines = client.run("consume-group", "--bootstrap", ctx.bootstrap, "--topic", topic,
@@ -110,6 +110,8 @@ def group_classic(ctx: Context) -> None:
         key = f"{r['topic']}-{r['partition']}"
         ends[key] = max(ends.get(key, 0), r["offset"] + 1)
     ctx.check(len(records) == 20, "the member did not read the 20 records", read=len(records))
+    ctx.check(assigned == {f"{topic}-0", f"{topic}-1"}, "the member was not assigned both "
+              "partitions", assigned=sorted(assigned))
     ctx.check(set(ends) <= assigned, "records came from partitions the member was not "
               "assigned", assigned=sorted(assigned), read_from=sorted(ends))
     ctx.check(committed is not None and {k: v for k, v in committed.items() if k in ends} == ends,
@@ -156,7 +158,7 @@ def transactions(ctx: Context) -> None:
     """A transactional KafkaProducer commits 5 records, aborts 3 and commits 2; a
     read_committed KafkaConsumer reads exactly the 7 committed ones."""
     client = _client(ctx)
-    topic = ctx.topic()  # created by the producer's first Metadata request
+    topic = ctx.create_topic()
     lines = client.run("txn-produce", "--bootstrap", ctx.bootstrap, "--topic", topic,
                        "--transactional-id", ctx.transactional_id(), "--plan", "c5,a3,c2",
                        "--partition", "0", timeout=ctx.remaining())

@@ -70,7 +70,7 @@ def batch_write_read(ctx: Context) -> None:
         ctx.skip(missing)
     from pyspark.sql import Row
 
-    topic = ctx.topic()
+    topic = ctx.create_topic()
     spark = local_session("pybroker-compat")
     try:
         rows = [Row(key=f"k{i}", value=f"value-{i}", headers=[("h", f"{i}".encode())])
