@@ -111,6 +111,13 @@ gen-check: $(GEN_STAMP) ## fail if the committed generated code or docs differ f
 	$(PY) -m pybroker.tools.apis_doc | diff -u docs/apis.md - >/dev/null || { echo "docs/apis.md is stale: run make gen"; exit 1; }
 	$(PY) -m pybroker.tools.state_diagrams | diff -u docs/state-machines.md - >/dev/null || { echo "docs/state-machines.md is stale: run make gen"; exit 1; }
 
+.PHONY: peer-deps compat-peers
+peer-deps: ## build the peer broker franz-go's kfake (tools/kfake, Go toolchain) into .cache/go
+	$(PY) -m pybroker.testing.peers build
+
+compat-peers: $(STAMP) java-deps kafka-tools-deps spark-deps peer-deps ## the compatibility suite against pybroker, Apache Kafka 3.9 and the peers (kfake; ONLY=pybroker,kafka,kfake); cards in docs/compat-peers, their summary in docs/compatibility.md
+	$(PY) -m scripts.compat_peers $(if $(ONLY),--only $(ONLY))
+
 compat-doc: $(STAMP) ## rewrite the table of documented differences from Apache Kafka in docs/compatibility.md
 	$(PY) -m tests.compat.differential.report --write
 

@@ -10,6 +10,9 @@ reference Kafka by hand) and anything else that needs a real broker process to t
   ZooKeeper, started from the Maven jars of ``scripts/kafka-tools-deps.sh``.
 - :mod:`~pybroker.testing.reference_cluster` — brokers 1..N of Apache Kafka 3.9 on one
   ZooKeeper, each stopped or killed by its pid, for side-by-side cluster benchmarks.
+- :mod:`~pybroker.testing.peers` — other Kafka-compatible brokers the compatibility suite is
+  calibrated against: franz-go's kfake, built from ``tools/kfake`` with the Go toolchain into
+  ``.cache/go`` and started by its pid, and the peers that cannot be had here, with the reason.
 - :mod:`~pybroker.testing.frame_proxy` — a TCP proxy that shows each request frame a client
   sends to an observer.
 - :mod:`~pybroker.testing.wire_client` — a minimal blocking Kafka client over a raw socket, on

@@ -10,4 +10,7 @@ SCENARIO_MODULES: tuple[str, ...] = (
     "pybroker.compat.scenarios.confluent",
     "pybroker.compat.scenarios.aio",
     "pybroker.compat.scenarios.wire",
+    "pybroker.compat.scenarios.java",
+    "pybroker.compat.scenarios.cli",
+    "pybroker.compat.scenarios.spark",
 )

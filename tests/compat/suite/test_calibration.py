@@ -21,6 +21,7 @@ from pybroker.compat.runner import Run, run_suite
 from pybroker.compat.scenario import load_scenarios
 from pybroker.testing.broker_process import BrokerProcess
 from pybroker.testing.reference_kafka import ReferenceKafka
+from tests.compat.suite.jvm_subset import calibration_scenarios, fetch_jvm_jars
 
 pytestmark = pytest.mark.compat
 
@@ -32,7 +33,9 @@ KNOWN: dict[str, tuple[str, str]] = {}
 def calibration(suite_broker: BrokerProcess, reference_kafka: ReferenceKafka,
                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Run, Path]]:
     work = tmp_path_factory.mktemp("calibration")
-    run = run_suite(suite_broker.bootstrap, list(load_scenarios().values()), name="pybroker",
+    fetch_jvm_jars()
+    run = run_suite(suite_broker.bootstrap, calibration_scenarios(load_scenarios().values()),
+                    name="pybroker",
                     reference_bootstrap=reference_kafka.bootstrap, work_dir=work / "scenarios",
                     jobs=2, group_wait=10)
     write_report(run.to_json(), work / "card")

@@ -1,0 +1,324 @@
+"""Peer brokers: other Kafka-compatible brokers the compatibility suite is calibrated against.
+
+``make compat-peers`` runs the suite against pybroker, the reference Apache Kafka 3.9
+(:mod:`~pybroker.testing.reference_kafka`) and every peer here that can be had on this machine,
+and publishes the report cards side by side. A peer is either *obtainable* — there is a way to
+build or install it from the package registries this project uses — or recorded with the reason
+it is not, so the published page says why a column is missing instead of silently dropping it.
+
+- **kfake** (franz-go's ``pkg/kfake``): an in-memory Kafka-compatible cluster written in Go, used
+  by franz-go's own tests. ``tools/kfake/`` is a small Go program (``go.mod`` and ``go.sum``
+  pinned) that starts it as one broker on a loopback port given on its command line.
+  :func:`build_kfake` compiles it with the Go toolchain into ``.cache/go/bin/kfake`` (modules
+  through the Go module proxy, ``GOPATH``/``GOCACHE`` under ``.cache/go``), again only when the
+  sources are newer than the binary; :class:`KfakeBroker` starts and stops it by its pid.
+- **Tansu** (a Kafka-compatible broker written in Rust, since renamed nisshi): not obtainable
+  here. See :data:`TANSU` for what was looked for and where.
+
+``python -m pybroker.testing.peers build`` builds kfake (``make peer-deps``); ``python -m
+pybroker.testing.peers run [PORT]`` runs it until Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from pybroker.testing.broker_process import REPO_ROOT, free_port, port_accepts
+
+KFAKE_SOURCE = REPO_ROOT / "tools" / "kfake"
+GO_CACHE = REPO_ROOT / ".cache" / "go"
+KFAKE_BINARY = GO_CACHE / "bin" / "kfake"
+#: where the Go toolchain is when it is not on PATH (the official tarball's place)
+GO_FALLBACK = Path("/usr/local/go/bin/go")
+
+
+@dataclass(frozen=True)
+class Peer:
+    """A peer broker the calibration run knows of, obtainable here or not."""
+
+    name: str
+    #: one line for the report: what the broker is
+    description: str
+    #: empty when the peer can be built or installed here; otherwise why it cannot
+    unobtainable: str = ""
+
+    @property
+    def obtainable(self) -> bool:
+        return not self.unobtainable
+
+
+KFAKE = Peer(
+    name="kfake",
+    description=(
+        "franz-go's kfake (github.com/twmb/franz-go/pkg/kfake), an in-memory Kafka-compatible "
+        "cluster in Go, run as one broker by tools/kfake"
+    ),
+)
+
+#: Tansu publishes its broker as a Rust crate and as container images; neither registry this
+#: project may use carries it. Looked for on PyPI (``tansu`` 1.0.0 is an unrelated package,
+#: "Tansu - Soroban Versioning", with no broker; ``nisshi``, Tansu's new name, is not on PyPI),
+#: on npm (``tansu`` is an unrelated state-management library; ``@tansu-io/tansu`` and
+#: ``nisshi`` are not found) and through the Go module proxy (``github.com/tansu-io/tansu`` is
+#: no Go module: the proxy answers 403 "not available"). crates.io, where the crate lives, is
+#: not reachable from this machine, and container registries are not either.
+TANSU = Peer(
+    name="tansu",
+    description="Tansu (tansu-io/tansu, renamed nisshi), a Kafka-compatible broker in Rust",
+    unobtainable=(
+        "not obtainable here: its broker ships as a Rust crate and container images only; "
+        "PyPI's 'tansu' is an unrelated package (Soroban versioning) and 'nisshi' is not on "
+        "PyPI, npm has no such broker, the Go module proxy has no such module, and neither "
+        "crates.io nor a container registry is reachable"
+    ),
+)
+
+#: every peer the calibration run reports on, obtainable or not
+PEERS: tuple[Peer, ...] = (KFAKE, TANSU)
+
+
+class PeerError(RuntimeError):
+    """A peer could not be built, or exited or never listened."""
+
+
+def go_tool() -> str | None:
+    """The ``go`` command: on PATH, else the official tarball's place, else None."""
+    found = shutil.which("go")
+    if found:
+        return found
+    return str(GO_FALLBACK) if GO_FALLBACK.exists() else None
+
+
+def go_environment(cache: Path = GO_CACHE) -> dict[str, str]:
+    """This process's environment with Go's module and build caches under ``cache``.
+
+    ``-mod=mod`` lets the build fetch what ``go.sum`` pins through the module proxy;
+    ``-modcacherw`` keeps the module cache writable so that removing ``.cache`` works;
+    ``GOTOOLCHAIN=local`` builds with the installed toolchain instead of downloading another.
+    """
+    env = dict(os.environ)
+    env.update(
+        GOPATH=str(cache / "path"),
+        GOCACHE=str(cache / "build"),
+        GOFLAGS="-mod=mod -modcacherw",
+        GOTOOLCHAIN="local",
+    )
+    return env
+
+
+def kfake_missing() -> list[str]:
+    """What stops kfake from being built here (empty when nothing does)."""
+    missing: list[str] = []
+    if go_tool() is None:
+        missing.append("the Go toolchain (go on PATH or /usr/local/go/bin/go)")
+    if not (KFAKE_SOURCE / "go.mod").exists():
+        missing.append(f"the kfake program's sources in {KFAKE_SOURCE}")
+    return missing
+
+
+def _sources(source: Path) -> list[Path]:
+    return sorted(p for p in source.iterdir() if p.suffix == ".go" or p.name in ("go.mod", "go.sum"))
+
+
+def binary_is_current(binary: Path = KFAKE_BINARY, source: Path = KFAKE_SOURCE) -> bool:
+    """The binary exists and is no older than any of its sources."""
+    if not binary.exists():
+        return False
+    built = binary.stat().st_mtime
+    return all(p.stat().st_mtime <= built for p in _sources(source))
+
+
+def build_kfake(
+    *, binary: Path = KFAKE_BINARY, source: Path = KFAKE_SOURCE, cache: Path = GO_CACHE,
+    timeout: float = 600.0,
+) -> Path:
+    """Compile ``tools/kfake`` into ``binary`` unless it is current; return the binary's path.
+
+    The first build fetches the pinned modules through the Go module proxy and takes a minute
+    or so; later ones are a no-op. Raises :class:`PeerError` with Go's output when it fails.
+    """
+    missing = kfake_missing()
+    if missing:
+        raise PeerError("cannot build kfake: " + "; ".join(missing))
+    if binary_is_current(binary, source):
+        return binary
+    binary.parent.mkdir(parents=True, exist_ok=True)
+    go = go_tool()
+    assert go is not None  # kfake_missing() checked
+    try:
+        proc = subprocess.run(
+            [go, "build", "-trimpath", "-o", str(binary), "."],
+            cwd=source, env=go_environment(cache), capture_output=True, text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise PeerError(f"go build of {source} took over {timeout:.0f}s") from exc
+    if proc.returncode != 0:
+        raise PeerError(
+            f"go build of {source} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}"
+        )
+    return binary
+
+
+class KfakeBroker:
+    """kfake as one broker on ``127.0.0.1:port``, started from the built binary.
+
+    ``start()`` builds the binary if needed and returns once the port accepts connections;
+    ``stop()`` sends SIGTERM to its pid and waits (SIGKILL if it lingers). Its stderr goes to
+    ``log_path``. Everything it holds is in memory, so a stop forgets it all. Usable as a
+    context manager.
+    """
+
+    #: instances with a live process, so a harness can stop stragglers at exit
+    live: set[KfakeBroker] = set()
+
+    def __init__(
+        self, work_dir: Path, *, port: int | None = None, binary: Path = KFAKE_BINARY,
+        partitions: int = 1, auto_create: bool = True, log_level: str = "warn",
+        start_timeout: float = 30.0, stop_timeout: float = 10.0,
+    ) -> None:
+        self.work_dir = Path(work_dir)
+        self.port = port or free_port()
+        self.binary = Path(binary)
+        self.partitions = partitions
+        self.auto_create = auto_create
+        self.log_level = log_level
+        self.start_timeout = start_timeout
+        self.stop_timeout = stop_timeout
+        self.log_path = self.work_dir / f"kfake-{self.port}.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None else None
+
+    def command(self) -> list[str]:
+        return [
+            str(self.binary), "-port", str(self.port), "-partitions", str(self.partitions),
+            f"-auto-create={'true' if self.auto_create else 'false'}",
+            "-log-level", self.log_level,
+        ]
+
+    def is_running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def start(self) -> KfakeBroker:
+        if self.is_running():
+            return self
+        if self.binary == KFAKE_BINARY:
+            build_kfake(binary=self.binary)
+        elif not self.binary.exists():
+            raise PeerError(f"no kfake binary at {self.binary}")
+        self.work_dir.mkdir(parents=True, exist_ok=True)
+        log: TextIO
+        with open(self.log_path, "a") as log:
+            log.write(f"\n===== {' '.join(self.command())}\n")
+            log.flush()
+            self.proc = subprocess.Popen(
+                self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                cwd=self.work_dir, start_new_session=True,
+            )
+        KfakeBroker.live.add(self)
+        deadline = time.monotonic() + self.start_timeout
+        while not port_accepts(self.port, timeout=0.2):
+            if not self.is_running():
+                code = self.proc.poll()
+                self.stop()
+                raise PeerError(f"kfake exited during start-up ({code})\n{self.tail()}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise PeerError(
+                    f"kfake did not listen on {self.bootstrap} within "
+                    f"{self.start_timeout:.0f}s\n{self.tail()}"
+                )
+            time.sleep(0.05)
+        return self
+
+    def stop(self) -> int | None:
+        """Stop the process by its pid; return its exit code (None if none was running)."""
+        proc, self.proc = self.proc, None
+        KfakeBroker.live.discard(self)
+        if proc is None:
+            return None
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(self.stop_timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+        return proc.returncode
+
+    def tail(self, lines: int = 40) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return f"<no kfake log at {self.log_path}>"
+        return "\n".join(text.splitlines()[-lines:])
+
+    def describe(self, lines: int = 40) -> str:
+        return f"kfake at {self.bootstrap} (pid {self.pid})\n--- {self.log_path} ---\n{self.tail(lines)}"
+
+    def __enter__(self) -> KfakeBroker:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @classmethod
+    def stop_all(cls) -> None:
+        for peer in list(cls.live):
+            peer.stop()
+
+    def __repr__(self) -> str:
+        return f"KfakeBroker({self.bootstrap}, pid={self.pid})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="franz-go's kfake, the peer broker")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("build", help=f"build {KFAKE_BINARY} unless it is current")
+    run = sub.add_parser("run", help="run kfake on 127.0.0.1 until Ctrl-C")
+    run.add_argument("port", type=int, nargs="?", default=None)
+    args = parser.parse_args(argv)
+    for peer in PEERS:
+        if not peer.obtainable:
+            print(f"{peer.name}: {peer.unobtainable}", file=sys.stderr)
+    try:
+        binary = build_kfake()
+    except PeerError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    if args.command == "build":
+        print(binary)
+        return 0
+    work = Path(tempfile.mkdtemp(prefix="kfake-"))
+    broker = KfakeBroker(work, port=args.port).start()
+    print(f"kfake listening on {broker.bootstrap} (pid {broker.pid}, log {broker.log_path})",
+          flush=True)
+    try:
+        while broker.is_running():
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        broker.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
