@@ -300,6 +300,7 @@ class Broker(BrokerBase):
             dynamic_config=self.dynamic_config)
         self.groups = GroupCoordinatorService(self.config, self.replica_manager, cache,
                                               self.admin)
+        self.controller.deleted_partition_listeners.append(self.groups.partitions_deleted)
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, self.producer_ids,
             endpoint_of=lambda broker_id: cache.brokers.get(broker_id))

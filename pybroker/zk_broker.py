@@ -241,6 +241,7 @@ class ZkBroker(BrokerBase):
         self.control.topic_config_loader = self._load_topic_configs
         self.groups = GroupCoordinatorService(self.config, self.replica_manager, cache,
                                               self.admin)
+        self.control.deleted_partition_listeners.append(self.groups.partitions_deleted)
         self.groups.startup(now_ms())
         producer_ids = ProducerIdManager(ZkProducerIdBlocks(self.zk, self.broker_id))
         self.transactions = TransactionCoordinatorService(

@@ -83,6 +83,9 @@ class ControlRequestHandler:
         #: called with the topics each applied UpdateMetadata named (the admin manager's
         #: waiting CreateTopics/DeleteTopics answers)
         self.metadata_listeners: list[Callable[[list[str]], None]] = []
+        #: called with the partitions an applied UpdateMetadata removed (their topic deleted;
+        #: the group coordinator drops their offsets)
+        self.deleted_partition_listeners: list[Callable[[list[tuple[str, int]]], None]] = []
         #: reads the config overrides of topics new to this broker into the config repository
         #: (ZooKeeper mode); None: the repository already knows every topic
         self.topic_config_loader: Callable[[list[str]], Awaitable[None]] | None = None
@@ -167,10 +170,13 @@ class ControlRequestHandler:
         error = self.check_epochs(controller_epoch, broker_epoch)
         if error:
             return error
-        self.metadata_cache.update_metadata(controller_id, live_brokers, partitions)
+        removed = self.metadata_cache.update_metadata(controller_id, live_brokers, partitions)
         topics = sorted({p.topic for p in partitions})
         for listener in self.metadata_listeners:
             listener(topics)
+        if removed:
+            for deleted in self.deleted_partition_listeners:
+                deleted(removed)
         return ErrorCode.NONE
 
     # -- StopReplica -------------------------------------------------------------------------

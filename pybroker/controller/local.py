@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from protocol.errors import ErrorCode, KafkaError
@@ -40,6 +40,9 @@ class LocalController:
         self.topics: dict[str, TopicRecord] = {}
         #: the stored dynamic broker configs, by entity (a broker id or ``<default>``)
         self.broker_config_entities: dict[str, dict[str, str]] = {}
+        #: called with the partitions of each deleted topic (the group coordinator drops
+        #: their offsets)
+        self.deleted_partition_listeners: list[Callable[[list[tuple[str, int]]], None]] = []
 
     @property
     def live_brokers(self) -> list[int]:
@@ -155,6 +158,8 @@ class LocalController:
         self.replica_manager.stop_replicas(name, sorted(record.partitions), delete=True)
         self.configs.remove_topic(name)
         log.info("deleted topic %s", name)
+        for listener in self.deleted_partition_listeners:
+            listener([(name, p) for p in sorted(record.partitions)])
         return record
 
     def _check_new_partitions(self, name: str, record: TopicRecord | None, count: int,

@@ -22,11 +22,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from pybroker.coordinator.group import GroupConfig, GroupCoordinator, GroupState, LoopScheduler
 from pybroker.coordinator.group.offsets import GroupRetentionView, OffsetManager
-from pybroker.coordinator.group.storage import OffsetsConfig, OffsetsTopic
+from pybroker.coordinator.group.storage import OffsetsConfig, OffsetsTopic, TopicPartition
 
 if TYPE_CHECKING:
     from pybroker.cluster.metadata_cache import MetadataCache
@@ -106,6 +107,31 @@ class GroupCoordinatorService:
             tombstone_group_if_empty=empty and group is not None and group.generation_id > 0)
         if empty and not self.offsets.has_offsets(group_id):
             self.coordinator.remove_empty_group(group_id, now_ms)
+
+    def partitions_deleted(self, partitions: Iterable[TopicPartition]) -> None:
+        """:meth:`on_partitions_deleted` now (a listener of topic deletions)."""
+        self.on_partitions_deleted(partitions, _now_ms())
+
+    def on_partitions_deleted(self, partitions: Iterable[TopicPartition], now_ms: int) -> None:
+        """Partitions of deleted topics: every group this broker coordinates loses its offsets
+        for them, with tombstones, and an Empty group left without offsets dies (Kafka's
+        ``onPartitionsDeleted``), so a topic created again under the same name starts without
+        the old topic's offsets."""
+        coordinator = self._coordinator
+        deleted = set(partitions)
+        if coordinator is None or not deleted:
+            return
+        groups = dict.fromkeys([*self.offsets.groups(), *(g.group_id for g in coordinator.groups())])
+        removed = 0
+        for group_id in groups:
+            if not self.offsets.is_loaded(group_id):
+                continue
+            touched = self.offsets.partitions_among(group_id, deleted)
+            if touched:
+                self.delete_offsets(group_id, touched, now_ms)
+                removed += len(touched)
+        if removed:
+            log.info("Removed %d offset(s) of deleted partitions", removed)
 
     def complete_transaction(self, producer_id: int, partitions: list[int],
                              committed: bool) -> None:

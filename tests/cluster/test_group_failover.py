@@ -62,6 +62,7 @@ from tests.cluster.failover_clients import (
     settled_coordinator,
     wait_until,
 )
+from tests.compat.test_topic_deletion_offsets import check_deletion_removes_offsets
 
 OFFSETS_PARTITIONS = 3
 PARTITIONS = 3  # one led by each broker: after any one kill, both survivors lead some
@@ -358,3 +359,9 @@ def test_java_verifiable_consumer_group_across_coordinator_and_leader_kills(
     run_group_across_failovers(cluster, "java", make, describe)
     assert all(m.shutdown_complete for m in members)
 
+
+
+def test_deleting_a_topic_removes_the_groups_offsets_for_it(cluster) -> None:
+    """In ZooKeeper mode every broker hears of a deletion through UpdateMetadata (leader -2),
+    and the group's coordinator drops the topic's offsets whether it hosts a replica or not."""
+    check_deletion_removes_offsets(cluster.bootstrap)

@@ -45,6 +45,7 @@ from pybroker.log.manager import LogManager
 from pybroker.metadata.config_repository import ConfigRepository
 from pybroker.metadata.model import PartitionRecord
 from pybroker.network.dispatch import RequestDispatcher
+from pybroker.security.principal import ANONYMOUS
 
 T0 = 1_700_000_000_000
 TOPIC = "t"
@@ -60,6 +61,7 @@ LIVE = FetcherConfig(max_wait_ms=100, backoff_ms=10)
 class _Peer:
     peer = "loopback"
     listener = "PLAINTEXT"
+    principal = ANONYMOUS
 
     def close_after_responses(self) -> None:  # pragma: no cover - handlers here never ask
         raise AssertionError("a replication request asked to close its connection")

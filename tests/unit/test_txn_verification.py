@@ -48,6 +48,7 @@ from pybroker.config import BrokerConfig
 from pybroker.log import Log, LogConfig
 from pybroker.log.producer_state import AppendOrigin, ProducerStateManager
 from pybroker.metadata.model import PartitionRecord
+from pybroker.security.principal import ANONYMOUS
 
 E = ErrorCode
 T0 = 1_700_000_000_000
@@ -312,6 +313,7 @@ GROUP = "verify-group"
 class _Peer:
     peer = "loopback"
     listener = "PLAINTEXT"
+    principal = ANONYMOUS
 
     def __init__(self) -> None:
         self.closed = False

@@ -22,6 +22,7 @@ from protocol.messages import (
 )
 from protocol.records.control import ControlRecordType, EndTransactionMarker, read_end_txn_marker
 from protocol.records.record import build_batch, iter_batches
+from pybroker.security.principal import ANONYMOUS
 from tests.unit.replication_harness import TOPIC, Cluster, Node, run, until
 
 T0 = 1_700_000_000_000
@@ -38,6 +39,7 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
 class _Peer:
     peer = "loopback"
     listener = "PLAINTEXT"
+    principal = ANONYMOUS
 
     def close_after_responses(self) -> None:  # pragma: no cover
         raise AssertionError("WriteTxnMarkers asked to close its connection")

@@ -224,6 +224,15 @@ class OffsetManager:
         return (bool(self._offsets.get(group_id)) or bool(self._in_flight.get(group_id))
                 or self.pending.has_pending(self.topic.partition_for(group_id), group_id))
 
+    def partitions_among(self, group_id: str, partitions: set[TopicPartition],
+                         ) -> list[TopicPartition]:
+        """Which of ``partitions`` the group has an offset for: committed, being replicated or
+        pending in a transaction."""
+        part = self.topic.partition_for(group_id)
+        found = set(self._offsets.get(group_id, ())) | set(self._in_flight.get(group_id, ()))
+        return sorted(tp for tp in partitions
+                      if tp in found or self.pending.is_pending(part, group_id, tp))
+
     def offsets_of(self, group_id: str) -> dict[TopicPartition, CommittedOffset]:
         return {tp: r.committed for tp, r in self._offsets.get(group_id, {}).items()}
 
