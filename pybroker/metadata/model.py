@@ -107,3 +107,5 @@ class ClusterImage:
     next_producer_id: int = 0
     #: dynamic broker configs by entity: a broker id, or ``<default>`` for the cluster's
     broker_configs: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: users' config entities (their SCRAM credentials), as ZooKeeper's /config/users holds them
+    user_configs: dict[str, dict[str, str]] = field(default_factory=dict)
