@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pybroker.admin.local import LocalAdminManager
+from pybroker.admin.user_credentials import LocalUserCredentials
 from pybroker.api.registry import EMBEDDED, load_handlers
 from pybroker.api.services import BrokerServices
 from pybroker.cluster.fetch_session import FetchSessionCache
@@ -37,6 +38,9 @@ from pybroker.reconfigurables import (
     ThreadPoolReconfigurable,
     TransactionVerificationReconfigurable,
 )
+from pybroker.security.credentials import CredentialCache
+from pybroker.security.sasl import SaslAuthenticator, SaslServerSettings
+from pybroker.security.sasl_config import SASL_PROTOCOLS, sasl_server_settings, security_protocol
 
 log = logging.getLogger(__name__)
 
@@ -90,11 +94,34 @@ class BrokerBase:
         self.dispatcher = RequestDispatcher(None, self.handlers)
         self.socket_server = SocketServer(
             self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"))
+        #: users' SCRAM credentials, as SASL authentication reads them
+        self.credential_cache = CredentialCache()
+        self._sasl_settings: dict[str, SaslServerSettings | None] = {}
+        for ep in config.listeners:
+            self._sasl_listener_settings(ep.listener)
+        self.socket_server.sasl_authenticator = self._new_sasl_authenticator
         self._tasks: list[asyncio.Task] = []
         #: the compacting cleaner, once the scheduled tasks run with log.cleaner.enable
         self.log_cleaner: LogCleaner | None = None
         self._stopped = asyncio.Event()
         self.started = False
+
+    def _sasl_listener_settings(self, listener: str) -> SaslServerSettings | None:
+        """A listener's SASL settings (None: it does not authenticate with SASL), read once."""
+        if listener not in self._sasl_settings:
+            props = self.current_config.props
+            settings = None
+            if security_protocol(props, listener) in SASL_PROTOCOLS:
+                try:
+                    settings = sasl_server_settings(props, listener, self.credential_cache.lookup)
+                except ValueError as e:
+                    raise ConfigError(str(e)) from e
+            self._sasl_settings[listener] = settings
+        return self._sasl_settings[listener]
+
+    def _new_sasl_authenticator(self, listener: str) -> SaslAuthenticator | None:
+        settings = self._sasl_listener_settings(listener)
+        return SaslAuthenticator(settings) if settings is not None else None
 
     def _check_log_dirs(self) -> None:
         for d in self.log_dirs:
@@ -271,6 +298,7 @@ class Broker(BrokerBase):
         # built by start_storage, once the stored metadata is read
         self.controller: LocalController | None = None
         self.admin: LocalAdminManager | None = None
+        self.credentials: LocalUserCredentials | None = None
 
     # -- life cycle ------------------------------------------------------------------------
     def start_storage(self, now: int) -> int:
@@ -292,6 +320,8 @@ class Broker(BrokerBase):
                                           self.replica_manager, self.configs)
         self.controller.restore(image.topics)
         self.controller.restore_broker_configs(image.broker_configs)
+        self.credentials = LocalUserCredentials(self.store, image.user_configs,
+                                                self.credential_cache)
         self.log_manager.startup(now, config_for=self.configs.log_config)
         self.admin = LocalAdminManager(
             self.controller,
@@ -349,6 +379,7 @@ class Broker(BrokerBase):
             apis=self.handlers,
             fetch_sessions=self.fetch_sessions,
             transactions=self.transactions,
+            credentials=self.credentials,
         )
         await self.socket_server.start(self.current_config.listeners)
         self._announce_endpoints()

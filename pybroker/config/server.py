@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from .catalogue import BROKER_CONFIGS, broker_value
 from .values import ConfigException
@@ -56,14 +55,19 @@ class Endpoint:
     port: int
 
 
+#: a listener: its name (letters, digits, underscores: SASL_PLAINTEXT), host and port
+_LISTENER = re.compile(r"([A-Za-z0-9_]+)://(\[[0-9A-Fa-f:.]*\]|[^:/\[\]]*):(\d+)")
+
+
 def parse_listeners(value: str) -> list[Endpoint]:
     """``PLAINTEXT://127.0.0.1:9092,OTHER://:9093`` -> endpoints (empty host = all interfaces)."""
     endpoints = []
     for item in filter(None, (v.strip() for v in value.split(","))):
-        parts = urlsplit(item)
-        if not parts.scheme or parts.port is None:
+        match = _LISTENER.fullmatch(item)
+        if match is None or int(match.group(3)) > 65535:
             raise ValueError(f"invalid listener {item!r}: expected NAME://host:port")
-        endpoints.append(Endpoint(parts.scheme.upper(), parts.hostname or "", parts.port))
+        endpoints.append(Endpoint(match.group(1).upper(), match.group(2).strip("[]"),
+                                  int(match.group(3))))
     return endpoints
 
 
@@ -93,8 +97,11 @@ class BrokerConfig:
         given = {name: str(value) for name, value in props.items()}
         for name, raw in given.items():
             if name not in BROKER_CONFIGS:
-                log.warning("the configuration %r was supplied but is not one this broker "
-                            "knows: it is ignored", name)
+                # a listener's own settings (listener.name.<listener>.<property>) are read
+                # where the listener is set up
+                if not name.startswith("listener.name."):
+                    log.warning("the configuration %r was supplied but is not one this broker "
+                                "knows: it is ignored", name)
                 continue
             try:
                 BROKER_CONFIGS[name].parse(raw)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from protocol.errors import ProtocolError
 from protocol.framing import FrameReader
 from pybroker.security.principal import ANONYMOUS, KafkaPrincipal
+from pybroker.security.sasl import SaslAuthenticator
 
 if TYPE_CHECKING:
     from pybroker.network.dispatch import RequestDispatcher
@@ -65,12 +66,15 @@ class KafkaConnection(asyncio.BufferedProtocol):
     def __init__(self, dispatcher: RequestDispatcher, *, max_frame_size: int, use_sendfile: bool,
                  connections: set[KafkaConnection],
                  on_sendfile_unsupported: Callable[[], None] = lambda: None,
-                 listener: str = "", read_chunk: bytearray | None = None) -> None:
+                 listener: str = "", read_chunk: bytearray | None = None,
+                 sasl: SaslAuthenticator | None = None) -> None:
         self.dispatcher = dispatcher
         #: the listener this connection was accepted on
         self.listener = listener
         #: who the connection speaks for; authentication (TLS, SASL) replaces it
         self.principal: KafkaPrincipal = ANONYMOUS
+        #: the SASL authentication of a connection on a SASL listener (None on others)
+        self.sasl = sasl
         self.reader = FrameReader(max_frame_size, chunk=read_chunk)
         self.use_sendfile = use_sendfile
         self.connections = connections

@@ -184,10 +184,9 @@ class SaslAuthenticator:
         if state is S.FAILED:
             return Admission.DROP
         if state is S.HANDSHAKE_OR_VERSIONS_REQUEST:
-            if api_key == API_VERSIONS:
-                self._move(S.HANDSHAKE_REQUEST)
-                return Admission.HANDLE
-            return Admission.HANDLE if api_key == SASL_HANDSHAKE else Admission.CLOSE
+            # (an ApiVersions request moves on once answered: api_versions_answered)
+            ok = api_key in (API_VERSIONS, SASL_HANDSHAKE)
+            return Admission.HANDLE if ok else Admission.CLOSE
         if state in (S.HANDSHAKE_REQUEST, S.REAUTH_PROCESS_HANDSHAKE):
             return Admission.HANDLE if api_key == SASL_HANDSHAKE else Admission.CLOSE
         if state in (S.AUTHENTICATE, S.REAUTH_BAD_MECHANISM):
@@ -195,6 +194,13 @@ class SaslAuthenticator:
                 return Admission.HANDLE
             return Admission.CLOSE
         return Admission.CLOSE
+
+    def api_versions_answered(self) -> None:
+        """An ApiVersions request at a version this broker serves was answered: the next
+        request must be SaslHandshake. (One at a version it does not serve gets Kafka's
+        UNSUPPORTED_VERSION answer and the client may ask again at another.)"""
+        if self.state is S.HANDSHAKE_OR_VERSIONS_REQUEST:
+            self._move(S.HANDSHAKE_REQUEST)
 
     def _may_begin_reauth(self, now_ms: int) -> bool:
         if self.session_expiry_ms is None:

@@ -57,6 +57,10 @@ def test_every_state_is_in_the_table_and_the_initial_one_has_no_predecessor() ->
 def test_plain_over_authenticate_requests() -> None:
     auth = SaslAuthenticator(_settings())
     assert auth.admit(API_VERSIONS, 0) is Admission.HANDLE
+    # an ApiVersions at a version the broker does not serve may be asked again
+    assert auth.state is SaslState.HANDSHAKE_OR_VERSIONS_REQUEST
+    assert auth.admit(API_VERSIONS, 0) is Admission.HANDLE
+    auth.api_versions_answered()
     assert auth.state is SaslState.HANDSHAKE_REQUEST
     assert auth.admit(SASL_HANDSHAKE, 0) is Admission.HANDLE
     answer = auth.handshake("PLAIN", 1)
@@ -79,6 +83,7 @@ def test_requests_before_authentication_close_the_connection() -> None:
         assert SaslAuthenticator(_settings()).admit(api_key, 0) is Admission.CLOSE
     auth = SaslAuthenticator(_settings())
     auth.admit(API_VERSIONS, 0)
+    auth.api_versions_answered()
     assert auth.admit(API_VERSIONS, 0) is Admission.CLOSE
 
 
