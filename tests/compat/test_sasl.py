@@ -106,13 +106,30 @@ class AuthAnswer:
     session_lifetime_ms: int
 
 
-def authenticate(sock: socket.socket, token: bytes, cid: int = 2) -> AuthAnswer | None:
-    sock.sendall(wire.request(SASL_AUTHENTICATE, 1, cid, struct.pack(">i", len(token)) + token))
+def authenticate(sock: socket.socket, token: bytes, cid: int = 2, version: int = 1,
+                 ) -> AuthAnswer | None:
+    """SaslAuthenticate v1, or v2 (flexible: compact fields, tagged fields)."""
+    if version == 2:
+        body = wire.uvarint(len(token) + 1) + token + b"\0"
+        sock.sendall(wire.request(SASL_AUTHENTICATE, 2, cid, body, flexible=True))
+    else:
+        sock.sendall(wire.request(SASL_AUTHENTICATE, 1, cid,
+                                  struct.pack(">i", len(token)) + token))
     answer = wire.read_response(sock)
     if answer is None:
         return None
     assert answer[0] == cid
     body = answer[1]
+    if version == 2:
+        assert body[0] == 0  # the response header's tagged fields
+        body = body[1:]
+        (error,) = struct.unpack_from(">h", body)
+        n, pos = _uvarint(body, 2)
+        message = None if n == 0 else body[pos:pos + n - 1].decode()
+        size, pos = _uvarint(body, pos + max(n - 1, 0))
+        auth_bytes = body[pos:pos + size - 1]
+        (lifetime,) = struct.unpack_from(">q", body, pos + size - 1)
+        return AuthAnswer(error, message, auth_bytes, lifetime)
     (error, n) = struct.unpack_from(">hh", body)
     message = None if n < 0 else body[4:4 + n].decode()
     pos = 4 + max(n, 0)
@@ -120,6 +137,17 @@ def authenticate(sock: socket.socket, token: bytes, cid: int = 2) -> AuthAnswer 
     auth_bytes = body[pos + 4:pos + 4 + size]
     (lifetime,) = struct.unpack_from(">q", body, pos + 4 + size)
     return AuthAnswer(error, message, auth_bytes, lifetime)
+
+
+def _uvarint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return value, pos
+        shift += 7
 
 
 def metadata_works(sock: socket.socket, cid: int = 9) -> bool:
@@ -165,7 +193,7 @@ def test_unsupported_mechanism_gets_the_enabled_list(sasl_broker: SaslBroker,
 def test_plain_with_raw_frames(sasl_broker: SaslBroker) -> None:
     with wire.connect(sasl_broker.sasl) as sock:
         assert handshake(sock, "PLAIN")[0] == 0
-        answer = authenticate(sock, plain_message("alice", "alice-secret"))
+        answer = authenticate(sock, plain_message("alice", "alice-secret"), version=2)
         assert (answer.error, answer.auth_bytes) == (0, b"")
         assert answer.session_lifetime_ms == REAUTH_MS
         assert metadata_works(sock)
@@ -176,11 +204,13 @@ def test_plain_with_raw_frames(sasl_broker: SaslBroker) -> None:
         assert metadata_works(sock, cid=11)
 
 
-def test_wrong_password_is_answered_late_then_closed(sasl_broker: SaslBroker) -> None:
+@pytest.mark.parametrize("version", [1, 2])
+def test_wrong_password_is_answered_late_then_closed(sasl_broker: SaslBroker,
+                                                     version: int) -> None:
     with wire.connect(sasl_broker.sasl) as sock:
         assert handshake(sock, "PLAIN")[0] == 0
         started = time.monotonic()
-        answer = authenticate(sock, plain_message("alice", "wrong"))
+        answer = authenticate(sock, plain_message("alice", "wrong"), version=version)
         assert time.monotonic() - started >= 0.25  # connection.failed.authentication.delay.ms
         assert answer.error == 58
         assert answer.message == "Authentication failed: Invalid username or password"
@@ -324,18 +354,16 @@ def test_kafka_python_produces_and_consumes(sasl_broker: SaslBroker, mechanism: 
         consumer.close()
 
 
-def test_kafka_python_wrong_password(sasl_broker: SaslBroker,
-                                     caplog: pytest.LogCaptureFixture) -> None:
+def test_kafka_python_wrong_password(sasl_broker: SaslBroker) -> None:
     from kafka import KafkaProducer
     from kafka.errors import KafkaTimeoutError
 
-    caplog.set_level("ERROR", logger="kafka")
+    # (kafka-python 3.0 reports the closed connection, not the SASL_AUTHENTICATION_FAILED
+    # answer that arrives with it: test_wrong_password_is_answered_late_then_closed reads it)
     with pytest.raises(KafkaTimeoutError, match="Unable to bootstrap"):
         KafkaProducer(bootstrap_servers=sasl_broker.sasl, security_protocol="SASL_PLAINTEXT",
                       sasl_mechanism="PLAIN", sasl_plain_username="alice",
                       sasl_plain_password="wrong", bootstrap_timeout_ms=3000)
-    # it never got further than the broker's answer to its password
-    assert "Authentication failed: Invalid username or password" in caplog.text
 
 
 @pytest.mark.parametrize("mechanism, user, password", CASES, ids=[c[0] for c in CASES])
