@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import ssl
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,8 +19,9 @@ from pybroker.cluster.fetch_session import FetchSessionCache
 from pybroker.cluster.metadata_cache import BrokerEndpoint, BrokerNode, MetadataCache
 from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.cluster.txn_verification import AddPartitionsToTxnManager
-from pybroker.config import BrokerConfig, Endpoint
+from pybroker.config import BrokerConfig, ConfigException, Endpoint
 from pybroker.config.dynamic import DEFAULT_ENTITY, DynamicBrokerConfig, EffectiveBrokerConfig
+from pybroker.config.listeners import SASL_PROTOCOLS, TLS_PROTOCOLS
 from pybroker.controller.local import LocalController
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
@@ -39,8 +41,10 @@ from pybroker.reconfigurables import (
     TransactionVerificationReconfigurable,
 )
 from pybroker.security.credentials import CredentialCache
+from pybroker.security.listeners import listener_security
 from pybroker.security.sasl import SaslAuthenticator, SaslServerSettings
-from pybroker.security.sasl_config import SASL_PROTOCOLS, sasl_server_settings, security_protocol
+from pybroker.security.sasl_config import sasl_server_settings
+from pybroker.security.tls import client_context
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +67,20 @@ class BrokerBase:
     mode = EMBEDDED
 
     def __init__(self, config: BrokerConfig) -> None:
+        try:
+            config.check_listeners()
+        except ConfigException as e:
+            raise ConfigError(e.message) from e
         self.config = config
+        #: (name, security protocol) of the listener brokers reach each other on
+        self.inter_broker: tuple[str, str] = config.inter_broker_listener
+        #: TLS for this broker's connections to that listener (None unless it runs over TLS)
+        self.inter_broker_tls: ssl.SSLContext | None = None
+        if self.inter_broker[1] in TLS_PROTOCOLS:
+            try:
+                self.inter_broker_tls = client_context(config, self.inter_broker[0])
+            except ConfigException as e:
+                raise ConfigError(e.message) from e
         #: the configuration as dynamic broker configs change it (KIP-226)
         self.dynamic_config = DynamicBrokerConfig(config)
         self.broker_id = config.broker_id
@@ -93,7 +110,8 @@ class BrokerBase:
             config.get_int("max.incremental.fetch.session.cache.slots"))
         self.dispatcher = RequestDispatcher(None, self.handlers)
         self.socket_server = SocketServer(
-            self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"))
+            self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"),
+            security=lambda listener: listener_security(self.current_config, listener))
         #: users' SCRAM credentials, as SASL authentication reads them
         self.credential_cache = CredentialCache()
         self._sasl_settings: dict[str, SaslServerSettings | None] = {}
@@ -109,11 +127,12 @@ class BrokerBase:
     def _sasl_listener_settings(self, listener: str) -> SaslServerSettings | None:
         """A listener's SASL settings (None: it does not authenticate with SASL), read once."""
         if listener not in self._sasl_settings:
-            props = self.current_config.props
+            config = self.current_config
             settings = None
-            if security_protocol(props, listener) in SASL_PROTOCOLS:
+            if config.security_protocol(listener) in SASL_PROTOCOLS:
                 try:
-                    settings = sasl_server_settings(props, listener, self.credential_cache.lookup)
+                    settings = sasl_server_settings(config.props, listener,
+                                                    self.credential_cache.lookup)
                 except ValueError as e:
                     raise ConfigError(str(e)) from e
             self._sasl_settings[listener] = settings
@@ -236,7 +255,8 @@ class BrokerBase:
         assert self.transactions is not None
         verifier = self.txn_verification = AddPartitionsToTxnManager(
             self.broker_id, cache, alive_endpoint, self.transactions.partition_for,
-            self.transactions, request_timeout_ms=self.config.get_int("request.timeout.ms"))
+            self.transactions, request_timeout_ms=self.config.get_int("request.timeout.ms"),
+            ssl_context=self.inter_broker_tls)
 
         def apply(enabled: bool) -> None:
             self.replica_manager.set_transaction_verifier(verifier if enabled else None)
@@ -333,8 +353,10 @@ class Broker(BrokerBase):
         self.controller.deleted_partition_listeners.append(self.groups.partitions_deleted)
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, self.producer_ids,
-            endpoint_of=lambda broker_id: cache.brokers.get(broker_id))
-        self._set_up_transaction_verification(cache, lambda b: cache.brokers.get(b))
+            endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker[0]),
+            ssl_context=self.inter_broker_tls)
+        self._set_up_transaction_verification(
+            cache, lambda b: cache.alive_endpoint(b, self.inter_broker[0]))
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable())
         self.controller.lead_all(now)
         return len(image.topics)

@@ -13,7 +13,8 @@ it) and applies it once stored:
 * :class:`ThreadPoolReconfigurable` - ``num.replica.fetchers``: the replica fetchers are
   redistributed over the new number (ZooKeeper mode), with Kafka's bounds on thread counts;
 * :class:`ListenerReconfigurable` - ``listeners`` and ``advertised.listeners``, per broker:
-  listeners added or removed by name are opened or closed, and a change of what is advertised
+  listeners added or removed by name are opened or closed (a new TLS listener's settings are
+  checked first), and a change of what is advertised
   is announced (the metadata cache on the embedded node, the broker's registration in
   ZooKeeper mode);
 * :class:`UncleanLeaderElectionReconfigurable` - ``unclean.leader.election.enable`` for the
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING
 from pybroker.config import TOPIC_CONFIGS, ConfigException, Endpoint, parse_listeners
 from pybroker.config.dynamic import EffectiveBrokerConfig
 from pybroker.log.config import LogConfig
+from pybroker.security.listeners import listener_security
 
 if TYPE_CHECKING:
     from pybroker.log.cleaner import LogCleaner
@@ -156,12 +158,7 @@ class ThreadPoolReconfigurable:
 
 
 def _protocol_map(config: EffectiveBrokerConfig) -> dict[str, str]:
-    text = config.value("listener.security.protocol.map") or ""
-    out = {}
-    for item in filter(None, (i.strip() for i in text.split(","))):
-        name, _, protocol = item.partition(":")
-        out[name.strip().upper()] = protocol.strip().upper()
-    return out
+    return config.config.security_protocol_map
 
 
 def listeners_of(config: EffectiveBrokerConfig) -> tuple[list[Endpoint], list[Endpoint]]:
@@ -201,11 +198,9 @@ class ListenerReconfigurable:
             if protocols.get(name) != old_protocols.get(name):
                 raise ConfigException(f"Security protocol cannot be updated for existing "
                                       f"listener {name}")
-        plain = sorted(n for n in names if protocols.get(n) != "PLAINTEXT")
-        if plain:
-            raise ConfigException(f"Listeners {plain} are not PLAINTEXT listeners: this broker "
-                                  "serves PLAINTEXT only")
-        inter_broker = new.config.get("inter.broker.listener.name") or listeners[0].listener
+        for name in sorted(names - {e.listener for e in listeners_of(old)[0]}):
+            listener_security(new.config, name)  # a new TLS listener's settings must work
+        inter_broker = new.config.inter_broker_listener[0]
         if inter_broker not in advertised_names:
             raise ConfigException(f"Advertised listener must be specified for inter-broker "
                                   f"listener {inter_broker}")

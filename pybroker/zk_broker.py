@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 import time
 from collections.abc import Callable
 from typing import Any
@@ -68,8 +69,10 @@ log = logging.getLogger(__name__)
 class ControllerSettings:
     """The controller module's settings, from server.properties."""
 
-    def __init__(self, config: BrokerConfig, inter_broker_listener: str) -> None:
+    def __init__(self, config: BrokerConfig, inter_broker_listener: str,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
         self.inter_broker_listener = inter_broker_listener
+        self.ssl_context = ssl_context
         self.socket_timeout_ms = config.get_int("controller.socket.timeout.ms")
         self.auto_leader_rebalance = config.get_bool("auto.leader.rebalance.enable")
         self.leader_imbalance_check_interval_s = float(
@@ -153,12 +156,7 @@ class ZkBroker(BrokerBase):
         if not config.zookeeper_connect:
             raise ConfigError("zookeeper.connect is not set: this is the embedded broker")
         super().__init__(config)
-        listeners = {e.listener for e in config.listeners}
-        self.inter_broker_listener = config.get("inter.broker.listener.name") or \
-            config.listeners[0].listener
-        if self.inter_broker_listener not in listeners:
-            raise ConfigError(f"inter.broker.listener.name {self.inter_broker_listener} is not "
-                              f"one of the listeners {sorted(listeners)}")
+        self.inter_broker_listener = self.inter_broker[0]
         self.zk_client = ZkClient(
             config.zookeeper_connect,
             session_timeout_ms=config.get_int("zookeeper.session.timeout.ms"),
@@ -202,7 +200,7 @@ class ZkBroker(BrokerBase):
         self.fetchers = ReplicaFetcherManager(self.broker_id, lambda: self.broker_epoch,
                                               self.replica_manager,
                                               FetcherConfig.from_broker_config(
-                                                  self.current_config))
+                                                  self.current_config, self.inter_broker_tls))
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable(self.fetchers.resize))
         def controller_node() -> BrokerEndpoint | None:
             if cache.controller_id < 0:
@@ -211,7 +209,10 @@ class ZkBroker(BrokerBase):
 
         self.alter_partition = AlterPartitionManager(
             self.broker_id, lambda: self.broker_epoch, controller_node,
-            request_timeout_ms=self.config.get_int("controller.socket.timeout.ms"))
+            request_timeout_ms=self.config.get_int("controller.socket.timeout.ms"),
+            connect=lambda node: BrokerClient(
+                node.host, node.port, client_id=f"broker-{self.broker_id}-alter-partition",
+                ssl_context=self.inter_broker_tls))
         self.replica_manager.enable_replication(
             self.fetchers, lambda b: cache.alive_endpoint(b, self.inter_broker_listener),
             isr_changes=self.alter_partition,
@@ -221,7 +222,7 @@ class ZkBroker(BrokerBase):
             unclean_default=self.current_config.get_bool("unclean.leader.election.enable"))
         controller = self.controller = KafkaController(
             self.broker_id, controller_store,
-            ControllerSettings(self.config, self.inter_broker_listener))
+            ControllerSettings(self.config, self.inter_broker_listener, self.inter_broker_tls))
 
         def unclean_default(enabled: bool) -> None:
             turned_on = enabled and not controller_store.unclean_default
@@ -246,7 +247,8 @@ class ZkBroker(BrokerBase):
         producer_ids = ProducerIdManager(ZkProducerIdBlocks(self.zk, self.broker_id))
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, producer_ids,
-            endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
+            endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker_listener),
+            ssl_context=self.inter_broker_tls)
         self._set_up_transaction_verification(
             cache, lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
         self.transactions.startup(now_ms())
@@ -314,8 +316,7 @@ class ZkBroker(BrokerBase):
             self.configs.set_topic_overrides(topic, overrides)
 
     def _registration(self) -> BrokerRegistration:
-        protocol_map = {name: name for name in ("PLAINTEXT", "SSL", "SASL_PLAINTEXT",
-                                                 "SASL_SSL")}
+        protocol_map = self.current_config.security_protocol_map
         endpoints = tuple(
             EndPoint(listener, host, port, protocol_map.get(listener, "PLAINTEXT"))
             for listener, host, port in self._advertised_endpoints())
@@ -389,10 +390,11 @@ class ZkBroker(BrokerBase):
             error, left = await self.controller.controlled_shutdown(self.broker_id,
                                                                     self.broker_epoch)
             return len(left) if not error else -1
-        node = cache.brokers.get(cache.controller_id)
+        node = cache.alive_endpoint(cache.controller_id, self.inter_broker_listener)
         if node is None:
             return -1
-        client = BrokerClient(node.host, node.port, client_id=f"broker-{self.broker_id}")
+        client = BrokerClient(node.host, node.port, client_id=f"broker-{self.broker_id}",
+                              ssl_context=self.inter_broker_tls)
         try:
             await client.connect(self.config.get_int("controller.socket.timeout.ms") / 1000)
             response = await client.request(

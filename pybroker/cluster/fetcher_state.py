@@ -6,6 +6,7 @@ follows a partition. Used by :mod:`pybroker.cluster.replica_fetcher`."""
 from __future__ import annotations
 
 import enum
+import ssl
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -95,9 +96,12 @@ class FetcherConfig:
     #: the highest Fetch version ``inter.broker.protocol.version`` allows
     #: (:func:`fetch_request_version`)
     max_fetch_version: int = 17
+    #: TLS to the leaders (an SSL or SASL_SSL inter-broker listener), or None
+    ssl_context: ssl.SSLContext | None = None
 
     @classmethod
-    def from_broker_config(cls, config: BrokerConfig) -> FetcherConfig:
+    def from_broker_config(cls, config: BrokerConfig,
+                           ssl_context: ssl.SSLContext | None = None) -> FetcherConfig:
         get = config.get_int
         ibp = config.get("inter.broker.protocol.version") or "3.9-IV0"
         return cls(
@@ -111,6 +115,7 @@ class FetcherConfig:
             truncation_on_fetch=truncation_on_fetch_supported(ibp),
             list_offsets_version=list_offsets_version(ibp),
             max_fetch_version=fetch_request_version(ibp),
+            ssl_context=ssl_context,
         )
 
     @property

@@ -263,7 +263,8 @@ class RemoteLeaderEndpoint:
             if client is not None:
                 client.close()
             client = self._client = BrokerClient(self._node.host, self._node.port,
-                                                 client_id=self.client_id)
+                                                 client_id=self.client_id,
+                                                 ssl_context=self.config.ssl_context)
             await client.connect(self.config.socket_timeout_ms / 1000)
         try:
             return await client.request(api_key, version, body, self.config.socket_timeout_ms)

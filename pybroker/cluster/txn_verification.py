@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+import ssl
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -244,7 +245,7 @@ class AddPartitionsToTxnManager:
                  alive_endpoint: Callable[[int], BrokerEndpoint | None],
                  partition_for: Callable[[str], int],
                  local: LocalTransactionCoordinator | None, *,
-                 request_timeout_ms: int) -> None:
+                 request_timeout_ms: int, ssl_context: ssl.SSLContext | None = None) -> None:
         self.broker_id = broker_id
         self.metadata = metadata
         self.alive_endpoint = alive_endpoint
@@ -256,7 +257,7 @@ class AddPartitionsToTxnManager:
         self._partitions: dict[tuple[str, int], int] = {}
         self._wakeups: dict[int, asyncio.Event] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
-        self._connections = NodeConnections(self.client_id, CONNECT_TIMEOUT_S)
+        self._connections = NodeConnections(self.client_id, CONNECT_TIMEOUT_S, ssl_context)
         self._stopped = False
 
     def coordinator_of(self, transactional_id: str) -> int | None:

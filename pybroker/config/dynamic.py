@@ -323,7 +323,9 @@ class EffectiveBrokerConfig:
     def build(cls, props: Mapping[str, str]) -> EffectiveBrokerConfig:
         """The configuration ``props`` give, checked as Kafka's ``KafkaConfig`` checks it
         (DynamicConfigError with Kafka's message)."""
-        catalogued = {k: v for k, v in props.items() if k in BROKER_CONFIGS}
+        # a listener's own value of a catalogued setting (listener.name.<l>.ssl.*) stays too
+        catalogued = {k: v for k, v in props.items()
+                      if k in BROKER_CONFIGS or listener_base_name(k) in BROKER_CONFIGS}
         try:
             config = BrokerConfig.from_dict(catalogued)
         except ValueError as e:
@@ -380,8 +382,10 @@ class EffectiveBrokerConfig:
             raise DynamicConfigError(str(e)) from e
         names = [e.listener for e in listeners]
         advertised_names = [e.listener for e in advertised]
-        inter_broker = self.config.get("inter.broker.listener.name") or (
-            names[0] if names else "PLAINTEXT")
+        try:
+            inter_broker = self.config.inter_broker_listener[0]
+        except ConfigException as e:
+            raise DynamicConfigError(str(e.message)) from e
         _requirement(inter_broker in advertised_names,
                      "inter.broker.listener.name must be a listener name defined in "
                      "advertised.listeners. The valid options based on currently configured "

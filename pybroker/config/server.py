@@ -16,6 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from .catalogue import BROKER_CONFIGS, broker_value
+from .listeners import (
+    LISTENER_SECURITY_PROTOCOL_MAP,
+    check_inter_broker_advertised,
+    inter_broker_listener,
+    listener_protocols,
+    parse_security_protocol_map,
+)
 from .values import ConfigException
 
 log = logging.getLogger(__name__)
@@ -55,20 +62,23 @@ class Endpoint:
     port: int
 
 
-#: a listener: its name (letters, digits, underscores: SASL_PLAINTEXT), host and port
-_LISTENER = re.compile(r"([A-Za-z0-9_]+)://(\[[0-9A-Fa-f:.]*\]|[^:/\[\]]*):(\d+)")
-
-
 def parse_listeners(value: str) -> list[Endpoint]:
     """``PLAINTEXT://127.0.0.1:9092,OTHER://:9093`` -> endpoints (empty host = all interfaces)."""
     endpoints = []
     for item in filter(None, (v.strip() for v in value.split(","))):
-        match = _LISTENER.fullmatch(item)
-        if match is None or int(match.group(3)) > 65535:
+        match = _LISTENER.match(item)
+        if match is None or not match.group(1):
             raise ValueError(f"invalid listener {item!r}: expected NAME://host:port")
-        endpoints.append(Endpoint(match.group(1).upper(), match.group(2).strip("[]"),
-                                  int(match.group(3))))
+        endpoints.append(Endpoint(match.group(1).upper(), match.group(2), int(match.group(3))))
     return endpoints
+
+
+#: a setting for one listener (``listener.name.external.ssl.client.auth``)
+_LISTENER_SETTING = re.compile(r"^listener\.name\.[^.]+\.(.+)$")
+
+#: Kafka's pattern of a listener (SocketServerConfigs.URI_PARSE_REGEXP); the name may hold
+#: underscores (SASL_SSL), which a URL scheme may not
+_LISTENER = re.compile(r"^(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)$")
 
 
 @dataclass
@@ -96,6 +106,9 @@ class BrokerConfig:
         """Raises ValueError with Kafka's message for a value the catalogue refuses."""
         given = {name: str(value) for name, value in props.items()}
         for name, raw in given.items():
+            listener_setting = _LISTENER_SETTING.match(name)
+            if listener_setting is not None and listener_setting.group(1) in BROKER_CONFIGS:
+                name = listener_setting.group(1)  # one listener's own value of a setting
             if name not in BROKER_CONFIGS:
                 # a listener's own settings (listener.name.<listener>.<property>) are read
                 # where the listener is set up
@@ -152,6 +165,34 @@ class BrokerConfig:
         return [
             Endpoint(e.listener, e.host or "127.0.0.1", e.port) for e in parse_listeners(value)
         ]
+
+    @property
+    def security_protocol_map(self) -> dict[str, str]:
+        """``listener.security.protocol.map``: listener name -> security protocol."""
+        return parse_security_protocol_map(self.props.get(LISTENER_SECURITY_PROTOCOL_MAP) or "")
+
+    def security_protocol(self, listener: str) -> str:
+        """The security protocol of a listener (ConfigException when the map has none)."""
+        return listener_protocols(self.props.get("listeners") or "", [listener],
+                                  self.security_protocol_map)[listener]
+
+    @property
+    def inter_broker_listener(self) -> tuple[str, str]:
+        """(name, security protocol) of the listener brokers talk to each other on."""
+        return inter_broker_listener(self.props, self.explicit, self.security_protocol_map)
+
+    def check_listeners(self) -> None:
+        """Kafka's start-up checks of the listeners: each has a security protocol in
+        ``listener.security.protocol.map``, advertised ones too, and the inter-broker listener
+        is advertised (ConfigException with Kafka's message)."""
+        protocol_map = self.security_protocol_map
+        listener_protocols(self.props.get("listeners") or "",
+                           [e.listener for e in self.listeners], protocol_map)
+        advertised = self.advertised_listeners
+        listener_protocols(self.props.get("advertised.listeners") or "",
+                           [e.listener for e in advertised], protocol_map)
+        check_inter_broker_advertised(self.inter_broker_listener[0],
+                                      [e.listener for e in advertised])
 
     @property
     def zookeeper_connect(self) -> str:

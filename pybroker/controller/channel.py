@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -106,8 +107,11 @@ class ControllerChannelManager:
         *,
         socket_timeout_ms: int = DEFAULT_SOCKET_TIMEOUT_MS,
         retry_backoff_ms: int = DEFAULT_RETRY_BACKOFF_MS,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self.controller_id = controller_id
+        #: TLS to the brokers (an SSL or SASL_SSL inter-broker listener), or None
+        self.ssl_context = ssl_context
         self.socket_timeout_ms = socket_timeout_ms
         self.retry_backoff_ms = retry_backoff_ms
         self._loop = asyncio.get_running_loop()
@@ -233,7 +237,8 @@ class ControllerChannelManager:
                          state.client.closed_reason)
                 state.client.close()
                 state.client = None
-            client = BrokerClient(state.host, state.port, client_id=str(self.controller_id))
+            client = BrokerClient(state.host, state.port, client_id=str(self.controller_id),
+                                  ssl_context=self.ssl_context)
             try:
                 await client.connect(self.socket_timeout_ms / 1000)
             except BrokerClientError as exc:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
@@ -143,6 +144,8 @@ class ControllerSettings(Protocol):
     leader_imbalance_check_interval_s: float
     leader_imbalance_per_broker_percentage: int
     delete_topic_enable: bool
+    #: TLS to the brokers' inter-broker listener (None: PLAINTEXT)
+    ssl_context: ssl.SSLContext | None
 
 
 class ControllerCore:
@@ -155,7 +158,8 @@ class ControllerCore:
         self.settings = settings
         self._channel_factory = channel_factory or (
             lambda controller_id: ControllerChannelManager(
-                controller_id, socket_timeout_ms=settings.socket_timeout_ms))
+                controller_id, socket_timeout_ms=settings.socket_timeout_ms,
+                ssl_context=settings.ssl_context))
         self.context = ControllerContext()
         self.partitions = PartitionStateMachine(self.context, broker_id)
         self.replicas = ReplicaStateMachine(self.context, broker_id)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -220,7 +221,8 @@ class TxnMarkerChannel:
 
     def __init__(self, coordinator: TransactionCoordinator,
                  endpoint_of: Callable[[int], BrokerEndpoint | None], *, broker_id: int,
-                 request_version: int, request_timeout_ms: int) -> None:
+                 request_version: int, request_timeout_ms: int,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
         self.coordinator = coordinator
         self.endpoint_of = endpoint_of
         self.client_id = f"broker-{broker_id}-txn-marker-sender"
@@ -228,7 +230,7 @@ class TxnMarkerChannel:
         self.request_timeout_ms = request_timeout_ms
         self._wakeups: dict[int, asyncio.Event] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
-        self._connections = NodeConnections(self.client_id, CONNECT_TIMEOUT_S)
+        self._connections = NodeConnections(self.client_id, CONNECT_TIMEOUT_S, ssl_context)
         self._stopped = False
 
     def wakeup(self, destination: int) -> None:
@@ -340,7 +342,10 @@ class _Answer(Generic[T]):
 class TransactionCoordinatorService:
     def __init__(self, config: BrokerConfig, replica_manager: ReplicaManager,
                  metadata: MetadataCache, admin: Any, producer_ids: ProducerIdManager,
-                 endpoint_of: Callable[[int], BrokerEndpoint | None]) -> None:
+                 endpoint_of: Callable[[int], BrokerEndpoint | None],
+                 ssl_context: ssl.SSLContext | None = None) -> None:
+        """``endpoint_of``: a broker's endpoint on the inter-broker listener, which markers are
+        sent to (over TLS with ``ssl_context``)."""
         self.config = TransactionConfig.from_props(config.props)
         self.topic = TransactionStateTopic(replica_manager, metadata, admin, self.config)
         self.metadata = metadata
@@ -354,7 +359,8 @@ class TransactionCoordinatorService:
         self.channel = TxnMarkerChannel(self.coordinator, endpoint_of,
                                         broker_id=config.broker_id,
                                         request_version=write_txn_markers_version(ibp),
-                                        request_timeout_ms=self.config.request_timeout_ms)
+                                        request_timeout_ms=self.config.request_timeout_ms,
+                                        ssl_context=ssl_context)
         self._loads: set[asyncio.Task[None]] = set()
         self._retry_handle: asyncio.TimerHandle | None = None
         self._started = False

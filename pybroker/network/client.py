@@ -20,13 +20,16 @@ Failures are exceptions of :class:`BrokerClientError`:
   stream can no longer be trusted: the other requests in flight fail with
   :class:`ConnectionLostError`.
 
-A client is used for one connection: to reconnect, make a new one.
+A client is used for one connection: to reconnect, make a new one. With an ``ssl_context`` it
+speaks TLS (an SSL or SASL_SSL inter-broker listener), checking the broker's name as the
+context says.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 from typing import Any
 
 from protocol import messages
@@ -65,9 +68,12 @@ class RequestTimeoutError(BrokerClientError):
 class BrokerClient(asyncio.BufferedProtocol):
     """One connection to ``host:port``. ``client_id`` goes into every request header."""
 
-    def __init__(self, host: str, port: int, *, client_id: str | None) -> None:
+    def __init__(self, host: str, port: int, *, client_id: str | None,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
         self.host = host
         self.port = port
+        #: TLS for the connection (an SSL or SASL_SSL inter-broker listener), or None
+        self.ssl_context = ssl_context
         self._conn = ClientConnection(client_id)
         self._reader = FrameReader(MAX_FRAME_SIZE)
         self._transport: asyncio.Transport | None = None
@@ -104,12 +110,17 @@ class BrokerClient(asyncio.BufferedProtocol):
         loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(timeout):
-                await loop.create_connection(lambda: self, self.host, self.port)
+                if self.ssl_context is None:
+                    await loop.create_connection(lambda: self, self.host, self.port)
+                else:
+                    await loop.create_connection(
+                        lambda: self, self.host, self.port, ssl=self.ssl_context,
+                        server_hostname=self.host, ssl_handshake_timeout=timeout)
         except TimeoutError as exc:
             raise BrokerConnectError(
                 f"could not connect to {self.address} within {timeout:g} s"
             ) from exc
-        except OSError as exc:
+        except (OSError, ssl.SSLError, ssl.CertificateError) as exc:
             raise BrokerConnectError(f"could not connect to {self.address}: {exc}") from exc
 
     async def request(self, api_key: int, version: int, body: Any, timeout_ms: int | None) -> Any:
@@ -233,9 +244,11 @@ class NodeConnections:
     connection was lost or the broker now listens elsewhere. Whoever owns it decides retries
     and closes a node's connection after a failed request."""
 
-    def __init__(self, client_id: str | None, connect_timeout: float) -> None:
+    def __init__(self, client_id: str | None, connect_timeout: float,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
         self.client_id = client_id
         self.connect_timeout = connect_timeout
+        self.ssl_context = ssl_context
         self._clients: dict[int, BrokerClient] = {}
 
     async def get(self, node: int, host: str, port: int) -> BrokerClient:
@@ -246,7 +259,8 @@ class NodeConnections:
             self.close(node)
             client = None
         if client is None:
-            client = BrokerClient(host, port, client_id=self.client_id)
+            client = BrokerClient(host, port, client_id=self.client_id,
+                                  ssl_context=self.ssl_context)
             await client.connect(self.connect_timeout)
             self._clients[node] = client
         return client

@@ -67,10 +67,15 @@ class KafkaConnection(asyncio.BufferedProtocol):
                  connections: set[KafkaConnection],
                  on_sendfile_unsupported: Callable[[], None] = lambda: None,
                  listener: str = "", read_chunk: bytearray | None = None,
+                 security_protocol: str = "PLAINTEXT",
+                 tls_principal: Callable[[bytes | None], KafkaPrincipal] | None = None,
                  sasl: SaslAuthenticator | None = None) -> None:
         self.dispatcher = dispatcher
         #: the listener this connection was accepted on
         self.listener = listener
+        #: that listener's security protocol: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL
+        self.security_protocol = security_protocol
+        self._tls_principal = tls_principal
         #: who the connection speaks for; authentication (TLS, SASL) replaces it
         self.principal: KafkaPrincipal = ANONYMOUS
         #: the SASL authentication of a connection on a SASL listener (None on others)
@@ -102,6 +107,19 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 pass
             self._fd = sock.fileno()
         self.connections.add(self)
+        ssl_object = transport.get_extra_info("ssl_object")
+        if ssl_object is not None:
+            # a TLS transport connects once the handshake is done: the client is known
+            self._fd = -1  # sendfile cannot encrypt: file regions are read and written
+            self.use_sendfile = False
+            if self._tls_principal is not None:
+                try:
+                    self.principal = self._tls_principal(ssl_object.getpeercert(True))
+                except ValueError as e:
+                    self.abort(f"TLS client authentication failed: {e}")
+                    return
+            log.debug("TLS connection from %s (%s, %s) as %s", self.peer, ssl_object.version(),
+                      ssl_object.cipher()[0] if ssl_object.cipher() else "?", self.principal)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True

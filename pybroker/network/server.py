@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from protocol.framing import DEFAULT_CHUNK_SIZE
 from pybroker.network.connection import KafkaConnection
+from pybroker.security.listeners import PLAINTEXT_LISTENER, ListenerSecurity
 from pybroker.security.sasl import SaslAuthenticator
 
 if TYPE_CHECKING:
@@ -24,9 +25,17 @@ log = logging.getLogger(__name__)
 
 
 class SocketServer:
-    def __init__(self, dispatcher: RequestDispatcher, *, max_frame_size: int) -> None:
+    """``security(listener)`` says what a listener's connections are (its security protocol,
+    its TLS context); it is asked when the listener opens. Without it every listener is
+    PLAINTEXT."""
+
+    def __init__(self, dispatcher: RequestDispatcher, *, max_frame_size: int,
+                 security: Callable[[str], ListenerSecurity] | None = None) -> None:
         self.dispatcher = dispatcher
         self.max_frame_size = max_frame_size
+        self.security = security or (lambda listener: PLAINTEXT_LISTENER)
+        #: the security of each open listener
+        self.listener_security: dict[str, ListenerSecurity] = {}
         self.use_sendfile = True
         #: the open connections, by the listener that accepted them
         self._connections: dict[str, set[KafkaConnection]] = {}
@@ -43,12 +52,15 @@ class SocketServer:
     def connections(self) -> set[KafkaConnection]:
         return set().union(*self._connections.values())
 
-    def _new_connection(self, listener: str) -> KafkaConnection:
+    def _new_connection(self, listener: str, security: ListenerSecurity) -> KafkaConnection:
+        # sendfile cannot encrypt: a TLS connection reads file regions and writes them
         return KafkaConnection(self.dispatcher, max_frame_size=self.max_frame_size,
-                               use_sendfile=self.use_sendfile,
+                               use_sendfile=self.use_sendfile and security.ssl_context is None,
                                connections=self._connections.setdefault(listener, set()),
                                on_sendfile_unsupported=self.disable_sendfile,
                                listener=listener, read_chunk=self._read_chunk,
+                               security_protocol=security.protocol,
+                               tls_principal=security.tls_principal,
                                sasl=self.sasl_authenticator(listener))
 
     def disable_sendfile(self) -> None:
@@ -58,14 +70,19 @@ class SocketServer:
 
     async def _open(self, ep: Endpoint) -> None:
         loop = asyncio.get_running_loop()
-        server = await loop.create_server(lambda: self._new_connection(ep.listener),
-                                          host=ep.host or None, port=ep.port,
-                                          reuse_address=True, backlog=1024)
+        # a TLS listener reads its key and trust stores: off the event loop
+        security = await asyncio.to_thread(self.security, ep.listener)
+        tls = security.ssl_context
+        server = await loop.create_server(
+            lambda: self._new_connection(ep.listener, security),
+            host=ep.host or None, port=ep.port, reuse_address=True, backlog=1024, ssl=tls,
+            ssl_handshake_timeout=security.handshake_timeout_s if tls is not None else None)
         self._servers.setdefault(ep.listener, []).append(server)
+        self.listener_security[ep.listener] = security
         for sock in server.sockets:
             host, port = sock.getsockname()[:2]
             self.bound.append((ep.listener, host, port))
-            log.info("listening on %s://%s:%d", ep.listener, host, port)
+            log.info("listening on %s://%s:%d (%s)", ep.listener, host, port, security.protocol)
 
     async def start(self, endpoints: list[Endpoint]) -> None:
         async with self._changing:
@@ -91,6 +108,7 @@ class SocketServer:
                 for server in servers:
                     await server.wait_closed()
                 self.bound = [b for b in self.bound if b[0] != name]
+                self.listener_security.pop(name, None)
                 log.info("stopped listening on %s", name)
 
     async def when_listening(self, fn: Callable[[], None]) -> None:

@@ -22,21 +22,6 @@ from pybroker.security.scram import CredentialLookup
 
 log = logging.getLogger(__name__)
 
-DEFAULT_PROTOCOL_MAP = "SASL_SSL:SASL_SSL,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT"
-SASL_PROTOCOLS = frozenset({"SASL_PLAINTEXT", "SASL_SSL"})
-
-
-def security_protocol(props: Mapping[str, str], listener: str) -> str:
-    """The security protocol ``listener.security.protocol.map`` gives a listener (a listener
-    it does not name is taken to be the protocol of the same name, as for Kafka's defaults)."""
-    text = props.get("listener.security.protocol.map") or DEFAULT_PROTOCOL_MAP
-    for item in text.split(","):
-        name, sep, protocol = item.strip().partition(":")
-        if sep and name.strip().upper() == listener.upper():
-            return protocol.strip().upper()
-    return listener.upper()
-
-
 def listener_property(props: Mapping[str, str], listener: str, name: str,
                       mechanism: str | None = None) -> str | None:
     """A property as the listener sees it: its own, for the mechanism when given, else the

@@ -8,6 +8,7 @@ kafka-python's in the unit tests, so a shared encoding bug cannot hide here.
 from __future__ import annotations
 
 import socket
+import ssl
 import struct
 
 from protocol import messages
@@ -16,9 +17,20 @@ from protocol.primitives import Reader, Writer
 
 
 class WireClient:
-    def __init__(self, bootstrap: str, timeout: float = 15.0) -> None:
+    """``ssl_context``: speak TLS (to an SSL listener), the server's name checked as the
+    context says."""
+
+    def __init__(self, bootstrap: str, timeout: float = 15.0,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
         host, port = bootstrap.rsplit(":", 1)
-        self.sock = socket.create_connection((host, int(port)), timeout=timeout)
+        sock = socket.create_connection((host, int(port)), timeout=timeout)
+        if ssl_context is not None:
+            try:
+                sock = ssl_context.wrap_socket(sock, server_hostname=host)
+            except BaseException:
+                sock.close()
+                raise
+        self.sock = sock
         self.correlation_id = 0
 
     def close(self) -> None:

@@ -397,7 +397,10 @@ def test_listener_changes() -> None:
         "Listeners '['OTHER', 'PLAINTEXT']' must be subset of listener map")
     assert check(listeners, old, effective(
         listeners="PLAINTEXT://:9092,SSL://:9093")) == (
-        "Listeners ['SSL'] are not PLAINTEXT listeners: this broker serves PLAINTEXT only")
+        "Listener SSL runs over TLS but has no key store: set ssl.keystore.type=PEM with "
+        "ssl.keystore.location or ssl.keystore.certificate.chain and ssl.keystore.key")
+    listeners.validate_reconfiguration(old, effective(
+        listeners="PLAINTEXT://:9092,SASL_PLAINTEXT://:9093"))
     new = effective(listeners="PLAINTEXT://:9092,EXTERNAL://:9093",
                     advertised_listeners="PLAINTEXT://h:9092,EXTERNAL://h:9093",
                     listener_security_protocol_map="PLAINTEXT:PLAINTEXT,EXTERNAL:PLAINTEXT")

@@ -28,7 +28,7 @@ from pybroker.security.sasl import (
     SaslServerSettings,
     SaslState,
 )
-from pybroker.security.sasl_config import sasl_server_settings, security_protocol
+from pybroker.security.sasl_config import sasl_server_settings
 from pybroker.security.sasl_errors import SaslFailure
 from pybroker.security.scram import SCRAM_SHA_256, SCRAM_SHA_512, ScramClient, new_credential
 
@@ -178,9 +178,6 @@ def test_settings_from_kafka_properties() -> None:
         "listener.name.client.scram-sha-512.connections.max.reauth.ms": "60000",
         "connection.failed.authentication.delay.ms": "250",
     }
-    assert security_protocol(props, "CLIENT") == "SASL_PLAINTEXT"
-    assert security_protocol(props, "INTERNAL") == "PLAINTEXT"
-    assert security_protocol({}, "SASL_SSL") == "SASL_SSL"
     s = sasl_server_settings(props, "CLIENT", lambda u, m: None)
     assert s.offered_mechanisms == ["PLAIN", "SCRAM-SHA-512"]
     assert s.plain_check is not None and s.plain_check("alice", "alice-secret")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import fnmatch
+import ssl
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -207,11 +208,13 @@ class Recorder:
     steps: list[Step] = field(default_factory=list)
     _client: WireClient | None = None
     _others: list[Recorder] = field(default_factory=list)
+    #: TLS for the connections (a scenario run on an SSL listener)
+    ssl_context: ssl.SSLContext | None = None
 
     @property
     def client(self) -> WireClient:
         if self._client is None:
-            self._client = WireClient(self.bootstrap, timeout=30)
+            self._client = WireClient(self.bootstrap, timeout=30, ssl_context=self.ssl_context)
         return self._client
 
     def call(self, label: str, api_key: int, version: int, body: Any, *, mask: Iterable[str] = (),
@@ -254,7 +257,7 @@ class Recorder:
     def other(self) -> Recorder:
         """Another connection to the same broker, recording into the same transcript (so its
         labels must differ too); closed with this one."""
-        rec = Recorder(self.bootstrap, self.steps)
+        rec = Recorder(self.bootstrap, self.steps, ssl_context=self.ssl_context)
         self._others.append(rec)
         return rec
 
