@@ -1,4 +1,4 @@
-"""SASL over a SASL_PLAINTEXT listener: PLAIN (users from the listener's JAAS config),
+"""SASL over SASL_PLAINTEXT and SASL_SSL listeners: PLAIN (users from the listener's JAAS config),
 SCRAM-SHA-256 and SCRAM-SHA-512 (credentials made with AlterUserScramCredentials), with
 kafka-python, confluent-kafka and aiokafka, and raw frames for what a client library hides:
 the requests allowed before authentication, Kafka's answers to bad mechanisms and passwords,
@@ -16,12 +16,14 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from pybroker.security.plain import plain_message
 from pybroker.security.scram import SCRAM_SHA_256, SCRAM_SHA_512, ScramClient
 from pybroker.testing.broker_process import BrokerProcess, free_port
+from pybroker.testing.certs import CertificateAuthority, server_properties
 from tests.compat import kafka_wire as wire
 
 SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
@@ -426,3 +428,105 @@ def test_scram_credentials_are_described_and_deleted(sasl_broker: SaslBroker) ->
     with wire.connect(sasl_broker.sasl) as sock:
         assert handshake(sock, "SCRAM-SHA-256")[0] == 0
         assert authenticate(sock, ScramClient(SCRAM_SHA_256, "temp", "x").first()).error == 58
+
+
+# -- SASL_SSL --------------------------------------------------------------------------------
+
+@dataclass
+class SaslSslBroker:
+    broker: BrokerProcess
+    bootstrap: str
+    ca_file: Path
+    ca: CertificateAuthority
+
+
+@pytest.fixture(scope="module")
+def sasl_ssl_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SaslSslBroker]:
+    tmp = tmp_path_factory.mktemp("sasl-ssl")
+    ca = CertificateAuthority.create()
+    server = ca.issue("CN=broker,O=pybroker")
+    port, sasl_port = free_port(), free_port()
+    listeners = f"PLAINTEXT://127.0.0.1:{port},SASL_SSL://127.0.0.1:{sasl_port}"
+    overrides = {
+        **sasl_overrides(port, sasl_port),
+        "listeners": listeners, "advertised.listeners": listeners,
+        "listener.name.sasl_ssl.plain.sasl.jaas.config": JAAS,
+        **server_properties(ca, server, listener="SASL_SSL"),
+    }
+    with BrokerProcess(tmp / "kafka-logs", port=port, overrides=overrides) as broker:
+        from confluent_kafka.admin import (
+            AdminClient,
+            ScramCredentialInfo,
+            ScramMechanism,
+            UserScramCredentialUpsertion,
+        )
+        admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+        upsert = UserScramCredentialUpsertion(
+            "scram512", ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), b"s512-secret")
+        admin.alter_user_scram_credentials([upsert])["scram512"].result(timeout=30)
+        yield SaslSslBroker(broker, f"127.0.0.1:{sasl_port}", ca.write(tmp), ca)
+
+
+def test_raw_plain_over_tls(sasl_ssl_broker: SaslSslBroker) -> None:
+    context = sasl_ssl_broker.ca.client_context()
+    with context.wrap_socket(wire.connect(sasl_ssl_broker.bootstrap),
+                             server_hostname="127.0.0.1") as sock:
+        sock.sendall(wire.metadata_v1(1, []))
+        assert_closed(sock)  # TLS alone does not authenticate a SASL_SSL connection
+    with context.wrap_socket(wire.connect(sasl_ssl_broker.bootstrap),
+                             server_hostname="127.0.0.1") as sock:
+        assert handshake(sock, "PLAIN")[0] == 0
+        assert authenticate(sock, plain_message("alice", "alice-secret")).error == 0
+        assert metadata_works(sock)
+
+
+def test_confluent_kafka_scram_over_sasl_ssl(sasl_ssl_broker: SaslSslBroker) -> None:
+    from confluent_kafka import Consumer, Producer
+
+    conf = {"bootstrap.servers": sasl_ssl_broker.bootstrap, "security.protocol": "SASL_SSL",
+            "ssl.ca.location": str(sasl_ssl_broker.ca_file), "sasl.mechanism": "SCRAM-SHA-512",
+            "sasl.username": "scram512", "sasl.password": "s512-secret"}
+    topic = f"ssl-ck-{uuid.uuid4().hex[:6]}"
+    producer = Producer(conf)
+    producer.produce(topic, b"over tls")
+    assert producer.flush(30) == 0
+    consumer = Consumer({**conf, "group.id": f"g-{topic}", "auto.offset.reset": "earliest"})
+    try:
+        consumer.subscribe([topic])
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            msg = consumer.poll(0.5)
+            if msg is not None and msg.error() is None:
+                assert msg.value() == b"over tls"
+                break
+        else:
+            pytest.fail("no message consumed over SASL_SSL")
+    finally:
+        consumer.close()
+
+
+def test_kafka_python_and_aiokafka_over_sasl_ssl(sasl_ssl_broker: SaslSslBroker) -> None:
+    from aiokafka import AIOKafkaConsumer
+    from kafka import KafkaProducer
+
+    topic = f"ssl-kp-{uuid.uuid4().hex[:6]}"
+    producer = KafkaProducer(bootstrap_servers=sasl_ssl_broker.bootstrap,
+                             security_protocol="SASL_SSL",
+                             ssl_cafile=str(sasl_ssl_broker.ca_file), sasl_mechanism="PLAIN",
+                             sasl_plain_username="alice", sasl_plain_password="alice-secret")
+    producer.send(topic, b"kafka-python over tls").get(timeout=30)
+    producer.close()
+
+    async def consume() -> bytes:
+        consumer = AIOKafkaConsumer(
+            topic, bootstrap_servers=sasl_ssl_broker.bootstrap, security_protocol="SASL_SSL",
+            ssl_context=sasl_ssl_broker.ca.client_context(), sasl_mechanism="SCRAM-SHA-512",
+            sasl_plain_username="scram512", sasl_plain_password="s512-secret",
+            auto_offset_reset="earliest")
+        await consumer.start()
+        try:
+            return (await asyncio.wait_for(consumer.getone(), 30)).value
+        finally:
+            await consumer.stop()
+
+    assert asyncio.run(consume()) == b"kafka-python over tls"
