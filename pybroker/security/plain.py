@@ -56,7 +56,8 @@ class PlainServer:
                               client_visible=True, illegal_state=True)
         tokens = plain_tokens(token.decode("utf-8", errors="replace"))
         if len(tokens) != 3:
-            raise SaslFailure(f"Invalid SASL/PLAIN response: expected 3 tokens, got {len(tokens)}")
+            raise SaslFailure(f"Invalid SASL/PLAIN response: expected 3 tokens, got {len(tokens)}",
+                              client_visible=True)
         authzid, username, password = tokens
         if not username:
             raise SaslFailure("Authentication failed: username not specified", client_visible=True)

@@ -24,6 +24,7 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from pybroker.jvm import hash_set_order
 from pybroker.security.plain import PasswordCheck, PlainServer
 from pybroker.security.principal import USER_TYPE, KafkaPrincipal
 from pybroker.security.sasl_errors import SaslFailure
@@ -104,8 +105,9 @@ class SaslServerSettings:
 
     @property
     def offered_mechanisms(self) -> list[str]:
-        """What SaslHandshake answers: the enabled mechanisms this broker supports."""
-        return [m for m in self.enabled_mechanisms if m in SUPPORTED_MECHANISMS]
+        """What SaslHandshake answers: the enabled mechanisms this broker supports, in the
+        order Kafka lists them (that of a Java HashSet of them)."""
+        return hash_set_order([m for m in self.enabled_mechanisms if m in SUPPORTED_MECHANISMS])
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from pybroker.jvm import hash_set_order
 from pybroker.security.credentials import (
     CredentialCache,
     Deletion,
@@ -232,3 +233,15 @@ def test_describe_follows_kafkas_rules() -> None:
                                       "exist: zed")
     assert cache.lookup("bob", SCRAM_SHA_256) is None
     assert cache.lookup("bob", SCRAM_SHA_512) is not None
+
+
+def test_offered_mechanisms_come_in_kafkas_hash_set_order() -> None:
+    # what Kafka 3.9 answered with sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512
+    # (tests/compat/differential/test_sasl.py compares them)
+    enabled = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+    assert _settings(enabled_mechanisms=enabled).offered_mechanisms == [
+        "PLAIN", "SCRAM-SHA-512", "SCRAM-SHA-256"]
+    assert hash_set_order(["SCRAM-SHA-256", "PLAIN", "SCRAM-SHA-256"]) == [
+        "PLAIN", "SCRAM-SHA-256"]
+    many = [f"M{i}" for i in range(40)]  # more than 12: a bigger table
+    assert sorted(hash_set_order(many)) == sorted(many)
