@@ -38,6 +38,7 @@ from typing import Any
 
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, controlled_shutdown_request
+from pybroker.admin.user_credentials import ZkUserCredentials
 from pybroker.admin.zk import ZkAdminManager
 from pybroker.api.registry import ZOOKEEPER
 from pybroker.api.services import BrokerServices
@@ -61,7 +62,15 @@ from pybroker.reconfigurables import ThreadPoolReconfigurable, UncleanLeaderElec
 from pybroker.zk.client import SessionEvent, SessionState, ZkClient
 from pybroker.zk.kafka_zk import KafkaZkClient
 from pybroker.zk.topic_store import ZkTopicStore
-from pybroker.zk.znodes import CONFIG_BROKER, CONFIG_TOPIC, BrokerRegistration, EndPoint
+from pybroker.zk.znodes import (
+    CONFIG_BROKER,
+    CONFIG_TOPIC,
+    CONFIG_USER,
+    BrokerRegistration,
+    EndPoint,
+    desanitize,
+    sanitize,
+)
 
 log = logging.getLogger(__name__)
 
@@ -167,6 +176,7 @@ class ZkBroker(BrokerBase):
         self.control: ControlRequestHandler | None = None
         self.admin: ZkAdminManager | None = None
         self.config_watcher: ConfigChangeWatcher | None = None
+        self.credentials: ZkUserCredentials | None = None
         self.fetchers: ReplicaFetcherManager | None = None
         self.alter_partition: AlterPartitionManager | None = None
         self._session_lost = False
@@ -252,12 +262,16 @@ class ZkBroker(BrokerBase):
         self._set_up_transaction_verification(
             cache, lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
         self.transactions.startup(now_ms())
+        self.credentials = ZkUserCredentials(self.zk, self.credential_cache, sanitize,
+                                             desanitize)
+        await self.credentials.load()
         self.services = self.dispatcher.services = BrokerServices(
             broker_id=self.broker_id, config=self.config, dynamic_config=self.dynamic_config,
             replica_manager=self.replica_manager,
             metadata_cache=cache, admin=self.admin, configs=self.configs, groups=self.groups,
             producer_ids=producer_ids, apis=self.handlers, fetch_sessions=self.fetch_sessions,
-            control=self.control, controller=self.controller, transactions=self.transactions)
+            control=self.control, controller=self.controller, transactions=self.transactions,
+            credentials=self.credentials)
         await self.socket_server.start(self.current_config.listeners)
         self._add_listener_reconfigurable()
         self.zk_client.add_session_listener(self._on_session_event)
@@ -265,7 +279,8 @@ class ZkBroker(BrokerBase):
         self.controller.startup()
         self.config_watcher = ConfigChangeWatcher(self.zk, {
             CONFIG_TOPIC: self.configs.set_topic_overrides,
-            CONFIG_BROKER: self._broker_configs_changed})
+            CONFIG_BROKER: self._broker_configs_changed,
+            CONFIG_USER: self.credentials.user_changed})
         await self.config_watcher.start()
         self._start_scheduled_tasks()
         self.started = True

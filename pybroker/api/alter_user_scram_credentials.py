@@ -14,7 +14,7 @@ from protocol.messages import (
     alter_user_scram_credentials_response as m,
 )
 from pybroker.api.context import RequestContext
-from pybroker.api.registry import EMBEDDED, Response, api
+from pybroker.api.registry import Response, api
 from pybroker.purgatory import when_ready
 from pybroker.security.credentials import Deletion, Upsertion, UserResult
 
@@ -26,7 +26,7 @@ def _response(results: list[UserResult]) -> m.AlterUserScramCredentialsResponse:
         for r in results])
 
 
-@api(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, 0, 0, modes=frozenset({EMBEDDED}))
+@api(ApiKey.ALTER_USER_SCRAM_CREDENTIALS, 0, 0)
 def handle(ctx: RequestContext, request: req.AlterUserScramCredentialsRequest,
            ) -> Response[m.AlterUserScramCredentialsResponse]:
     credentials = ctx.services.credentials
@@ -35,6 +35,13 @@ def handle(ctx: RequestContext, request: req.AlterUserScramCredentialsRequest,
                               + [d.name for d in request.deletions])
         return _response([UserResult(n, ErrorCode.UNSUPPORTED_VERSION,
                                      "This broker keeps no SCRAM credentials") for n in names])
+    controller = ctx.services.controller
+    if controller is not None and not controller.is_active:
+        # ZooKeeper mode: only the controller alters credentials (Kafka's KafkaApis)
+        users = sorted({u.name for u in request.upsertions} | {d.name for d in request.deletions})
+        return _response([UserResult(n, ErrorCode.NOT_CONTROLLER,
+                                     "This is not the correct controller for this cluster.")
+                          for n in users])
     upsertions = [Upsertion(u.name, u.mechanism, u.iterations, u.salt, u.salted_password)
                   for u in request.upsertions]
     deletions = [Deletion(d.name, d.mechanism) for d in request.deletions]

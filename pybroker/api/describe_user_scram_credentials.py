@@ -9,10 +9,10 @@ from protocol.messages import (
     describe_user_scram_credentials_response as m,
 )
 from pybroker.api.context import RequestContext
-from pybroker.api.registry import EMBEDDED, api
+from pybroker.api.registry import api
 
 
-@api(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, 0, 0, modes=frozenset({EMBEDDED}))
+@api(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, 0, 0)
 def handle(ctx: RequestContext, request: req.DescribeUserScramCredentialsRequest,
            ) -> m.DescribeUserScramCredentialsResponse:
     credentials = ctx.services.credentials
