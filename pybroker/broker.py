@@ -43,6 +43,7 @@ from pybroker.reconfigurables import (
 from pybroker.security.credentials import CredentialCache
 from pybroker.security.listeners import listener_security
 from pybroker.security.sasl import SaslAuthenticator, SaslServerSettings
+from pybroker.security.sasl_client import inter_broker_credentials
 from pybroker.security.sasl_config import sasl_server_settings
 from pybroker.security.tls import client_context
 
@@ -81,6 +82,11 @@ class BrokerBase:
                 self.inter_broker_tls = client_context(config, self.inter_broker[0])
             except ConfigException as e:
                 raise ConfigError(e.message) from e
+        #: how this broker authenticates to that listener (None unless it is SASL_*)
+        try:
+            self.inter_broker_sasl = inter_broker_credentials(config.props, *self.inter_broker)
+        except ValueError as e:
+            raise ConfigError(str(e)) from e
         #: the configuration as dynamic broker configs change it (KIP-226)
         self.dynamic_config = DynamicBrokerConfig(config)
         self.broker_id = config.broker_id
@@ -256,7 +262,7 @@ class BrokerBase:
         verifier = self.txn_verification = AddPartitionsToTxnManager(
             self.broker_id, cache, alive_endpoint, self.transactions.partition_for,
             self.transactions, request_timeout_ms=self.config.get_int("request.timeout.ms"),
-            ssl_context=self.inter_broker_tls)
+            ssl_context=self.inter_broker_tls, sasl=self.inter_broker_sasl)
 
         def apply(enabled: bool) -> None:
             self.replica_manager.set_transaction_verifier(verifier if enabled else None)
@@ -354,7 +360,7 @@ class Broker(BrokerBase):
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, self.producer_ids,
             endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker[0]),
-            ssl_context=self.inter_broker_tls)
+            ssl_context=self.inter_broker_tls, sasl=self.inter_broker_sasl)
         self._set_up_transaction_verification(
             cache, lambda b: cache.alive_endpoint(b, self.inter_broker[0]))
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable())

@@ -59,6 +59,7 @@ from pybroker.coordinator.transaction_service import TransactionCoordinatorServi
 from pybroker.metadata.local import check_meta_properties
 from pybroker.network.client import BrokerClient, BrokerClientError
 from pybroker.reconfigurables import ThreadPoolReconfigurable, UncleanLeaderElectionReconfigurable
+from pybroker.security.sasl_client import SaslClientCredentials
 from pybroker.zk.client import SessionEvent, SessionState, ZkClient
 from pybroker.zk.kafka_zk import KafkaZkClient
 from pybroker.zk.topic_store import ZkTopicStore
@@ -79,9 +80,11 @@ class ControllerSettings:
     """The controller module's settings, from server.properties."""
 
     def __init__(self, config: BrokerConfig, inter_broker_listener: str,
-                 ssl_context: ssl.SSLContext | None = None) -> None:
+                 ssl_context: ssl.SSLContext | None = None,
+                 sasl: SaslClientCredentials | None = None) -> None:
         self.inter_broker_listener = inter_broker_listener
         self.ssl_context = ssl_context
+        self.sasl = sasl
         self.socket_timeout_ms = config.get_int("controller.socket.timeout.ms")
         self.auto_leader_rebalance = config.get_bool("auto.leader.rebalance.enable")
         self.leader_imbalance_check_interval_s = float(
@@ -210,7 +213,8 @@ class ZkBroker(BrokerBase):
         self.fetchers = ReplicaFetcherManager(self.broker_id, lambda: self.broker_epoch,
                                               self.replica_manager,
                                               FetcherConfig.from_broker_config(
-                                                  self.current_config, self.inter_broker_tls))
+                                                  self.current_config, self.inter_broker_tls,
+                                                  self.inter_broker_sasl))
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable(self.fetchers.resize))
         def controller_node() -> BrokerEndpoint | None:
             if cache.controller_id < 0:
@@ -222,7 +226,7 @@ class ZkBroker(BrokerBase):
             request_timeout_ms=self.config.get_int("controller.socket.timeout.ms"),
             connect=lambda node: BrokerClient(
                 node.host, node.port, client_id=f"broker-{self.broker_id}-alter-partition",
-                ssl_context=self.inter_broker_tls))
+                ssl_context=self.inter_broker_tls, sasl=self.inter_broker_sasl))
         self.replica_manager.enable_replication(
             self.fetchers, lambda b: cache.alive_endpoint(b, self.inter_broker_listener),
             isr_changes=self.alter_partition,
@@ -232,7 +236,8 @@ class ZkBroker(BrokerBase):
             unclean_default=self.current_config.get_bool("unclean.leader.election.enable"))
         controller = self.controller = KafkaController(
             self.broker_id, controller_store,
-            ControllerSettings(self.config, self.inter_broker_listener, self.inter_broker_tls))
+            ControllerSettings(self.config, self.inter_broker_listener, self.inter_broker_tls,
+                               self.inter_broker_sasl))
 
         def unclean_default(enabled: bool) -> None:
             turned_on = enabled and not controller_store.unclean_default
@@ -258,7 +263,7 @@ class ZkBroker(BrokerBase):
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, producer_ids,
             endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker_listener),
-            ssl_context=self.inter_broker_tls)
+            ssl_context=self.inter_broker_tls, sasl=self.inter_broker_sasl)
         self._set_up_transaction_verification(
             cache, lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
         self.transactions.startup(now_ms())
@@ -409,7 +414,7 @@ class ZkBroker(BrokerBase):
         if node is None:
             return -1
         client = BrokerClient(node.host, node.port, client_id=f"broker-{self.broker_id}",
-                              ssl_context=self.inter_broker_tls)
+                              ssl_context=self.inter_broker_tls, sasl=self.inter_broker_sasl)
         try:
             await client.connect(self.config.get_int("controller.socket.timeout.ms") / 1000)
             response = await client.request(

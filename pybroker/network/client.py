@@ -20,9 +20,10 @@ Failures are exceptions of :class:`BrokerClientError`:
   stream can no longer be trusted: the other requests in flight fail with
   :class:`ConnectionLostError`.
 
-A client is used for one connection: to reconnect, make a new one. With an ``ssl_context`` it
-speaks TLS (an SSL or SASL_SSL inter-broker listener), checking the broker's name as the
-context says.
+A client is used for one connection: to reconnect, make a new one. With ``sasl`` credentials
+it authenticates (SaslHandshake, SaslAuthenticate) before ``connect`` returns. With an
+``ssl_context`` it speaks TLS (an SSL or SASL_SSL inter-broker listener), checking the broker's
+name as the context says.
 """
 
 from __future__ import annotations
@@ -34,8 +35,12 @@ from typing import Any
 
 from protocol import messages
 from protocol.client import MAX_FRAME_SIZE, ClientConnection
-from protocol.errors import ProtocolError
+from protocol.errors import ErrorCode, ProtocolError
 from protocol.framing import FrameReader
+from protocol.messages import ApiKey
+from protocol.messages.sasl_authenticate_request import SaslAuthenticateRequest
+from protocol.messages.sasl_handshake_request import SaslHandshakeRequest
+from pybroker.security.sasl_client import SaslClientCredentials, SaslFailure
 
 log = logging.getLogger(__name__)
 
@@ -69,11 +74,14 @@ class BrokerClient(asyncio.BufferedProtocol):
     """One connection to ``host:port``. ``client_id`` goes into every request header."""
 
     def __init__(self, host: str, port: int, *, client_id: str | None,
-                 ssl_context: ssl.SSLContext | None = None) -> None:
+                 ssl_context: ssl.SSLContext | None = None,
+                 sasl: SaslClientCredentials | None = None) -> None:
         self.host = host
         self.port = port
         #: TLS for the connection (an SSL or SASL_SSL inter-broker listener), or None
         self.ssl_context = ssl_context
+        #: how to authenticate once connected (a SASL_* inter-broker listener), or None
+        self.sasl = sasl
         self._conn = ClientConnection(client_id)
         self._reader = FrameReader(MAX_FRAME_SIZE)
         self._transport: asyncio.Transport | None = None
@@ -122,6 +130,36 @@ class BrokerClient(asyncio.BufferedProtocol):
             ) from exc
         except (OSError, ssl.SSLError, ssl.CertificateError) as exc:
             raise BrokerConnectError(f"could not connect to {self.address}: {exc}") from exc
+        if self.sasl is not None:
+            try:
+                await self._authenticate(self.sasl, int(timeout * 1000))
+            except BaseException:
+                self._end("closed: SASL authentication did not complete", abort=True)
+                raise
+
+    async def _authenticate(self, sasl: SaslClientCredentials, timeout_ms: int) -> None:
+        """SaslHandshake v1 and SaslAuthenticate v2 until the exchange is done, as Kafka's
+        clients authenticate; BrokerConnectError when the broker refuses."""
+        answer = await self.request(ApiKey.SASL_HANDSHAKE, 1, SaslHandshakeRequest(
+            mechanism=sasl.mechanism), timeout_ms)
+        if answer.error_code != ErrorCode.NONE:
+            raise BrokerConnectError(
+                f"{self.address} refused SASL mechanism {sasl.mechanism} "
+                f"({ErrorCode(answer.error_code).name}; it offers {answer.mechanisms})")
+        exchange = sasl.exchange()
+        token: bytes | None = exchange.first()
+        while token is not None:
+            reply = await self.request(ApiKey.SASL_AUTHENTICATE, 2, SaslAuthenticateRequest(
+                auth_bytes=token), timeout_ms)
+            if reply.error_code != ErrorCode.NONE:
+                raise BrokerConnectError(
+                    f"SASL authentication to {self.address} as {sasl.username} failed: "
+                    f"{reply.error_message}")
+            try:
+                token = exchange.respond(bytes(reply.auth_bytes))
+            except SaslFailure as exc:
+                raise BrokerConnectError(
+                    f"SASL authentication to {self.address} failed: {exc}") from exc
 
     async def request(self, api_key: int, version: int, body: Any, timeout_ms: int | None) -> Any:
         """Send one request and return its decoded response (None for a Produce with acks=0,
@@ -245,10 +283,12 @@ class NodeConnections:
     and closes a node's connection after a failed request."""
 
     def __init__(self, client_id: str | None, connect_timeout: float,
-                 ssl_context: ssl.SSLContext | None = None) -> None:
+                 ssl_context: ssl.SSLContext | None = None,
+                 sasl: SaslClientCredentials | None = None) -> None:
         self.client_id = client_id
         self.connect_timeout = connect_timeout
         self.ssl_context = ssl_context
+        self.sasl = sasl
         self._clients: dict[int, BrokerClient] = {}
 
     async def get(self, node: int, host: str, port: int) -> BrokerClient:
@@ -260,7 +300,7 @@ class NodeConnections:
             client = None
         if client is None:
             client = BrokerClient(host, port, client_id=self.client_id,
-                                  ssl_context=self.ssl_context)
+                                  ssl_context=self.ssl_context, sasl=self.sasl)
             await client.connect(self.connect_timeout)
             self._clients[node] = client
         return client
