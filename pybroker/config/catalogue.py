@@ -270,6 +270,7 @@ BROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     _broker("sasl.mechanism.inter.broker.protocol", STRING, "GSSAPI", mode=PER_BROKER),
     _broker("connections.max.reauth.ms", LONG, 0),
     _broker("connection.failed.authentication.delay.ms", INT, 100, at_least(0)),
+    _broker("sasl.server.max.receive.size", INT, 524288),
 )}
 
 

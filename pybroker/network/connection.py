@@ -80,7 +80,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.principal: KafkaPrincipal = ANONYMOUS
         #: the SASL authentication of a connection on a SASL listener (None on others)
         self.sasl = sasl
+        self.max_frame_size = max_frame_size
         self.reader = FrameReader(max_frame_size, chunk=read_chunk)
+        if sasl is not None:
+            # until it authenticates, a client may send no more than a SASL exchange needs
+            self.reader.max_frame_size = min(max_frame_size, sasl.settings.max_receive_size)
         self.use_sendfile = use_sendfile
         self.connections = connections
         self.on_sendfile_unsupported = on_sendfile_unsupported
@@ -304,6 +308,12 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.abort("send failed")
             return
         self._flush()
+
+    def authenticated(self, principal: KafkaPrincipal) -> None:
+        """SASL authentication succeeded: the connection speaks for ``principal`` and may send
+        frames up to ``socket.request.max.bytes``."""
+        self.principal = principal
+        self.reader.max_frame_size = self.max_frame_size
 
     def close_after_responses(self) -> None:
         """Close once everything queued so far has been written."""

@@ -135,8 +135,8 @@ class RequestDispatcher:
         if sasl is not None:
             if api_key == ApiKey.API_VERSIONS:
                 sasl.api_versions_answered()
-            if sasl.principal is not None:
-                conn.principal = sasl.principal
+            if sasl.principal is not None and conn.principal != sasl.principal:
+                conn.authenticated(sasl.principal)
         return self._encoded(ctx, result)
 
     @staticmethod
@@ -150,8 +150,8 @@ class RequestDispatcher:
         except SaslFailure as e:
             conn.abort(f"SASL authentication failed: {e.message}")
             return None
-        if sasl.principal is not None:
-            conn.principal = sasl.principal
+        if sasl.principal is not None and conn.principal != sasl.principal:
+            conn.authenticated(sasl.principal)
         return _SIZE.pack(len(answer)) + answer
 
     @staticmethod

@@ -102,6 +102,9 @@ class SaslServerSettings:
     max_reauth_ms: Mapping[str, int] = field(default_factory=dict)
     #: connection.failed.authentication.delay.ms
     failed_delay_ms: int = 100
+    #: sasl.server.max.receive.size: the largest frame a connection may send before it has
+    #: authenticated
+    max_receive_size: int = 524288
 
     @property
     def offered_mechanisms(self) -> list[str]:

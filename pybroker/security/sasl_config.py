@@ -74,5 +74,7 @@ def sasl_server_settings(props: Mapping[str, str], listener: str,
         value = listener_property(props, listener, "connections.max.reauth.ms", mechanism)
         reauth[mechanism] = int(value) if value else 0
     delay = props.get("connection.failed.authentication.delay.ms")
+    receive = props.get("sasl.server.max.receive.size")
     return SaslServerSettings(enabled, plain, scram_lookup, reauth,
-                              int(delay) if delay else 100)
+                              int(delay) if delay else 100,
+                              int(receive) if receive else 524288)

@@ -184,6 +184,25 @@ def test_requests_before_authentication_close_the_connection(sasl_broker: SaslBr
         assert metadata_works(sock)
 
 
+def test_large_frames_wait_for_authentication(sasl_broker: SaslBroker) -> None:
+    # sasl.server.max.receive.size (512 KiB) bounds a frame before authentication ...
+    with wire.connect(sasl_broker.sasl) as sock:
+        sock.sendall(struct.pack(">i", 600_000) + b"\0" * 1000)
+        assert_closed(sock)
+    # ... and socket.request.max.bytes after it: a 700 KB record goes through
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": sasl_broker.sasl,
+                         "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN",
+                         "sasl.username": "alice", "sasl.password": "alice-secret",
+                         "compression.type": "none"})
+    errors: list[object] = []
+    producer.produce(f"big-{uuid.uuid4().hex[:6]}", b"x" * 700_000,
+                     on_delivery=lambda err, _msg: errors.append(err))
+    assert producer.flush(30) == 0
+    assert errors == [None]
+
+
 @pytest.mark.parametrize("mechanism", ["GSSAPI", "OAUTHBEARER", "DIGEST-MD5"])
 def test_unsupported_mechanism_gets_the_enabled_list(sasl_broker: SaslBroker,
                                                      mechanism: str) -> None:

@@ -183,7 +183,7 @@ def test_settings_from_kafka_properties() -> None:
     assert s.offered_mechanisms == ["PLAIN", "SCRAM-SHA-512"]
     assert s.plain_check is not None and s.plain_check("alice", "alice-secret")
     assert s.max_reauth_ms == {"PLAIN": 0, "SCRAM-SHA-512": 60000}
-    assert s.failed_delay_ms == 250
+    assert s.failed_delay_ms == 250 and s.max_receive_size == 524288
     assert sasl_server_settings({}, "SASL_PLAINTEXT", lambda u, m: None).offered_mechanisms == []
 
 
