@@ -66,10 +66,9 @@ def test_kafka_configs_manages_scram_users(admin_cli: KafkaCli) -> None:
     assert "Too many iterations" in refused.stdout + refused.stderr, refused.explain()
 
 
-@pytest.mark.parametrize("mechanism", ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"])
-def test_tools_authenticate_and_move_records(admin_cli: KafkaCli, broker: tuple[BrokerProcess, str],
-                                             kafka_tools_lib: Path, tmp_path: Path,
-                                             mechanism: str) -> None:
+def tools_for(admin_cli: KafkaCli, broker: tuple[BrokerProcess, str], kafka_tools_lib: Path,
+              tmp_path: Path, mechanism: str) -> tuple[KafkaCli, Path]:
+    """The tools on the SASL listener, with a client config for a user of ``mechanism``."""
     if mechanism == "PLAIN":
         user, password = "alice", "alice-secret"
     else:
@@ -78,10 +77,25 @@ def test_tools_authenticate_and_move_records(admin_cli: KafkaCli, broker: tuple[
                        f"{mechanism}=[password={password}]", "--entity-type", "users",
                        "--entity-name", user)
     config = client_config(tmp_path / "client.properties", mechanism, user, password)
-    cli = KafkaCli(broker[1], kafka_tools_lib)
+    return KafkaCli(broker[1], kafka_tools_lib), config
+
+
+@pytest.mark.parametrize("mechanism", ["PLAIN", "SCRAM-SHA-512"])
+def test_tools_authenticate(admin_cli: KafkaCli, broker: tuple[BrokerProcess, str],
+                            kafka_tools_lib: Path, tmp_path: Path, mechanism: str) -> None:
+    cli, config = tools_for(admin_cli, broker, kafka_tools_lib, tmp_path, mechanism)
     topic = f"sasl-cli-{mechanism.lower()}-{uuid.uuid4().hex[:6]}"
     cli.tool("kafka-topics", "--command-config", str(config), "--create", "--topic", topic,
              "--partitions", "1")
+    run = cli.tool("kafka-topics", "--command-config", str(config), "--list")
+    assert topic in run.lines, run.explain()
+
+
+def test_console_tools_move_records_with_scram(admin_cli: KafkaCli,
+                                               broker: tuple[BrokerProcess, str],
+                                               kafka_tools_lib: Path, tmp_path: Path) -> None:
+    cli, config = tools_for(admin_cli, broker, kafka_tools_lib, tmp_path, "SCRAM-SHA-256")
+    topic = f"sasl-console-{uuid.uuid4().hex[:6]}"
     cli.tool("kafka-console-producer", "--producer.config", str(config), "--topic", topic,
              stdin="one\ntwo\n")
     run = cli.tool("kafka-console-consumer", "--consumer.config", str(config), "--topic", topic,
