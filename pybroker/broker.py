@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import signal
 import ssl
@@ -28,7 +29,7 @@ from pybroker.coordinator.producer_id_manager import ProducerIdManager
 from pybroker.coordinator.transaction_service import TransactionCoordinatorService
 from pybroker.log.cleaner import LogCleaner
 from pybroker.log.config import LogConfig
-from pybroker.log.manager import LogManager
+from pybroker.log.manager import BackgroundIO, LogManager, write_offset_checkpoints
 from pybroker.metadata.config_repository import ConfigRepository
 from pybroker.metadata.local import LocalMetadataStore
 from pybroker.network.dispatch import RequestDispatcher
@@ -41,7 +42,7 @@ from pybroker.reconfigurables import (
     TransactionVerificationReconfigurable,
 )
 from pybroker.security.credentials import CredentialCache
-from pybroker.security.listeners import listener_security
+from pybroker.security.listeners import check_listener_security, listener_security
 from pybroker.security.sasl import SaslAuthenticator, SaslServerSettings
 from pybroker.security.sasl_client import inter_broker_credentials
 from pybroker.security.sasl_config import sasl_server_settings
@@ -70,6 +71,8 @@ class BrokerBase:
     def __init__(self, config: BrokerConfig) -> None:
         try:
             config.check_listeners()
+            for endpoint in config.listeners:  # (their key and trust stores are read later)
+                check_listener_security(config, endpoint.listener)
         except ConfigException as e:
             raise ConfigError(e.message) from e
         self.config = config
@@ -96,7 +99,10 @@ class BrokerBase:
         except Exception as e:
             raise ConfigError(f"invalid log configuration: {e}") from e
         self.configs = ConfigRepository(self.default_log_config)
-        self.log_manager = LogManager(self.log_dirs, self.default_log_config)
+        #: directory removals and checkpoint writes, off the event loop
+        self.storage_io = BackgroundIO()
+        self.log_manager = LogManager(self.log_dirs, self.default_log_config,
+                                      remove_dir=self.storage_io.remove_dir)
         self.replica_manager = ReplicaManager(self.broker_id, self.log_manager,
                                               self.configs.log_config)
         # a move between log dirs copies at most what a follower fetches of a partition
@@ -182,6 +188,14 @@ class BrokerBase:
     def _advertised_listeners_changed(self, new: EffectiveBrokerConfig) -> None:
         """What this broker advertises changed (a dynamic ``advertised.listeners``)."""
 
+    async def _open_listeners(self) -> None:
+        """Open the configured listeners (a TLS listener whose stores cannot be read is a
+        ConfigError)."""
+        try:
+            await self.socket_server.start(self.current_config.listeners)
+        except ConfigException as e:
+            raise ConfigError(e.message) from e
+
     def _background(self, work: Any, name: str) -> None:
         """Run a coroutine a reconfiguration started; its failure is logged."""
         task = asyncio.get_running_loop().create_task(work, name=name)
@@ -210,13 +224,17 @@ class BrokerBase:
         return BrokerEndpoint(self.broker_id, host, port, rack)
 
     def _schedule(self, name: str, interval_ms: int, job) -> None:
-        """Run ``job(now_ms)`` every ``interval_ms`` on the event loop (Kafka's KafkaScheduler)."""
+        """Run ``job(now_ms)`` every ``interval_ms`` on the event loop (Kafka's KafkaScheduler);
+        a job that returns an awaitable (work handed to :attr:`storage_io`) is waited for
+        before the next interval starts."""
 
         async def loop() -> None:
             while True:
                 await asyncio.sleep(interval_ms / 1000)
                 try:
-                    job(now_ms())
+                    result = job(now_ms())
+                    if inspect.isawaitable(result):
+                        await result
                 except Exception:
                     log.exception("scheduled task %s failed", name)
 
@@ -230,7 +248,9 @@ class BrokerBase:
         # "never" and relies on the OS; a topic that sets flush.ms still gets its fsyncs.
         self._schedule("log-flusher", 1000, logs.flush_dirty)
         self._schedule("recovery-point-checkpoint",
-                       get("log.flush.offset.checkpoint.interval.ms"), lambda _now: logs.checkpoint())
+                       get("log.flush.offset.checkpoint.interval.ms"),
+                       lambda _now: self.in_storage_io(write_offset_checkpoints,
+                                                       logs.checkpoint_contents()))
         self._schedule("log-retention", get("log.retention.check.interval.ms"), logs.cleanup)
         self._schedule("offsets-expiration", get("offsets.retention.check.interval.ms"),
                        self.groups.expire_offsets)
@@ -276,7 +296,12 @@ class BrokerBase:
     async def _stop_cluster(self) -> None:
         """What the cluster mode stops before the listeners close (nothing when embedded)."""
 
+    def in_storage_io(self, fn: Callable[..., None], *args: object) -> asyncio.Future[None]:
+        """Run ``fn(*args)`` on the storage thread; a future of it on this loop."""
+        return asyncio.wrap_future(self.storage_io.submit(fn, *args))
+
     def stop_storage(self) -> None:
+        self.storage_io.close()
         self.replica_manager.shutdown()
         self.log_manager.shutdown()
 
@@ -409,7 +434,7 @@ class Broker(BrokerBase):
             transactions=self.transactions,
             credentials=self.credentials,
         )
-        await self.socket_server.start(self.current_config.listeners)
+        await self._open_listeners()
         self._announce_endpoints()
         self._add_listener_reconfigurable()
         self._start_scheduled_tasks()

@@ -1,10 +1,11 @@
 """``pybroker healthcheck``: is a broker serving? One ApiVersions round trip over a socket, as a
 client's first request - the container image's HEALTHCHECK.
 
-The broker is ``--bootstrap host:port``, or else the first of the ``listeners`` the environment
-configures (``KAFKA_LISTENERS``, :mod:`pybroker.config.environment`), reached on 127.0.0.1 when
-it listens on every interface; 127.0.0.1:9092 when nothing says otherwise. Healthy means the
-broker answered with no error and named the APIs it serves.
+The broker is ``--bootstrap host:port``, or else the first PLAINTEXT listener of the
+``listeners`` the environment configures (``KAFKA_LISTENERS`` with
+``KAFKA_LISTENER_SECURITY_PROTOCOL_MAP``, :mod:`pybroker.config.environment`), reached on
+127.0.0.1 when it listens on every interface; 127.0.0.1:9092 when nothing says otherwise.
+Healthy means the broker answered with no error and named the APIs it serves.
 """
 
 from __future__ import annotations
@@ -16,8 +17,13 @@ from collections.abc import Mapping
 from protocol.client import ClientConnection
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ApiKey, api_versions_request
-from pybroker.config import parse_listeners
+from pybroker.config import ConfigException, broker_default, parse_listeners
 from pybroker.config.environment import properties_from_env
+from pybroker.config.listeners import (
+    LISTENER_SECURITY_PROTOCOL_MAP,
+    PLAINTEXT,
+    parse_security_protocol_map,
+)
 
 DEFAULT_BOOTSTRAP = "127.0.0.1:9092"
 #: ApiVersions v3 (KIP-511), what current clients send first
@@ -29,11 +35,20 @@ class Unhealthy(Exception):
 
 
 def bootstrap_from_env(environ: Mapping[str, str]) -> str:
-    """``host:port`` of the first listener the environment configures."""
-    listeners = properties_from_env(environ).get("listeners")
+    """``host:port`` of the first PLAINTEXT listener the environment configures (the first
+    listener when none is PLAINTEXT: the check then fails, saying what answered)."""
+    props = properties_from_env(environ)
+    listeners = props.get("listeners")
     if not listeners:
         return DEFAULT_BOOTSTRAP
-    first = parse_listeners(listeners)[0]
+    endpoints = parse_listeners(listeners)
+    try:
+        protocols = parse_security_protocol_map(
+            props.get(LISTENER_SECURITY_PROTOCOL_MAP) or broker_default(
+                LISTENER_SECURITY_PROTOCOL_MAP))
+    except ConfigException:
+        protocols = {}
+    first = next((e for e in endpoints if protocols.get(e.listener) == PLAINTEXT), endpoints[0])
     host = first.host if first.host not in ("", "0.0.0.0", "::") else "127.0.0.1"
     return f"[{host}]:{first.port}" if ":" in host else f"{host}:{first.port}"
 

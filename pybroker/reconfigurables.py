@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from pybroker.config import TOPIC_CONFIGS, ConfigException, Endpoint, parse_listeners
 from pybroker.config.dynamic import EffectiveBrokerConfig
 from pybroker.log.config import LogConfig
-from pybroker.security.listeners import listener_security
+from pybroker.security.listeners import check_listener_security
 
 if TYPE_CHECKING:
     from pybroker.log.cleaner import LogCleaner
@@ -199,7 +199,8 @@ class ListenerReconfigurable:
                 raise ConfigException(f"Security protocol cannot be updated for existing "
                                       f"listener {name}")
         for name in sorted(names - {e.listener for e in listeners_of(old)[0]}):
-            listener_security(new.config, name)  # a new TLS listener's settings must work
+            # a new TLS listener's settings must work (its files are read as it opens)
+            check_listener_security(new.config, name)
         inter_broker = new.config.inter_broker_listener[0]
         if inter_broker not in advertised_names:
             raise ConfigException(f"Advertised listener must be specified for inter-broker "

@@ -33,7 +33,7 @@ import asyncio
 import logging
 import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from protocol.errors import ErrorCode
@@ -48,6 +48,7 @@ from pybroker.cluster.control import ControlRequestHandler
 from pybroker.cluster.fetcher_state import FetcherConfig
 from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
 from pybroker.cluster.replica_fetcher import ReplicaFetcherManager
+from pybroker.cluster.replica_manager import write_high_watermark_checkpoints
 from pybroker.config import BrokerConfig
 from pybroker.config.dynamic import DEFAULT_ENTITY, EffectiveBrokerConfig
 from pybroker.controller.assignment import assign_replicas_rack_unaware
@@ -109,17 +110,34 @@ class ZkProducerIdBlocks:
         return self._allocate(size)
 
 
+#: how long a change notification stays under /config/changes (Kafka's
+#: ZkNodeChangeNotificationListener: 15 minutes, not configurable)
+CHANGE_EXPIRATION_MS = 15 * 60 * 1000
+
+
+def expired_notifications(created: Mapping[str, int], now: int,
+                          expiration_ms: int = CHANGE_EXPIRATION_MS) -> list[str]:
+    """The notifications (by name, with their creation times) older than ``expiration_ms``
+    at ``now``."""
+    return sorted(name for name, ctime in created.items() if now - ctime > expiration_ms)
+
+
 class ConfigChangeWatcher:
     """Applies config changes announced under ``/config/changes`` (Kafka's ``ZkConfigManager``
     for the topics and brokers entities): each notification newer than the last one seen names
     an entity - a topic, a broker, or the brokers' ``<default>`` - whose configs are read again
-    and handed to that entity type's handler."""
+    and handed to that entity type's handler. After each pass, notifications older than 15
+    minutes are deleted, by every broker as in Kafka (whoever comes first)."""
 
     def __init__(self, zk: KafkaZkClient,
-                 handlers: dict[str, Callable[[str, dict[str, str]], None]]) -> None:
+                 handlers: dict[str, Callable[[str, dict[str, str]], None]],
+                 expiration_ms: int = CHANGE_EXPIRATION_MS) -> None:
         self.zk = zk
         self.handlers = handlers
+        self.expiration_ms = expiration_ms
         self.last_seen = ""
+        #: creation times of the notifications read so far
+        self._created: dict[str, int] = {}
         self._pending = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -148,17 +166,36 @@ class ConfigChangeWatcher:
                     self.last_seen = name
                     if found is None:
                         continue
-                    entity_path, _ctime = found
+                    entity_path, self._created[name] = found
                     entity_type, _, entity = entity_path.partition("/")
                     handler = self.handlers.get(entity_type)
                     if handler is not None:
                         handler(entity, await self.zk.get_entity_configs(entity_type, entity))
+                await self._purge(names)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("Could not process config change notifications; retrying")
                 await asyncio.sleep(1)
                 self._pending.set()
+
+
+    async def _purge(self, names: list[str]) -> None:
+        """Delete the notifications past their expiry (Kafka's ``purgeObsoleteNotifications``);
+        those seen before this broker started are read once for their creation time."""
+        for name in names:
+            if name not in self._created:
+                found = await self.zk.get_config_change_notification(name)
+                if found is not None:
+                    self._created[name] = found[1]
+        present = set(names)
+        self._created = {n: t for n, t in self._created.items() if n in present}
+        expired = expired_notifications(self._created, now_ms(), self.expiration_ms)
+        if expired:
+            await self.zk.delete_config_change_notifications(expired)
+            for name in expired:
+                self._created.pop(name, None)
+            log.debug("Purged %d expired config change notification(s)", len(expired))
 
 
 class ZkBroker(BrokerBase):
@@ -277,7 +314,7 @@ class ZkBroker(BrokerBase):
             producer_ids=producer_ids, apis=self.handlers, fetch_sessions=self.fetch_sessions,
             control=self.control, controller=self.controller, transactions=self.transactions,
             credentials=self.credentials)
-        await self.socket_server.start(self.current_config.listeners)
+        await self._open_listeners()
         self._add_listener_reconfigurable()
         self.zk_client.add_session_listener(self._on_session_event)
         await self._register()
@@ -315,9 +352,11 @@ class ZkBroker(BrokerBase):
         super()._start_scheduled_tasks()
         rm = self.replica_manager
 
-        def checkpoint_high_watermarks(_now: int) -> None:
+        def checkpoint_high_watermarks(_now: int) -> asyncio.Future[None] | None:
             if rm.high_watermark_checkpointing:  # from the first LeaderAndIsr on, as Kafka
-                rm.checkpoint_high_watermarks()
+                return self.in_storage_io(write_high_watermark_checkpoints,
+                                          rm.high_watermark_checkpoints())
+            return None
 
         self._schedule("highwatermark-checkpoint",
                        self.config.get_int("replica.high.watermark.checkpoint.interval.ms"),
@@ -410,6 +449,7 @@ class ZkBroker(BrokerBase):
             error, left = await self.controller.controlled_shutdown(self.broker_id,
                                                                     self.broker_epoch)
             return len(left) if not error else -1
+        # the controller is reached on the inter-broker listener, as Kafka's controlledShutdown
         node = cache.alive_endpoint(cache.controller_id, self.inter_broker_listener)
         if node is None:
             return -1

@@ -77,6 +77,17 @@ def topic_compression(config_value: str, producer_codec: int) -> CompressionType
     return CompressionType.from_name(config_value)
 
 
+def compression_level(codec: int, *, gzip_level: int, lz4_level: int, zstd_level: int,
+                      ) -> int | None:
+    """The level a topic's ``compression.<codec>.level`` settings give ``codec`` (snappy has
+    none; gzip's -1 is zlib's default, 6)."""
+    return {
+        CompressionType.GZIP: gzip_level if gzip_level >= 0 else None,
+        CompressionType.LZ4: lz4_level,
+        CompressionType.ZSTD: zstd_level,
+    }.get(CompressionType(codec))
+
+
 def _corrupt(message: str) -> KafkaError:
     return KafkaError(ErrorCode.CORRUPT_MESSAGE, message)
 

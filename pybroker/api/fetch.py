@@ -39,6 +39,7 @@ from protocol.messages import ApiKey, fetch_request as req, fetch_response as m
 from protocol.primitives import ZERO_UUID
 from pybroker.api import fetch_legacy
 from pybroker.api.context import RequestContext
+from pybroker.api.leader_hints import current_leader, leader_endpoint
 from pybroker.api.registry import api
 from pybroker.cluster.fetch_session import CachedPartition, PartitionKey
 from pybroker.cluster.replica_manager import FetchParams, FetchRequestPartition, FetchResult
@@ -55,7 +56,6 @@ REPLICA_STATE_MIN_VERSION = 15
 CURRENT_LEADER_MIN_VERSION = 16
 READ_COMMITTED = 1
 UNKNOWN_OFFSET = -1
-NO_LEADER = -1
 REFUSED_BEFORE_READING = frozenset({ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
                                     ErrorCode.UNKNOWN_TOPIC_ID,
                                     ErrorCode.UNSUPPORTED_COMPRESSION_TYPE})
@@ -130,18 +130,6 @@ def _refuse_zstd_topics(ctx: RequestContext,
             result.error = ErrorCode.UNSUPPORTED_COMPRESSION_TYPE
 
 
-def current_leader(ctx: RequestContext, topic: str, partition: int) -> tuple[int, int]:
-    """The leader and leader epoch this broker knows for a partition (Kafka's
-    ``getCurrentLeader``): the hosted partition's own, else the metadata cache's, else none."""
-    hosted = ctx.services.replica_manager.get_partition(topic, partition)
-    if hosted is not None and hosted.log is not None:
-        return hosted.leader_id, hosted.leader_epoch
-    info = ctx.services.metadata_cache.partition(topic, partition)
-    if info is not None:
-        return info.leader, info.leader_epoch
-    return NO_LEADER, -1
-
-
 def _aborted(r: FetchResult, read_committed: bool) -> list[m.AbortedTransaction] | None:
     if not read_committed:
         return None
@@ -195,7 +183,7 @@ def build_response(ctx: RequestContext, request: req.FetchRequest, answers: list
         if hint_leaders and a.result.error in LEADER_MOVED:
             leader, epoch = current_leader(ctx, a.topic, a.partition)
             data.current_leader = m.LeaderIdAndEpoch(leader_id=leader, leader_epoch=epoch)
-            node = ctx.services.metadata_cache.brokers_for(ctx.listener).get(leader)
+            node = leader_endpoint(ctx, leader)
             if node is not None:
                 nodes[leader] = m.NodeEndpoint(node_id=node.node_id, host=node.host,
                                                port=node.port, rack=node.rack)

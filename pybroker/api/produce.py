@@ -21,6 +21,7 @@ from protocol.records.batch import LOG_OVERHEAD, BatchHeader, peek_offset_and_le
 from protocol.records.compression import CompressionType
 from pybroker.api import produce_legacy
 from pybroker.api.context import RequestContext
+from pybroker.api.leader_hints import current_leader, leader_endpoint
 from pybroker.api.registry import Response, api
 from pybroker.cluster.replica_manager import ProduceResult, transactional_producer
 from pybroker.cluster.txn_verification import TxnErrorMode
@@ -33,6 +34,8 @@ V2_ONLY_VERSION = 3
 #: RecordValidationException); batch-level refusals carry the code alone
 ERRORS_WITH_MESSAGE = frozenset({ErrorCode.INVALID_TIMESTAMP})
 ZSTD_MIN_VERSION = 7
+#: a v10+ NOT_LEADER_OR_FOLLOWER names the current leader and its endpoint (KIP-951)
+CURRENT_LEADER_MIN_VERSION = 10
 
 
 def validate_records(records, version: int) -> BatchHeader:
@@ -151,6 +154,7 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
     def respond(results: dict[tuple[str, int], ProduceResult]) -> m.ProduceResponse | None:
         responses = []
         failed = False
+        nodes: dict[int, m.NodeEndpoint] = {}
         for topic in request.topic_data:
             partition_responses = []
             for pdata in topic.partition_data:
@@ -160,7 +164,7 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
                     error, message = refused[key]
                     result = ProduceResult(error=error, error_message=message)
                 failed |= result.error != ErrorCode.NONE
-                partition_responses.append(m.PartitionProduceResponse(
+                answer = m.PartitionProduceResponse(
                     index=pdata.index,
                     error_code=result.error,
                     base_offset=result.base_offset,
@@ -173,7 +177,17 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
                     record_errors=[m.BatchIndexAndErrorMessage(batch_index=i,
                                                                batch_index_error_message=text)
                                    for i, text in result.record_errors],
-                ))
+                )
+                partition_responses.append(answer)
+                if version >= CURRENT_LEADER_MIN_VERSION \
+                        and result.error == ErrorCode.NOT_LEADER_OR_FOLLOWER:
+                    leader, epoch = current_leader(ctx, topic.name, pdata.index)
+                    answer.current_leader = m.LeaderIdAndEpoch(leader_id=leader,
+                                                               leader_epoch=epoch)
+                    node = leader_endpoint(ctx, leader)
+                    if node is not None:
+                        nodes[leader] = m.NodeEndpoint(node_id=node.node_id, host=node.host,
+                                                       port=node.port, rack=node.rack)
             responses.append(m.TopicProduceResponse(name=topic.name,
                                                     partition_responses=partition_responses))
         if acks == 0:
@@ -182,6 +196,7 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
             if failed:
                 ctx.close_connection = True
             return None
-        return m.ProduceResponse(responses=responses, throttle_time_ms=0)
+        return m.ProduceResponse(responses=responses, throttle_time_ms=0,
+                                 node_endpoints=[nodes[n] for n in sorted(nodes)])
 
     return when_ready(outcome, respond)

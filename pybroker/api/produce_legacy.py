@@ -29,7 +29,11 @@ from typing import Protocol
 from protocol.errors import ErrorCode, KafkaError
 from protocol.records import legacy
 from protocol.records.batch import MAGIC as MAGIC_V2
-from protocol.records.compression import CompressionType, topic_compression
+from protocol.records.compression import (
+    CompressionType,
+    compression_level as codec_level,
+    topic_compression,
+)
 from protocol.records.legacy import MAGIC_OFFSET
 from protocol.records.record import Record, build_batch
 
@@ -62,14 +66,10 @@ class TopicSettings(Protocol):
 
 
 def compression_level(config: TopicSettings, codec: int) -> int | None:
-    """The topic's ``compression.<codec>.level`` (snappy has none; gzip's -1 is zlib's
-    default, 6)."""
-    return {
-        CompressionType.GZIP: (config.compression_gzip_level
-                               if config.compression_gzip_level >= 0 else None),
-        CompressionType.LZ4: config.compression_lz4_level,
-        CompressionType.ZSTD: config.compression_zstd_level,
-    }.get(CompressionType(codec))
+    """The topic's ``compression.<codec>.level`` for ``codec``."""
+    return codec_level(codec, gzip_level=config.compression_gzip_level,
+                       lz4_level=config.compression_lz4_level,
+                       zstd_level=config.compression_zstd_level)
 
 
 class _RecordChecks:

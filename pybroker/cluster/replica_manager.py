@@ -200,6 +200,17 @@ class FetchResult:
     aborted_transactions: list[AbortedTxn] | None = None
 
 
+def write_high_watermark_checkpoints(
+        contents: list[tuple[Path, dict[TopicPartition, int]]]) -> None:
+    """Write ``replication-offset-checkpoint`` files; a log dir that fails is logged and the
+    others are still written."""
+    for path, high_watermarks in contents:
+        try:
+            write_offset_checkpoint(path, high_watermarks)
+        except OSError:
+            log.exception("Could not write the high watermark checkpoint %s", path)
+
+
 @dataclass(frozen=True, slots=True)
 class LeadershipChange:
     """This broker started or stopped leading ``topic``-``partition``."""
@@ -443,6 +454,11 @@ class ReplicaManager:
     def checkpoint_high_watermarks(self) -> None:
         """Write each log dir's ``replication-offset-checkpoint``: the high watermark of every
         partition hosted there (Kafka's ``checkpointHighWatermarks``)."""
+        write_high_watermark_checkpoints(self.high_watermark_checkpoints())
+
+    def high_watermark_checkpoints(self) -> list[tuple[Path, dict[TopicPartition, int]]]:
+        """What :meth:`checkpoint_high_watermarks` writes, file by file: taken on the event
+        loop, so that the writing can happen elsewhere (:func:`write_high_watermark_checkpoints`)."""
         by_dir: dict[Path, dict[TopicPartition, int]] = {}
         for key, partition in self.partitions.items():
             if partition.log is None:
@@ -450,12 +466,7 @@ class ReplicaManager:
             log_dir = self.log_manager.log_dir_of(*key)
             if log_dir is not None:
                 by_dir.setdefault(log_dir, {})[key] = partition.high_watermark
-        for log_dir, high_watermarks in by_dir.items():
-            try:
-                write_offset_checkpoint(log_dir / REPLICATION_OFFSET_CHECKPOINT,
-                                        high_watermarks)
-            except OSError:
-                log.exception("Could not write the high watermark checkpoint in %s", log_dir)
+        return [(log_dir / REPLICATION_OFFSET_CHECKPOINT, hws) for log_dir, hws in by_dir.items()]
 
     def _log_for(self, topic: str, partition: int, now_ms: int) -> Log:
         plog = self.log_manager.get_log(topic, partition)

@@ -18,7 +18,7 @@ import logging
 import os
 import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -445,6 +445,7 @@ class Log:
         transactions (:meth:`maybe_start_transaction_verification`)."""
         validated = self.validator.validate(batch, now_ms, origin)
         header = validated.header
+        batch = validated.batch
         marker = None
         duplicate = None
         if header.is_control:
@@ -875,8 +876,8 @@ class Log:
                 segment.delete()
             self._pending_deletes.clear()
 
-    def delete(self) -> None:
-        """Close the log and remove its directory."""
+    def delete(self, remove_dir: Callable[[Path], None] | None = None) -> None:
+        """Close the log and remove its directory (through ``remove_dir`` when given)."""
         if not self._closed:
             self._closed = True
             for segment in self.segments:
@@ -884,7 +885,10 @@ class Log:
             for _, segment in self._pending_deletes:
                 segment.delete()
             self._pending_deletes.clear()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if remove_dir is not None:
+            remove_dir(self.dir)
+        else:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
     def files(self) -> list[str]:
         """File names in the partition directory (for diagnostics and tests)."""

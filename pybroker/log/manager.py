@@ -26,6 +26,7 @@ import shutil
 import uuid
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -91,12 +92,55 @@ class LogDirError(OSError):
         self.reason = reason
 
 
-class LogManager:
-    """Loads, creates, flushes, checkpoints and deletes partition logs."""
+def _remove_now(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
 
-    def __init__(self, log_dirs: list[Path], default_config: LogConfig) -> None:
+
+class BackgroundIO:
+    """One thread of its own for the storage work that may block for long — removing a
+    deleted log's directory (gigabytes of segments), writing and fsyncing the checkpoint
+    files — so that it never holds up the event loop. Work runs in the order it was asked
+    for. Once closed, work runs at once in the caller (the broker's last checkpoints at
+    shutdown)."""
+
+    def __init__(self) -> None:
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="storage-io")
+        self._closed = False
+
+    def submit(self, fn: Callable[..., None], *args: object) -> Future[None]:
+        if self._closed:
+            done: Future[None] = Future()
+            try:
+                fn(*args)
+            except BaseException as e:  # handed to whoever waits, as the executor would
+                done.set_exception(e)
+            else:
+                done.set_result(None)
+            return done
+        return self._executor.submit(fn, *args)
+
+    def remove_dir(self, path: Path) -> None:
+        """Remove a directory (renamed ``*-delete`` first: a removal cut short by a crash is
+        finished at the next start-up)."""
+        self.submit(_remove_now, path)
+
+    def close(self) -> None:
+        """Wait for the work asked for so far; later work runs in the caller."""
+        self._closed = True
+        self._executor.shutdown(wait=True)
+
+
+class LogManager:
+    """Loads, creates, flushes, checkpoints and deletes partition logs.
+
+    ``remove_dir`` removes a deleted log's directory: at once by default; the broker passes
+    :meth:`BackgroundIO.remove_dir`."""
+
+    def __init__(self, log_dirs: list[Path], default_config: LogConfig, *,
+                 remove_dir: Callable[[Path], None] = _remove_now) -> None:
         if not log_dirs:
             raise ValueError("at least one log dir is required")
+        self.remove_dir = remove_dir
         self.log_dirs = [Path(d) for d in log_dirs]
         self.default_config = default_config
         self._logs: dict[TopicPartition, Log] = {}
@@ -320,7 +364,7 @@ class LogManager:
         if log is None or log_dir is None:
             return
         _rename_dir(log, log.dir.with_name(_delete_dir_name(log.dir.name)))
-        log.delete()
+        log.delete(self.remove_dir)
 
     # -- moves between log dirs (Kafka's future logs) ---------------------------------------
 
@@ -380,7 +424,7 @@ class LogManager:
         if log is None:
             return
         _rename_dir(log, log.dir.with_name(_delete_dir_name(partition_dir_name(*tp))))
-        log.delete()
+        log.delete(self.remove_dir)
         logger.info("Deleted the future log of %s-%d", topic, partition)
 
     def replace_current_with_future(self, topic: str, partition: int, now_ms: int) -> Log:
@@ -466,7 +510,7 @@ class LogManager:
         self._doomed = keep
         for _, log in due:
             try:
-                log.delete()
+                log.delete(self.remove_dir)
             except OSError:
                 logger.exception("Could not delete %s", log.dir)
         return len(due)
@@ -486,17 +530,21 @@ class LogManager:
 
     def checkpoint(self) -> None:
         """Write both offset checkpoint files in every log dir, future logs included."""
+        write_offset_checkpoints(self.checkpoint_contents())
+
+    def checkpoint_contents(self) -> list[tuple[Path, dict[TopicPartition, int]]]:
+        """What :meth:`checkpoint` writes, file by file: taken on the event loop, so that the
+        writing can happen elsewhere (:func:`write_offset_checkpoints`)."""
+        out: list[tuple[Path, dict[TopicPartition, int]]] = []
         for log_dir in self.log_dirs:
             logs = {tp: log for tp, log in self._logs.items() if self._dir_of[tp] == log_dir}
             logs.update((tp, log) for tp, log in self._future_logs.items()
                         if self._future_dir_of[tp] == log_dir)
-            write_offset_checkpoint(
-                log_dir / RECOVERY_POINT_CHECKPOINT, {tp: log.recovery_point for tp, log in logs.items()}
-            )
-            write_offset_checkpoint(
-                log_dir / LOG_START_OFFSET_CHECKPOINT,
-                {tp: log.log_start_offset for tp, log in logs.items()},
-            )
+            out.append((log_dir / RECOVERY_POINT_CHECKPOINT,
+                        {tp: log.recovery_point for tp, log in logs.items()}))
+            out.append((log_dir / LOG_START_OFFSET_CHECKPOINT,
+                        {tp: log.log_start_offset for tp, log in logs.items()}))
+        return out
 
     def cleanup(self, now_ms: int) -> int:
         """Apply retention to every log (Kafka's ``log.retention.check.interval.ms`` task) and
@@ -510,6 +558,12 @@ class LogManager:
         for log in [*self._logs.values(), *self._future_logs.values()]:
             if log.unflushed_messages and now_ms - log.last_flush_ms >= log.config.flush_ms:
                 log.flush(now_ms=now_ms)
+
+
+def write_offset_checkpoints(contents: list[tuple[Path, dict[TopicPartition, int]]]) -> None:
+    """Write offset checkpoint files (each atomically, fsynced)."""
+    for path, offsets in contents:
+        write_offset_checkpoint(path, offsets)
 
 
 def _check_partition_name(topic: str, partition: int) -> None:

@@ -3,12 +3,17 @@
 
 A batch a client produced is checked here once, on the leader, by its header alone: size limits,
 CRC-32C, the v2 header's own consistency, the idempotent producer's fields and, when the topic
-bounds them, the timestamps. Only a batch whose timestamps are out of bounds is decoded, to name
-each offending record as Kafka's record errors do, and a client's batch for a compacted topic,
+bounds them, the timestamps. Records are decoded only where Kafka's checks need them: a batch
+whose timestamps are out of bounds, to name each offending record as Kafka's record errors do
+(and, when the topic bounds how old a record may be, a batch of several records, since only
+the first and the largest timestamps are in the header), a client's batch for a compacted topic,
 whose records must all have a key (INVALID_RECORD naming the keyless ones, as Kafka's
-``validateKey``; the broker's coordinators always write keys, so their appends are not decoded). Then the leader's part of the header is
+``validateKey``; the broker's coordinators always write keys, so their appends are not
+decoded). A topic whose ``compression.type`` names a codec (not ``producer``) stores every
+batch in that codec: a batch produced in another is decoded and rebuilt, as Kafka's validator
+does (a new CRC; control batches stay as written). Then the leader's part of the header is
 written in place (base offset, partition leader epoch and, for LogAppendTime topics, the
-timestamp): all outside the CRC, so the producer's CRC stays valid.
+timestamp): all outside the CRC, so the batch's CRC stays valid.
 
 A follower appends what its leader validated and skips all of this
 (:meth:`pybroker.log.log.Log.append_as_follower`). The broker's own coordinators append through
@@ -30,7 +35,8 @@ from protocol.records.batch import (
     set_log_append_time,
     set_partition_leader_epoch,
 )
-from protocol.records.record import decode_batch
+from protocol.records.compression import CompressionType, compression_level
+from protocol.records.record import build_batch, decode_batch
 
 from .config import LONG_MAX, LogConfig
 from .producer_state import AppendOrigin
@@ -64,10 +70,12 @@ def timestamp_bounds(config: LogConfig) -> tuple[int, int] | None:
 
 @dataclass(frozen=True, slots=True)
 class ValidatedBatch:
-    """A produced batch that passed validation, with the values the append needs."""
+    """A produced batch that passed validation, with the values the append needs: ``batch``
+    is the one to append (the produced one, or its re-compression in the topic's codec)."""
 
     header: BatchHeader
     size: int
+    batch: bytearray | memoryview
 
 
 class LogValidator:
@@ -75,13 +83,17 @@ class LogValidator:
 
     ``name`` (``topic-partition``) appears in the messages, as in Kafka's."""
 
-    __slots__ = ("config", "name", "_bounds", "_compacted")
+    __slots__ = ("config", "name", "_bounds", "_compacted", "_codec")
 
     def __init__(self, config: LogConfig, name: str) -> None:
         self.config = config
         self.name = name
         self._bounds = timestamp_bounds(config)
         self._compacted = "compact" in config.cleanup_policy.split(",")
+        #: the topic's codec for every batch (None: ``producer``, each batch keeps its own)
+        self._codec: int | None = (
+            None if config.compression_type.strip().lower() == "producer"
+            else CompressionType.from_name(config.compression_type))
 
     def validate(self, batch: bytearray | memoryview, now_ms: int,
                  origin: AppendOrigin = AppendOrigin.CLIENT) -> ValidatedBatch:
@@ -113,7 +125,42 @@ class LogValidator:
             self._validate_timestamps(batch, header, now_ms)
         if self._compacted and origin is AppendOrigin.CLIENT and not header.is_control:
             self._validate_keys(batch)
-        return ValidatedBatch(header, size)
+        target = self._target_codec(header)
+        if target is not None:
+            batch = self._recompressed(batch, header, target)
+            header = BatchHeader.parse(batch)
+            size = len(batch)
+            if size > cfg.max_message_bytes:
+                raise KafkaError(
+                    ErrorCode.MESSAGE_TOO_LARGE,
+                    f"Message batch size is {size} bytes in append to partition {self.name} "
+                    f"which exceeds the maximum configured size of {cfg.max_message_bytes}.")
+        return ValidatedBatch(header, size, batch)
+
+    def _target_codec(self, header: BatchHeader) -> int | None:
+        """The codec the topic stores this batch in when it is not the batch's own
+        (``compression.type`` other than ``producer``); None to keep the batch as it came.
+        Control batches (transaction markers) always stay as the coordinator wrote them."""
+        if self._codec is None or header.is_control or header.compression == self._codec:
+            return None
+        return self._codec
+
+    def _recompressed(self, batch: bytearray | memoryview, header: BatchHeader,
+                      codec: int) -> bytearray:
+        """The batch rebuilt in ``codec``, as Kafka's validator rebuilds it when the topic's
+        compression differs from the producer's: the same records, producer fields,
+        transactional flag and timestamp type; a new CRC."""
+        _, records = decode_batch(batch, verify_crc=False)
+        cfg = self.config
+        return build_batch(
+            records, codec=codec, timestamp_type=1 if header.is_log_append_time else 0,
+            producer_id=header.producer_id, producer_epoch=header.producer_epoch,
+            base_sequence=header.base_sequence,
+            partition_leader_epoch=header.partition_leader_epoch,
+            is_transactional=header.is_transactional, last_offset_delta=header.last_offset_delta,
+            compression_level=compression_level(
+                codec, gzip_level=cfg.compression_gzip_level, lz4_level=cfg.compression_lz4_level,
+                zstd_level=cfg.compression_zstd_level))
 
     def _validate_keys(self, batch: bytearray | memoryview) -> None:
         """A compacted topic keeps the last record of each key: a record without one is refused,
@@ -132,16 +179,24 @@ class LogValidator:
 
     def _validate_timestamps(self, batch: bytearray | memoryview, h: BatchHeader,
                              now_ms: int) -> None:
-        """message.timestamp.before/after.max.ms: the batch's first and largest timestamps are
-        checked; only when one is out of range are the records decoded to name each offender,
-        as Kafka's record errors do."""
+        """message.timestamp.before/after.max.ms, record by record as Kafka checks them. The
+        header tells the first and the largest timestamps, which settle the upper bound; a
+        lower bound needs every record (a later one may be older than the first), so the
+        records are decoded when the topic sets one and the batch has more than one record.
+        Records out of range are named, as Kafka's record errors do."""
         assert self._bounds is not None
         before, after = self._bounds
-        # a record without a timestamp (-1, as converted from message format v0) has nothing
-        # to check, as in Kafka
-        if all(ts == NO_TIMESTAMP or now_ms - before <= ts <= now_ms + after
-               for ts in (h.base_timestamp, h.max_timestamp)):
-            return
+
+        def in_range(ts: int) -> bool:
+            # a record without a timestamp (-1, as converted from message format v0) has
+            # nothing to check, as in Kafka
+            return ts == NO_TIMESTAMP or now_ms - before <= ts <= now_ms + after
+
+        if in_range(h.base_timestamp) and in_range(h.max_timestamp):
+            if before == LONG_MAX or h.records_count == 1:
+                return
+            if all(in_range(r.timestamp) for r in decode_batch(batch, verify_crc=False)[1]):
+                return
         # Kafka prints the bounds as Java longs, so an unlimited upper bound wraps around
         low, high = _java_long(now_ms - before), _java_long(now_ms + after)
         _, records = decode_batch(batch)
@@ -149,7 +204,7 @@ class LogValidator:
             (i, f"Timestamp {r.timestamp} of message with offset {r.offset - h.base_offset} is "
                 f"out of range. The timestamp should be within [{low}, {high}]")
             for i, r in enumerate(records)
-            if r.timestamp != NO_TIMESTAMP and not now_ms - before <= r.timestamp <= now_ms + after
+            if not in_range(r.timestamp)
         ]
         raise InvalidRecords(ErrorCode.INVALID_TIMESTAMP,
                              "One or more records have been rejected due to invalid timestamp",

@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from pybroker.config import BrokerConfig
 from pybroker.config.listeners import PLAINTEXT, SSL, TLS_PROTOCOLS
 from pybroker.security.principal import KafkaPrincipal
-from pybroker.security.tls import handshake_timeout_s, principal_builder, server_context
+from pybroker.security.tls import (
+    check_server_settings,
+    handshake_timeout_s,
+    principal_builder,
+    server_context,
+)
 
 #: how long a TLS handshake may take before the connection is closed (asyncio's default)
 DEFAULT_HANDSHAKE_TIMEOUT_S = 60.0
@@ -37,9 +42,20 @@ class ListenerSecurity:
 PLAINTEXT_LISTENER = ListenerSecurity()
 
 
+def check_listener_security(config: BrokerConfig, listener: str) -> None:
+    """What can be checked of a listener's security without reading files (ConfigException):
+    its protocol, its TLS settings, ``ssl.principal.mapping.rules`` on an SSL listener."""
+    protocol = config.security_protocol(listener)
+    if protocol in TLS_PROTOCOLS:
+        check_server_settings(config, listener)
+    if protocol == SSL:
+        principal_builder(config)
+
+
 def listener_security(config: BrokerConfig, listener: str) -> ListenerSecurity:
     """The security of ``listener`` under ``config`` (ConfigException when its protocol is
-    unknown or its TLS settings cannot be used)."""
+    unknown or its TLS settings cannot be used). Reads a TLS listener's key and trust stores:
+    call it off the event loop."""
     protocol = config.security_protocol(listener)
     if protocol not in TLS_PROTOCOLS:
         return ListenerSecurity(protocol)

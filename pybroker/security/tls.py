@@ -101,7 +101,8 @@ def _read(path: str, what: str) -> str:
 
 def _pkcs12_as_pem(path: str, password: str | None) -> str:
     try:
-        from cryptography.hazmat.primitives.serialization import (  # type: ignore[import-not-found,unused-ignore]
+        # (an optional dependency: the tests install it)
+        from cryptography.hazmat.primitives.serialization import (  # type: ignore[import-not-found,unused-ignore]  # noqa: E501
             Encoding,
             NoEncryption,
             PrivateFormat,
@@ -123,9 +124,10 @@ def _pkcs12_as_pem(path: str, password: str | None) -> str:
     return pem
 
 
-def _key_store(settings: dict[str, Any]) -> tuple[str, str | None] | None:
+def _key_store(settings: dict[str, Any], files: bool = True) -> tuple[str, str | None] | None:
     """(PEM with the private key and the certificate chain, key password), or None when no key
-    store is configured; refusals in Kafka's words (DefaultSslEngineFactory)."""
+    store is configured; refusals in Kafka's words (DefaultSslEngineFactory). ``files``: read
+    a key store file (else a file is taken as given: ``("", None)``)."""
     kind = settings["ssl.keystore.type"]
     location, password = settings["ssl.keystore.location"], settings["ssl.keystore.password"]
     chain, key = settings["ssl.keystore.certificate.chain"], settings["ssl.keystore.key"]
@@ -152,6 +154,8 @@ def _key_store(settings: dict[str, Any]) -> tuple[str, str | None] | None:
         if password:
             raise ConfigException("SSL key store password cannot be specified with PEM format, "
                                   "only key password may be specified")
+        if not files:
+            return "", None
         return normalise_pem(_read(location, "SSL keystore"), "ssl.keystore.location"), \
             key_password
     if not location:
@@ -163,13 +167,14 @@ def _key_store(settings: dict[str, Any]) -> tuple[str, str | None] | None:
         raise ConfigException("SSL key store is specified, but key store password is not "
                               "specified.")
     if kind == "PKCS12":
-        return _pkcs12_as_pem(location, password), None
+        return (_pkcs12_as_pem(location, password), None) if files else ("", None)
     raise ConfigException(f"SSL keystore {location} is of type {kind}, which this broker cannot "
                           "read: use ssl.keystore.type=PEM (or PKCS12)")
 
 
-def _trusted(settings: dict[str, Any]) -> str | None:
-    """The trusted certificates as PEM, or None when no trust store is configured."""
+def _trusted(settings: dict[str, Any], files: bool = True) -> str | None:
+    """The trusted certificates as PEM, or None when no trust store is configured (``files``:
+    as :func:`_key_store`)."""
     kind = settings["ssl.truststore.type"]
     location, inline = settings["ssl.truststore.location"], settings["ssl.truststore.certificates"]
     password = settings["ssl.truststore.password"]
@@ -193,6 +198,8 @@ def _trusted(settings: dict[str, Any]) -> str | None:
                               "cannot read: use ssl.truststore.type=PEM")
     if password:
         raise ConfigException("SSL trust store password cannot be specified for PEM format.")
+    if not files:
+        return ""
     return normalise_pem(_read(location, "SSL truststore"), "ssl.truststore.location")
 
 
@@ -242,24 +249,39 @@ def _apply_protocols_and_ciphers(context: ssl.SSLContext, settings: dict[str, An
                     from e
 
 
-def server_context(config: BrokerConfig, listener: str) -> ssl.SSLContext:
-    """The TLS context of a listener's connections (ConfigException when its settings do not
-    give one)."""
-    settings = ssl_settings(config, listener)
-    key_store = _key_store(settings)
+def _server_stores(settings: dict[str, Any], listener: str, files: bool
+                   ) -> tuple[tuple[str, str | None], str | None]:
+    key_store = _key_store(settings, files)
     if key_store is None:
         raise ConfigException(f"Listener {listener} runs over TLS but has no key store: set "
                               "ssl.keystore.type=PEM with ssl.keystore.location or "
                               "ssl.keystore.certificate.chain and ssl.keystore.key")
+    trusted = _trusted(settings, files)
+    client_auth = settings["ssl.client.auth"]
+    if client_auth != "none" and trusted is None:
+        raise ConfigException(f"ssl.client.auth={client_auth} on listener {listener} needs "
+                              "a trust store (ssl.truststore.*)")
+    return key_store, trusted
+
+
+def check_server_settings(config: BrokerConfig, listener: str) -> None:
+    """:func:`server_context`'s checks that read no file (ConfigException): what can be
+    checked on the event loop before a listener opens; its files are read as it opens."""
+    settings = ssl_settings(config, listener)
+    _server_stores(settings, listener, files=False)
+    _apply_protocols_and_ciphers(ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER), settings)
+
+
+def server_context(config: BrokerConfig, listener: str) -> ssl.SSLContext:
+    """The TLS context of a listener's connections (ConfigException when its settings do not
+    give one). Reads the key and trust stores: call it off the event loop."""
+    settings = ssl_settings(config, listener)
+    key_store, trusted = _server_stores(settings, listener, files=True)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     _apply_protocols_and_ciphers(context, settings)
     _load_key_store(context, *key_store)
     client_auth = settings["ssl.client.auth"]
-    trusted = _trusted(settings)
-    if client_auth != "none":
-        if trusted is None:
-            raise ConfigException(f"ssl.client.auth={client_auth} on listener {listener} needs "
-                                  "a trust store (ssl.truststore.*)")
+    if client_auth != "none" and trusted is not None:
         context.load_verify_locations(cadata=trusted)
         context.verify_mode = (ssl.CERT_REQUIRED if client_auth == "required"
                                else ssl.CERT_OPTIONAL)

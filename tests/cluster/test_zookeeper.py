@@ -55,6 +55,7 @@ from pybroker.zk.znodes import (
     TopicPartitionStateZNode,
     TopicZNode,
 )
+from pybroker.zk_broker import ConfigChangeWatcher, expired_notifications
 
 T = TypeVar("T")
 DEADLINE = 60.0
@@ -594,3 +595,45 @@ def test_controller_epoch_znode_holds_plain_text(zk_connect: str) -> None:
             assert data == b"1"
 
     run(main())
+
+
+def test_config_change_notifications_are_applied_then_purged_once_expired(
+        zk_connect: str) -> None:
+    """/config/changes: a watcher hands each new notification's entity to its handler, and
+    deletes notifications past their expiry (15 minutes on Kafka; 1.5 s here) - including
+    those written before it started."""
+    async def main() -> None:
+        async with kafka_zk(zk_connect) as kzk:
+            await kzk.create_config_change_notification("topics/old")
+            seen: list[tuple[str, dict[str, str]]] = []
+            watcher = ConfigChangeWatcher(
+                kzk, {"topics": lambda name, configs: seen.append((name, configs))},
+                expiration_ms=1500)
+            await watcher.start()
+            try:
+                await kzk.create_config_change_notification("topics/t")
+                await eventually(lambda: _true([name for name, _ in seen] == ["t"]),
+                                 "the change applied")
+                assert len(await kzk.get_config_change_notifications()) == 2
+                await asyncio.sleep(1.6)
+                # the next pass (a new change) purges the two expired ones, not its own
+                await kzk.create_config_change_notification("topics/u")
+                await eventually(lambda: _true(len(seen) == 2), "the second change applied")
+                await eventually(
+                    lambda: _count(kzk, 1), "the expired notifications purged")
+            finally:
+                await watcher.stop()
+
+    run(main())
+
+
+async def _count(kzk: KafkaZkClient, n: int) -> bool:
+    return len(await kzk.get_config_change_notifications()) == n
+
+
+def test_expired_notifications_are_those_older_than_the_expiry() -> None:
+    created = {"config_change_0000000001": 1_000, "config_change_0000000002": 5_000,
+               "config_change_0000000003": 9_000}
+    assert expired_notifications(created, now=10_000, expiration_ms=4_000) == [
+        "config_change_0000000001", "config_change_0000000002"]
+    assert expired_notifications(created, now=10_000) == []  # 15 minutes by default

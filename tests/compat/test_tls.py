@@ -1,6 +1,7 @@
-"""TLS listeners with real clients: kafka-python, confluent-kafka (librdkafka) and aiokafka
-produce and consume over SSL, with and without client certificates, and the broker names each
-connection by its certificate's subject (through ``ssl.principal.mapping.rules``). Fetches
+"""TLS listeners with real clients: kafka-python, confluent-kafka (librdkafka), aiokafka, the
+Java clients (kafka-clients 3.9 and 4.x) and Kafka's CLI tools produce and consume over SSL,
+with and without client certificates, and the broker names each connection by its
+certificate's subject (through ``ssl.principal.mapping.rules``). Fetches
 over TLS take the buffered path (sendfile cannot encrypt); a plaintext client on the TLS port
 and a handshake that never finishes are closed without harm to anyone else.
 
@@ -25,6 +26,14 @@ from pybroker.api.context import RequestContext
 from pybroker.network.dispatch import Interception
 from pybroker.testing.certs import CertificateAuthority, Credential, server_properties
 from pybroker.testing.inprocess import InProcessBroker
+
+# the Java clients' fixtures (kafka-clients 3.9 and 4.x), for the Java test below
+from tests.compat.java.conftest import (  # noqa: F401
+    JavaClient,
+    ProduceRecord,
+    java_client,
+    java_clients,
+)
 
 pytestmark = pytest.mark.compat
 
@@ -93,7 +102,8 @@ def tls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tls]:
 
     try:
         broker.call(lambda b: setattr(b.dispatcher, "interceptor", record))
-        ports = {name: port for name, _, port in broker.broker.socket_server.bound}  # type: ignore[union-attr]
+        server = broker.call(lambda b: b.socket_server)
+        ports = {name: port for name, _, port in server.bound}
         yield Tls(broker, ca, ca.write(tmp), alice, bob, ports, seen)
     finally:
         broker.stop()
@@ -284,3 +294,69 @@ def test_an_ssl_only_single_node_sends_its_transaction_markers_over_tls(tmp_path
         principals = broker.call(lambda b: {str(c.principal)
                                             for c in b.socket_server.connections})
         assert "User:CN=broker" in principals, principals
+
+
+def test_a_tls_listener_added_at_run_time(tmp_path: Path) -> None:
+    """A dynamic ``listeners`` change opens an SSL listener with the listener's TLS settings
+    from server.properties; clients then reach it over TLS with their certificates."""
+    from confluent_kafka.admin import AdminClient
+
+    from protocol.errors import ErrorCode
+    from protocol.messages import ApiKey, alter_configs_request as ac
+    from pybroker.testing.broker_process import free_port
+    from pybroker.testing.wire_client import WireClient
+
+    ca = CertificateAuthority.create()
+    server = ca.issue("CN=broker")
+    carol = ca.issue("CN=carol", client=True)
+    carol.write(tmp_path, "carol")
+    ca_file = ca.write(tmp_path)
+    port, tls_port = free_port(), free_port()
+    overrides = {"listeners": f"PLAINTEXT://127.0.0.1:{port}",
+                 "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
+                 "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,SECURE:SSL",
+                 **server_properties(ca, server, client_auth="required", listener="SECURE")}
+    with InProcessBroker(tmp_path / "data", overrides=overrides, port=port) as broker:
+        listeners = f"PLAINTEXT://127.0.0.1:{port},SECURE://127.0.0.1:{tls_port}"
+        with WireClient(broker.bootstrap) as client:
+            response = client.call(ApiKey.ALTER_CONFIGS, 2, ac.AlterConfigsRequest(resources=[
+                ac.AlterConfigsResource(resource_type=4, resource_name="0", configs=[
+                    ac.AlterableConfig(name="listeners", value=listeners),
+                    ac.AlterableConfig(name="advertised.listeners", value=listeners)])]))
+        [result] = response.responses
+        assert result.error_code == ErrorCode.NONE, result
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and "SECURE" not in broker.call(
+                lambda b: b.socket_server.listener_security):
+            time.sleep(0.05)
+        admin = AdminClient({"bootstrap.servers": f"127.0.0.1:{tls_port}",
+                             "security.protocol": "SSL", "ssl.ca.location": str(ca_file),
+                             "ssl.certificate.location": str(carol.files["chain"]),
+                             "ssl.key.location": str(carol.files["key"])})
+        metadata = admin.list_topics(timeout=10)
+        assert [(b.host, b.port) for b in metadata.brokers.values()] == [
+            ("127.0.0.1", tls_port)]
+        assert broker.call(lambda b: b.socket_server.listener_security["SECURE"].protocol) == \
+            "SSL"
+
+
+def test_the_java_clients_with_inline_pem(tls: Tls, java_client: JavaClient) -> None:  # noqa: F811
+    """kafka-clients 3.9 and 4.x (the driver of tests/compat/java), each producing and
+    reading back over SSL with the key store given inline (ssl.keystore.key and
+    ssl.keystore.certificate.chain), as Kafka's clients take it."""
+    name = topic()
+    ssl_config = ["security.protocol=SSL", "ssl.truststore.type=PEM",
+                  f"ssl.truststore.certificates={tls.ca.cert_pem}",
+                  "ssl.keystore.type=PEM", f"ssl.keystore.key={tls.alice.key_pem}",
+                  f"ssl.keystore.certificate.chain={tls.alice.chain_pem}"]
+    options = [arg for item in ssl_config for arg in ("--config", item)]
+    bootstrap = f"127.0.0.1:{tls.ports['SSL']}"
+    records = [ProduceRecord(b"k%d" % i, b"java-%d" % i, partition=0) for i in range(40)]
+    acks = java_client.produce(bootstrap, name, records, *options)
+    assert [a["offset"] for a in acks] == list(range(40))
+    consumed = java_client.run("consume-assign", "--bootstrap", bootstrap, "--topic", name,
+                               "--partitions", "0", "--from-beginning", "--count", "40",
+                               *options)
+    assert consumed[-1]["summary"]["timedOut"] is False
+    assert len([line for line in consumed if "offset" in line]) == 40
+    assert ("SSL", "User:CN=alice,OU=eng,O=Example") in tls.seen

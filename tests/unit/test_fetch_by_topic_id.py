@@ -2,7 +2,8 @@
 dispatcher and codecs to a broker of tests/unit/replication_harness. Topics by id (KIP-516):
 UNKNOWN_TOPIC_ID after the partitions read, INCONSISTENT_TOPIC_ID for a topic recreated under
 another id; the follower's ReplicaState (KIP-903) reaching its follower state; v16's
-CurrentLeader and NodeEndpoints (KIP-951); records left as file splices at every version."""
+CurrentLeader and NodeEndpoints (KIP-951), and Produce v10's; records left as file splices at
+every version."""
 
 from __future__ import annotations
 
@@ -17,7 +18,13 @@ import pytest
 from protocol.client import ClientConnection
 from protocol.errors import ErrorCode
 from protocol.framing import FrameDecoder
-from protocol.messages import ApiKey, fetch_request as freq, fetch_response as fresp
+from protocol.messages import (
+    ApiKey,
+    fetch_request as freq,
+    fetch_response as fresp,
+    produce_request as preq,
+    produce_response as presp,
+)
 from protocol.primitives import ZERO_UUID
 from protocol.records.record import build_batch
 from pybroker.cluster.metadata_cache import BrokerNode, PartitionInfo, PartitionUpdate
@@ -183,3 +190,39 @@ def test_a_follower_fetch_before_update_metadata_reads_by_the_hosted_partitions_
         assert summary(consumer) == [(TOPIC_ID, 0, "UNKNOWN_TOPIC_ID")]
     finally:
         c.close()
+
+
+def produce(node: Node, version: int) -> presp.ProduceResponse:
+    """Send a one-record Produce (acks=1) through ``node``'s dispatcher."""
+    batch = bytes(build_batch([(None, b"x", (), T0)]))
+    request = preq.ProduceRequest(acks=1, timeout_ms=1000, topic_data=[preq.TopicProduceData(
+        name=TOPIC, partition_data=[preq.PartitionProduceData(index=0, records=batch)])])
+    conn = ClientConnection("test")
+    _, frame = conn.send_request(ApiKey.PRODUCE, version, request)
+    [raw] = FrameDecoder().feed(frame)
+    encoded = node.dispatcher.dispatch(raw, _Peer())  # type: ignore[arg-type]
+    assert not isinstance(encoded, asyncio.Future)
+    [(_, response)] = conn.receive_data(bytes(encoded))
+    assert isinstance(response, presp.ProduceResponse)
+    return response
+
+
+@pytest.mark.parametrize("version", [9, 10, 11])
+def test_produce_v10_names_the_current_leader_to_a_producer_at_a_follower(
+        cluster, version: int) -> None:
+    """KIP-951 for Produce: NOT_LEADER_OR_FOLLOWER from v10 carries the leader and its
+    endpoint, so the producer can retry there without a Metadata request first."""
+    response = produce(cluster[2], version)
+    [[p]] = [t.partition_responses for t in response.responses]
+    assert p.error_code == ErrorCode.NOT_LEADER_OR_FOLLOWER
+    if version < 10:
+        assert p.current_leader == presp.LeaderIdAndEpoch() and response.node_endpoints == []
+        return
+    assert (p.current_leader.leader_id, p.current_leader.leader_epoch) == (1, 2)
+    assert response.node_endpoints == [
+        presp.NodeEndpoint(node_id=1, host="127.0.0.1", port=9001, rack="r1")]
+    # at the leader there is nothing to say
+    at_leader = produce(cluster[1], version)
+    [[ok]] = [t.partition_responses for t in at_leader.responses]
+    assert ok.error_code == ErrorCode.NONE and at_leader.node_endpoints == []
+    assert ok.current_leader == presp.LeaderIdAndEpoch()

@@ -108,3 +108,22 @@ def test_a_listeners_own_settings_survive_a_dynamic_change() -> None:
                                          "listener.name.secure.ssl.client.auth": "required",
                                          "log.retention.ms": "1000"})
     assert built.config.props["listener.name.secure.ssl.client.auth"] == "required"
+
+
+def test_a_tls_listener_that_cannot_be_served_stops_the_broker(tmp_path) -> None:
+    with pytest.raises(ConfigError, match="Listener SSL runs over TLS but has no key store"):
+        Broker(config(listeners="PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0",
+                      log_dirs=str(tmp_path)))
+    broker = Broker(config(listeners="PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0",
+                           log_dirs=str(tmp_path / "b"),
+                           **{"ssl.keystore.type": "PEM",
+                              "ssl.keystore.location": str(tmp_path / "missing.pem")}))
+
+    async def main() -> None:
+        try:
+            await broker.start()
+        finally:
+            await broker.stop()
+
+    with pytest.raises(ConfigError, match="Failed to load SSL keystore"):
+        asyncio.run(main())

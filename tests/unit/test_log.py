@@ -226,6 +226,31 @@ def test_a_compacted_topic_refuses_keyless_records_naming_each(tmp_path: Path) -
     assert log.append_as_leader(make_batch(), leader_epoch=0, now_ms=T0).first_offset == 2
 
 
+def test_a_topic_codec_recompresses_batches_produced_in_another(tmp_path: Path) -> None:
+    log = open_log(tmp_path, compression_type="zstd")
+    rows = [(b"k%d" % i, b"v" * 50, (), T0 + i) for i in range(5)]
+    produced = build_batch(rows, codec=CompressionType.GZIP, producer_id=7, producer_epoch=2,
+                           base_sequence=10, is_transactional=True)
+    info = log.append_as_leader(produced, leader_epoch=3, now_ms=T0 + 100)
+    assert (info.first_offset, info.last_offset, info.max_timestamp) == (0, 4, T0 + 4)
+    data = read_bytes(log, 0)
+    header, records = decode_batch(data)  # checks the new CRC
+    assert header.compression == CompressionType.ZSTD
+    assert (header.producer_id, header.producer_epoch, header.base_sequence) == (7, 2, 10)
+    assert header.is_transactional and header.partition_leader_epoch == 3
+    assert [(r.offset, r.key, r.value, r.timestamp) for r in records] == [
+        (i, k, v, ts) for i, (k, v, _, ts) in enumerate(rows)]
+    # a batch already in the topic's codec is appended as it came
+    same = build_batch(rows, codec=CompressionType.ZSTD, producer_id=7, producer_epoch=2,
+                       base_sequence=15, is_transactional=True)
+    log.append_as_leader(same, leader_epoch=3, now_ms=T0 + 100)
+    assert read_bytes(log, 5)[61:] == bytes(same)[61:]
+    # "uncompressed" stores a compressed batch without compression
+    log.update_config(LogConfig(compression_type="uncompressed"))
+    log.append_as_leader(build_batch(rows, codec=CompressionType.LZ4), leader_epoch=3, now_ms=T0)
+    assert BatchHeader.parse(read_bytes(log, 10)).compression == CompressionType.NONE
+
+
 def test_log_append_time_rewrites_timestamp_and_keeps_crc_valid(tmp_path: Path) -> None:
     log = open_log(tmp_path, message_timestamp_type="LogAppendTime")
     now = T0 + 5000

@@ -131,3 +131,41 @@ def test_cipher_suites_in_kafkas_names() -> None:
         "ECDHE-ECDSA-CHACHA20-POLY1305")  # OpenSSL names it without the hash
     assert openssl_cipher("TLS_RSA_WITH_AES_256_CBC_SHA") == "AES256-SHA"
     assert openssl_cipher("TLS_AES_128_GCM_SHA256") == "TLS_AES_128_GCM_SHA256"
+
+
+def test_a_pkcs12_key_store(ca: CertificateAuthority, tmp_path: Path) -> None:
+    from cryptography.hazmat.primitives.serialization import (
+        BestAvailableEncryption,
+        load_pem_private_key,
+        pkcs12,
+    )
+
+    server = ca.issue("CN=broker")
+    key = load_pem_private_key(server.key_pem.encode(), None)
+    cert = x509.load_pem_x509_certificate(server.cert_pem.encode())
+    path = tmp_path / "broker.p12"
+    path.write_bytes(pkcs12.serialize_key_and_certificates(
+        b"broker", key, cert, [ca.cert], BestAvailableEncryption(b"store-secret")))
+    props = {"ssl.keystore.type": "PKCS12", "ssl.keystore.location": str(path),
+             "ssl.keystore.password": "store-secret"}
+    assert server_context(config(listeners="SSL://:9093", **props), "SSL").verify_mode == (
+        ssl.CERT_NONE)
+    with pytest.raises(ConfigException, match="of type PKCS12"):
+        server_context(config(listeners="SSL://:9093",
+                              **{**props, "ssl.keystore.password": "wrong"}), "SSL")
+
+
+def test_settings_checked_without_reading_files(tmp_path: Path) -> None:
+    from pybroker.security.tls import check_server_settings
+
+    missing = str(tmp_path / "nowhere.pem")
+    props = {"ssl.keystore.type": "PEM", "ssl.keystore.location": missing,
+             "ssl.truststore.type": "PEM", "ssl.truststore.location": missing,
+             "ssl.client.auth": "required"}
+    cfg = config(listeners="SSL://:9093", **props)
+    check_server_settings(cfg, "SSL")  # the files are read when the listener opens
+    with pytest.raises(ConfigException, match="Failed to load SSL keystore"):
+        server_context(cfg, "SSL")
+    with pytest.raises(ConfigException, match="needs a trust store"):
+        check_server_settings(config(listeners="SSL://:9093", **{
+            **props, "ssl.truststore.location": ""}), "SSL")

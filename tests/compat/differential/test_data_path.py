@@ -6,6 +6,7 @@ must agree field by field except where KNOWN (below) says why not.
 
 from __future__ import annotations
 
+import time
 import uuid
 
 from protocol.messages import delete_records_request as dr
@@ -128,6 +129,12 @@ def produce_errors(rec: Recorder, names) -> None:
     # (the messages name the bounds, which come from each broker's clock)
     rec.call("timestamp too old", rq.PRODUCE, 9, rq.produce(strict, rq.batch(2)),
              mask=("responses[*].partition_responses[*].record_errors[*].batch_index_error_message",))
+    # the first and the largest timestamps are in range; the middle record is a day old
+    now = int(time.time() * 1000)
+    mixed = bytes(build_batch([(b"k%d" % i, b"v", [], ts)
+                               for i, ts in enumerate((now, rq.T0, now + 10))]))
+    rec.call("one record in the middle too old", rq.PRODUCE, 9, rq.produce(strict, mixed),
+             mask=("responses[*].partition_responses[*].record_errors[*].batch_index_error_message",))
     rec.call("zstd at v5", rq.PRODUCE, 5, rq.produce(t, rq.batch(1, codec=CompressionType.ZSTD)))
     # min.insync.replicas above the replication factor counts as the replication factor
     isr2 = names("isr2")
@@ -184,6 +191,32 @@ def keyless_records_on_a_compacted_topic(rec: Recorder, names) -> None:
     rec.call("compact,delete", rq.PRODUCE, 9, rq.produce(names("both"), batch([None])))
     rec.call("at v3", rq.PRODUCE, 3, rq.produce(t, batch([None, b"k"])))
     rec.call("fetch: only the keyed batch", rq.FETCH, 12, rq.fetch(t, 0))
+
+
+def topic_compression(rec: Recorder, names) -> None:
+    """A topic whose compression.type names a codec stores every batch in it: batches produced
+    in another codec (or none) come back re-compressed, with the producer's fields and
+    timestamps; compression.type=uncompressed stores a compressed batch uncompressed. The
+    compressed bytes (and so the CRC and length) depend on each side's codec library."""
+    gz, plain_topic = names("gzip"), names("uncompressed")
+    create(rec, rq.topic(gz, 1, configs={"compression.type": "gzip"}),
+           rq.topic(plain_topic, 1, configs={"compression.type": "uncompressed"}))
+
+    def batch(codec: int, **fields: int) -> bytes:
+        return bytes(build_batch([(b"k%d" % i, b"v%d" % i * 20, [], rq.T0 + i) for i in range(4)],
+                                 codec=codec, **fields))
+
+    rec.call("uncompressed into gzip", rq.PRODUCE, 9, rq.produce(gz, batch(CompressionType.NONE)))
+    rec.call("lz4 into gzip", rq.PRODUCE, 9, rq.produce(gz, batch(CompressionType.LZ4)))
+    rec.call("gzip into gzip", rq.PRODUCE, 9, rq.produce(gz, batch(CompressionType.GZIP)))
+    rec.call("idempotent zstd into gzip", rq.PRODUCE, 9, rq.produce(gz, batch(
+        CompressionType.ZSTD, producer_id=4242, producer_epoch=0, base_sequence=0)))
+    rec.call("snappy into uncompressed", rq.PRODUCE, 9,
+             rq.produce(plain_topic, batch(CompressionType.SNAPPY)))
+    masks = ("responses[*].partitions[*].records[*].header.crc",
+             "responses[*].partitions[*].records[*].header.batch_length")
+    rec.call("fetch the gzip topic", rq.FETCH, 12, rq.fetch(gz, 0), mask=masks)
+    rec.call("fetch the uncompressed topic", rq.FETCH, 12, rq.fetch(plain_topic, 0))
 
 
 def fetch_sessions(rec: Recorder, names) -> None:
@@ -429,6 +462,10 @@ def test_fetch_errors(pair, names) -> None:
 
 def test_keyless_records_on_a_compacted_topic(pair, names) -> None:
     pair.check(keyless_records_on_a_compacted_topic, names, KNOWN)
+
+
+def test_topic_compression(pair, names) -> None:
+    pair.check(topic_compression, names, KNOWN)
 
 
 def test_fetch_sessions(pair, names) -> None:
