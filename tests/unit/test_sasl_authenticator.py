@@ -245,3 +245,38 @@ def test_offered_mechanisms_come_in_kafkas_hash_set_order() -> None:
         "PLAIN", "SCRAM-SHA-256"]
     many = [f"M{i}" for i in range(40)]  # more than 12: a bigger table
     assert sorted(hash_set_order(many)) == sorted(many)
+
+
+# -- the client side (inter-broker connections) -------------------------------------------------
+
+def test_client_exchanges_complete_against_the_server() -> None:
+    from pybroker.security.sasl_client import SaslClientCredentials
+
+    for mechanism, user, password in (("PLAIN", "alice", "alice-secret"),
+                                      ("SCRAM-SHA-256", "alice", "alice-scram")):
+        auth = SaslAuthenticator(_settings())
+        assert auth.handshake(mechanism, 1).error_code == 0
+        exchange = SaslClientCredentials(mechanism, user, password).exchange()
+        token: bytes | None = exchange.first()
+        while token is not None:
+            answer = auth.authenticate(token, 2, 0)
+            assert answer.error_code == 0, answer
+            token = exchange.respond(answer.auth_bytes)
+        assert exchange.done and auth.authenticated
+
+
+def test_inter_broker_credentials_come_from_the_listeners_jaas() -> None:
+    from pybroker.security.sasl_client import SaslClientCredentials, inter_broker_credentials
+
+    props = {"sasl.mechanism.inter.broker.protocol": "SCRAM-SHA-512",
+             "listener.name.internal.scram-sha-512.sasl.jaas.config":
+                 'org.apache.kafka.common.security.scram.ScramLoginModule required '
+                 'username="broker" password="pw";'}
+    assert inter_broker_credentials(props, "INTERNAL", "PLAINTEXT") is None
+    assert inter_broker_credentials(props, "INTERNAL", "SASL_SSL") == SaslClientCredentials(
+        "SCRAM-SHA-512", "broker", "pw")
+    with pytest.raises(ValueError, match="GSSAPI is not supported"):
+        inter_broker_credentials({}, "INTERNAL", "SASL_PLAINTEXT")
+    with pytest.raises(ValueError, match="no username and password"):
+        inter_broker_credentials({"sasl.mechanism.inter.broker.protocol": "PLAIN"},
+                                 "INTERNAL", "SASL_PLAINTEXT")
