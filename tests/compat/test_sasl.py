@@ -304,6 +304,29 @@ def test_reauthentication_and_expired_sessions(sasl_broker: SaslBroker) -> None:
         assert_closed(sock)
 
 
+def test_confluent_kafka_reauthenticates_on_the_same_connections(
+        sasl_broker: SaslBroker) -> None:
+    """librdkafka re-authenticates (KIP-368) before the 3 s sessions end: a producer keeps
+    working for three sessions without an error and without the broker closing a connection
+    for an expired session."""
+    from confluent_kafka import KafkaError, Producer
+
+    errors: list[KafkaError] = []
+    producer = Producer({"bootstrap.servers": sasl_broker.sasl,
+                         "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN",
+                         "sasl.username": "alice", "sasl.password": "alice-secret",
+                         "error_cb": errors.append})
+    topic = f"reauth-{uuid.uuid4().hex[:6]}"
+    log = sasl_broker.broker.log_path
+    expired_before = log.read_text().count("session expired")
+    for i in range(9):
+        producer.produce(topic, b"%d" % i)
+        assert producer.flush(10) == 0
+        time.sleep(1)
+    assert errors == []
+    assert log.read_text().count("session expired") == expired_before
+
+
 # -- real clients --------------------------------------------------------------------------------
 
 CASES = [("PLAIN", "alice", "alice-secret"),
