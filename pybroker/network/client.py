@@ -89,6 +89,11 @@ class BrokerClient(asyncio.BufferedProtocol):
         self._closed: str | None = None  # why the connection ended, once it has
         self._write_paused = False
         self._drain_waiters: list[asyncio.Future[None]] = []
+        #: when to re-authenticate (loop time; KIP-368), None: the session never ends
+        self._reauth_at: float | None = None
+        #: set while requests may be sent (cleared during a re-authentication)
+        self._sendable = asyncio.Event()
+        self._sendable.set()
 
     @property
     def address(self) -> str:
@@ -140,7 +145,7 @@ class BrokerClient(asyncio.BufferedProtocol):
     async def _authenticate(self, sasl: SaslClientCredentials, timeout_ms: int) -> None:
         """SaslHandshake v1 and SaslAuthenticate v2 until the exchange is done, as Kafka's
         clients authenticate; BrokerConnectError when the broker refuses."""
-        answer = await self.request(ApiKey.SASL_HANDSHAKE, 1, SaslHandshakeRequest(
+        answer = await self._send(ApiKey.SASL_HANDSHAKE, 1, SaslHandshakeRequest(
             mechanism=sasl.mechanism), timeout_ms)
         if answer.error_code != ErrorCode.NONE:
             raise BrokerConnectError(
@@ -149,7 +154,7 @@ class BrokerClient(asyncio.BufferedProtocol):
         exchange = sasl.exchange()
         token: bytes | None = exchange.first()
         while token is not None:
-            reply = await self.request(ApiKey.SASL_AUTHENTICATE, 2, SaslAuthenticateRequest(
+            reply = await self._send(ApiKey.SASL_AUTHENTICATE, 2, SaslAuthenticateRequest(
                 auth_bytes=token), timeout_ms)
             if reply.error_code != ErrorCode.NONE:
                 raise BrokerConnectError(
@@ -160,14 +165,43 @@ class BrokerClient(asyncio.BufferedProtocol):
             except SaslFailure as exc:
                 raise BrokerConnectError(
                     f"SASL authentication to {self.address} failed: {exc}") from exc
+            if token is None and reply.session_lifetime_ms > 0:
+                # re-authenticate before the session ends, as Kafka's clients do (at 85-95%
+                # of it; here 90%)
+                self._reauth_at = (asyncio.get_running_loop().time()
+                                   + reply.session_lifetime_ms * 0.9 / 1000)
+
+    async def _reauthenticate(self, timeout_ms: int) -> None:
+        """KIP-368: once the requests in flight are answered, authenticate again on this
+        connection; requests asked for meanwhile wait."""
+        assert self.sasl is not None
+        self._sendable.clear()
+        self._reauth_at = None
+        try:
+            while self._waiters and self._closed is None:
+                await asyncio.sleep(0.005)
+            await self._authenticate(self.sasl, timeout_ms)
+        except BrokerClientError as exc:
+            self._end(f"closed: re-authentication failed: {exc}", abort=True)
+            raise
+        finally:
+            self._sendable.set()
 
     async def request(self, api_key: int, version: int, body: Any, timeout_ms: int | None) -> Any:
         """Send one request and return its decoded response (None for a Produce with acks=0,
         which is never answered). ``timeout_ms`` None waits as long as the connection lives.
 
         Several requests may be in flight at once; each returns its own answer. A request
-        this codebase cannot encode raises ValueError before anything is written.
+        this codebase cannot encode raises ValueError before anything is written. When the
+        connection's SASL session is about to end, it re-authenticates first.
         """
+        if not self._sendable.is_set():
+            await self._sendable.wait()
+        if self._reauth_at is not None and asyncio.get_running_loop().time() >= self._reauth_at:
+            await self._reauthenticate(timeout_ms if timeout_ms is not None else 30_000)
+        return await self._send(api_key, version, body, timeout_ms)
+
+    async def _send(self, api_key: int, version: int, body: Any, timeout_ms: int | None) -> Any:
         transport = self._transport
         if self._closed is not None:
             raise ConnectionLostError(f"connection to {self.address} {self._closed}")

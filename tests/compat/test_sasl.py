@@ -572,3 +572,33 @@ def test_kafka_python_and_aiokafka_over_sasl_ssl(sasl_ssl_broker: SaslSslBroker)
             await consumer.stop()
 
     assert asyncio.run(consume()) == b"kafka-python over tls"
+
+
+def test_broker_client_reauthenticates(sasl_broker: SaslBroker) -> None:
+    """The brokers' own client (inter-broker connections) re-authenticates before its session
+    ends; one that did not is closed at its first request after the end."""
+    from protocol.messages.metadata_request import MetadataRequest
+    from pybroker.network.client import BrokerClient, ConnectionLostError
+    from pybroker.security.sasl_client import SaslClientCredentials
+
+    credentials = SaslClientCredentials("PLAIN", "alice", "alice-secret")
+    host, port = sasl_broker.sasl.split(":")
+
+    async def run(reauthenticate: bool) -> str:
+        client = BrokerClient(host, int(port), client_id="reauth-test", sasl=credentials)
+        await client.connect(10)
+        try:
+            await client.request(3, 12, MetadataRequest(topics=[]), 10_000)
+            if not reauthenticate:
+                client._reauth_at = None  # as a client that does not re-authenticate
+            await asyncio.sleep(REAUTH_MS / 1000 + 0.3)
+            try:
+                await client.request(3, 12, MetadataRequest(topics=[]), 10_000)
+            except ConnectionLostError:
+                return "closed"
+            return "answered"
+        finally:
+            client.close()
+
+    assert asyncio.run(run(True)) == "answered"
+    assert asyncio.run(run(False)) == "closed"
