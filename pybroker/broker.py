@@ -151,7 +151,13 @@ class BrokerBase:
         return self._sasl_settings[listener]
 
     def _new_sasl_authenticator(self, listener: str) -> SaslAuthenticator | None:
-        settings = self._sasl_listener_settings(listener)
+        try:
+            settings = self._sasl_listener_settings(listener)
+        except ConfigError as e:
+            # a listener added at run time with SASL settings that do not parse: it fails
+            # closed (no mechanism is offered) rather than letting anyone in
+            log.error("listener %s: %s; it offers no SASL mechanism", listener, e)
+            settings = self._sasl_settings[listener] = SaslServerSettings(())
         return SaslAuthenticator(settings) if settings is not None else None
 
     def _check_log_dirs(self) -> None:

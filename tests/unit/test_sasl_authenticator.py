@@ -280,3 +280,38 @@ def test_inter_broker_credentials_come_from_the_listeners_jaas() -> None:
     with pytest.raises(ValueError, match="no username and password"):
         inter_broker_credentials({"sasl.mechanism.inter.broker.protocol": "PLAIN"},
                                  "INTERNAL", "SASL_PLAINTEXT")
+
+
+# -- the broker's SASL listeners ------------------------------------------------------------------
+
+BAD_JAAS = "org.apache.kafka.common.security.plain.PlainLoginModule required user_x=;"
+
+
+def _broker_config(tmp_path, **extra: str):
+    from pybroker.config import BrokerConfig
+
+    return BrokerConfig.from_dict({
+        "log.dirs": str(tmp_path), "listeners": "PLAINTEXT://127.0.0.1:0",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,EXTRA:SASL_PLAINTEXT",
+        "sasl.enabled.mechanisms": "PLAIN", **extra})
+
+
+def test_a_sasl_listener_with_bad_jaas_stops_the_broker(tmp_path) -> None:
+    from pybroker.broker import Broker, ConfigError
+
+    config = _broker_config(tmp_path, **{
+        "listeners": "PLAINTEXT://127.0.0.1:0,EXTRA://127.0.0.1:0",
+        "listener.name.extra.plain.sasl.jaas.config": BAD_JAAS})
+    with pytest.raises(ConfigError, match="invalid sasl.jaas.config for PLAIN"):
+        Broker(config)
+
+
+def test_a_sasl_listener_added_later_with_bad_jaas_fails_closed(tmp_path) -> None:
+    from pybroker.broker import Broker
+
+    broker = Broker(_broker_config(tmp_path, **{
+        "listener.name.extra.plain.sasl.jaas.config": BAD_JAAS}))
+    assert broker._new_sasl_authenticator("PLAINTEXT") is None
+    auth = broker._new_sasl_authenticator("EXTRA")
+    assert auth is not None and auth.settings.offered_mechanisms == []
+    assert auth.handshake("PLAIN", 1).error_code == UNSUPPORTED_SASL_MECHANISM
