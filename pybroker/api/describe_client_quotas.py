@@ -19,16 +19,21 @@ from pybroker.api.registry import api
 ENTITY_TYPES = ("user", "client-id", "ip")
 
 
-def _filter_error(components: list[req.ComponentData]) -> str | None:
+def _filter_error(components: list[req.ComponentData]) -> tuple[ErrorCode, str] | None:
+    """Kafka's refusals of a filter: a custom entity type is UNSUPPORTED_VERSION, the others
+    INVALID_REQUEST."""
     seen: set[str] = set()
     for c in components:
         if c.entity_type not in ENTITY_TYPES:
-            return f"Custom entity type '{c.entity_type}' not supported"
+            return (ErrorCode.UNSUPPORTED_VERSION,
+                    f"Custom entity type '{c.entity_type}' not supported")
         if c.entity_type in seen:
-            return f"Duplicate {c.entity_type} filter component entity type"
+            return (ErrorCode.INVALID_REQUEST,
+                    f"Duplicate {c.entity_type} filter component entity type")
         seen.add(c.entity_type)
     if "ip" in seen and len(seen) > 1:
-        return ("Invalid entity filter component combination, IP filter component should not "
+        return (ErrorCode.INVALID_REQUEST,
+                "Invalid entity filter component combination, IP filter component should not "
                 "be used with user or clientId filter component.")
     return None
 
@@ -38,7 +43,6 @@ def handle(ctx: RequestContext, request: req.DescribeClientQuotasRequest,
            ) -> m.DescribeClientQuotasResponse:
     error = _filter_error(request.components)
     if error is not None:
-        return m.DescribeClientQuotasResponse(error_code=ErrorCode.INVALID_REQUEST,
-                                              error_message=error, entries=None)
-    return m.DescribeClientQuotasResponse(error_code=ErrorCode.NONE, error_message=None,
-                                          entries=[])
+        return m.DescribeClientQuotasResponse(error_code=error[0], error_message=error[1],
+                                              entries=None)
+    return m.DescribeClientQuotasResponse(error_code=ErrorCode.NONE, entries=[])

@@ -278,3 +278,29 @@ def test_user_scram_credentials_answer_alike(pair: tuple[str, str, str, str]) ->
         )
 
     assert observe(pair[0]) == observe(pair[2])
+
+
+def test_describe_client_quotas_answers_alike(pair: tuple[str, str, str, str]) -> None:
+    """kafka-configs --describe --entity-type users asks for quotas first; neither broker has
+    any, and both check the filter alike."""
+    from protocol.messages import describe_client_quotas_request as quotas
+
+    def component(entity_type: str, match_type: int = 0, match: str | None = "alice"):
+        return quotas.ComponentData(entity_type=entity_type, match_type=match_type, match=match)
+
+    filters = [[], [component("user")], [component("user", 2, None)],
+               [component("user", 1, None), component("client-id", 2, None)],
+               [component("nonsense")], [component("user"), component("user")],
+               [component("ip", 2, None), component("user")]]
+
+    def observe(bootstrap: str) -> object:
+        out = []
+        with WireClient(bootstrap) as client:
+            for components in filters:
+                for strict in (False, True):
+                    r = client.call(48, 1, quotas.DescribeClientQuotasRequest(
+                        components=components, strict=strict))
+                    out.append((r.error_code, r.error_message, r.entries))
+        return out
+
+    assert observe(pair[0]) == observe(pair[2])
