@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pybroker.admin.local import LocalAdminManager
+from pybroker.admin.user_credentials import LocalUserCredentials
 from pybroker.api.registry import EMBEDDED, load_handlers
 from pybroker.api.services import BrokerServices
 from pybroker.cluster.fetch_session import FetchSessionCache
@@ -21,7 +22,7 @@ from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.cluster.txn_verification import AddPartitionsToTxnManager
 from pybroker.config import BrokerConfig, ConfigException, Endpoint
 from pybroker.config.dynamic import DEFAULT_ENTITY, DynamicBrokerConfig, EffectiveBrokerConfig
-from pybroker.config.listeners import TLS_PROTOCOLS
+from pybroker.config.listeners import SASL_PROTOCOLS, TLS_PROTOCOLS
 from pybroker.controller.local import LocalController
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
@@ -41,8 +42,12 @@ from pybroker.reconfigurables import (
     ThreadPoolReconfigurable,
     TransactionVerificationReconfigurable,
 )
+from pybroker.security.credentials import CredentialCache
 from pybroker.security.listeners import check_listener_security, listener_security
 from pybroker.security.service import AclService, authorizer_from_config
+from pybroker.security.sasl import SaslAuthenticator, SaslServerSettings
+from pybroker.security.sasl_client import inter_broker_credentials
+from pybroker.security.sasl_config import sasl_server_settings
 from pybroker.security.tls import client_context
 
 log = logging.getLogger(__name__)
@@ -82,6 +87,11 @@ class BrokerBase:
                 self.inter_broker_tls = client_context(config, self.inter_broker[0])
             except ConfigException as e:
                 raise ConfigError(e.message) from e
+        #: how this broker authenticates to that listener (None unless it is SASL_*)
+        try:
+            self.inter_broker_sasl = inter_broker_credentials(config.props, *self.inter_broker)
+        except ValueError as e:
+            raise ConfigError(str(e)) from e
         #: the configuration as dynamic broker configs change it (KIP-226)
         self.dynamic_config = DynamicBrokerConfig(config)
         self.broker_id = config.broker_id
@@ -122,11 +132,41 @@ class BrokerBase:
         self.socket_server = SocketServer(
             self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"),
             security=lambda listener: listener_security(self.current_config, listener))
+        #: users' SCRAM credentials, as SASL authentication reads them
+        self.credential_cache = CredentialCache()
+        self._sasl_settings: dict[str, SaslServerSettings | None] = {}
+        for ep in config.listeners:
+            self._sasl_listener_settings(ep.listener)
+        self.socket_server.sasl_authenticator = self._new_sasl_authenticator
         self._tasks: list[asyncio.Task] = []
         #: the compacting cleaner, once the scheduled tasks run with log.cleaner.enable
         self.log_cleaner: LogCleaner | None = None
         self._stopped = asyncio.Event()
         self.started = False
+
+    def _sasl_listener_settings(self, listener: str) -> SaslServerSettings | None:
+        """A listener's SASL settings (None: it does not authenticate with SASL), read once."""
+        if listener not in self._sasl_settings:
+            config = self.current_config
+            settings = None
+            if config.security_protocol(listener) in SASL_PROTOCOLS:
+                try:
+                    settings = sasl_server_settings(config.props, listener,
+                                                    self.credential_cache.lookup)
+                except ValueError as e:
+                    raise ConfigError(str(e)) from e
+            self._sasl_settings[listener] = settings
+        return self._sasl_settings[listener]
+
+    def _new_sasl_authenticator(self, listener: str) -> SaslAuthenticator | None:
+        try:
+            settings = self._sasl_listener_settings(listener)
+        except ConfigError as e:
+            # a listener added at run time with SASL settings that do not parse: it fails
+            # closed (no mechanism is offered) rather than letting anyone in
+            log.error("listener %s: %s; it offers no SASL mechanism", listener, e)
+            settings = self._sasl_settings[listener] = SaslServerSettings(())
+        return SaslAuthenticator(settings) if settings is not None else None
 
     def _check_log_dirs(self) -> None:
         for d in self.log_dirs:
@@ -256,7 +296,7 @@ class BrokerBase:
         verifier = self.txn_verification = AddPartitionsToTxnManager(
             self.broker_id, cache, alive_endpoint, self.transactions.partition_for,
             self.transactions, request_timeout_ms=self.config.get_int("request.timeout.ms"),
-            ssl_context=self.inter_broker_tls)
+            ssl_context=self.inter_broker_tls, sasl=self.inter_broker_sasl)
 
         def apply(enabled: bool) -> None:
             self.replica_manager.set_transaction_verifier(verifier if enabled else None)
@@ -323,6 +363,7 @@ class Broker(BrokerBase):
         # built by start_storage, once the stored metadata is read
         self.controller: LocalController | None = None
         self.admin: LocalAdminManager | None = None
+        self.credentials: LocalUserCredentials | None = None
 
     # -- life cycle ------------------------------------------------------------------------
     def start_storage(self, now: int) -> int:
@@ -348,6 +389,8 @@ class Broker(BrokerBase):
                                           self.replica_manager, self.configs)
         self.controller.restore(image.topics)
         self.controller.restore_broker_configs(image.broker_configs)
+        self.credentials = LocalUserCredentials(self.store, image.user_configs,
+                                                self.credential_cache)
         self.log_manager.startup(now, config_for=self.configs.log_config)
         self.admin = LocalAdminManager(
             self.controller,
@@ -360,7 +403,7 @@ class Broker(BrokerBase):
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, self.producer_ids,
             endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker[0]),
-            ssl_context=self.inter_broker_tls)
+            ssl_context=self.inter_broker_tls, sasl=self.inter_broker_sasl)
         self._set_up_transaction_verification(
             cache, lambda b: cache.alive_endpoint(b, self.inter_broker[0]))
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable())
@@ -408,6 +451,7 @@ class Broker(BrokerBase):
             fetch_sessions=self.fetch_sessions,
             transactions=self.transactions,
             acls=self.acls,
+            credentials=self.credentials,
         )
         await self._open_listeners()
         self._announce_endpoints()

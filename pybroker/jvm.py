@@ -29,3 +29,22 @@ def string_hash(s: str) -> int:
 def utils_abs(n: int) -> int:
     """Kafka's ``Utils.abs``: the absolute value, with Integer.MIN_VALUE mapped to 0."""
     return 0 if n == _INT_MIN else abs(n)
+
+
+def hash_set_order(items: list[str]) -> list[str]:
+    """The distinct strings in the order ``new ArrayList<>(new HashSet<>(items))`` lists them
+    (Kafka answers SaslHandshake with its enabled mechanisms in that order): a HashSet made
+    from a collection has at least 16 buckets, enough for 3/4 of them to be filled; it iterates
+    bucket by bucket, each bucket in insertion order, the bucket being the spread hash
+    ``h ^ (h >>> 16)`` modulo the table size."""
+    distinct = list(dict.fromkeys(items))
+    wanted = max(int(len(distinct) / 0.75) + 1, 16)
+    size = 1
+    while size < wanted:
+        size <<= 1
+
+    def bucket(s: str) -> int:
+        h = string_hash(s) & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & (size - 1)
+
+    return sorted(distinct, key=bucket)  # sorted is stable: insertion order within a bucket

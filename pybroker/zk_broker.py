@@ -38,6 +38,7 @@ from typing import Any
 
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, controlled_shutdown_request
+from pybroker.admin.user_credentials import ZkUserCredentials
 from pybroker.admin.zk import ZkAdminManager
 from pybroker.api.registry import ZOOKEEPER
 from pybroker.api.services import BrokerServices
@@ -59,11 +60,20 @@ from pybroker.coordinator.transaction_service import TransactionCoordinatorServi
 from pybroker.metadata.local import check_meta_properties
 from pybroker.network.client import BrokerClient, BrokerClientError
 from pybroker.reconfigurables import ThreadPoolReconfigurable, UncleanLeaderElectionReconfigurable
+from pybroker.security.sasl_client import SaslClientCredentials
 from pybroker.security.service import AclService
 from pybroker.zk.client import SessionEvent, SessionState, ZkClient
 from pybroker.zk.kafka_zk import KafkaZkClient
 from pybroker.zk.topic_store import ZkTopicStore
-from pybroker.zk.znodes import CONFIG_BROKER, CONFIG_TOPIC, BrokerRegistration, EndPoint
+from pybroker.zk.znodes import (
+    CONFIG_BROKER,
+    CONFIG_TOPIC,
+    CONFIG_USER,
+    BrokerRegistration,
+    EndPoint,
+    desanitize,
+    sanitize,
+)
 from pybroker.zk_acls import AclChangeWatcher, ZkAclStore
 
 log = logging.getLogger(__name__)
@@ -73,9 +83,11 @@ class ControllerSettings:
     """The controller module's settings, from server.properties."""
 
     def __init__(self, config: BrokerConfig, inter_broker_listener: str,
-                 ssl_context: ssl.SSLContext | None = None) -> None:
+                 ssl_context: ssl.SSLContext | None = None,
+                 sasl: SaslClientCredentials | None = None) -> None:
         self.inter_broker_listener = inter_broker_listener
         self.ssl_context = ssl_context
+        self.sasl = sasl
         self.socket_timeout_ms = config.get_int("controller.socket.timeout.ms")
         self.auto_leader_rebalance = config.get_bool("auto.leader.rebalance.enable")
         self.leader_imbalance_check_interval_s = float(
@@ -207,6 +219,7 @@ class ZkBroker(BrokerBase):
         self.admin: ZkAdminManager | None = None
         self.config_watcher: ConfigChangeWatcher | None = None
         self.acl_watcher: AclChangeWatcher | None = None
+        self.credentials: ZkUserCredentials | None = None
         self.fetchers: ReplicaFetcherManager | None = None
         self.alter_partition: AlterPartitionManager | None = None
         self._session_lost = False
@@ -240,7 +253,8 @@ class ZkBroker(BrokerBase):
         self.fetchers = ReplicaFetcherManager(self.broker_id, lambda: self.broker_epoch,
                                               self.replica_manager,
                                               FetcherConfig.from_broker_config(
-                                                  self.current_config, self.inter_broker_tls))
+                                                  self.current_config, self.inter_broker_tls,
+                                                  self.inter_broker_sasl))
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable(self.fetchers.resize))
         def controller_node() -> BrokerEndpoint | None:
             if cache.controller_id < 0:
@@ -252,7 +266,7 @@ class ZkBroker(BrokerBase):
             request_timeout_ms=self.config.get_int("controller.socket.timeout.ms"),
             connect=lambda node: BrokerClient(
                 node.host, node.port, client_id=f"broker-{self.broker_id}-alter-partition",
-                ssl_context=self.inter_broker_tls))
+                ssl_context=self.inter_broker_tls, sasl=self.inter_broker_sasl))
         self.replica_manager.enable_replication(
             self.fetchers, lambda b: cache.alive_endpoint(b, self.inter_broker_listener),
             isr_changes=self.alter_partition,
@@ -262,7 +276,8 @@ class ZkBroker(BrokerBase):
             unclean_default=self.current_config.get_bool("unclean.leader.election.enable"))
         controller = self.controller = KafkaController(
             self.broker_id, controller_store,
-            ControllerSettings(self.config, self.inter_broker_listener, self.inter_broker_tls))
+            ControllerSettings(self.config, self.inter_broker_listener, self.inter_broker_tls,
+                               self.inter_broker_sasl))
 
         def unclean_default(enabled: bool) -> None:
             turned_on = enabled and not controller_store.unclean_default
@@ -288,7 +303,7 @@ class ZkBroker(BrokerBase):
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, producer_ids,
             endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker_listener),
-            ssl_context=self.inter_broker_tls)
+            ssl_context=self.inter_broker_tls, sasl=self.inter_broker_sasl)
         self._set_up_transaction_verification(
             cache, lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
         self.transactions.startup(now_ms())
@@ -302,13 +317,17 @@ class ZkBroker(BrokerBase):
             async with lock:
                 self.authorizer.load(await acl_store.load())
             self.acls = AclService(self.authorizer, acl_store)
+        self.credentials = ZkUserCredentials(self.zk, self.credential_cache, sanitize,
+                                             desanitize)
+        await self.credentials.load()
         self.services = self.dispatcher.services = BrokerServices(
             broker_id=self.broker_id, config=self.config, dynamic_config=self.dynamic_config,
             replica_manager=self.replica_manager,
             metadata_cache=cache, admin=self.admin, configs=self.configs, groups=self.groups,
             producer_ids=producer_ids, apis=self.handlers, fetch_sessions=self.fetch_sessions,
             control=self.control, controller=self.controller, transactions=self.transactions,
-            acls=self.acls)
+            acls=self.acls,
+            credentials=self.credentials)
         await self._open_listeners()
         self._add_listener_reconfigurable()
         self.zk_client.add_session_listener(self._on_session_event)
@@ -316,7 +335,8 @@ class ZkBroker(BrokerBase):
         self.controller.startup()
         self.config_watcher = ConfigChangeWatcher(self.zk, {
             CONFIG_TOPIC: self.configs.set_topic_overrides,
-            CONFIG_BROKER: self._broker_configs_changed})
+            CONFIG_BROKER: self._broker_configs_changed,
+            CONFIG_USER: self.credentials.user_changed})
         await self.config_watcher.start()
         self._start_scheduled_tasks()
         self.started = True
@@ -450,7 +470,7 @@ class ZkBroker(BrokerBase):
         if node is None:
             return -1
         client = BrokerClient(node.host, node.port, client_id=f"broker-{self.broker_id}",
-                              ssl_context=self.inter_broker_tls)
+                              ssl_context=self.inter_broker_tls, sasl=self.inter_broker_sasl)
         try:
             await client.connect(self.config.get_int("controller.socket.timeout.ms") / 1000)
             response = await client.request(

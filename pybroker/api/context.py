@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pybroker.security.principal import ANONYMOUS, KafkaPrincipal
+from pybroker.security.sasl import SaslAuthenticator
 
 if TYPE_CHECKING:
     from pybroker.api.services import BrokerServices
@@ -24,6 +25,8 @@ class RequestContext:
     listener: str = ""
     #: who the connection authenticated as (User:ANONYMOUS when it did not)
     principal: KafkaPrincipal = ANONYMOUS
+    #: the connection's SASL authentication, on a SASL listener (SaslHandshake, SaslAuthenticate)
+    sasl: SaslAuthenticator | None = None
     now_ms: int = field(default_factory=lambda: int(time.time() * 1000))
     # Set by a handler that wants the connection closed after this request (Kafka closes the
     # connection of an acks=0 producer whose produce failed, since it cannot be told otherwise).

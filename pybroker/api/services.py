@@ -10,11 +10,12 @@ embedded single node and a ZooKeeper-mode cluster: only the services behind them
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode
+from pybroker.security.credentials import Deletion, Upsertion, UserResult
 from pybroker.security.service import AclService
 
 if TYPE_CHECKING:
@@ -30,6 +31,15 @@ if TYPE_CHECKING:
     from pybroker.coordinator.producer_id_manager import ProducerIdManager
     from pybroker.coordinator.transaction_service import TransactionCoordinatorService
     from pybroker.metadata.config_repository import ConfigRepository
+
+
+class UserCredentialService(Protocol):
+    """Users' SCRAM credentials (DescribeUserScramCredentials, AlterUserScramCredentials)."""
+
+    def describe(self, users: Sequence[str] | None) -> list[UserResult]: ...
+
+    def alter(self, upsertions: Sequence[Upsertion], deletions: Sequence[Deletion],
+              ) -> list[UserResult] | asyncio.Future[list[UserResult]]: ...
 
 
 class ControllerModule(Protocol):
@@ -77,3 +87,5 @@ class BrokerServices:
     transactions: TransactionCoordinatorService | None = None
     #: authorization checks and ACL administration (no authorizer: everything is allowed)
     acls: AclService = field(default_factory=AclService)
+    #: users' SCRAM credentials (None: this broker keeps none)
+    credentials: UserCredentialService | None = None

@@ -18,6 +18,7 @@ from pybroker.jvm import int32, string_hash, utils_abs
 
 if TYPE_CHECKING:
     from pybroker.config import BrokerConfig
+    from pybroker.security.sasl_client import SaslClientCredentials
 
 
 TopicPartition = tuple[str, int]
@@ -98,10 +99,13 @@ class FetcherConfig:
     max_fetch_version: int = 17
     #: TLS to the leaders (an SSL or SASL_SSL inter-broker listener), or None
     ssl_context: ssl.SSLContext | None = None
+    #: how to authenticate to the leaders (a SASL_* inter-broker listener), or None
+    sasl: SaslClientCredentials | None = None
 
     @classmethod
     def from_broker_config(cls, config: BrokerConfig,
-                           ssl_context: ssl.SSLContext | None = None) -> FetcherConfig:
+                           ssl_context: ssl.SSLContext | None = None,
+                           sasl: SaslClientCredentials | None = None) -> FetcherConfig:
         get = config.get_int
         ibp = config.get("inter.broker.protocol.version") or "3.9-IV0"
         return cls(
@@ -116,6 +120,7 @@ class FetcherConfig:
             list_offsets_version=list_offsets_version(ibp),
             max_fetch_version=fetch_request_version(ibp),
             ssl_context=ssl_context,
+            sasl=sasl,
         )
 
     @property

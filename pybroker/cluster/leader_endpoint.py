@@ -264,7 +264,8 @@ class RemoteLeaderEndpoint:
                 client.close()
             client = self._client = BrokerClient(self._node.host, self._node.port,
                                                  client_id=self.client_id,
-                                                 ssl_context=self.config.ssl_context)
+                                                 ssl_context=self.config.ssl_context,
+                                                 sasl=self.config.sasl)
             await client.connect(self.config.socket_timeout_ms / 1000)
         try:
             return await client.request(api_key, version, body, self.config.socket_timeout_ms)

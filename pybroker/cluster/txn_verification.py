@@ -44,6 +44,7 @@ from protocol.messages import (
 )
 from pybroker.metadata.topics import TRANSACTION_STATE_TOPIC
 from pybroker.network.client import BrokerClientError, NodeConnections
+from pybroker.security.sasl_client import SaslClientCredentials
 
 if TYPE_CHECKING:
     from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
@@ -245,7 +246,8 @@ class AddPartitionsToTxnManager:
                  alive_endpoint: Callable[[int], BrokerEndpoint | None],
                  partition_for: Callable[[str], int],
                  local: LocalTransactionCoordinator | None, *,
-                 request_timeout_ms: int, ssl_context: ssl.SSLContext | None = None) -> None:
+                 request_timeout_ms: int, ssl_context: ssl.SSLContext | None = None,
+                 sasl: SaslClientCredentials | None = None) -> None:
         self.broker_id = broker_id
         self.metadata = metadata
         self.alive_endpoint = alive_endpoint
@@ -257,7 +259,7 @@ class AddPartitionsToTxnManager:
         self._partitions: dict[tuple[str, int], int] = {}
         self._wakeups: dict[int, asyncio.Event] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
-        self._connections = NodeConnections(self.client_id, CONNECT_TIMEOUT_S, ssl_context)
+        self._connections = NodeConnections(self.client_id, CONNECT_TIMEOUT_S, ssl_context, sasl)
         self._stopped = False
 
     def coordinator_of(self, transactional_id: str) -> int | None:

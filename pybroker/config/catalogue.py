@@ -266,6 +266,12 @@ BROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     _broker("replica.fetch.backoff.ms", INT, 1000, at_least(0)),
     _broker("replica.socket.timeout.ms", INT, 30000),
     _broker("replica.high.watermark.checkpoint.interval.ms", LONG, 5000),
+    # SASL authentication (listener.name.<listener>.[<mechanism>.] prefixes override them)
+    _broker("sasl.enabled.mechanisms", LIST, ["GSSAPI"], mode=PER_BROKER),
+    _broker("sasl.mechanism.inter.broker.protocol", STRING, "GSSAPI", mode=PER_BROKER),
+    _broker("connections.max.reauth.ms", LONG, 0),
+    _broker("connection.failed.authentication.delay.ms", INT, 100, at_least(0)),
+    _broker("sasl.server.max.receive.size", INT, 524288),
     # Kafka's authorizer (empty: none, every request allowed);
     # kafka.security.authorizer.AclAuthorizer turns ACLs on
     _broker("authorizer.class.name", STRING, "", NON_NULL_STRING),

@@ -111,8 +111,11 @@ class BrokerConfig:
                 name = listener_setting.group(1)  # one listener's own value of a setting
             key = BROKER_CONFIGS.get(name) or AUTHORIZER_CONFIGS.get(name)
             if key is None:
-                log.warning("the configuration %r was supplied but is not one this broker "
-                            "knows: it is ignored", name)
+                # a listener's own settings (listener.name.<listener>.<property>) are read
+                # where the listener is set up
+                if not name.startswith("listener.name."):
+                    log.warning("the configuration %r was supplied but is not one this broker "
+                                "knows: it is ignored", name)
                 continue
             try:
                 key.parse(raw)

@@ -32,6 +32,7 @@ from typing import Any
 
 from protocol import messages
 from pybroker.network.client import BrokerClient, BrokerClientError
+from pybroker.security.sasl_client import SaslClientCredentials
 
 log = logging.getLogger(__name__)
 
@@ -108,8 +109,11 @@ class ControllerChannelManager:
         socket_timeout_ms: int = DEFAULT_SOCKET_TIMEOUT_MS,
         retry_backoff_ms: int = DEFAULT_RETRY_BACKOFF_MS,
         ssl_context: ssl.SSLContext | None = None,
+        sasl: SaslClientCredentials | None = None,
     ) -> None:
         self.controller_id = controller_id
+        #: how to authenticate to the brokers (a SASL_* inter-broker listener), or None
+        self.sasl = sasl
         #: TLS to the brokers (an SSL or SASL_SSL inter-broker listener), or None
         self.ssl_context = ssl_context
         self.socket_timeout_ms = socket_timeout_ms
@@ -238,7 +242,7 @@ class ControllerChannelManager:
                 state.client.close()
                 state.client = None
             client = BrokerClient(state.host, state.port, client_id=str(self.controller_id),
-                                  ssl_context=self.ssl_context)
+                                  ssl_context=self.ssl_context, sasl=self.sasl)
             try:
                 await client.connect(self.socket_timeout_ms / 1000)
             except BrokerClientError as exc:

@@ -43,6 +43,7 @@ from pybroker.controller.partition_state_machine import (
 )
 from pybroker.controller.replica_state_machine import ReplicaState, ReplicaStateMachine
 from pybroker.controller.request_batch import RequestBatch
+from pybroker.security.sasl_client import SaslClientCredentials
 
 log = logging.getLogger(__name__)
 state_change_log = logging.getLogger("pybroker.state.change")
@@ -146,6 +147,8 @@ class ControllerSettings(Protocol):
     delete_topic_enable: bool
     #: TLS to the brokers' inter-broker listener (None: PLAINTEXT)
     ssl_context: ssl.SSLContext | None
+    #: how to authenticate to them (a SASL_* inter-broker listener), or None
+    sasl: SaslClientCredentials | None
 
 
 class ControllerCore:
@@ -159,7 +162,7 @@ class ControllerCore:
         self._channel_factory = channel_factory or (
             lambda controller_id: ControllerChannelManager(
                 controller_id, socket_timeout_ms=settings.socket_timeout_ms,
-                ssl_context=settings.ssl_context))
+                ssl_context=settings.ssl_context, sasl=settings.sasl))
         self.context = ControllerContext()
         self.partitions = PartitionStateMachine(self.context, broker_id)
         self.replicas = ReplicaStateMachine(self.context, broker_id)

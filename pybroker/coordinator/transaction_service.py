@@ -50,6 +50,7 @@ from pybroker.coordinator.transaction.metadata import TopicPartition
 from pybroker.coordinator.transaction.storage import transaction_partition_for
 from pybroker.metadata.topics import TRANSACTION_STATE_TOPIC
 from pybroker.network.client import BrokerClientError, NodeConnections
+from pybroker.security.sasl_client import SaslClientCredentials
 
 if TYPE_CHECKING:
     from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
@@ -222,7 +223,8 @@ class TxnMarkerChannel:
     def __init__(self, coordinator: TransactionCoordinator,
                  endpoint_of: Callable[[int], BrokerEndpoint | None], *, broker_id: int,
                  request_version: int, request_timeout_ms: int,
-                 ssl_context: ssl.SSLContext | None = None) -> None:
+                 ssl_context: ssl.SSLContext | None = None,
+                 sasl: SaslClientCredentials | None = None) -> None:
         self.coordinator = coordinator
         self.endpoint_of = endpoint_of
         self.client_id = f"broker-{broker_id}-txn-marker-sender"
@@ -230,7 +232,7 @@ class TxnMarkerChannel:
         self.request_timeout_ms = request_timeout_ms
         self._wakeups: dict[int, asyncio.Event] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
-        self._connections = NodeConnections(self.client_id, CONNECT_TIMEOUT_S, ssl_context)
+        self._connections = NodeConnections(self.client_id, CONNECT_TIMEOUT_S, ssl_context, sasl)
         self._stopped = False
 
     def wakeup(self, destination: int) -> None:
@@ -343,9 +345,10 @@ class TransactionCoordinatorService:
     def __init__(self, config: BrokerConfig, replica_manager: ReplicaManager,
                  metadata: MetadataCache, admin: Any, producer_ids: ProducerIdManager,
                  endpoint_of: Callable[[int], BrokerEndpoint | None],
-                 ssl_context: ssl.SSLContext | None = None) -> None:
+                 ssl_context: ssl.SSLContext | None = None,
+                 sasl: SaslClientCredentials | None = None) -> None:
         """``endpoint_of``: a broker's endpoint on the inter-broker listener, which markers are
-        sent to (over TLS with ``ssl_context``)."""
+        sent to (over TLS with ``ssl_context``, authenticated with ``sasl``)."""
         self.config = TransactionConfig.from_props(config.props)
         self.topic = TransactionStateTopic(replica_manager, metadata, admin, self.config)
         self.metadata = metadata
@@ -360,7 +363,7 @@ class TransactionCoordinatorService:
                                         broker_id=config.broker_id,
                                         request_version=write_txn_markers_version(ibp),
                                         request_timeout_ms=self.config.request_timeout_ms,
-                                        ssl_context=ssl_context)
+                                        ssl_context=ssl_context, sasl=sasl)
         self._loads: set[asyncio.Task[None]] = set()
         self._retry_handle: asyncio.TimerHandle | None = None
         self._started = False

@@ -4,7 +4,8 @@ Every change rewrites the document atomically (write a temporary file, fsync, re
 directory), so a crash leaves either the old or the new state. It holds the topics, the next
 producer id block, the dynamic broker configs (KIP-226: the broker's own under its id, the
 cluster-wide defaults under ``<default>``, as ZooKeeper's ``/config/brokers`` names them) and
-the ACLs (Kafka's documents by Kafka's ZooKeeper paths).
+the ACLs (Kafka's documents by Kafka's ZooKeeper paths) and the users' config entities
+with their SCRAM credentials (as ``/config/users`` holds them).
 ``meta.properties`` is written in Kafka's format so the directory is recognisable as a broker's.
 """
 
@@ -86,6 +87,8 @@ class LocalMetadataStore:
                 broker_configs={str(e): {str(k): str(v) for k, v in c.items()}
                                 for e, c in doc.get("broker_configs", {}).items()},
                 acls={str(p): dict(d) for p, d in doc.get("acls", {}).items()},
+                user_configs={str(u): {str(k): str(v) for k, v in c.items()}
+                              for u, c in doc.get("user_configs", {}).items()},
             )
         else:
             image = ClusterImage(cluster_id=self._read_cluster_id() or new_cluster_id())
@@ -119,6 +122,9 @@ class LocalMetadataStore:
                                      for e, c in sorted(image.broker_configs.items())}
         if image.acls:
             doc["acls"] = dict(sorted(image.acls.items()))
+        if image.user_configs:
+            doc["user_configs"] = {u: dict(sorted(c.items()))
+                                   for u, c in sorted(image.user_configs.items())}
         write_atomically(self.path, json.dumps(doc, indent=1).encode())
 
     def create_topic(self, topic: TopicRecord) -> None:
@@ -151,6 +157,13 @@ class LocalMetadataStore:
                 self.image.acls.pop(path, None)
             else:
                 self.image.acls[path] = document
+        self._save()
+
+    def set_user_configs(self, user: str, configs: dict[str, str]) -> None:
+        if configs:
+            self.image.user_configs[user] = dict(configs)
+        else:
+            self.image.user_configs.pop(user, None)
         self._save()
 
     def allocate_producer_id_block(self, size: int) -> int:

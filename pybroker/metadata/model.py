@@ -110,3 +110,5 @@ class ClusterImage:
     broker_configs: dict[str, dict[str, str]] = field(default_factory=dict)
     #: ACL documents by Kafka's ZooKeeper path (``/kafka-acl/Topic/orders``), in Kafka's JSON
     acls: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: users' config entities (their SCRAM credentials), as ZooKeeper's /config/users holds them
+    user_configs: dict[str, dict[str, str]] = field(default_factory=dict)

@@ -24,6 +24,10 @@ class MetadataStore(Protocol):
         """Replace the dynamic broker configs of ``entity`` (a broker id, or ``<default>``)."""
         ...
 
+    def set_user_configs(self, user: str, configs: dict[str, str]) -> None:
+        """Replace a user's config entity (its SCRAM credentials); empty: remove it."""
+        ...
+
     def allocate_producer_id_block(self, size: int) -> int:
         """Reserve ``size`` producer ids and return the first; ids are never handed out twice,
         across restarts included (Kafka keeps the same promise with /latest_producer_id_block)."""

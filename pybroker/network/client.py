@@ -20,9 +20,10 @@ Failures are exceptions of :class:`BrokerClientError`:
   stream can no longer be trusted: the other requests in flight fail with
   :class:`ConnectionLostError`.
 
-A client is used for one connection: to reconnect, make a new one. With an ``ssl_context`` it
-speaks TLS (an SSL or SASL_SSL inter-broker listener), checking the broker's name as the
-context says.
+A client is used for one connection: to reconnect, make a new one. With ``sasl`` credentials
+it authenticates (SaslHandshake, SaslAuthenticate) before ``connect`` returns. With an
+``ssl_context`` it speaks TLS (an SSL or SASL_SSL inter-broker listener), checking the broker's
+name as the context says.
 """
 
 from __future__ import annotations
@@ -34,8 +35,12 @@ from typing import Any
 
 from protocol import messages
 from protocol.client import MAX_FRAME_SIZE, ClientConnection
-from protocol.errors import ProtocolError
+from protocol.errors import ErrorCode, ProtocolError
 from protocol.framing import FrameReader
+from protocol.messages import ApiKey
+from protocol.messages.sasl_authenticate_request import SaslAuthenticateRequest
+from protocol.messages.sasl_handshake_request import SaslHandshakeRequest
+from pybroker.security.sasl_client import SaslClientCredentials, SaslFailure
 
 log = logging.getLogger(__name__)
 
@@ -69,11 +74,14 @@ class BrokerClient(asyncio.BufferedProtocol):
     """One connection to ``host:port``. ``client_id`` goes into every request header."""
 
     def __init__(self, host: str, port: int, *, client_id: str | None,
-                 ssl_context: ssl.SSLContext | None = None) -> None:
+                 ssl_context: ssl.SSLContext | None = None,
+                 sasl: SaslClientCredentials | None = None) -> None:
         self.host = host
         self.port = port
         #: TLS for the connection (an SSL or SASL_SSL inter-broker listener), or None
         self.ssl_context = ssl_context
+        #: how to authenticate once connected (a SASL_* inter-broker listener), or None
+        self.sasl = sasl
         self._conn = ClientConnection(client_id)
         self._reader = FrameReader(MAX_FRAME_SIZE)
         self._transport: asyncio.Transport | None = None
@@ -81,6 +89,11 @@ class BrokerClient(asyncio.BufferedProtocol):
         self._closed: str | None = None  # why the connection ended, once it has
         self._write_paused = False
         self._drain_waiters: list[asyncio.Future[None]] = []
+        #: when to re-authenticate (loop time; KIP-368), None: the session never ends
+        self._reauth_at: float | None = None
+        #: set while requests may be sent (cleared during a re-authentication)
+        self._sendable = asyncio.Event()
+        self._sendable.set()
 
     @property
     def address(self) -> str:
@@ -122,14 +135,73 @@ class BrokerClient(asyncio.BufferedProtocol):
             ) from exc
         except (OSError, ssl.SSLError, ssl.CertificateError) as exc:
             raise BrokerConnectError(f"could not connect to {self.address}: {exc}") from exc
+        if self.sasl is not None:
+            try:
+                await self._authenticate(self.sasl, int(timeout * 1000))
+            except BaseException:
+                self._end("closed: SASL authentication did not complete", abort=True)
+                raise
+
+    async def _authenticate(self, sasl: SaslClientCredentials, timeout_ms: int) -> None:
+        """SaslHandshake v1 and SaslAuthenticate v2 until the exchange is done, as Kafka's
+        clients authenticate; BrokerConnectError when the broker refuses."""
+        answer = await self._send(ApiKey.SASL_HANDSHAKE, 1, SaslHandshakeRequest(
+            mechanism=sasl.mechanism), timeout_ms)
+        if answer.error_code != ErrorCode.NONE:
+            raise BrokerConnectError(
+                f"{self.address} refused SASL mechanism {sasl.mechanism} "
+                f"({ErrorCode(answer.error_code).name}; it offers {answer.mechanisms})")
+        exchange = sasl.exchange()
+        token: bytes | None = exchange.first()
+        while token is not None:
+            reply = await self._send(ApiKey.SASL_AUTHENTICATE, 2, SaslAuthenticateRequest(
+                auth_bytes=token), timeout_ms)
+            if reply.error_code != ErrorCode.NONE:
+                raise BrokerConnectError(
+                    f"SASL authentication to {self.address} as {sasl.username} failed: "
+                    f"{reply.error_message}")
+            try:
+                token = exchange.respond(bytes(reply.auth_bytes))
+            except SaslFailure as exc:
+                raise BrokerConnectError(
+                    f"SASL authentication to {self.address} failed: {exc}") from exc
+            if token is None and reply.session_lifetime_ms > 0:
+                # re-authenticate before the session ends, as Kafka's clients do (at 85-95%
+                # of it; here 90%)
+                self._reauth_at = (asyncio.get_running_loop().time()
+                                   + reply.session_lifetime_ms * 0.9 / 1000)
+
+    async def _reauthenticate(self, timeout_ms: int) -> None:
+        """KIP-368: once the requests in flight are answered, authenticate again on this
+        connection; requests asked for meanwhile wait."""
+        assert self.sasl is not None
+        self._sendable.clear()
+        self._reauth_at = None
+        try:
+            while self._waiters and self._closed is None:
+                await asyncio.sleep(0.005)
+            await self._authenticate(self.sasl, timeout_ms)
+        except BrokerClientError as exc:
+            self._end(f"closed: re-authentication failed: {exc}", abort=True)
+            raise
+        finally:
+            self._sendable.set()
 
     async def request(self, api_key: int, version: int, body: Any, timeout_ms: int | None) -> Any:
         """Send one request and return its decoded response (None for a Produce with acks=0,
         which is never answered). ``timeout_ms`` None waits as long as the connection lives.
 
         Several requests may be in flight at once; each returns its own answer. A request
-        this codebase cannot encode raises ValueError before anything is written.
+        this codebase cannot encode raises ValueError before anything is written. When the
+        connection's SASL session is about to end, it re-authenticates first.
         """
+        if not self._sendable.is_set():
+            await self._sendable.wait()
+        if self._reauth_at is not None and asyncio.get_running_loop().time() >= self._reauth_at:
+            await self._reauthenticate(timeout_ms if timeout_ms is not None else 30_000)
+        return await self._send(api_key, version, body, timeout_ms)
+
+    async def _send(self, api_key: int, version: int, body: Any, timeout_ms: int | None) -> Any:
         transport = self._transport
         if self._closed is not None:
             raise ConnectionLostError(f"connection to {self.address} {self._closed}")
@@ -245,10 +317,12 @@ class NodeConnections:
     and closes a node's connection after a failed request."""
 
     def __init__(self, client_id: str | None, connect_timeout: float,
-                 ssl_context: ssl.SSLContext | None = None) -> None:
+                 ssl_context: ssl.SSLContext | None = None,
+                 sasl: SaslClientCredentials | None = None) -> None:
         self.client_id = client_id
         self.connect_timeout = connect_timeout
         self.ssl_context = ssl_context
+        self.sasl = sasl
         self._clients: dict[int, BrokerClient] = {}
 
     async def get(self, node: int, host: str, port: int) -> BrokerClient:
@@ -260,7 +334,7 @@ class NodeConnections:
             client = None
         if client is None:
             client = BrokerClient(host, port, client_id=self.client_id,
-                                  ssl_context=self.ssl_context)
+                                  ssl_context=self.ssl_context, sasl=self.sasl)
             await client.connect(self.connect_timeout)
             self._clients[node] = client
         return client

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from protocol.errors import ProtocolError
 from protocol.framing import FrameReader
 from pybroker.security.principal import ANONYMOUS, KafkaPrincipal
+from pybroker.security.sasl import SaslAuthenticator
 
 if TYPE_CHECKING:
     from pybroker.network.dispatch import RequestDispatcher
@@ -67,7 +68,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
                  on_sendfile_unsupported: Callable[[], None] = lambda: None,
                  listener: str = "", read_chunk: bytearray | None = None,
                  security_protocol: str = "PLAINTEXT",
-                 tls_principal: Callable[[bytes | None], KafkaPrincipal] | None = None) -> None:
+                 tls_principal: Callable[[bytes | None], KafkaPrincipal] | None = None,
+                 sasl: SaslAuthenticator | None = None) -> None:
         self.dispatcher = dispatcher
         #: the listener this connection was accepted on
         self.listener = listener
@@ -76,7 +78,13 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._tls_principal = tls_principal
         #: who the connection speaks for; authentication (TLS, SASL) replaces it
         self.principal: KafkaPrincipal = ANONYMOUS
+        #: the SASL authentication of a connection on a SASL listener (None on others)
+        self.sasl = sasl
+        self.max_frame_size = max_frame_size
         self.reader = FrameReader(max_frame_size, chunk=read_chunk)
+        if sasl is not None:
+            # until it authenticates, a client may send no more than a SASL exchange needs
+            self.reader.max_frame_size = min(max_frame_size, sasl.settings.max_receive_size)
         self.use_sendfile = use_sendfile
         self.connections = connections
         self.on_sendfile_unsupported = on_sendfile_unsupported
@@ -300,6 +308,12 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.abort("send failed")
             return
         self._flush()
+
+    def authenticated(self, principal: KafkaPrincipal) -> None:
+        """SASL authentication succeeded: the connection speaks for ``principal`` and may send
+        frames up to ``socket.request.max.bytes``."""
+        self.principal = principal
+        self.reader.max_frame_size = self.max_frame_size
 
     def close_after_responses(self) -> None:
         """Close once everything queued so far has been written."""

@@ -25,6 +25,8 @@ from protocol.primitives import Reader, Writer
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import ApiHandler
 from pybroker.purgatory import then
+from pybroker.security.sasl import Admission, SaslAuthenticator
+from pybroker.security.sasl_errors import SaslFailure
 
 if TYPE_CHECKING:
     from pybroker.api.services import BrokerServices
@@ -83,10 +85,23 @@ class RequestDispatcher:
 
     def dispatch(self, frame: bytes | bytearray | memoryview, conn: KafkaConnection) -> Any:
         """Handle one request frame. Returns the encoded response, a future of it, or None."""
+        # (connections stood in for by tests may have no SASL attribute)
+        sasl: SaslAuthenticator | None = getattr(conn, "sasl", None)
+        if sasl is not None and sasl.raw_tokens:
+            return self._raw_sasl_token(frame, conn)
         r = Reader(frame)
         header = read_request_header(r)
         api_key = header.request_api_key
         version = header.request_api_version
+        now_ms = int(time.time() * 1000)
+        if sasl is not None:
+            admission = sasl.admit(api_key, now_ms)
+            if admission is not Admission.HANDLE:
+                if admission is Admission.CLOSE:
+                    conn.abort(f"{'session expired: ' if sasl.authenticated else ''}"
+                               f"api key {api_key} is not allowed in SASL state "
+                               f"{sasl.state.value}")
+                return None
         handler = self.handlers.get(api_key)
         if handler is None:
             raise ProtocolError(f"unknown api key {api_key}")
@@ -107,7 +122,8 @@ class RequestDispatcher:
             peer=conn.peer,
             listener=conn.listener,
             principal=conn.principal,
-            now_ms=int(time.time() * 1000),
+            sasl=sasl,
+            now_ms=now_ms,
         )
         if self.interceptor is not None:
             decision = self.interceptor(ctx, request)
@@ -116,7 +132,27 @@ class RequestDispatcher:
         result = handler.handle(ctx, request)
         if ctx.close_connection:
             conn.close_after_responses()
+        if sasl is not None:
+            if api_key == ApiKey.API_VERSIONS:
+                sasl.api_versions_answered()
+            if sasl.principal is not None and conn.principal != sasl.principal:
+                conn.authenticated(sasl.principal)
         return self._encoded(ctx, result)
+
+    @staticmethod
+    def _raw_sasl_token(frame: bytes | bytearray | memoryview, conn: KafkaConnection) -> Any:
+        """A SASL token sent without a request header (after SaslHandshake v0): its answer
+        goes back size-prefixed; a failure closes the connection without one, as Kafka does."""
+        sasl = conn.sasl
+        assert sasl is not None
+        try:
+            answer = sasl.raw_token(bytes(frame), int(time.time() * 1000))
+        except SaslFailure as e:
+            conn.abort(f"SASL authentication failed: {e.message}")
+            return None
+        if sasl.principal is not None and conn.principal != sasl.principal:
+            conn.authenticated(sasl.principal)
+        return _SIZE.pack(len(answer)) + answer
 
     @staticmethod
     def _encoded(ctx: RequestContext, result: Any) -> Any:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from protocol.framing import DEFAULT_CHUNK_SIZE
 from pybroker.network.connection import KafkaConnection
 from pybroker.security.listeners import PLAINTEXT_LISTENER, ListenerSecurity
+from pybroker.security.sasl import SaslAuthenticator
 
 if TYPE_CHECKING:
     from pybroker.config import Endpoint
@@ -43,6 +44,9 @@ class SocketServer:
         self._changing = asyncio.Lock()
         #: what every connection reads into between frames (all run on one event loop)
         self._read_chunk = bytearray(DEFAULT_CHUNK_SIZE)
+        #: a new connection's SASL authenticator, by the listener that accepted it (None: the
+        #: listener does not authenticate with SASL)
+        self.sasl_authenticator: Callable[[str], SaslAuthenticator | None] = lambda name: None
 
     @property
     def connections(self) -> set[KafkaConnection]:
@@ -56,7 +60,8 @@ class SocketServer:
                                on_sendfile_unsupported=self.disable_sendfile,
                                listener=listener, read_chunk=self._read_chunk,
                                security_protocol=security.protocol,
-                               tls_principal=security.tls_principal)
+                               tls_principal=security.tls_principal,
+                               sasl=self.sasl_authenticator(listener))
 
     def disable_sendfile(self) -> None:
         """New connections write fetched file regions with read+write (this event loop has

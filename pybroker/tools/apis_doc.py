@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from protocol import messages
-from pybroker.api.registry import ALL_MODES, load_handlers
+from pybroker.api.registry import EMBEDDED, ZOOKEEPER, load_handlers
 
 
 def render() -> str:
@@ -35,8 +35,10 @@ def render() -> str:
             advertised = f"{h.min_version}-{h.max_version}"
             handler = f"`{h.module}`"
             status = "served"
-            if h.modes != ALL_MODES:
+            if h.modes == frozenset({ZOOKEEPER}):
                 status += " (ZooKeeper mode only: the controller's request to brokers)"
+            elif h.modes == frozenset({EMBEDDED}):
+                status += " (embedded single node only, for now)"
         lines.append(f"| {key} | {name} | {lo}-{hi} | {advertised} | {handler} | {status} |")
     return "\n".join(lines) + "\n"
 

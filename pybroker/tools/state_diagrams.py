@@ -104,6 +104,19 @@ MACHINES: list[StateMachine] = [
         ),
         initial="Copying",
     ),
+    StateMachine(
+        title="SASL authentication of a connection",
+        module="pybroker.security.sasl",
+        table="VALID_PREVIOUS_STATES",
+        description=(
+            "Each connection on a SASL listener (Kafka's SaslServerAuthenticator). Before "
+            "COMPLETE only ApiVersions, SaslHandshake and SaslAuthenticate (or raw tokens after "
+            "SaslHandshake v0) are taken; anything else closes the connection, and FAILED closes "
+            "it after the failure's answer. With connections.max.reauth.ms a SaslHandshake on an "
+            "authenticated connection re-authenticates it (KIP-368)."
+        ),
+        initial="HANDSHAKE_OR_VERSIONS_REQUEST",
+    ),
 ]
 
 

@@ -52,6 +52,7 @@ from pybroker.zk.znodes import (
     ACL_RESOURCE_TYPES,
     CONFIG_BROKER,
     CONFIG_TOPIC,
+    CONFIG_USER,
     PERSISTENT_ZK_PATHS,
     PRODUCER_ID_BLOCK_SIZE,
     AclChangeNotificationZNode,
@@ -62,6 +63,7 @@ from pybroker.zk.znodes import (
     ClusterIdZNode,
     ConfigEntityChangeNotificationSequenceZNode,
     ConfigEntityChangeNotificationZNode,
+    ConfigEntityTypeZNode,
     ConfigEntityZNode,
     ControllerEpochZNode,
     ControllerRegistration,
@@ -585,6 +587,19 @@ class KafkaZkClient:
         defaults (``<default>``) and tell every broker (Kafka's ``changeBrokerConfig``)."""
         await self.set_or_create_entity_configs(CONFIG_BROKER, entity, configs)
         await self.create_config_change_notification(f"{CONFIG_BROKER}/{entity}")
+
+    async def set_user_config(self, sanitized_user: str, configs: Mapping[str, str]) -> None:
+        """Replace a user's config entity (its SCRAM credentials, its quotas) and tell every
+        broker (Kafka's ``changeUserOrUserClientIdConfig``); ``sanitized_user`` as
+        :func:`~pybroker.zk.znodes.sanitize` makes it."""
+        await self.set_or_create_entity_configs(CONFIG_USER, sanitized_user, configs)
+        await self.create_config_change_notification(f"{CONFIG_USER}/{sanitized_user}")
+
+    async def get_all_entity_configs(self, entity_type: str) -> dict[str, dict[str, str]]:
+        """Every entity of a type (``users``) with its configs, by its znode's name."""
+        names = sorted(await self._children(ConfigEntityTypeZNode.path(entity_type)))
+        found = await asyncio.gather(*(self.get_entity_configs(entity_type, n) for n in names))
+        return dict(zip(names, found, strict=True))
 
     async def get_config_change_notifications(self, watch: Watch | None = None) -> list[str]:
         """The notification znodes' names (``config_change_0000000007``), oldest first."""

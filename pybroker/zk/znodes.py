@@ -24,6 +24,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote, unquote
 
 TopicPartition = tuple[str, int]
 
@@ -565,6 +566,17 @@ class TopicPartitionStateZNode:
 
 
 # -- configs ----------------------------------------------------------------------------------
+
+def sanitize(name: str) -> str:
+    """Kafka's ``Sanitizer.sanitize``: a user or client id made safe as a znode name (URL
+    encoding, ``*`` as ``%2A``, a space as ``%20``)."""
+    return quote(name, safe="*").replace("*", "%2A").replace("~", "%7E")
+
+
+def desanitize(name: str) -> str:
+    """Kafka's ``Sanitizer.desanitize``."""
+    return unquote(name)
+
 
 class ConfigEntityZNode:
     """``/config/<entity type>/<name>``: ``{"version":1,"config":{name: value}}``."""

@@ -45,18 +45,12 @@ NOT_SERVED: dict[str, str] = {
     "TxnOffsetCommit": "Transactional offset commits (KIP-98, KIP-447): the group coordinator "
                        "keeps no offsets pending on a transaction.",
     **dict.fromkeys(
-        ("SaslHandshake", "SaslAuthenticate"),
-        "PLAINTEXT listeners only: there is no SASL authentication."),
-    **dict.fromkeys(
         ("CreateDelegationToken", "RenewDelegationToken", "ExpireDelegationToken",
          "DescribeDelegationToken"),
-        "Delegation tokens authenticate over SASL, which pybroker does not offer."),
-    **dict.fromkeys(
-        ("DescribeUserScramCredentials", "AlterUserScramCredentials"),
-        "SCRAM credentials are for SASL/SCRAM, which pybroker does not offer."),
-    **dict.fromkeys(
-        ("DescribeClientQuotas", "AlterClientQuotas"),
-        "No client quotas: requests are never throttled (throttle_time_ms is always 0)."),
+        "No delegation tokens: SASL/SCRAM authenticates users' own credentials only (the "
+        "tokenauth extension is refused)."),
+    "AlterClientQuotas": "No client quotas: requests are never throttled (throttle_time_ms is "
+                         "always 0); DescribeClientQuotas answers that there are none.",
     **dict.fromkeys(
         ("LeaderAndIsr", "StopReplica", "UpdateMetadata", "ControlledShutdown"),
         "ZooKeeper-mode controller/broker APIs: pybroker's controller is embedded in its only "
@@ -103,10 +97,6 @@ KNOWN: list[Known] = [
     Known("broker_dynamic_configs", "*", "results{0}.configs{broker.id}.synonyms[*].value",
           "The default broker.id is 0 in pybroker (a single node) and -1 in Kafka (generate an "
           "id); both brokers here set it to 0."),
-    Known("broker_dynamic_configs", "*", "results{0}.configs{sasl.enabled.mechanisms}",
-          "DescribeConfigs on a broker lists the properties pybroker has, and Kafka's other "
-          "dynamic properties (SASL and SSL settings, thread pools, ...; accepted and stored "
-          "with no effect) only once a dynamic config sets them; Kafka lists all of its own."),
     Known("broker_dynamic_configs", "refused: append to an unknown config",
           "responses{0}.error_*",
           "APPEND to a name Kafka does not know is INVALID_CONFIG \"Unknown config name\", the "

@@ -1,0 +1,306 @@
+"""SASL side by side: a pybroker and a reference Apache Kafka 3.9 with the same SASL_PLAINTEXT
+listener (PLAIN users from the listener's JAAS config, SCRAM users made with
+AlterUserScramCredentials) go through the same exchanges in hand-built frames, and what each
+answers - error codes, messages, offered mechanisms, session lifetimes, whether the connection
+is closed - is compared.
+
+Kafka also needs a JAAS entry for each SCRAM mechanism a listener enables (its login module);
+pybroker reads only PLAIN's users and ignores the others.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from protocol.messages import (
+    alter_user_scram_credentials_request as alter_req,
+    describe_user_scram_credentials_request as describe_req,
+)
+from pybroker.security.plain import plain_message
+from pybroker.security.scram import SCRAM_SHA_256, SCRAM_SHA_512, ScramClient
+from pybroker.testing.broker_process import BrokerProcess, free_port
+from pybroker.testing.reference_kafka import ReferenceKafka
+from pybroker.testing.wire_client import WireClient
+from tests.compat import kafka_wire as wire
+from tests.compat.test_sasl import JAAS, authenticate, handshake
+from tests.conftest import REFERENCE_OVERRIDES
+
+SCRAM_JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+USERS = {"SCRAM-SHA-256": ("scram256", "s256-secret"), "SCRAM-SHA-512": ("scram512", "s512")}
+
+
+def overrides(port: int, sasl_port: int) -> dict[str, object]:
+    listeners = f"PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}"
+    return {
+        **REFERENCE_OVERRIDES,
+        "listeners": listeners, "advertised.listeners": listeners,
+        "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
+        "listener.name.sasl_plaintext.plain.sasl.jaas.config": JAAS,
+        "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config": SCRAM_JAAS,
+        "listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config": SCRAM_JAAS,
+        "listener.name.sasl_plaintext.plain.connections.max.reauth.ms": 60000,
+        "connection.failed.authentication.delay.ms": 100,
+    }
+
+
+def make_users(bootstrap: str) -> Any:
+    body = alter_req.AlterUserScramCredentialsRequest(upsertions=[
+        alter_req.ScramCredentialUpsertion(name=user, mechanism=mech.type_code, iterations=8192,
+                                           salt=b"fixed-salt-" + user.encode(),
+                                           salted_password=mech.salted_password(
+                                               password.encode(), b"fixed-salt-" + user.encode(),
+                                               8192))
+        for mech, (user, password) in ((SCRAM_SHA_256, USERS["SCRAM-SHA-256"]),
+                                       (SCRAM_SHA_512, USERS["SCRAM-SHA-512"]))])
+    with WireClient(bootstrap) as client:
+        return client.call(51, 0, body)
+
+
+@pytest.fixture(scope="module")
+def pair(kafka_tools_lib: Path, tmp_path_factory: pytest.TempPathFactory,
+         ) -> Iterator[tuple[str, str, str, str]]:
+    """(pybroker's PLAINTEXT, its SASL_PLAINTEXT, Kafka's PLAINTEXT, its SASL_PLAINTEXT)."""
+    base = tmp_path_factory.mktemp("differential-sasl")
+    ours, ours_sasl, theirs, theirs_sasl = (free_port() for _ in range(4))
+    broker = BrokerProcess(base / "kafka-logs", port=ours, config=None,
+                           overrides=overrides(ours, ours_sasl))
+    kafka = ReferenceKafka(base / "reference", port=theirs, lib=kafka_tools_lib,
+                           overrides=overrides(theirs, theirs_sasl))
+    try:
+        broker.start()
+        kafka.start()
+        for port in (ours, theirs):
+            answer = make_users(f"127.0.0.1:{port}")
+            assert [r.error_code for r in answer.results] == [0, 0], answer
+        # Kafka's brokers learn of new credentials through /config/changes: wait for them
+        deadline = time.monotonic() + 30
+        while not scram_ok(f"127.0.0.1:{theirs_sasl}", SCRAM_SHA_512, *USERS["SCRAM-SHA-512"]):
+            assert time.monotonic() < deadline, "Kafka never took the SCRAM credentials"
+            time.sleep(0.2)
+        yield (f"127.0.0.1:{ours}", f"127.0.0.1:{ours_sasl}", f"127.0.0.1:{theirs}",
+               f"127.0.0.1:{theirs_sasl}")
+    finally:
+        kafka.stop()
+        broker.stop()
+
+
+def scram_ok(bootstrap: str, mechanism, user: str, password: str) -> bool:
+    with wire.connect(bootstrap) as sock:
+        handshake(sock, mechanism.name)
+        client = ScramClient(mechanism, user, password)
+        first = authenticate(sock, client.first())
+        if first is None or first.error:
+            return False
+        final = authenticate(sock, client.final(first.auth_bytes), cid=3)
+        return final is not None and final.error == 0
+
+
+def closed(sock: socket.socket) -> bool:
+    try:
+        return wire.wait_closed(sock, timeout=5) == b""
+    except TimeoutError:
+        return False
+
+
+def metadata_answered(sock: socket.socket) -> bool:
+    sock.sendall(wire.metadata_v1(20, []))
+    try:
+        answer = wire.read_response(sock)
+    except OSError:
+        return False
+    return answer is not None and answer[0] == 20
+
+
+# -- the scenarios: each returns what a client observes ------------------------------------------
+
+def versions(bootstrap: str) -> object:
+    with wire.connect(bootstrap) as sock:
+        sock.sendall(wire.api_versions(1, 0))
+        ranges = wire.parse_api_versions_v0(wire.read_response(sock)[1]).ranges
+        return {k: ranges.get(k) for k in (17, 36, 50, 51)}, handshake(sock, "PLAIN")
+
+
+def request_before_authentication(bootstrap: str) -> object:
+    with wire.connect(bootstrap) as sock:
+        sock.sendall(wire.metadata_v1(1, []))
+        return closed(sock)
+
+
+def unsupported_mechanism(bootstrap: str) -> object:
+    out = []
+    for mechanism in ("GSSAPI", "OAUTHBEARER", "plain"):
+        with wire.connect(bootstrap) as sock:
+            out.append((handshake(sock, mechanism), closed(sock)))
+    return out
+
+
+def plain(bootstrap: str) -> object:
+    out = []
+    for user, password, authzid in (("alice", "alice-secret", ""),
+                                    ("alice", "alice-secret", "alice"),
+                                    ("alice", "wrong", ""), ("nobody", "x", ""),
+                                    ("alice", "alice-secret", "admin"), ("", "x", ""),
+                                    ("alice", "", "")):
+        with wire.connect(bootstrap) as sock:
+            handshake(sock, "PLAIN")
+            answer = authenticate(sock, plain_message(user, password, authzid))
+            out.append((vars(answer), metadata_answered(sock)))
+    with wire.connect(bootstrap) as sock:
+        handshake(sock, "PLAIN")
+        answer = authenticate(sock, b"alice\0alice-secret")
+        out.append((vars(answer) if answer else None, closed(sock)))
+    return out
+
+
+def scram(bootstrap: str) -> object:
+    out: list[object] = []
+    for mechanism in (SCRAM_SHA_256, SCRAM_SHA_512):
+        user, password = USERS[mechanism.name]
+        for pw in (password, "wrong"):
+            with wire.connect(bootstrap) as sock:
+                handshake(sock, mechanism.name)
+                client = ScramClient(mechanism, user, pw)
+                first = authenticate(sock, client.first())
+                server_first = dict(f.split("=", 1) for f in first.auth_bytes.decode().split(","))
+                final = authenticate(sock, client.final(first.auth_bytes), cid=3)
+                if final.error == 0:
+                    client.verify(final.auth_bytes)
+                out.append((first.error, first.message, server_first["s"], server_first["i"],
+                            final.error, final.message, final.session_lifetime_ms,
+                            metadata_answered(sock)))
+    with wire.connect(bootstrap) as sock:
+        handshake(sock, "SCRAM-SHA-256")
+        answer = authenticate(sock, ScramClient(SCRAM_SHA_256, "nobody", "x").first())
+        out.append((vars(answer), closed(sock)))
+    with wire.connect(bootstrap) as sock:
+        handshake(sock, "SCRAM-SHA-512")  # a user with no SCRAM-SHA-512 credential
+        answer = authenticate(sock, ScramClient(SCRAM_SHA_512, "scram256", "x").first())
+        out.append((vars(answer), closed(sock)))
+    with wire.connect(bootstrap) as sock:
+        handshake(sock, "SCRAM-SHA-256")
+        answer = authenticate(sock, b"n,a=other,n=scram256,r=abc")
+        out.append((vars(answer), closed(sock)))
+    return out
+
+
+def after_authentication(bootstrap: str) -> object:
+    with wire.connect(bootstrap) as sock:
+        handshake(sock, "SCRAM-SHA-256")
+        client = ScramClient(SCRAM_SHA_256, *USERS["SCRAM-SHA-256"])
+        first = authenticate(sock, client.first())
+        authenticate(sock, client.final(first.auth_bytes), cid=3)
+        again = authenticate(sock, b"more", cid=4)
+        return vars(again), handshake(sock, "SCRAM-SHA-256", cid=5), metadata_answered(sock)
+
+
+def handshake_v0(bootstrap: str) -> object:
+    out: list[object] = []
+    with wire.connect(bootstrap) as sock:
+        out.append(handshake(sock, "SCRAM-SHA-512", version=0))
+        client = ScramClient(SCRAM_SHA_512, *USERS["SCRAM-SHA-512"])
+        sock.sendall(wire.sized(client.first()))
+        (n,) = struct.unpack(">i", wire.recv_exact(sock, 4))
+        sock.sendall(wire.sized(client.final(wire.recv_exact(sock, n))))
+        (n,) = struct.unpack(">i", wire.recv_exact(sock, 4))
+        client.verify(wire.recv_exact(sock, n))
+        out.append(metadata_answered(sock))
+    with wire.connect(bootstrap) as sock:
+        out.append(handshake(sock, "PLAIN", version=0))
+        sock.sendall(wire.sized(plain_message("alice", "alice-secret")))
+        (n,) = struct.unpack(">i", wire.recv_exact(sock, 4))
+        out.append((n, metadata_answered(sock)))
+    with wire.connect(bootstrap) as sock:
+        out.append(handshake(sock, "PLAIN", version=0))
+        sock.sendall(wire.sized(plain_message("alice", "wrong")))
+        out.append(closed(sock))
+    return out
+
+
+def reauthentication(bootstrap: str) -> object:
+    with wire.connect(bootstrap) as sock:
+        handshake(sock, "PLAIN")
+        first = authenticate(sock, plain_message("alice", "alice-secret"))
+        time.sleep(1.1)
+        again = handshake(sock, "PLAIN", cid=5)
+        second = authenticate(sock, plain_message("alice", "alice-secret"), cid=6)
+        return (first.session_lifetime_ms, again, second.error, second.session_lifetime_ms,
+                metadata_answered(sock))
+
+
+SASL_SCENARIOS: list[Callable[[str], object]] = [
+    versions, request_before_authentication, unsupported_mechanism, plain, scram,
+    after_authentication, handshake_v0, reauthentication]
+
+
+@pytest.mark.parametrize("scenario", SASL_SCENARIOS, ids=lambda s: s.__name__)
+def test_sasl_exchanges_answer_alike(pair: tuple[str, str, str, str],
+                                     scenario: Callable[[str], object]) -> None:
+    ours, theirs = scenario(pair[1]), scenario(pair[3])
+    assert ours == theirs
+
+
+def test_user_scram_credentials_answer_alike(pair: tuple[str, str, str, str]) -> None:
+    def observe(bootstrap: str) -> object:
+        with WireClient(bootstrap) as client:
+            everyone = client.call(50, 0, describe_req.DescribeUserScramCredentialsRequest(
+                users=None))
+            named = client.call(50, 0, describe_req.DescribeUserScramCredentialsRequest(users=[
+                describe_req.UserName(name=n) for n in ("scram512", "nobody", "", "scram512")]))
+            up = alter_req.ScramCredentialUpsertion
+            bad = client.call(51, 0, alter_req.AlterUserScramCredentialsRequest(
+                upsertions=[up(name="", mechanism=1, iterations=4096, salt=b"s",
+                               salted_password=b"p" * 32),
+                            up(name="x", mechanism=7, iterations=4096, salt=b"s",
+                               salted_password=b"p" * 32),
+                            up(name="y", mechanism=1, iterations=10, salt=b"s",
+                               salted_password=b"p" * 32),
+                            up(name="z", mechanism=2, iterations=99999, salt=b"s",
+                               salted_password=b"p" * 32),
+                            up(name="w", mechanism=1, iterations=4096, salt=b"s",
+                               salted_password=b"p" * 32),
+                            up(name="w", mechanism=1, iterations=4096, salt=b"s",
+                               salted_password=b"p" * 32)],
+                deletions=[alter_req.ScramCredentialDeletion(name="nobody", mechanism=1)]))
+        return (
+            (everyone.error_code, everyone.error_message,
+             [(r.user, r.error_code, [(i.mechanism, i.iterations) for i in r.credential_infos])
+              for r in everyone.results]),
+            [(r.user, r.error_code, r.error_message,
+              [(i.mechanism, i.iterations) for i in r.credential_infos]) for r in named.results],
+            sorted((r.user, r.error_code, r.error_message) for r in bad.results),
+        )
+
+    assert observe(pair[0]) == observe(pair[2])
+
+
+def test_describe_client_quotas_answers_alike(pair: tuple[str, str, str, str]) -> None:
+    """kafka-configs --describe --entity-type users asks for quotas first; neither broker has
+    any, and both check the filter alike."""
+    from protocol.messages import describe_client_quotas_request as quotas
+
+    def component(entity_type: str, match_type: int = 0, match: str | None = "alice"):
+        return quotas.ComponentData(entity_type=entity_type, match_type=match_type, match=match)
+
+    filters = [[], [component("user")], [component("user", 2, None)],
+               [component("user", 1, None), component("client-id", 2, None)],
+               [component("nonsense")], [component("user"), component("user")],
+               [component("ip", 2, None), component("user")]]
+
+    def observe(bootstrap: str) -> object:
+        out = []
+        with WireClient(bootstrap) as client:
+            for components in filters:
+                for strict in (False, True):
+                    r = client.call(48, 1, quotas.DescribeClientQuotasRequest(
+                        components=components, strict=strict))
+                    out.append((r.error_code, r.error_message, r.entries))
+        return out
+
+    assert observe(pair[0]) == observe(pair[2])
