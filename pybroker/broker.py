@@ -44,10 +44,10 @@ from pybroker.reconfigurables import (
 )
 from pybroker.security.credentials import CredentialCache
 from pybroker.security.listeners import check_listener_security, listener_security
-from pybroker.security.service import AclService, authorizer_from_config
 from pybroker.security.sasl import SaslAuthenticator, SaslServerSettings
 from pybroker.security.sasl_client import inter_broker_credentials
 from pybroker.security.sasl_config import sasl_server_settings
+from pybroker.security.service import AclService, authorizer_from_config
 from pybroker.security.tls import client_context
 
 log = logging.getLogger(__name__)

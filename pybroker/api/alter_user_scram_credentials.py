@@ -16,6 +16,7 @@ from protocol.messages import (
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.purgatory import when_ready
+from pybroker.security.acl import AclOperation
 from pybroker.security.credentials import Deletion, Upsertion, UserResult
 
 
@@ -42,6 +43,13 @@ def handle(ctx: RequestContext, request: req.AlterUserScramCredentialsRequest,
         return _response([UserResult(n, ErrorCode.NOT_CONTROLLER,
                                      "This is not the correct controller for this cluster.")
                           for n in users])
+    if not ctx.services.acls.authorize_cluster(ctx, AclOperation.ALTER):
+        users = sorted({u.name for u in request.upsertions} | {d.name for d in request.deletions})
+        # Kafka's error response carries no message
+        return m.AlterUserScramCredentialsResponse(results=[
+            m.AlterUserScramCredentialsResult(
+                user=n, error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=None)
+            for n in users])
     upsertions = [Upsertion(u.name, u.mechanism, u.iterations, u.salt, u.salted_password)
                   for u in request.upsertions]
     deletions = [Deletion(d.name, d.mechanism) for d in request.deletions]

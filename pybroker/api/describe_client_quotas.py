@@ -15,6 +15,7 @@ from protocol.messages import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
+from pybroker.security.acl import AclOperation
 
 ENTITY_TYPES = ("user", "client-id", "ip")
 
@@ -41,6 +42,9 @@ def _filter_error(components: list[req.ComponentData]) -> tuple[ErrorCode, str] 
 @api(ApiKey.DESCRIBE_CLIENT_QUOTAS, 0, 1)
 def handle(ctx: RequestContext, request: req.DescribeClientQuotasRequest,
            ) -> m.DescribeClientQuotasResponse:
+    if not ctx.services.acls.authorize_cluster(ctx, AclOperation.DESCRIBE_CONFIGS):
+        return m.DescribeClientQuotasResponse(
+            error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=None, entries=None)
     error = _filter_error(request.components)
     if error is not None:
         return m.DescribeClientQuotasResponse(error_code=error[0], error_message=error[1],

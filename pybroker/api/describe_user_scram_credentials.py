@@ -10,6 +10,7 @@ from protocol.messages import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
+from pybroker.security.acl import AclOperation
 
 
 @api(ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, 0, 0)
@@ -20,6 +21,13 @@ def handle(ctx: RequestContext, request: req.DescribeUserScramCredentialsRequest
         return m.DescribeUserScramCredentialsResponse(
             error_code=ErrorCode.UNSUPPORTED_VERSION,
             error_message="This broker keeps no SCRAM credentials")
+    if not ctx.services.acls.authorize_cluster(ctx, AclOperation.DESCRIBE):
+        # Kafka's error response: one result per user asked for, without its name
+        return m.DescribeUserScramCredentialsResponse(
+            error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=None,
+            results=[m.DescribeUserScramCredentialsResult(
+                user="", error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=None)
+                for _ in request.users or ()])
     users = None if request.users is None else [u.name for u in request.users]
     return m.DescribeUserScramCredentialsResponse(
         error_code=ErrorCode.NONE,

@@ -452,6 +452,9 @@ def test_acls_without_an_authorizer(pair: Pair, names: Names):
     pair.check(acls_without_authorizer, names, KNOWN)
 
 
+DESCRIBE_USER_SCRAM_CREDENTIALS, ALTER_USER_SCRAM_CREDENTIALS, DESCRIBE_CLIENT_QUOTAS = 50, 51, 48
+
+
 # -- a named user --------------------------------------------------------------------------------
 
 
@@ -501,6 +504,23 @@ def named_user(rec: Recorder, n: Names, plaintext: str) -> None:
     # message prints its request object)
     rec.call("describe ACLs: not on the cluster", DESCRIBE_ACLS, 3,
              describe(TOPIC, topics["mine"], LITERAL), mask=("error_message",))
+    # nor may it see or change users' SCRAM credentials (DESCRIBE / ALTER on the cluster) or
+    # read quotas (DESCRIBE_CONFIGS on the cluster)
+    from protocol.messages import (
+        alter_user_scram_credentials_request as aus,
+        describe_client_quotas_request as dcq,
+        describe_user_scram_credentials_request as dus,
+    )
+    rec.call("describe SCRAM credentials", DESCRIBE_USER_SCRAM_CREDENTIALS, 0,
+             dus.DescribeUserScramCredentialsRequest(users=[dus.UserName(name="alice")]))
+    # (not "describe every user" (users null): refused, Kafka 3.9 never answers it, as its
+    # error response iterates the null list)
+    rec.call("alter SCRAM credentials", ALTER_USER_SCRAM_CREDENTIALS, 0,
+             aus.AlterUserScramCredentialsRequest(deletions=[
+                 aus.ScramCredentialDeletion(name="nobody", mechanism=1)]))
+    rec.call("describe quotas", DESCRIBE_CLIENT_QUOTAS, 1,
+             dcq.DescribeClientQuotasRequest(components=[
+                 dcq.ComponentData(entity_type="user", match_type=1, match=None)]))
 
 
 def test_a_named_user_over_tls(acl_pair: AclPair, names: Names):
