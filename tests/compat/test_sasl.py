@@ -23,7 +23,7 @@ import pytest
 from pybroker.security.plain import plain_message
 from pybroker.security.scram import SCRAM_SHA_256, SCRAM_SHA_512, ScramClient
 from pybroker.testing.broker_process import BrokerProcess, free_port
-from pybroker.testing.certs import CertificateAuthority, server_properties
+from pybroker.testing.certs import CertificateAuthority, Credential, server_properties
 from tests.compat import kafka_wire as wire
 
 SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
@@ -59,6 +59,17 @@ def sasl_overrides(plain_port: int, sasl_port: int) -> dict[str, object]:
         "listener.name.sasl_plaintext.plain.connections.max.reauth.ms": REAUTH_MS,
         "connection.failed.authentication.delay.ms": 300,
     }
+
+
+def with_sasl_ssl_listener(overrides: dict[str, object], port: int, ca: CertificateAuthority,
+                           server: Credential) -> dict[str, object]:
+    """``overrides`` (from :func:`sasl_overrides`) plus a SASL_SSL listener on ``port``: TLS
+    with ``server``'s certificate (inline PEM), the same mechanisms, PLAIN users from
+    :data:`JAAS`."""
+    listeners = f"{overrides['listeners']},SASL_SSL://127.0.0.1:{port}"
+    return {**overrides, "listeners": listeners, "advertised.listeners": listeners,
+            "listener.name.sasl_ssl.plain.sasl.jaas.config": JAAS,
+            **server_properties(ca, server, listener="SASL_SSL")}
 
 
 @pytest.fixture(scope="module")
