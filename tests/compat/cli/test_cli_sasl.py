@@ -1,20 +1,25 @@
-"""Kafka's own tools against a SASL_PLAINTEXT listener: ``kafka-configs`` manages SCRAM users
-(``--add-config 'SCRAM-SHA-256=[iterations=8192,password=...]' --entity-type users``,
+"""Kafka's own tools against SASL_PLAINTEXT and SASL_SSL listeners: ``kafka-configs`` manages
+SCRAM users (``--add-config 'SCRAM-SHA-256=[iterations=8192,password=...]' --entity-type users``,
 ``--describe``, ``--delete-config``), and the tools (the Java client inside them) authenticate
 with a client properties file carrying ``sasl.jaas.config``: PLAIN, SCRAM-SHA-256 and
-SCRAM-SHA-512, and a wrong password refused with Kafka's message."""
+SCRAM-SHA-512, and a wrong password refused with Kafka's message. Over SASL_SSL the whole round
+goes through the TLS listener: an admin (a PLAIN user of the listener's JAAS config) adds a
+SCRAM user, who then creates and lists a topic and moves records with the console tools; the
+properties file trusts the test CA as a PEM file. One broker serves the whole module."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from pybroker.testing.broker_process import BrokerProcess, free_port
+from pybroker.testing.certs import CertificateAuthority
 from tests.compat.cli.conftest import KafkaCli
-from tests.compat.test_sasl import sasl_overrides
+from tests.compat.test_sasl import sasl_overrides, with_sasl_ssl_listener
 
 pytestmark = pytest.mark.compat
 
@@ -22,12 +27,34 @@ PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
 SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
 
 
+@dataclass(frozen=True)
+class SaslSsl:
+    """The broker's SASL_SSL listener and the PEM file of the CA its certificate comes from."""
+
+    bootstrap: str
+    ca_file: Path
+
+
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[BrokerProcess, str]]:
-    port, sasl_port = free_port(), free_port()
-    with BrokerProcess(tmp_path_factory.mktemp("cli-sasl") / "kafka-logs", port=port,
-                       overrides=sasl_overrides(port, sasl_port)) as b:
-        yield b, f"127.0.0.1:{sasl_port}"
+def listeners(tmp_path_factory: pytest.TempPathFactory
+              ) -> Iterator[tuple[BrokerProcess, str, SaslSsl]]:
+    tmp = tmp_path_factory.mktemp("cli-sasl")
+    ca = CertificateAuthority.create()
+    port, sasl_port, ssl_port = free_port(), free_port(), free_port()
+    overrides = with_sasl_ssl_listener(sasl_overrides(port, sasl_port), ssl_port, ca,
+                                       ca.issue("CN=broker,O=pybroker"))
+    with BrokerProcess(tmp / "kafka-logs", port=port, overrides=overrides) as b:
+        yield b, f"127.0.0.1:{sasl_port}", SaslSsl(f"127.0.0.1:{ssl_port}", ca.write(tmp))
+
+
+@pytest.fixture(scope="module")
+def broker(listeners: tuple[BrokerProcess, str, SaslSsl]) -> tuple[BrokerProcess, str]:
+    return listeners[0], listeners[1]
+
+
+@pytest.fixture(scope="module")
+def sasl_ssl(listeners: tuple[BrokerProcess, str, SaslSsl]) -> SaslSsl:
+    return listeners[2]
 
 
 @pytest.fixture(scope="module")
@@ -36,10 +63,14 @@ def admin_cli(kafka_tools_lib: Path, broker: tuple[BrokerProcess, str]) -> Kafka
     return KafkaCli(broker[0].bootstrap, kafka_tools_lib)
 
 
-def client_config(path: Path, mechanism: str, user: str, password: str) -> Path:
+def client_config(path: Path, mechanism: str, user: str, password: str,
+                  ca_file: Path | None = None) -> Path:
+    """A client properties file; with ``ca_file``, for SASL_SSL trusting that PEM file."""
     module = PLAIN_MODULE if mechanism == "PLAIN" else SCRAM_MODULE
+    tls = ("security.protocol=SASL_SSL\nssl.truststore.type=PEM\n"
+           f"ssl.truststore.location={ca_file}\n") if ca_file else ""
     path.write_text(
-        "security.protocol=SASL_PLAINTEXT\n"
+        (tls or "security.protocol=SASL_PLAINTEXT\n") +
         f"sasl.mechanism={mechanism}\n"
         f'sasl.jaas.config={module} required username="{user}" password="{password}";\n')
     return path
@@ -113,3 +144,39 @@ def test_wrong_password_is_refused_with_kafkas_message(broker: tuple[BrokerProce
     assert run.returncode != 0
     assert "Authentication failed: Invalid username or password" in run.stdout + run.stderr, \
         run.explain()
+
+
+# -- SASL_SSL --------------------------------------------------------------------------------
+
+def test_scram_user_made_and_used_over_sasl_ssl(sasl_ssl: SaslSsl, kafka_tools_lib: Path,
+                                                 tmp_path: Path) -> None:
+    cli = KafkaCli(sasl_ssl.bootstrap, kafka_tools_lib)
+    admin = client_config(tmp_path / "admin.properties", "PLAIN", "admin", "admin-secret",
+                          sasl_ssl.ca_file)
+    user = f"tls-{uuid.uuid4().hex[:6]}"
+    run = cli.tool("kafka-configs", "--command-config", str(admin), "--alter", "--add-config",
+                   "SCRAM-SHA-512=[iterations=8192,password=tls-secret]", "--entity-type",
+                   "users", "--entity-name", user)
+    assert run.lines == [f"Completed updating config for user {user}."], run.explain()
+
+    config = client_config(tmp_path / "client.properties", "SCRAM-SHA-512", user, "tls-secret",
+                           sasl_ssl.ca_file)
+    topic = f"sasl-ssl-{uuid.uuid4().hex[:6]}"
+    cli.tool("kafka-topics", "--command-config", str(config), "--create", "--topic", topic,
+             "--partitions", "1")
+    run = cli.tool("kafka-topics", "--command-config", str(config), "--list")
+    assert topic in run.lines, run.explain()
+    cli.tool("kafka-console-producer", "--producer.config", str(config), "--topic", topic,
+             stdin="one\ntwo\n")
+    run = cli.tool("kafka-console-consumer", "--consumer.config", str(config), "--topic", topic,
+                   "--group", f"g-{topic}", "--from-beginning", "--max-messages", "2",
+                   "--timeout-ms", "20000")
+    assert run.lines == ["one", "two"], run.explain()
+
+    wrong = client_config(tmp_path / "wrong.properties", "SCRAM-SHA-512", user, "nope",
+                          sasl_ssl.ca_file)
+    run = cli.run_raw("kafka-topics", "--bootstrap-server", sasl_ssl.bootstrap,
+                      "--command-config", str(wrong), "--list")
+    assert run.returncode != 0
+    assert ("Authentication failed during authentication due to invalid credentials with SASL "
+            "mechanism SCRAM-SHA-512") in run.stdout + run.stderr, run.explain()
