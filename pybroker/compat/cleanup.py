@@ -26,6 +26,7 @@ from protocol.messages import (
     metadata_request,
 )
 from pybroker.compat.apiversions import ApiTable, probe
+from pybroker.compat.security import AuthenticationError, ClientSecurity
 from pybroker.compat.wire import WireConnection
 
 
@@ -51,14 +52,16 @@ def version(table: ApiTable, api_key: int) -> int:
 
 
 class _Connections:
-    def __init__(self, timeout: float) -> None:
+    def __init__(self, timeout: float, security: ClientSecurity | None = None) -> None:
         self.timeout = timeout
+        self.security = security
         self.open: dict[str, WireConnection] = {}
 
     def __call__(self, address: str) -> WireConnection:
         conn = self.open.get(address)
         if conn is None:
-            conn = self.open[address] = WireConnection(address, self.timeout)
+            conn = self.open[address] = WireConnection(address, self.timeout,
+                                                       security=self.security)
         return conn
 
     def close(self) -> None:
@@ -71,13 +74,14 @@ def address(host: str, port: int) -> str:
 
 
 def cleanup(bootstrap: str, prefix: str, *, timeout: float = 15.0, group_wait: float = 50.0,
-            now: Callable[[], float] = time.monotonic) -> Cleanup:
+            now: Callable[[], float] = time.monotonic,
+            security: ClientSecurity | None = None) -> Cleanup:
     """Delete the topics and groups named ``prefix...`` from the broker at ``bootstrap``."""
     if not prefix.startswith("compat-") or len(prefix) < len("compat-x-"):
         raise ValueError(f"refusing to clean up a prefix the suite does not own: {prefix!r}")
     done = Cleanup()
-    table = probe(bootstrap, timeout)
-    conns = _Connections(timeout)
+    table = probe(bootstrap, timeout, security)
+    conns = _Connections(timeout, security)
     try:
         meta_v = version(table, ApiKey.METADATA)
         meta = conns(bootstrap).call(ApiKey.METADATA, meta_v, metadata_request.MetadataRequest(
@@ -96,7 +100,7 @@ def cleanup(bootstrap: str, prefix: str, *, timeout: float = 15.0, group_wait: f
             _delete_groups(conns, bootstrap, table, sorted(groups), done, now() + group_wait, now)
         if topics:
             _delete_topics(conns(controller), table, topics, done)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, AuthenticationError) as e:
         done.left.append(f"cleanup stopped: {e}")
     finally:
         conns.close()

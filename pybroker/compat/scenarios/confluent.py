@@ -12,7 +12,7 @@ CLIENT = "confluent-kafka"
 
 
 def _conf(ctx: Context, **extra: Any) -> dict[str, Any]:
-    return {"bootstrap.servers": ctx.bootstrap, "client.id": "pybroker-compat", **extra}
+    return {**ctx.confluent(), "client.id": "pybroker-compat", **extra}
 
 
 def _produce(ctx: Context, topic: str, sent: list[tuple[bytes, bytes]], partition: int = -1,
