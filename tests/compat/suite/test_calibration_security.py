@@ -170,3 +170,37 @@ def test_what_a_broker_lacks_is_not_offered_and_no_credentials_skip(
         assert results["confluent-kafka/acls"].status == "not offered"
     finally:
         broker.stop()
+
+
+def test_over_sasl_ssl_every_library_checks_the_certificate(tmp_path: Path) -> None:
+    """A SASL_SSL listener: with ``cafile`` the CA that issued the broker's certificate, the
+    libraries, the probe and the cleanup connect and log in; with another CA nothing does."""
+    from pybroker.testing.certs import CertificateAuthority, server_properties
+
+    ca, stranger = CertificateAuthority.create(), CertificateAuthority.create()
+    port, tls_port = free_port(), free_port()
+    listeners = f"PLAINTEXT://127.0.0.1:{port},SASL_SSL://127.0.0.1:{tls_port}"
+    broker = BrokerProcess(tmp_path / "kafka-logs", port=port, config=None, overrides={
+        **REFERENCE_OVERRIDES, "listeners": listeners, "advertised.listeners": listeners,
+        "sasl.enabled.mechanisms": "PLAIN",
+        "listener.name.sasl_ssl.plain.sasl.jaas.config": JAAS,
+        **server_properties(ca, ca.issue("CN=broker"), listener="SASL_SSL")})
+    over_tls = ClientSecurity("SASL_SSL", "PLAIN", USER, PASSWORD,
+                              cafile=str(ca.write(tmp_path, "ca")))
+    ids = ("kafka-python/sasl-plain", *ALSO)
+    scenarios = [s for s in load_scenarios().values() if s.id in ids]
+    try:
+        broker.start()
+        run = run_suite(f"127.0.0.1:{tls_port}", scenarios, name="sasl-ssl",
+                        work_dir=tmp_path / "right", jobs=2, group_wait=5, security=over_tls)
+        assert {k: r.status for k, r in run.target.results.items()} == dict.fromkeys(
+            ids, "pass"), _statuses(run.target.results)
+        assert run.target.cleanup["left"] == [] and run.target.cleanup["topics_deleted"]
+        wrong_ca = ClientSecurity("SASL_SSL", "PLAIN", USER, PASSWORD,
+                                  cafile=str(stranger.write(tmp_path, "stranger")))
+        refused = run_suite(f"127.0.0.1:{tls_port}", scenarios[:1], name="wrong-ca",
+                            work_dir=tmp_path / "wrong", jobs=1, group_wait=5,
+                            security=wrong_ca)
+        assert "CERTIFICATE_VERIFY_FAILED" in refused.target.probe_error
+    finally:
+        broker.stop()
