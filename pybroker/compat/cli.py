@@ -70,8 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="ssl.truststore as a PEM file: the CA certificates the broker's "
                               "certificate is checked against (default: the system's)")
     secured.add_argument("--client-property", action="append", default=[], metavar="K=V",
-                         help="a Kafka client property given to confluent-kafka (librdkafka "
-                              "names; repeatable)")
+                         help="a Kafka client property for the Java clients, the CLI tools, "
+                              "Spark and confluent-kafka (repeatable)")
     return parser
 
 

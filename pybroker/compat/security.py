@@ -49,7 +49,7 @@ class ClientSecurity:
     password: str | None = None
     cafile: str | None = None
     #: Kafka client properties (``k=v`` of ``--client-property``), given to the clients that
-    #: take Kafka's property names (confluent-kafka, where librdkafka knows them)
+    #: take Kafka's property names (the Java clients, the CLI tools, Spark, confluent-kafka)
     properties: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
@@ -126,6 +126,25 @@ class ClientSecurity:
                        sasl_plain_password=self.password)
         return out
 
+    def java_properties(self) -> dict[str, str]:
+        """The Java clients' properties (also the CLI tools' config files and Spark's
+        ``kafka.*`` options), then ``--client-property`` values."""
+        out: dict[str, str] = {}
+        if self.protocol != "PLAINTEXT":
+            out["security.protocol"] = self.protocol
+        if self.tls and self.cafile:
+            out.update({"ssl.truststore.type": "PEM", "ssl.truststore.location": self.cafile})
+        if self.sasl:
+            out["sasl.mechanism"] = self.mechanism
+            if self.credentials:
+                module = ("org.apache.kafka.common.security.plain.PlainLoginModule"
+                          if self.mechanism == "PLAIN"
+                          else "org.apache.kafka.common.security.scram.ScramLoginModule")
+                out["sasl.jaas.config"] = (f'{module} required username="{_jaas(self.username)}"'
+                                           f' password="{_jaas(self.password)}";')
+        out.update(dict(self.properties))
+        return out
+
     def confluent(self) -> dict[str, Any]:
         """librdkafka properties (Kafka's names) for confluent-kafka."""
         out: dict[str, Any] = {}
@@ -139,6 +158,11 @@ class ClientSecurity:
                 out.update({"sasl.username": self.username, "sasl.password": self.password})
         out.update(dict(self.properties))
         return out
+
+
+def _jaas(value: str | None) -> str:
+    """A JAAS option value inside double quotes."""
+    return (value or "").replace("\\", "\\\\").replace('"', '\\"')
 
 
 # -- the suite's own connections ---------------------------------------------------------------

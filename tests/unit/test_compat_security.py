@@ -110,3 +110,18 @@ def test_principal_of_the_run() -> None:
     assert principal(ClientSecurity()) == "User:ANONYMOUS"
     assert principal(ClientSecurity("SSL")) == "User:ANONYMOUS"
     assert principal(ClientSecurity("SASL_PLAINTEXT", "PLAIN", "alice", "x")) == "User:alice"
+
+
+def test_java_properties() -> None:
+    assert ClientSecurity().java_properties() == {}
+    s = ClientSecurity("SASL_SSL", "SCRAM-SHA-256", 'a"b', "p\\q", cafile="/ca.pem",
+                       properties=(("client.rack", "r1"),))
+    assert s.java_properties() == {
+        "security.protocol": "SASL_SSL", "ssl.truststore.type": "PEM",
+        "ssl.truststore.location": "/ca.pem", "sasl.mechanism": "SCRAM-SHA-256",
+        "sasl.jaas.config": 'org.apache.kafka.common.security.scram.ScramLoginModule required '
+                            'username="a\\"b" password="p\\\\q";',
+        "client.rack": "r1"}
+    plain = ClientSecurity("SASL_PLAINTEXT", "PLAIN", "u", "p").java_properties()
+    assert plain["sasl.jaas.config"].startswith(
+        "org.apache.kafka.common.security.plain.PlainLoginModule required")
