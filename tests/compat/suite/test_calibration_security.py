@@ -22,6 +22,7 @@ import pytest
 
 from protocol.messages import alter_user_scram_credentials_request as alter_req
 from pybroker.compat.apiversions import probe
+from pybroker.compat.cleanup import cleanup
 from pybroker.compat.clients import CLIENTS
 from pybroker.compat.runner import Run, run_suite
 from pybroker.compat.scenario import Scenario, load_scenarios
@@ -151,6 +152,47 @@ def test_security_scenarios_pass_against_kafka_and_pybroker(secured_run: Run) ->
     assert "SASL_AUTHENTICATION_FAILED" in plain["wrong password"]
     assert secured_run.target.results["confluent-kafka/acls"].evidence["principal"] == \
         "User:alice"
+
+
+def test_cleanup_deletes_the_acls_of_the_run_prefix_only(secured_run: Run) -> None:
+    """ACLs a killed acls scenario would leave (on patterns named with the run prefix) go with
+    the run's cleanup; an ACL of any other name stays."""
+    from confluent_kafka.admin import (
+        AclBinding,
+        AclBindingFilter,
+        AclOperation,
+        AclPermissionType,
+        AdminClient,
+        ResourcePatternType,
+        ResourceType,
+    )
+
+    prefix = "compat-cleanup-acls-"
+    ours = [AclBinding(ResourceType.TOPIC, prefix + "t", ResourcePatternType.LITERAL,
+                       "User:bob", "*", AclOperation.READ, AclPermissionType.ALLOW),
+            AclBinding(ResourceType.GROUP, prefix, ResourcePatternType.PREFIXED,
+                       "User:bob", "*", AclOperation.READ, AclPermissionType.DENY)]
+    other = AclBinding(ResourceType.TOPIC, "kept-" + prefix, ResourcePatternType.LITERAL,
+                       "User:bob", "*", AclOperation.READ, AclPermissionType.ALLOW)
+    assert secured_run.reference is not None
+    for target in (secured_run.target, secured_run.reference):
+        admin = AdminClient({"bootstrap.servers": target.bootstrap, **ALICE.confluent()})
+        for future in admin.create_acls([*ours, other], request_timeout=15).values():
+            future.result(timeout=15)
+        done = cleanup(target.bootstrap, prefix, group_wait=1, security=ALICE)
+        assert done.left == [] and len(done.acls) == 2, (target.name, done)
+        kept = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None,
+                                AclOperation.ANY, AclPermissionType.ANY)
+        deadline = time.monotonic() + 15
+        while True:  # Kafka's other caches learn of ACL changes through ZooKeeper
+            found = admin.describe_acls(kept, request_timeout=15).result(timeout=15)
+            if [str(b) for b in found] == [str(other)]:
+                break
+            assert time.monotonic() < deadline, (target.name, found)
+            time.sleep(0.2)
+        admin.delete_acls([AclBindingFilter(
+            other.restype, other.name, other.resource_pattern_type, None, None,
+            AclOperation.ANY, AclPermissionType.ANY)], request_timeout=15)
 
 
 def test_an_unauthenticated_probe_is_refused(secured_run: Run) -> None:
