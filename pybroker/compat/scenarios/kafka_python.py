@@ -279,8 +279,10 @@ def admin_groups(ctx: Context) -> None:
 def old_format(ctx: Context, api_version: list[int]) -> None:
     """kafka-python pinned to an old broker version produces and fetches in the old message
     format (magic 1 for 0.10, magic 0 for 0.9); its timestamps and values come back."""
-    topic = ctx.create_topic()
     version = tuple(api_version)
+    if ctx.security.sasl and version < (0, 10):
+        ctx.skip("a client of Kafka 0.9 cannot log in with SASL (SaslHandshake came with 0.10)")
+    topic = ctx.create_topic()
     sent = records(30)
     ts0 = int(time.time() * 1000) - 60_000
     from kafka import KafkaConsumer, KafkaProducer, TopicPartition
