@@ -13,6 +13,7 @@ the SASL scenarios skipped with the reason.
 
 from __future__ import annotations
 
+import json
 import time
 import warnings
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ import pytest
 from protocol.messages import alter_user_scram_credentials_request as alter_req
 from pybroker.compat.apiversions import probe
 from pybroker.compat.cleanup import cleanup
+from pybroker.compat.cli import main
 from pybroker.compat.clients import CLIENTS
 from pybroker.compat.runner import Run, run_suite
 from pybroker.compat.scenario import Scenario, load_scenarios
@@ -206,7 +208,7 @@ def test_an_unauthenticated_probe_is_refused(secured_run: Run) -> None:
 
 
 def test_what_a_broker_lacks_is_not_offered_and_no_credentials_skip(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     port, sasl_port = free_port(), free_port()
     broker = BrokerProcess(tmp_path / "kafka-logs", port=port, config=None,
                            overrides=overrides(port, sasl_port, mechanisms="PLAIN",
@@ -220,6 +222,17 @@ def test_what_a_broker_lacks_is_not_offered_and_no_credentials_skip(
             "kafka-python/sasl-plain": "pass", "kafka-python/sasl-scram": "not offered",
             "confluent-kafka/acls": "not offered"}, _statuses(run.target.results)
         assert "PLAIN" in run.target.results["kafka-python/sasl-scram"].message
+        # the command: the options make the same settings, the password from the environment
+        monkeypatch.setenv("PYBROKER_COMPAT_SASL_PASSWORD", PASSWORD)
+        status = main(["--bootstrap", f"127.0.0.1:{sasl_port}", "--security-protocol",
+                       "SASL_PLAINTEXT", "--sasl-username", USER, "--scenarios",
+                       "kafka-python/sasl-plain,wire/produce-fetch-versions",
+                       "--report", str(tmp_path / "card"), "--group-wait", "5"])
+        card = json.loads((tmp_path / "card" / "report.json").read_text())
+        assert status == 0, card["target"]["results"]
+        assert {k: r["status"] for k, r in card["target"]["results"].items()} == {
+            "kafka-python/sasl-plain": "pass", "wire/produce-fetch-versions": "pass"}
+        assert not (tmp_path / "card" / "report.json").read_text().count(PASSWORD)
         anonymous = run_suite(f"127.0.0.1:{port}", security, name="anonymous",
                               work_dir=tmp_path / "without", jobs=2, group_wait=5)
         results = anonymous.target.results
