@@ -14,6 +14,7 @@ the SASL scenarios skipped with the reason.
 from __future__ import annotations
 
 import json
+import socket
 import time
 import warnings
 from collections.abc import Iterator
@@ -94,6 +95,18 @@ def wait_for_scram(sasl: str) -> None:
             except Exception:  # noqa: BLE001 - not yet: ProbeError of a refused login
                 assert time.monotonic() < deadline, f"{sasl} never took alice's {mechanism}"
                 time.sleep(0.2)
+
+
+def wait_listening(port: int) -> None:
+    """The broker's start answers on its first listener; wait for the SASL one too."""
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            assert time.monotonic() < deadline, f"nothing listens on 127.0.0.1:{port}"
+            time.sleep(0.05)
 
 
 def chosen() -> list[Scenario]:
@@ -215,6 +228,7 @@ def test_what_a_broker_lacks_is_not_offered_and_no_credentials_skip(
                                                authorizer=False))
     try:
         broker.start()
+        wait_listening(sasl_port)
         security = [s for s in load_scenarios().values() if s.capability in SECURED_CAPABILITIES]
         run = run_suite(f"127.0.0.1:{sasl_port}", security, name="plain-only",
                         work_dir=tmp_path / "with", jobs=2, group_wait=5, security=ALICE)
@@ -263,6 +277,7 @@ def test_over_sasl_ssl_every_library_checks_the_certificate(tmp_path: Path) -> N
     scenarios = [s for s in load_scenarios().values() if s.id in ids]
     try:
         broker.start()
+        wait_listening(tls_port)
         run = run_suite(f"127.0.0.1:{tls_port}", scenarios, name="sasl-ssl",
                         work_dir=tmp_path / "right", jobs=2, group_wait=5, security=over_tls)
         assert sorted(run.target.results) == sorted(ids)
