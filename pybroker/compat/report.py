@@ -130,6 +130,8 @@ def render_markdown(card: Card) -> str:
     for r in card["target"]["results"].values():
         out.append(f"| {r['scenario']} | {r['status']} | {r['seconds']:.2f} |")
     cleanup = card["target"].get("cleanup") or {}
+    if card["target"].get("connection"):
+        out += ["", f"Connected with {card['target']['connection']}."]
     out += ["", f"Cleanup: {len(cleanup.get('topics_deleted', []))} topics, "
             f"{len(cleanup.get('groups_deleted', []))} groups and "
             f"{len(cleanup.get('acls_deleted', []))} ACLs deleted"
@@ -270,6 +272,8 @@ def render_html(card: Card) -> str:
                     "<td></td>" if has_ref else "") + "</tr>")
     h.append("</table>")
     cleanup = card["target"].get("cleanup") or {}
+    if card["target"].get("connection"):
+        h.append(f"<p>Connected with {_esc(card['target']['connection'])}.</p>")
     h.append(f"<p>Cleanup: {len(cleanup.get('topics_deleted', []))} topics, "
              f"{len(cleanup.get('groups_deleted', []))} groups and "
              f"{len(cleanup.get('acls_deleted', []))} ACLs deleted"

@@ -71,10 +71,13 @@ class TargetRun:
     results: dict[str, Result]
     cleanup: dict[str, Any]
     seconds: float
+    #: how the suite connected (ClientSecurity.describe(): no password)
+    connection: str = "PLAINTEXT"
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "name": self.name, "bootstrap": self.bootstrap, "api_versions": self.api_versions,
+            "name": self.name, "bootstrap": self.bootstrap, "connection": self.connection,
+            "api_versions": self.api_versions,
             "probe_error": self.probe_error, "seconds": self.seconds, "cleanup": self.cleanup,
             "results": {k: r.to_json() for k, r in self.results.items()},
         }
@@ -260,6 +263,7 @@ def run_target(
         api_versions=None if table is None else table_to_json(table), probe_error=probe_error,
         results={s.id: results[s.id] for s in chosen}, cleanup=cleaned,
         seconds=round(time.monotonic() - started, 3),
+        connection=(security or ClientSecurity()).describe(),
     )
 
 

@@ -88,6 +88,19 @@ class ClientSecurity:
                 "username": self.username, "password": self.password, "cafile": self.cafile,
                 "properties": [list(p) for p in self.properties]}
 
+    def describe(self) -> str:
+        """How the run connected, for the card (never the password)."""
+        text = self.protocol
+        if self.sasl:
+            text += f", {self.mechanism} as {self.username}" if self.credentials else \
+                f", {self.mechanism} without credentials"
+        if self.tls:
+            text += f", CA certificates from {self.cafile}" if self.cafile else \
+                ", the system's CA certificates"
+        if self.properties:
+            text += ", client properties " + ", ".join(k for k, _ in self.properties)
+        return text
+
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> ClientSecurity:
         if not data:

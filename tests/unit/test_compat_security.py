@@ -125,3 +125,13 @@ def test_java_properties() -> None:
     plain = ClientSecurity("SASL_PLAINTEXT", "PLAIN", "u", "p").java_properties()
     assert plain["sasl.jaas.config"].startswith(
         "org.apache.kafka.common.security.plain.PlainLoginModule required")
+
+
+def test_the_card_says_how_the_run_connected_without_the_password() -> None:
+    assert ClientSecurity().describe() == "PLAINTEXT"
+    s = ClientSecurity("SASL_SSL", "SCRAM-SHA-512", "alice", "secret", cafile="/ca.pem",
+                       properties=(("client.rack", "r1"),))
+    assert s.describe() == ("SASL_SSL, SCRAM-SHA-512 as alice, CA certificates from /ca.pem, "
+                            "client properties client.rack")
+    assert "secret" not in s.describe()
+    assert ClientSecurity("SSL").describe() == "SSL, the system's CA certificates"

@@ -247,6 +247,9 @@ def test_what_a_broker_lacks_is_not_offered_and_no_credentials_skip(
         assert {k: r["status"] for k, r in card["target"]["results"].items()} == {
             "kafka-python/sasl-plain": "pass", "wire/produce-fetch-versions": "pass"}
         assert not (tmp_path / "card" / "report.json").read_text().count(PASSWORD)
+        assert card["target"]["connection"] == f"SASL_PLAINTEXT, PLAIN as {USER}"
+        assert f"Connected with SASL_PLAINTEXT, PLAIN as {USER}." in (
+            tmp_path / "card" / "report.md").read_text()
         anonymous = run_suite(f"127.0.0.1:{port}", security, name="anonymous",
                               work_dir=tmp_path / "without", jobs=2, group_wait=5)
         results = anonymous.target.results
