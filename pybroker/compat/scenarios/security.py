@@ -29,10 +29,10 @@ SECURED_CAPABILITIES = ("sasl-plain", "sasl-scram", "acls")
 
 def _need_credentials(ctx: Context) -> None:
     if not ctx.security.sasl:
-        ctx.skip("skipped: no credentials given (the run is not over SASL: "
+        ctx.skip("no credentials given (the run is not over SASL: "
                  "--security-protocol SASL_PLAINTEXT or SASL_SSL)")
     if not ctx.security.credentials:
-        ctx.skip("skipped: no credentials given (--sasl-username, --sasl-password)")
+        ctx.skip("no credentials given (--sasl-username, --sasl-password)")
 
 
 def _offered(ctx: Context) -> list[str]:
