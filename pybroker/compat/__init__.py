@@ -51,10 +51,21 @@ runs scenarios (``load_scenarios().values()``, filtered as you like) and returns
 ``pybroker.compat.report.write_report(run.to_json(), directory)`` writes its card. The card's
 JSON (``Run.to_json()``) is what the renderers read, so a saved ``report.json`` renders again.
 
+Secured brokers
+---------------
+
+``--security-protocol``, ``--sasl-mechanism``, ``--sasl-username``, ``--sasl-password``,
+``--ssl-cafile`` and ``--client-property`` make a :class:`~pybroker.compat.security.ClientSecurity`
+that reaches every scenario as ``Context.security``: scenarios connect through
+:meth:`Context.kafka_python`, :meth:`Context.aiokafka`, :meth:`Context.confluent` or
+``WireConnection(..., security=ctx.security)``, and the probe and cleanup log in the same way.
+``run_suite(..., security=...)`` takes it from Python.
+
 Modules: :mod:`.scenario` (this interface and the registry), :mod:`.capabilities` (the table
 of capabilities and the APIs each needs), :mod:`.clients`, :mod:`.apiversions` (the raw
 ApiVersions probe and the not-offered decision), :mod:`.wire` (a raw protocol connection for
-scenarios), :mod:`.runner`, :mod:`.cleanup`, :mod:`.report` and :mod:`.cli`.
+scenarios), :mod:`.security` (the secured-broker settings and the suite's SASL client side),
+:mod:`.runner`, :mod:`.cleanup`, :mod:`.report` and :mod:`.cli`.
 """
 
 from __future__ import annotations

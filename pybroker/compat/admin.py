@@ -13,6 +13,7 @@ from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, create_topics_request, metadata_request
 from pybroker.compat.apiversions import probe
 from pybroker.compat.cleanup import address, version
+from pybroker.compat.security import ClientSecurity
 from pybroker.compat.wire import WireConnection
 
 
@@ -21,13 +22,14 @@ class TopicCreationError(Exception):
 
 
 def create_topic(bootstrap: str, name: str, partitions: int = 1,
-                 configs: dict[str, str] | None = None, timeout: float = 20.0) -> None:
+                 configs: dict[str, str] | None = None, timeout: float = 20.0,
+                 security: ClientSecurity | None = None) -> None:
     """Create ``name`` through the controller and wait until every partition has a leader."""
     deadline = time.monotonic() + timeout
-    table = probe(bootstrap, timeout)
+    table = probe(bootstrap, timeout, security)
     create_v = version(table, ApiKey.CREATE_TOPICS)
     meta_v = version(table, ApiKey.METADATA)
-    with WireConnection(bootstrap, timeout) as conn:
+    with WireConnection(bootstrap, timeout, security=security) as conn:
         meta = conn.call(ApiKey.METADATA, meta_v, metadata_request.MetadataRequest(
             topics=[], allow_auto_topic_creation=False))
         brokers = {b.node_id: address(b.host, b.port) for b in meta.brokers}
@@ -41,7 +43,7 @@ def create_topic(bootstrap: str, name: str, partitions: int = 1,
         if controller == bootstrap:
             answer = conn.call(ApiKey.CREATE_TOPICS, create_v, request)
         else:
-            with WireConnection(controller, timeout) as to_controller:
+            with WireConnection(controller, timeout, security=security) as to_controller:
                 answer = to_controller.call(ApiKey.CREATE_TOPICS, create_v, request)
         code = answer.topics[0].error_code
         if code not in (ErrorCode.NONE, ErrorCode.TOPIC_ALREADY_EXISTS):

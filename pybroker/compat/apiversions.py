@@ -18,6 +18,7 @@ from typing import Any
 from protocol.errors import ErrorCode
 from protocol.messages import API_NAMES, ApiKey, api_versions_request
 from pybroker.compat.capabilities import CAPABILITIES, Capability, Requirement
+from pybroker.compat.security import AuthenticationError, ClientSecurity
 from pybroker.compat.wire import WireConnection
 
 ApiTable = dict[int, tuple[int, int]]
@@ -30,15 +31,17 @@ class ProbeError(Exception):
     """The broker did not answer ApiVersions usefully."""
 
 
-def probe(bootstrap: str, timeout: float = 10.0) -> ApiTable:
+def probe(bootstrap: str, timeout: float = 10.0,
+          security: ClientSecurity | None = None) -> ApiTable:
     """The broker's ApiVersions table (asked as v3, as current clients do; a broker that does
-    not know v3 answers in the v0 layout, which the codec reads)."""
+    not know v3 answers in the v0 layout, which the codec reads), over a connection secured and
+    authenticated as ``security`` says."""
     request = api_versions_request.ApiVersionsRequest(
         client_software_name="pybroker-compat", client_software_version="1")
     try:
-        with WireConnection(bootstrap, timeout) as conn:
+        with WireConnection(bootstrap, timeout, security=security) as conn:
             response = conn.call(ApiKey.API_VERSIONS, 3, request)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, AuthenticationError) as e:
         raise ProbeError(f"ApiVersions to {bootstrap} failed: {e}") from e
     table = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
     if response.error_code != ErrorCode.NONE and not table:

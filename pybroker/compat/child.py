@@ -1,8 +1,8 @@
 """``python -m pybroker.compat.child SPEC RESULT``: run one scenario, write its outcome.
 
 SPEC is a JSON file (``scenario``, ``module``, ``bootstrap``, ``run_id``, ``timeout``,
-``evidence``); RESULT receives ``{"status": "pass"|"fail"|"skipped", "message", "traceback",
-"evidence", "seconds"}``. The runner starts this in a new session and kills the session when
+``evidence``, ``security``); RESULT receives ``{"status": "pass"|"fail"|"skipped"|"not
+offered", "message", "traceback", "evidence", "seconds"}``. The runner starts this in a new session and kills the session when
 the scenario's time limit passes, so nothing here needs to guard against hanging.
 """
 
@@ -18,12 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from pybroker.compat.clients import CLIENTS
+from pybroker.compat.report import NOT_OFFERED
 from pybroker.compat.scenario import (
     Context,
     ScenarioFailed,
+    ScenarioNotOffered,
     ScenarioSkipped,
     load_scenarios,
 )
+from pybroker.compat.security import ClientSecurity
 
 
 def run(spec: dict[str, Any]) -> dict[str, Any]:
@@ -34,6 +37,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     ctx = Context(
         bootstrap=spec["bootstrap"], run_id=spec["run_id"], scenario_id=s.id,
         deadline=started + float(spec["timeout"]), evidence_path=evidence_path,
+        security=ClientSecurity.from_json(spec.get("security")),
     )
     result: dict[str, Any] = {"status": "pass", "message": "", "traceback": ""}
     missing = CLIENTS[s.client].missing()
@@ -43,6 +47,8 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         s.load()(ctx, **dict(s.params))
     except ScenarioSkipped as e:
         result.update(status="skipped", message=str(e))
+    except ScenarioNotOffered as e:
+        result.update(status=NOT_OFFERED, message=str(e))
     except ScenarioFailed as e:
         result.update(status="fail", message=str(e), traceback=traceback.format_exc())
     except BaseException as e:  # noqa: BLE001 - any error is the scenario's failure

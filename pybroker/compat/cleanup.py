@@ -1,5 +1,6 @@
 """Delete what a run created: every topic and group whose name starts with the run prefix, and
-nothing else, over the Kafka protocol alone (no client library, no file system).
+the ACLs of resource patterns so named, and nothing else, over the Kafka protocol alone (no
+client library, no file system).
 
 Requests go to the address given and to the brokers its Metadata names (the controller for
 DeleteTopics, each broker for ListGroups, a group's coordinator for DeleteGroups), as any
@@ -19,13 +20,16 @@ from protocol import messages
 from protocol.errors import ErrorCode
 from protocol.messages import (
     ApiKey,
+    delete_acls_request,
     delete_groups_request,
     delete_topics_request,
+    describe_acls_request,
     find_coordinator_request,
     list_groups_request,
     metadata_request,
 )
 from pybroker.compat.apiversions import ApiTable, probe
+from pybroker.compat.security import AuthenticationError, ClientSecurity
 from pybroker.compat.wire import WireConnection
 
 
@@ -33,11 +37,14 @@ from pybroker.compat.wire import WireConnection
 class Cleanup:
     topics: list[str] = field(default_factory=list)
     groups: list[str] = field(default_factory=list)
+    #: the ACLs deleted, as "<resource type> <pattern type> <name>: <principal> ..."
+    acls: list[str] = field(default_factory=list)
     #: what could not be deleted, and why
     left: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"topics_deleted": self.topics, "groups_deleted": self.groups, "left": self.left}
+        return {"topics_deleted": self.topics, "groups_deleted": self.groups,
+                "acls_deleted": self.acls, "left": self.left}
 
 
 def version(table: ApiTable, api_key: int) -> int:
@@ -51,14 +58,16 @@ def version(table: ApiTable, api_key: int) -> int:
 
 
 class _Connections:
-    def __init__(self, timeout: float) -> None:
+    def __init__(self, timeout: float, security: ClientSecurity | None = None) -> None:
         self.timeout = timeout
+        self.security = security
         self.open: dict[str, WireConnection] = {}
 
     def __call__(self, address: str) -> WireConnection:
         conn = self.open.get(address)
         if conn is None:
-            conn = self.open[address] = WireConnection(address, self.timeout)
+            conn = self.open[address] = WireConnection(address, self.timeout,
+                                                       security=self.security)
         return conn
 
     def close(self) -> None:
@@ -71,13 +80,14 @@ def address(host: str, port: int) -> str:
 
 
 def cleanup(bootstrap: str, prefix: str, *, timeout: float = 15.0, group_wait: float = 50.0,
-            now: Callable[[], float] = time.monotonic) -> Cleanup:
+            now: Callable[[], float] = time.monotonic,
+            security: ClientSecurity | None = None) -> Cleanup:
     """Delete the topics and groups named ``prefix...`` from the broker at ``bootstrap``."""
     if not prefix.startswith("compat-") or len(prefix) < len("compat-x-"):
         raise ValueError(f"refusing to clean up a prefix the suite does not own: {prefix!r}")
     done = Cleanup()
-    table = probe(bootstrap, timeout)
-    conns = _Connections(timeout)
+    table = probe(bootstrap, timeout, security)
+    conns = _Connections(timeout, security)
     try:
         meta_v = version(table, ApiKey.METADATA)
         meta = conns(bootstrap).call(ApiKey.METADATA, meta_v, metadata_request.MetadataRequest(
@@ -85,6 +95,9 @@ def cleanup(bootstrap: str, prefix: str, *, timeout: float = 15.0, group_wait: f
         brokers = {b.node_id: address(b.host, b.port) for b in meta.brokers}
         controller = brokers.get(meta.controller_id, bootstrap)
         topics = sorted(t.name for t in meta.topics if t.name and t.name.startswith(prefix))
+        # ACLs first: one denying this client could keep it from deleting the run's topics
+        if ApiKey.DESCRIBE_ACLS in table and ApiKey.DELETE_ACLS in table:
+            _delete_acls(conns(bootstrap), table, prefix, done)
         # groups first: deleting a topic deletes the offsets committed for it, and with them
         # the empty groups that had nothing else
         if ApiKey.LIST_GROUPS in table and ApiKey.DELETE_GROUPS in table:
@@ -96,7 +109,7 @@ def cleanup(bootstrap: str, prefix: str, *, timeout: float = 15.0, group_wait: f
             _delete_groups(conns, bootstrap, table, sorted(groups), done, now() + group_wait, now)
         if topics:
             _delete_topics(conns(controller), table, topics, done)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, AuthenticationError) as e:
         done.left.append(f"cleanup stopped: {e}")
     finally:
         conns.close()
@@ -113,6 +126,46 @@ def _delete_topics(conn: WireConnection, table: ApiTable, topics: list[str], don
             done.topics.append(str(r.name))
         else:
             done.left.append(f"topic {r.name}: {ErrorCode(r.error_code).name}")
+
+
+#: Kafka's codes: resource type and pattern type ANY, operation and permission ANY
+_ANY = 1
+#: the errors that say there are no ACLs this client could have made
+_NO_ACLS = (ErrorCode.SECURITY_DISABLED, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
+
+
+def _delete_acls(conn: WireConnection, table: ApiTable, prefix: str, done: Cleanup) -> None:
+    """Delete the ACLs whose resource pattern is named ``prefix...``: DescribeAcls lists every
+    ACL, then DeleteAcls gets one filter per such resource pattern, naming it exactly (type,
+    name, LITERAL or PREFIXED), which no other pattern can match."""
+    describe_v = version(table, ApiKey.DESCRIBE_ACLS)
+    delete_v = version(table, ApiKey.DELETE_ACLS)
+    if describe_v < 1 or delete_v < 1:
+        return  # before pattern types (KIP-290) a filter cannot name a pattern exactly
+    listed = conn.call(ApiKey.DESCRIBE_ACLS, describe_v, describe_acls_request.DescribeAclsRequest(
+        resource_type_filter=_ANY, resource_name_filter=None, pattern_type_filter=_ANY,
+        principal_filter=None, host_filter=None, operation=_ANY, permission_type=_ANY))
+    if listed.error_code in _NO_ACLS:
+        return
+    if listed.error_code != ErrorCode.NONE:
+        done.left.append(f"ACLs: DescribeAcls answered {ErrorCode(listed.error_code).name}")
+        return
+    patterns = sorted({(r.resource_type, r.resource_name, r.pattern_type)
+                       for r in listed.resources if r.resource_name.startswith(prefix)})
+    if not patterns:
+        return
+    answer = conn.call(ApiKey.DELETE_ACLS, delete_v, delete_acls_request.DeleteAclsRequest(
+        filters=[delete_acls_request.DeleteAclsFilter(
+            resource_type_filter=rtype, resource_name_filter=name, pattern_type_filter=ptype,
+            principal_filter=None, host_filter=None, operation=_ANY, permission_type=_ANY)
+            for rtype, name, ptype in patterns]))
+    for (rtype, name, ptype), result in zip(patterns, answer.filter_results, strict=True):
+        where = f"{rtype} {ptype} {name}"
+        if result.error_code != ErrorCode.NONE:
+            done.left.append(f"ACLs of {where}: {ErrorCode(result.error_code).name}")
+            continue
+        done.acls += [f"{where}: {a.principal} {a.host} {a.operation} {a.permission_type}"
+                      for a in result.matching_acls]
 
 
 def _coordinator(conns: _Connections, bootstrap: str, table: ApiTable, group: str) -> str:

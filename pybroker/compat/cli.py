@@ -9,6 +9,7 @@ run's topics and groups are deleted).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -18,6 +19,7 @@ from pybroker.compat.clients import CLIENTS
 from pybroker.compat.report import SYMBOL, summary, write_report
 from pybroker.compat.runner import Result, run_suite
 from pybroker.compat.scenario import Scenario, load_scenarios
+from pybroker.compat.security import MECHANISMS, PROTOCOLS, ClientSecurity
 
 
 def _csv(text: str) -> list[str]:
@@ -53,7 +55,44 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also load the scenarios of this importable module (repeatable; "
                              "docs/compat-suite.md: adding a scenario)")
     parser.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    secured = parser.add_argument_group(
+        "secured brokers", "how every client, the probe and the cleanup connect (Kafka's client "
+        "properties of the same names; docs/compat-suite.md)")
+    secured.add_argument("--security-protocol", choices=PROTOCOLS, default="PLAINTEXT",
+                         help="security.protocol (default PLAINTEXT)")
+    secured.add_argument("--sasl-mechanism", choices=MECHANISMS, default="PLAIN",
+                         help="sasl.mechanism the clients log in with (default PLAIN); the "
+                              "sasl-plain and sasl-scram scenarios use their own")
+    secured.add_argument("--sasl-username", metavar="USER", help="the SASL user")
+    secured.add_argument("--sasl-password", metavar="PASSWORD",
+                         help="its password (or the environment's PYBROKER_COMPAT_SASL_PASSWORD)")
+    secured.add_argument("--ssl-cafile", metavar="FILE", type=Path,
+                         help="ssl.truststore as a PEM file: the CA certificates the broker's "
+                              "certificate is checked against (default: the system's)")
+    secured.add_argument("--client-property", action="append", default=[], metavar="K=V",
+                         help="a Kafka client property for the Java clients, the CLI tools, "
+                              "Spark and confluent-kafka (repeatable)")
     return parser
+
+
+def security_from_args(args: argparse.Namespace) -> ClientSecurity:
+    """The :class:`ClientSecurity` the secured-broker options describe (ValueError if wrong)."""
+    password = args.sasl_password
+    if password is None and args.sasl_username is not None:
+        password = os.environ.get("PYBROKER_COMPAT_SASL_PASSWORD")
+    properties = []
+    for item in args.client_property:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--client-property takes KEY=VALUE, not {item!r}")
+        properties.append((key.strip(), value))
+    if args.sasl_username is not None and not args.security_protocol.startswith("SASL_"):
+        raise ValueError("--sasl-username needs --security-protocol SASL_PLAINTEXT or SASL_SSL")
+    return ClientSecurity(
+        protocol=args.security_protocol, mechanism=args.sasl_mechanism,
+        username=args.sasl_username, password=password,
+        cafile=str(args.ssl_cafile.resolve()) if args.ssl_cafile else None,
+        properties=tuple(properties))
 
 
 def select(scenarios: list[Scenario], clients: list[str] | None,
@@ -99,6 +138,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.bootstrap:
         parser.error("--bootstrap is required")
+    try:
+        security = security_from_args(args)
+    except ValueError as e:
+        parser.error(str(e))
     reference = None
     reference_bootstrap = args.reference_bootstrap
     work = Path(tempfile.mkdtemp(prefix="pybroker-compat-"))
@@ -115,7 +158,10 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
         run = run_suite(args.bootstrap, chosen, name=args.name,
                         reference_bootstrap=reference_bootstrap, work_dir=work / "scenarios",
-                        jobs=args.jobs, on_result=_progress, group_wait=args.group_wait)
+                        jobs=args.jobs, on_result=_progress, group_wait=args.group_wait,
+                        security=security,
+                        # the reference started here has no security of its own
+                        reference_security=ClientSecurity() if reference is not None else None)
     except KeyboardInterrupt:
         print("interrupted: the run's topics and groups were deleted", file=sys.stderr)
         return 130

@@ -170,17 +170,21 @@ class JavaClient:
 
     version: str
     home: Path
+    #: client properties every command gets (``--config k=v``; the secured-broker settings)
+    config: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def of(cls, version: str = DEFAULT_JAVA_VERSION) -> JavaClient:
-        return cls(version, JAVA_CACHE / version)
+    def of(cls, version: str = DEFAULT_JAVA_VERSION,
+           config: Iterable[tuple[str, str]] = ()) -> JavaClient:
+        return cls(version, JAVA_CACHE / version, tuple(config))
 
     @property
     def classpath(self) -> str:
         return f"{self.home / 'classes'}{os.pathsep}{self.home / 'lib' / '*'}"
 
     def run_raw(self, *argv: str, stdin: str | None = None, timeout: float = 90.0) -> DriverRun:
-        cmd = [_java(), *JVM_FLAGS, "-cp", self.classpath, "ClientDriver", *argv]
+        extra = [arg for k, v in self.config for arg in ("--config", f"{k}={v}")]
+        cmd = [_java(), *JVM_FLAGS, "-cp", self.classpath, "ClientDriver", *argv, *extra]
         try:
             proc = subprocess.run(
                 cmd, input=stdin, capture_output=True, text=True, timeout=timeout, cwd=REPO_ROOT

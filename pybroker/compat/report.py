@@ -130,8 +130,11 @@ def render_markdown(card: Card) -> str:
     for r in card["target"]["results"].values():
         out.append(f"| {r['scenario']} | {r['status']} | {r['seconds']:.2f} |")
     cleanup = card["target"].get("cleanup") or {}
-    out += ["", f"Cleanup: {len(cleanup.get('topics_deleted', []))} topics and "
-            f"{len(cleanup.get('groups_deleted', []))} groups deleted"
+    if card["target"].get("connection"):
+        out += ["", f"Connected with {card['target']['connection']}."]
+    out += ["", f"Cleanup: {len(cleanup.get('topics_deleted', []))} topics, "
+            f"{len(cleanup.get('groups_deleted', []))} groups and "
+            f"{len(cleanup.get('acls_deleted', []))} ACLs deleted"
             + (f"; left: {'; '.join(cleanup['left'])}" if cleanup.get("left") else "") + ".", ""]
     return "\n".join(out)
 
@@ -269,8 +272,11 @@ def render_html(card: Card) -> str:
                     "<td></td>" if has_ref else "") + "</tr>")
     h.append("</table>")
     cleanup = card["target"].get("cleanup") or {}
-    h.append(f"<p>Cleanup: {len(cleanup.get('topics_deleted', []))} topics and "
-             f"{len(cleanup.get('groups_deleted', []))} groups deleted"
+    if card["target"].get("connection"):
+        h.append(f"<p>Connected with {_esc(card['target']['connection'])}.</p>")
+    h.append(f"<p>Cleanup: {len(cleanup.get('topics_deleted', []))} topics, "
+             f"{len(cleanup.get('groups_deleted', []))} groups and "
+             f"{len(cleanup.get('acls_deleted', []))} ACLs deleted"
              + (f"; left: {_esc('; '.join(cleanup['left']))}" if cleanup.get("left") else "")
              + ".</p></body></html>\n")
     return "\n".join(h)

@@ -38,6 +38,7 @@ from pybroker.compat.cleanup import cleanup
 from pybroker.compat.clients import CLIENTS
 from pybroker.compat.report import FAIL, NOT_OFFERED, PASS, SKIPPED
 from pybroker.compat.scenario import PREFIX, Scenario
+from pybroker.compat.security import ClientSecurity
 
 #: how much of a scenario's output (its client library's logging) a result keeps
 OUTPUT_TAIL = 6000
@@ -70,10 +71,13 @@ class TargetRun:
     results: dict[str, Result]
     cleanup: dict[str, Any]
     seconds: float
+    #: how the suite connected (ClientSecurity.describe(): no password)
+    connection: str = "PLAINTEXT"
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "name": self.name, "bootstrap": self.bootstrap, "api_versions": self.api_versions,
+            "name": self.name, "bootstrap": self.bootstrap, "connection": self.connection,
+            "api_versions": self.api_versions,
             "probe_error": self.probe_error, "seconds": self.seconds, "cleanup": self.cleanup,
             "results": {k: r.to_json() for k, r in self.results.items()},
         }
@@ -140,7 +144,8 @@ def _child_environment() -> dict[str, str]:
 
 
 def run_child(s: Scenario, bootstrap: str, run_id: str, work: Path,
-              children: _Children | None = None) -> Result:
+              children: _Children | None = None, security: ClientSecurity | None = None,
+              ) -> Result:
     """Run one scenario in its own process (a new session, killed when its time is up)."""
     work.mkdir(parents=True, exist_ok=True)
     spec, result_path = work / "spec.json", work / "result.json"
@@ -148,7 +153,9 @@ def run_child(s: Scenario, bootstrap: str, run_id: str, work: Path,
     spec.write_text(json.dumps({
         "scenario": s.id, "module": s.module, "bootstrap": bootstrap, "run_id": run_id,
         "timeout": s.timeout, "evidence": str(evidence_path),
+        "security": (security or ClientSecurity()).to_json(),
     }))
+    spec.chmod(0o600)  # it may hold a SASL password
     started = time.monotonic()
     with output_path.open("wb") as out:
         proc = subprocess.Popen(
@@ -210,12 +217,13 @@ def run_target(
     name: str, bootstrap: str, scenarios: Iterable[Scenario], *, run_id: str, work_dir: Path,
     jobs: int = 2, on_result: Callable[[str, Result], None] | None = None,
     children: _Children | None = None, group_wait: float = 50.0, probe_timeout: float = 10.0,
+    security: ClientSecurity | None = None,
 ) -> TargetRun:
     started = time.monotonic()
     children = children or _Children()
     table: ApiTable | None
     try:
-        table, probe_error = probe(bootstrap, probe_timeout), ""
+        table, probe_error = probe(bootstrap, probe_timeout, security), ""
     except ProbeError as e:
         table, probe_error = None, str(e)
     chosen = list(scenarios)
@@ -231,7 +239,8 @@ def run_target(
                 on_result(name, decided)
 
     def one(s: Scenario) -> Result:
-        r = run_child(s, bootstrap, run_id, work_dir / name / s.id.replace("/", "_"), children)
+        r = run_child(s, bootstrap, run_id, work_dir / name / s.id.replace("/", "_"), children,
+                      security)
         if on_result:
             on_result(name, r)
         return r
@@ -247,12 +256,14 @@ def run_target(
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         if table is not None:
-            cleaned = cleanup(bootstrap, f"{PREFIX}{run_id}-", group_wait=group_wait).to_json()
+            cleaned = cleanup(bootstrap, f"{PREFIX}{run_id}-", group_wait=group_wait,
+                              security=security).to_json()
     return TargetRun(
         name=name, bootstrap=bootstrap,
         api_versions=None if table is None else table_to_json(table), probe_error=probe_error,
         results={s.id: results[s.id] for s in chosen}, cleanup=cleaned,
         seconds=round(time.monotonic() - started, 3),
+        connection=(security or ClientSecurity()).describe(),
     )
 
 
@@ -287,21 +298,26 @@ def run_suite(
     reference_bootstrap: str | None = None, work_dir: Path | None = None, jobs: int = 2,
     run_id: str | None = None, on_result: Callable[[str, Result], None] | None = None,
     group_wait: float = 50.0, probe_timeout: float = 10.0,
+    security: ClientSecurity | None = None, reference_security: ClientSecurity | None = None,
 ) -> Run:
     """Run ``scenarios`` against ``bootstrap`` (and against ``reference_bootstrap``, a Kafka
-    3.9, when given). Ctrl-C kills the scenarios running, cleans up, and raises."""
+    3.9, when given), every client connecting as ``security`` says (``reference_security``
+    for the reference; by default the same). Ctrl-C kills the scenarios running, cleans up,
+    and raises."""
     run_id = run_id or new_run_id()
     started_wall = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     started = time.monotonic()
     chosen = list(scenarios)
     work = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="pybroker-compat-"))
     target = run_target(name, bootstrap, chosen, run_id=run_id, work_dir=work, jobs=jobs,
-                        on_result=on_result, group_wait=group_wait, probe_timeout=probe_timeout)
+                        on_result=on_result, group_wait=group_wait, probe_timeout=probe_timeout,
+                        security=security)
     reference = None
     if reference_bootstrap:
         reference = run_target("reference", reference_bootstrap, chosen, run_id=run_id,
                                work_dir=work, jobs=jobs, on_result=on_result,
-                               group_wait=group_wait, probe_timeout=probe_timeout)
+                               group_wait=group_wait, probe_timeout=probe_timeout,
+                               security=reference_security or security)
     return Run(run_id=run_id, started=started_wall, target=target, reference=reference,
                reference_api_versions=table_to_json(reference_table()),
                seconds=round(time.monotonic() - started, 3))

@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 from pybroker.compat.capabilities import CAPABILITIES
 from pybroker.compat.clients import CLIENTS
+from pybroker.compat.security import ClientSecurity
 
 #: every name the suite creates starts with this, then the run id and a dash
 PREFIX = "compat-"
@@ -32,6 +33,11 @@ class ScenarioFailed(AssertionError):
 
 class ScenarioSkipped(Exception):
     """The scenario cannot run with this client here (the reason is shown in the card)."""
+
+
+class ScenarioNotOffered(Exception):
+    """The broker does not offer what the scenario checks, found out by asking it (a SASL
+    mechanism its SaslHandshake does not list, ACLs answered with SECURITY_DISABLED)."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +129,24 @@ class Context:
     #: evidence is appended here as JSON lines, so it survives the scenario being killed
     evidence_path: Path | None = None
     attached: dict[str, Any] = field(default_factory=dict)
+    #: how every client connects (``--security-protocol`` and friends; anonymous PLAINTEXT)
+    security: ClientSecurity = field(default_factory=ClientSecurity)
+
+    # -- client settings -----------------------------------------------------------------------
+
+    def kafka_python(self, security: ClientSecurity | None = None) -> dict[str, Any]:
+        """kafka-python's connection arguments: ``bootstrap_servers`` and the security ones."""
+        return {"bootstrap_servers": self.bootstrap,
+                **(security or self.security).kafka_python()}
+
+    def aiokafka(self, security: ClientSecurity | None = None) -> dict[str, Any]:
+        """aiokafka's connection arguments: ``bootstrap_servers`` and the security ones."""
+        return {"bootstrap_servers": self.bootstrap, **(security or self.security).aiokafka()}
+
+    def confluent(self, security: ClientSecurity | None = None) -> dict[str, Any]:
+        """confluent-kafka's connection properties (``bootstrap.servers`` and the security
+        ones, then ``--client-property`` values)."""
+        return {"bootstrap.servers": self.bootstrap, **(security or self.security).confluent()}
 
     # -- names -----------------------------------------------------------------------------
 
@@ -151,7 +175,7 @@ class Context:
 
         name = self.topic(suffix)
         create_topic(self.bootstrap, name, partitions, configs,
-                     timeout=max(1.0, min(20.0, self.remaining() - 1.0)))
+                     timeout=max(1.0, min(20.0, self.remaining() - 1.0)), security=self.security)
         return name
 
     def transactional_id(self, suffix: str = "") -> str:
@@ -207,6 +231,10 @@ class Context:
 
     def skip(self, reason: str) -> NoReturn:
         raise ScenarioSkipped(reason)
+
+    def not_offered(self, reason: str) -> NoReturn:
+        """Report the capability *not offered* (the broker said so when asked)."""
+        raise ScenarioNotOffered(reason)
 
 
 def jsonable(value: Any) -> Any:

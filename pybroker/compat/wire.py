@@ -10,6 +10,7 @@ from typing import Any
 
 from protocol.client import ClientConnection
 from protocol.messages import API_NAMES
+from pybroker.compat.security import ClientSecurity, authenticate as sasl_authenticate, wrap_tls
 
 #: how much of one request or response the transcript keeps
 TRANSCRIPT_CHARS = 2000
@@ -30,15 +31,29 @@ def _clip(value: Any) -> str:
 
 
 class WireConnection:
-    """One connection to ``bootstrap``; :meth:`call` sends a request and waits for its answer."""
+    """One connection to ``bootstrap``; :meth:`call` sends a request and waits for its answer.
+
+    With ``security`` the connection speaks TLS when its protocol says so, and authenticates
+    with its SASL credentials unless ``authenticate`` is False (a scenario then does the SASL
+    exchange itself); :class:`~pybroker.compat.security.AuthenticationError` when refused."""
 
     def __init__(self, bootstrap: str, timeout: float = 10.0,
-                 client_id: str = "pybroker-compat") -> None:
+                 client_id: str = "pybroker-compat", security: ClientSecurity | None = None,
+                 authenticate: bool = True) -> None:
         self.bootstrap = bootstrap
         self.timeout = timeout
-        self.sock = socket.create_connection(split_bootstrap(bootstrap), timeout=timeout)
+        host, port = split_bootstrap(bootstrap)
+        self.sock = socket.create_connection((host, port), timeout=timeout)
         self.connection = ClientConnection(client_id)
         self.transcript: list[dict[str, Any]] = []
+        try:
+            if security is not None and security.tls:
+                self.sock = wrap_tls(self.sock, host, security)
+            if security is not None and security.sasl and authenticate:
+                sasl_authenticate(self.call, security)
+        except BaseException:
+            self.sock.close()
+            raise
 
     def close(self) -> None:
         self.sock.close()
@@ -74,3 +89,4 @@ class WireConnection:
                 response = answers[0][1]
                 entry["response"] = _clip(response)
                 return response
+

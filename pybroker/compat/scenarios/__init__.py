@@ -13,4 +13,5 @@ SCENARIO_MODULES: tuple[str, ...] = (
     "pybroker.compat.scenarios.java",
     "pybroker.compat.scenarios.cli",
     "pybroker.compat.scenarios.spark",
+    "pybroker.compat.scenarios.security",
 )

@@ -20,7 +20,7 @@ async def _produce(ctx: Context, topic: str, sent: list[tuple[bytes, bytes]],
                    partition: int | None = None, **config: Any) -> list[int]:
     from aiokafka import AIOKafkaProducer
 
-    producer = AIOKafkaProducer(bootstrap_servers=ctx.bootstrap, linger_ms=5, **config)
+    producer = AIOKafkaProducer(**ctx.aiokafka(), linger_ms=5, **config)
     await producer.start()
     try:
         futures = [await producer.send(topic, key=k, value=v, headers=[("h", k)],
@@ -34,7 +34,7 @@ async def _produce(ctx: Context, topic: str, sent: list[tuple[bytes, bytes]],
 async def _consume(ctx: Context, topic: str, n: int, **config: Any) -> list[Any]:
     from aiokafka import AIOKafkaConsumer, TopicPartition
 
-    consumer = AIOKafkaConsumer(bootstrap_servers=ctx.bootstrap, enable_auto_commit=False,
+    consumer = AIOKafkaConsumer(**ctx.aiokafka(), enable_auto_commit=False,
                                 **config)
     await consumer.start()
     try:
@@ -93,7 +93,7 @@ def transactions(ctx: Context) -> None:
         from aiokafka import AIOKafkaProducer
 
         topic = await asyncio.to_thread(ctx.create_topic)
-        producer = AIOKafkaProducer(bootstrap_servers=ctx.bootstrap,
+        producer = AIOKafkaProducer(**ctx.aiokafka(),
                                     transactional_id=ctx.transactional_id())
         await producer.start()
         batches = {tag: records(10, tag) for tag in ("a", "b", "c")}
@@ -130,7 +130,7 @@ def group_classic(ctx: Context) -> None:
             await _produce(ctx, topic, records(5, f"p{p}"), partition=p)
 
         def member() -> Any:
-            return AIOKafkaConsumer(topic, bootstrap_servers=ctx.bootstrap, group_id=group,
+            return AIOKafkaConsumer(topic, **ctx.aiokafka(), group_id=group,
                                     enable_auto_commit=False, auto_offset_reset="earliest",
                                     heartbeat_interval_ms=500, session_timeout_ms=10000)
 
@@ -167,7 +167,7 @@ def admin_topics(ctx: Context) -> None:
         from aiokafka.admin import AIOKafkaAdminClient, NewPartitions, NewTopic
 
         topic = ctx.topic()
-        admin = AIOKafkaAdminClient(bootstrap_servers=ctx.bootstrap)
+        admin = AIOKafkaAdminClient(**ctx.aiokafka())
         await admin.start()
         try:
             await admin.create_topics([NewTopic(topic, 3, 1)])
@@ -197,7 +197,7 @@ def list_offsets(ctx: Context) -> None:
 
         topic = await asyncio.to_thread(ctx.create_topic)
         ts0 = int(time.time() * 1000) - 3_600_000
-        producer = AIOKafkaProducer(bootstrap_servers=ctx.bootstrap, acks="all")
+        producer = AIOKafkaProducer(**ctx.aiokafka(), acks="all")
         await producer.start()
         try:
             for i, (k, v) in enumerate(records(20)):
@@ -207,7 +207,7 @@ def list_offsets(ctx: Context) -> None:
         finally:
             await producer.stop()
         tp = TopicPartition(topic, 0)
-        consumer = AIOKafkaConsumer(bootstrap_servers=ctx.bootstrap)
+        consumer = AIOKafkaConsumer(**ctx.aiokafka())
         await consumer.start()
         try:
             earliest = (await consumer.beginning_offsets([tp]))[tp]
@@ -238,7 +238,7 @@ def delete_records(ctx: Context) -> None:
         topic = await asyncio.to_thread(ctx.create_topic)
         await _produce(ctx, topic, records(10), partition=0)
         tp = TopicPartition(topic, 0)
-        admin = AIOKafkaAdminClient(bootstrap_servers=ctx.bootstrap)
+        admin = AIOKafkaAdminClient(**ctx.aiokafka())
         await admin.start()
         try:
             answer = await admin.delete_records({tp: RecordsToDelete(before_offset=7)})
@@ -246,7 +246,7 @@ def delete_records(ctx: Context) -> None:
             await admin.close()
         ctx.evidence("delete_records", {str(k): v for k, v in answer.items()})
         ctx.check(answer.get(tp) == 7, "DeleteRecords did not answer low watermark 7")
-        consumer = AIOKafkaConsumer(bootstrap_servers=ctx.bootstrap)
+        consumer = AIOKafkaConsumer(**ctx.aiokafka())
         await consumer.start()
         try:
             start = (await consumer.beginning_offsets([tp]))[tp]
@@ -268,7 +268,7 @@ def admin_groups(ctx: Context) -> None:
 
         topic, group = await asyncio.to_thread(ctx.create_topic), ctx.group()
         await _produce(ctx, topic, records(5), partition=0)
-        consumer = AIOKafkaConsumer(topic, bootstrap_servers=ctx.bootstrap, group_id=group,
+        consumer = AIOKafkaConsumer(topic, **ctx.aiokafka(), group_id=group,
                                     enable_auto_commit=False, auto_offset_reset="earliest")
         await consumer.start()
         try:
@@ -278,7 +278,7 @@ def admin_groups(ctx: Context) -> None:
             await consumer.commit()
         finally:
             await consumer.stop()
-        admin = AIOKafkaAdminClient(bootstrap_servers=ctx.bootstrap)
+        admin = AIOKafkaAdminClient(**ctx.aiokafka())
         await admin.start()
         try:
             listed = [g[0] for g in await admin.list_consumer_groups()]

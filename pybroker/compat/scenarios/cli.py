@@ -8,6 +8,7 @@ two). :mod:`pybroker.compat.jvm_clients` runs them.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from pybroker.compat.clients import Client, register_client
 from pybroker.compat.jvm_clients import KafkaCli, ToolRun, kafka_tools_missing
@@ -31,9 +32,33 @@ def _cli(ctx: Context) -> KafkaCli:
     return KafkaCli(ctx.bootstrap)
 
 
+#: the option by which each tool reads a client properties file
+CONFIG_OPTIONS = {"kafka-console-producer": "--producer.config",
+                  "kafka-console-consumer": "--consumer.config"}
+
+
+def _config_file(ctx: Context, tool: str) -> tuple[str, ...]:
+    """The tool's option naming a properties file with the run's secured-broker settings, as
+    an operator would give it (none for a plaintext run)."""
+    props = ctx.security.java_properties()
+    if not props:
+        return ()
+    path = Path("client.properties").resolve()  # the scenario's own working directory
+    if not path.exists():
+        path.touch(mode=0o600)
+        path.write_text("".join(f"{k}={_escape(v)}\n" for k, v in props.items()))
+    return (CONFIG_OPTIONS.get(tool, "--command-config"), str(path))
+
+
+def _escape(value: str) -> str:
+    """A value in a Java properties file."""
+    return value.replace("\\", "\\\\")
+
+
 def _tool(ctx: Context, cli: KafkaCli, tool: str, *args: str, stdin: str | None = None) -> ToolRun:
     """Run ``tool`` against the broker; fail the scenario with its output unless it exits 0."""
-    run = cli.run_raw(tool, "--bootstrap-server", ctx.bootstrap, *args, stdin=stdin,
+    run = cli.run_raw(tool, "--bootstrap-server", ctx.bootstrap, *_config_file(ctx, tool),
+                      *args, stdin=stdin,
                       timeout=max(1.0, ctx.remaining() - 2))
     if run.returncode != 0:
         ctx.fail(f"{tool} exited {run.returncode}: {said(run)}",

@@ -12,7 +12,7 @@ CLIENT = "confluent-kafka"
 
 
 def _conf(ctx: Context, **extra: Any) -> dict[str, Any]:
-    return {"bootstrap.servers": ctx.bootstrap, "client.id": "pybroker-compat", **extra}
+    return {**ctx.confluent(), "client.id": "pybroker-compat", **extra}
 
 
 def _produce(ctx: Context, topic: str, sent: list[tuple[bytes, bytes]], partition: int = -1,
@@ -348,6 +348,9 @@ def old_format(ctx: Context, fallback: str) -> None:
     and Fetch v1, message format v0; 0.8.2: v0) produces and fetches 30 records."""
     from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
+    if ctx.security.sasl:
+        ctx.skip(f"librdkafka pinned to Kafka {fallback} cannot log in with SASL (it would not "
+                 "send SaslHandshake, which came with 0.10)")
     pinned = {"api.version.request": False, "broker.version.fallback": fallback}
     topic = ctx.create_topic()
     sent = records(30)

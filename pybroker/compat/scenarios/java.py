@@ -27,7 +27,7 @@ def _client(ctx: Context) -> JavaClient:
     missing = java_clients_missing()
     if missing:
         ctx.skip(missing)
-    return JavaClient.of()
+    return JavaClient.of(config=ctx.security.java_properties().items())
 
 
 def _b64(text: str | None) -> bytes | None:

@@ -77,11 +77,12 @@ def batch_write_read(ctx: Context) -> None:
                 for i in range(40)]
         df = spark.createDataFrame(rows, "key STRING, value STRING, "
                                          "headers ARRAY<STRUCT<key: STRING, value: BINARY>>")
+        secured = {f"kafka.{k}": v for k, v in ctx.security.java_properties().items()}
         df.write.format("kafka").option("kafka.bootstrap.servers", ctx.bootstrap) \
-            .option("topic", topic).save()
+            .options(**secured).option("topic", topic).save()
         ctx.log("written")
         back = spark.read.format("kafka").option("kafka.bootstrap.servers", ctx.bootstrap) \
-            .option("subscribe", topic).option("startingOffsets", "earliest") \
+            .options(**secured).option("subscribe", topic).option("startingOffsets", "earliest") \
             .option("endingOffsets", "latest").option("includeHeaders", "true").load() \
             .selectExpr("CAST(key AS STRING) k", "CAST(value AS STRING) v", "headers",
                         "partition", "offset").collect()

@@ -38,9 +38,10 @@ def _error(code: int) -> str:
 def produce_fetch_versions(ctx: Context) -> None:
     """One batch produced with each Produce version from v3 the broker advertises; every
     batch fetched back with each Fetch version from v4, byte for byte the records sent."""
-    table = probe(ctx.bootstrap)
+    table = probe(ctx.bootstrap, security=ctx.security)
     topic = ctx.topic()
-    with WireConnection(ctx.bootstrap, timeout=max(1.0, ctx.remaining() - 1)) as conn:
+    with WireConnection(ctx.bootstrap, timeout=max(1.0, ctx.remaining() - 1),
+                        security=ctx.security) as conn:
         try:
             _produce_fetch_versions(ctx, conn, table, topic)
         except BaseException:
@@ -76,7 +77,7 @@ def _produce_fetch_versions(ctx: Context, conn: WireConnection, table: ApiTable,
     leader_conn = conn
     address = f"{broker.host}:{broker.port}"
     if address != ctx.bootstrap:
-        leader_conn = WireConnection(address, timeout=conn.timeout)
+        leader_conn = WireConnection(address, timeout=conn.timeout, security=ctx.security)
     sent: list[tuple[bytes, bytes]] = []
     now = int(time.time() * 1000)
     produced = []

@@ -19,6 +19,7 @@ from pybroker.compat.clients import CLIENTS
 from pybroker.compat.report import render_html, write_report
 from pybroker.compat.runner import Run, run_suite
 from pybroker.compat.scenario import load_scenarios
+from pybroker.compat.scenarios.security import SECURED_CAPABILITIES
 from pybroker.testing.broker_process import BrokerProcess
 from pybroker.testing.reference_kafka import ReferenceKafka
 from tests.compat.suite.jvm_subset import calibration_scenarios, fetch_jvm_jars
@@ -34,7 +35,10 @@ def calibration(suite_broker: BrokerProcess, reference_kafka: ReferenceKafka,
                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Run, Path]]:
     work = tmp_path_factory.mktemp("calibration")
     fetch_jvm_jars()
-    run = run_suite(suite_broker.bootstrap, calibration_scenarios(load_scenarios().values()),
+    # the security scenarios are calibrated against secured brokers (test_calibration_security)
+    chosen = [s for s in calibration_scenarios(load_scenarios().values())
+              if s.capability not in SECURED_CAPABILITIES]
+    run = run_suite(suite_broker.bootstrap, chosen,
                     name="pybroker",
                     reference_bootstrap=reference_kafka.bootstrap, work_dir=work / "scenarios",
                     jobs=2, group_wait=10)
