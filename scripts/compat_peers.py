@@ -210,7 +210,8 @@ def section(cards: Sequence[tuple[Target, dict[str, Any] | None]], link_base: st
             lines.append(f"| {cap} | " + " | ".join(row) + " |")
         lines += ["", f"{SYMBOL[PASS]} every scenario of the capability passed, {SYMBOL[FAIL]} at "
                   f"least one failed, {SYMBOL[NOT_OFFERED]} not offered (the broker does not "
-                  f"advertise the APIs), {SYMBOL[SKIPPED]} skipped (a client is missing here). "
+                  f"advertise the APIs), {SYMBOL[SKIPPED]} skipped (a client is missing here, "
+                  "or the run gave no credentials for it). "
                   "The cards show each scenario with its client, its evidence and its time."]
         started = sorted({str(c.get("started", "")) for _, c in with_cards if c.get("started")})
         if started:
