@@ -33,6 +33,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import confluent_kafka
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
@@ -66,6 +67,37 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 # -- measurements ---------------------------------------------------------------------------
+
+
+@dataclass(kw_only=True)
+class Throughput:
+    """Records and payload moved in ``seconds``, with the brokers' CPU seconds over them: the
+    rates the side-by-side scripts report (bench_tls, bench_transactions)."""
+
+    records: int = 0
+    payload_bytes: int = 0
+    seconds: float = 0.0
+    broker_cpu_s: float | None = None
+    error: str | None = None
+
+    @property
+    def msgs_per_s(self) -> float:
+        return self.records / self.seconds if self.seconds else 0.0
+
+    @property
+    def mb_per_s(self) -> float:
+        return self.payload_bytes / MB / self.seconds if self.seconds else 0.0
+
+    @property
+    def cpu_s_per_gb(self) -> float | None:
+        if self.broker_cpu_s is None or not self.payload_bytes:
+            return None
+        return self.broker_cpu_s / (self.payload_bytes / 1e9)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "msgs_per_s": round(self.msgs_per_s, 1),
+                "mb_per_s": round(self.mb_per_s, 3),
+                "cpu_s_per_gb": None if self.cpu_s_per_gb is None else round(self.cpu_s_per_gb, 2)}
 
 
 @dataclass
@@ -459,7 +491,9 @@ def run_consume(bootstrap: str, case: Case, seconds: float) -> None:
     deadline = start + max(60.0, 4 * seconds)
     try:
         while got < want and time.perf_counter() < deadline:
-            for m in consumer.consume(num_messages=10_000, timeout=0.5):
+            # never ask for more than is left: consume() waits out its timeout for a batch it
+            # cannot fill, which would add up to half a second to every measurement
+            for m in consumer.consume(num_messages=min(10_000, want - got), timeout=0.5):
                 if m.error():
                     phase.errors += 1
                     continue

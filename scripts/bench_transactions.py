@@ -26,7 +26,7 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from pybroker.testing.broker_process import BrokerProcess
 from pybroker.testing.reference_kafka import KAFKA_VERSION, ReferenceKafka, missing_requirements
 from scripts.bench import (
-    MB,
+    Throughput,
     catch_interrupts,
     cpu_seconds,
     interrupted,
@@ -59,33 +59,9 @@ SHARED_SETTINGS: dict[str, object] = {
 
 
 @dataclass
-class ModeResult:
+class ModeResult(Throughput):
     mode: str
-    records: int = 0
-    payload_bytes: int = 0
-    seconds: float = 0.0
     commits: int = 0
-    broker_cpu_s: float | None = None
-    error: str | None = None
-
-    @property
-    def msgs_per_s(self) -> float:
-        return self.records / self.seconds if self.seconds else 0.0
-
-    @property
-    def mb_per_s(self) -> float:
-        return self.payload_bytes / MB / self.seconds if self.seconds else 0.0
-
-    @property
-    def cpu_s_per_gb(self) -> float | None:
-        if self.broker_cpu_s is None or not self.payload_bytes:
-            return None
-        return self.broker_cpu_s / (self.payload_bytes / 1e9)
-
-    def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "msgs_per_s": round(self.msgs_per_s, 1),
-                "mb_per_s": round(self.mb_per_s, 3),
-                "cpu_s_per_gb": None if self.cpu_s_per_gb is None else round(self.cpu_s_per_gb, 2)}
 
 
 @dataclass
