@@ -90,7 +90,7 @@ def test_a_client_without_a_certificate_is_refused_by_both(tls_pair: TlsPair) ->
             with WireClient(f"127.0.0.1:{port}", timeout=10, ssl_context=context) as client:
                 client.call(18, 0, _api_versions())
             outcomes.append("answered")
-        except (ssl.SSLError, ConnectionError, OSError, AssertionError):
+        except (ssl.SSLError, ConnectionError, OSError):
             outcomes.append("refused")
     assert outcomes == ["refused", "refused"]
 
