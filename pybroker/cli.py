@@ -95,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from pybroker.broker import Broker, BrokerBase, ConfigError
     from pybroker.log.manager import LogDirError
+    from pybroker.network.heap import keep_large_buffers_on_heap
+
+    keep_large_buffers_on_heap()
 
     try:
         broker: BrokerBase

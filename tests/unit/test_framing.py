@@ -12,6 +12,7 @@ from protocol.framing import (
     DEFAULT_MAX_FRAME_SIZE,
     FrameDecoder,
     FrameReader,
+    allocate_frame_buffer,
     frame,
     frame_prefix,
 )
@@ -219,3 +220,12 @@ def test_reader_bad_sizes_raise(size: int) -> None:
 def test_reader_chunk_must_hold_a_prefix() -> None:
     with pytest.raises(ValueError):
         FrameReader(chunk=bytearray(3))
+
+
+@pytest.mark.parametrize("size", [0, 1, 70_000, 3 << 20])
+def test_frame_buffers_are_writable_bytearrays_of_the_asked_size(size: int) -> None:
+    a, b = allocate_frame_buffer(size), allocate_frame_buffer(size)
+    assert type(a) is bytearray and len(a) == size
+    a[:] = b"\x01" * size
+    b[:] = b"\x02" * size
+    assert a == b"\x01" * size and b == b"\x02" * size  # two buffers, not one
