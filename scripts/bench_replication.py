@@ -558,7 +558,9 @@ def run_cluster(name: str, rnd: int, args: argparse.Namespace,
                   "acks=all, read back in a group ...", flush=True)
             run.detail["warmup"] = warm_up(cluster, admin, tools, args, tag, guide)
             print(f"{name}: warm-up done in {run.detail['warmup']['seconds']:.1f}s", flush=True)
-        for case in args.cases:
+        # odd rounds take the cases in reverse, so that no case always runs first after the
+        # warm-up (the page cache it writes into differs: see docs/benchmarks.md)
+        for case in (args.cases if rnd % 2 == 0 else args.cases[::-1]):
             spec = CASE_BY_NAME[case]
             print(f"{name}: {spec.label} ...", flush=True)
             figures, detail = run_case(spec, cluster, admin, tools, zookeeper, args, tag, guide)
@@ -644,6 +646,32 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+
+def page_cache_probe(directory: Path, megabytes: int = 512) -> dict[str, float]:
+    """What writing into the page cache costs on this machine: ``megabytes`` written in 1 MB
+    ``write`` calls to a new file (pages the kernel must allocate, as a log's appends get them),
+    then over the same file again (pages already cached). MB/s and this process's system
+    CPU-milliseconds per MB for each; the file is removed. Every replica of a produced byte is
+    one such write, so replication factor 3 pays the first figure three times per byte."""
+    block = os.urandom(1 << 20)
+    path = directory / f"page-cache-probe-{os.getpid()}"
+    out: dict[str, float] = {"megabytes": megabytes}
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        for label in ("new_pages", "cached_pages"):
+            os.lseek(fd, 0, os.SEEK_SET)
+            cpu, wall = os.times().system, time.perf_counter()
+            for _ in range(megabytes):
+                os.write(fd, block)
+            wall, cpu = time.perf_counter() - wall, os.times().system - cpu
+            out[f"{label}_mb_per_s"] = round(megabytes / wall, 1)
+            out[f"{label}_sys_ms_per_mb"] = round(1000 * cpu / megabytes, 3)
+    finally:
+        os.close(fd)
+        path.unlink(missing_ok=True)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     catch_interrupts()
@@ -668,6 +696,11 @@ def main(argv: list[str] | None = None) -> int:
               "CPUs):", "other work competes with the brokers and the clients; the figures "
               "will be noisy."])
 
+    probe = page_cache_probe(Path(tempfile.gettempdir()))
+    print(f"page cache ({tempfile.gettempdir()}): writing new pages {probe['new_pages_mb_per_s']:,.0f} "
+          f"MB/s ({probe['new_pages_sys_ms_per_mb']} CPU-ms/MB), rewriting cached pages "
+          f"{probe['cached_pages_mb_per_s']:,.0f} MB/s ({probe['cached_pages_sys_ms_per_mb']} "
+          "CPU-ms/MB)", flush=True)
     runs: list[ClusterRun] = []
     zk_dir = Path(tempfile.mkdtemp(prefix="bench-replication-zookeeper-"))
     zookeeper = ZooKeeperServer(zk_dir)
@@ -703,6 +736,7 @@ def main(argv: list[str] | None = None) -> int:
     machine = machine_info()
     machine["load_average_before"] = load_before
     machine["load_average_after"] = load_after
+    machine["page_cache_write"] = probe
     config = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
     config.update(cluster_size=CLUSTER_SIZE, shared_settings=dict(SHARED_SETTINGS),
                   case_specs={c.name: {"replication_factor": c.replication_factor,

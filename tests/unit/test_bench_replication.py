@@ -1,12 +1,20 @@
 """The pure parts of scripts/bench_replication.py: reading the Kafka tools' output, sizing the
 perf test, the medians and ratios of the summary, the goals' verdicts and the Markdown table;
-no process runs."""
+no process runs. The page cache probe writes a few megabytes to a temporary directory."""
 
 from __future__ import annotations
 
 import pytest
 
-from scripts.bench_replication import CASES, FIGURES, ClusterRun, judge, markdown_table, summarize
+from scripts.bench_replication import (
+    CASES,
+    FIGURES,
+    ClusterRun,
+    judge,
+    markdown_table,
+    page_cache_probe,
+    summarize,
+)
 from scripts.kafka_perf_tools import (
     BenchError,
     RateGuide,
@@ -129,3 +137,12 @@ def test_goals_are_judged_never_asserted() -> None:
     assert "| pybroker RF3 acks=all / pybroker RF1 | confluent-kafka | 0.40 | >= 0.5 | not met |" \
         in table
     assert "end-to-end" not in table  # no latency figure was measured: no empty rows
+
+
+def test_page_cache_probe_reports_both_writes_and_leaves_nothing(tmp_path) -> None:
+    probe = page_cache_probe(tmp_path, megabytes=4)
+    assert probe["megabytes"] == 4
+    for label in ("new_pages", "cached_pages"):
+        assert probe[f"{label}_mb_per_s"] > 0
+        assert probe[f"{label}_sys_ms_per_mb"] >= 0
+    assert list(tmp_path.iterdir()) == []
