@@ -53,6 +53,20 @@ def port_accepts(port: int, timeout: float = 0.5, host: str = "127.0.0.1") -> bo
         return False
 
 
+def listener_endpoints(listeners: str, default_host: str = "127.0.0.1") -> list[tuple[str, int]]:
+    """The ``(host, port)`` every listener of a ``listeners`` value can be reached at: a host
+    left empty (all interfaces) is ``default_host``; an ephemeral port (0) cannot be known and is
+    left out."""
+    found: list[tuple[str, int]] = []
+    for entry in filter(None, (e.strip() for e in listeners.split(","))):
+        _, sep, address = entry.partition("://")
+        host, _, port = (address if sep else entry).rpartition(":")
+        host = host.strip("[]") or default_host
+        if port.isdigit() and int(port) > 0:
+            found.append((host, int(port)))
+    return found
+
+
 def broker_command() -> list[str]:
     """The command that starts the broker from the current interpreter's environment.
 
@@ -231,6 +245,8 @@ class BrokerProcess:
 
     def _wait_listening(self) -> None:
         deadline = time.monotonic() + self.start_timeout
+        waiting = listener_endpoints(self.overrides["listeners"], self.host) \
+            or [(self.host, self.port)]
         while time.monotonic() < deadline:
             assert self.proc is not None
             code = self.proc.poll()
@@ -239,12 +255,14 @@ class BrokerProcess:
                 raise BrokerStartError(
                     f"broker exited with code {code} during start-up\n{self.describe()}"
                 )
-            if port_accepts(self.port, timeout=0.2, host=self.host):
+            # every listener, not only the first: a test may go straight to the second one
+            if all(port_accepts(port, timeout=0.2, host=host) for host, port in waiting):
                 return
             time.sleep(0.05)
         self.kill()
         raise BrokerStartError(
-            f"broker did not accept connections on {self.bootstrap} within "
+            f"broker did not accept connections on every listener of "
+            f"{', '.join(f'{h}:{p}' for h, p in waiting)} within "
             f"{self.start_timeout:.0f}s\n{self.describe()}"
         )
 

@@ -6,7 +6,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pybroker.testing.broker_process import DEFAULT_CONFIG, REPO_ROOT, BrokerProcess
+from pybroker.testing.broker_process import (
+    DEFAULT_CONFIG,
+    REPO_ROOT,
+    BrokerProcess,
+    listener_endpoints,
+)
 
 
 def fake_checkout(root: Path) -> Path:
@@ -44,3 +49,10 @@ def test_explicit_config_and_extra_environment(tmp_path: Path) -> None:
     cmd = broker.command()
     assert cmd[cmd.index("--config") + 1] == str(own)
     assert broker.environment()["PYBROKER_PROBE"] == "1"
+
+
+def test_start_waits_for_every_listener_it_can_name() -> None:
+    listeners = "PLAINTEXT://127.0.0.1:9092, SSL://:9093,SASL_SSL://[::1]:9094,EPHEMERAL://h:0"
+    assert listener_endpoints(listeners, "127.0.0.5") == [
+        ("127.0.0.1", 9092), ("127.0.0.5", 9093), ("::1", 9094)]
+    assert listener_endpoints("") == []
