@@ -101,10 +101,11 @@ class BrokerBase:
         except Exception as e:
             raise ConfigError(f"invalid log configuration: {e}") from e
         self.configs = ConfigRepository(self.default_log_config)
-        #: directory removals and checkpoint writes, off the event loop
+        #: directory removals and checkpoint writes (leader epochs too), off the event loop
         self.storage_io = BackgroundIO()
         self.log_manager = LogManager(self.log_dirs, self.default_log_config,
-                                      remove_dir=self.storage_io.remove_dir)
+                                      remove_dir=self.storage_io.remove_dir,
+                                      io=self.storage_io.submit)
         self.replica_manager = ReplicaManager(self.broker_id, self.log_manager,
                                               self.configs.log_config)
         # a move between log dirs copies at most what a follower fetches of a partition

@@ -51,6 +51,35 @@ def atomic_write(path: Path, data: bytes) -> None:
     fsync_dir(path.parent)
 
 
+def open_dir(path: Path) -> int:
+    """A descriptor of the directory ``path`` (which must exist) for :func:`atomic_write_at`."""
+    return os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+
+
+def atomic_write_at(dir_fd: int, name: str, data: bytes) -> None:
+    """:func:`atomic_write` of ``name`` in the directory open as ``dir_fd``, which it closes.
+
+    The descriptor follows the directory through a rename, so a write taken on the event loop
+    and done later on another thread lands in the directory it was meant for even if that
+    directory was renamed meanwhile (a deleted log's ``-delete`` rename), never in a new
+    directory made at the old name (the topic created again). If the directory was removed,
+    creating the file fails with ``FileNotFoundError``."""
+    tmp = name + ".tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644, dir_fd=dir_fd)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
 def write_offset_checkpoint(path: Path, offsets: Mapping[tuple[str, int], int]) -> None:
     lines = [str(CHECKPOINT_VERSION), str(len(offsets))]
     lines += [f"{topic} {partition} {offset}" for (topic, partition), offset in sorted(offsets.items())]

@@ -31,23 +31,47 @@ The file sits in the partition directory and reads::
 
 It is rewritten whole on every change: ``leader-epoch-checkpoint.tmp``, fsync, rename, fsync of
 the directory, so a crash leaves the old or the new file. Changes are rare (a new epoch, a
-truncation, a move of the log start), and the leader's assignment at election must be durable
-before it appends in that epoch.
+truncation, a move of the log start) but come in bursts: a broker that becomes leader of a
+thousand partitions assigns a thousand epochs. A broker therefore hands the writes to its
+storage thread (``io``, :class:`~pybroker.log.manager.BackgroundIO`), which does them in the
+order they were asked for, each one the whole cache as it was then; only a cache without ``io``
+writes at once. Kafka writes an assignment at once (on a request handler thread, never the
+network's) and a truncation later; here neither may hold up the event loop.
 
-Concurrency notes: owned by the log's event loop; nothing here awaits.
+What a crash can lose is the last writes not yet done. That is safe because:
+
+* the storage thread also writes ``recovery-point-offset-checkpoint``, in the same order, so
+  no recovery point on disk passes data whose epoch entry is not on disk before it;
+* a log loaded after a crash re-reads every batch past its recovery point, and its cache then
+  gains each epoch found there above the cache's latest (as in Kafka's segment recovery),
+  after being cut to the recovered log end;
+* a clean shutdown drains the storage thread before it writes the clean-shutdown markers.
+
+Concurrency notes: owned by the log's event loop; nothing here awaits. Only the file write runs
+elsewhere, with a copy of the entries and a descriptor of the directory taken on the loop.
 """
 
 from __future__ import annotations
 
 import bisect
 import logging
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .checkpoints import CHECKPOINT_VERSION, CheckpointError, atomic_write
+from .checkpoints import (
+    CHECKPOINT_VERSION,
+    CheckpointError,
+    atomic_write,
+    atomic_write_at,
+    open_dir,
+)
 
 logger = logging.getLogger(__name__)
+
+#: runs ``fn(*args)`` later, off the event loop, in the order asked (``BackgroundIO.submit``)
+Submit = Callable[..., object]
 
 LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint"
 #: OffsetForLeaderEpoch's "no such epoch" answer: (UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)
@@ -106,8 +130,10 @@ class LeaderEpochFileCache:
     (None: in memory only). Entries read from a file go through :meth:`assign`'s rules, so a
     file whose entries are out of order loads as the consistent prefix Kafka keeps."""
 
-    def __init__(self, path: Path | None, entries: Iterable[EpochEntry] = ()) -> None:
+    def __init__(self, path: Path | None, entries: Iterable[EpochEntry] = (), *,
+                 io: Submit | None = None) -> None:
         self.path = path
+        self.io = io
         self._entries: list[EpochEntry] = []
         self._epochs: list[int] = []  # the entries' epochs, for bisect
         for entry in entries:
@@ -227,16 +253,42 @@ class LeaderEpochFileCache:
 
     # -- the file --------------------------------------------------------------------------
     def flush(self) -> None:
-        """Write the whole cache to its file (atomically, fsynced)."""
-        if self.path is not None:
-            atomic_write(self.path, format_leader_epoch_checkpoint(self._entries))
+        """Write the whole cache to its file (atomically, fsynced): through ``io`` when there is
+        one, else at once."""
+        if self.path is None:
+            return
+        data = format_leader_epoch_checkpoint(self._entries)
+        if self.io is None:
+            atomic_write(self.path, data)
+            return
+        try:
+            dir_fd = open_dir(self.path.parent)
+        except FileNotFoundError:
+            return  # the log's directory is gone, and its epochs with it
+        try:
+            self.io(_write_in_dir, dir_fd, self.path.name, data, self._name)
+        except BaseException:
+            os.close(dir_fd)
+            raise
 
     @property
     def _name(self) -> str:
         return self.path.parent.name if self.path is not None else "leader epoch cache"
 
 
+def _write_in_dir(dir_fd: int, name: str, data: bytes, label: str) -> None:
+    """The storage thread's half of :meth:`LeaderEpochFileCache.flush`."""
+    try:
+        atomic_write_at(dir_fd, name, data)
+    except FileNotFoundError:
+        logger.debug("%s: directory removed before its leader epoch checkpoint was written",
+                     label)
+    except OSError:
+        logger.exception("%s: writing the leader epoch checkpoint failed", label)
+
+
 __all__ = [
+    "Submit",
     "LEADER_EPOCH_CHECKPOINT",
     "UNDEFINED_EPOCH",
     "UNDEFINED_EPOCH_OFFSET",

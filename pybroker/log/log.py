@@ -36,6 +36,7 @@ from .leader_epoch import (
     UNDEFINED_EPOCH_OFFSET,
     EpochEntry,
     LeaderEpochFileCache,
+    Submit,
     read_leader_epoch_checkpoint,
 )
 from .producer_state import (
@@ -154,19 +155,22 @@ class Log:
         now_ms: int,
         clean_shutdown: bool = False,
         topic_partition: tuple[str, int] | None = None,
+        io: Submit | None = None,
     ) -> Log:
         """Load (and if needed recover) the log in ``dir``, creating it when absent.
 
         After an unclean shutdown every segment from the one holding ``recovery_point`` is
         re-validated batch by batch and cut at the first bad byte. ``topic_partition`` names
         the partition of a directory whose name does not (a future log's
-        ``<topic>-<partition>.<id>-future``).
+        ``<topic>-<partition>.<id>-future``). ``io``: where the leader epoch checkpoint is
+        written (the storage thread; at once without it).
         """
         dir = Path(dir)
         parsed = topic_partition or parse_partition_dir(dir.name)
         if parsed is None:
             raise ValueError(f"{dir.name!r} is not a <topic>-<partition> directory")
         log = cls(dir, config, *parsed)
+        log.leader_epoch_cache.io = io
         dir.mkdir(parents=True, exist_ok=True)
         log.last_flush_ms = now_ms
         log._load(recovery_point, log_start_offset, now_ms, clean_shutdown)
@@ -182,6 +186,7 @@ class Log:
         first_unflushed = len(self.segments)
         if not clean:
             first_unflushed = max(0, bisect.bisect_right(self._bases, recovery_point) - 1)
+        recovered_from = None if clean else self.segments[first_unflushed].base_offset
 
         last = len(self.segments) - 1
         for i, segment in enumerate(self.segments[:first_unflushed]):
@@ -210,12 +215,15 @@ class Log:
             self._reset_at(self.log_start_offset, now_ms)
         self.recovery_point = self.log_end_offset
         self._rebuild_producer_state(take_snapshot=True)
-        self._load_leader_epoch_cache()
+        self._load_leader_epoch_cache(recovered_from)
 
-    def _load_leader_epoch_cache(self) -> None:
+    def _load_leader_epoch_cache(self, recovered_from: int | None = None) -> None:
         """Read ``leader-epoch-checkpoint``, or rebuild it from the batch headers when it is
         missing or unreadable; then cut it to the log's end and start, as Kafka's loading does
-        (an epoch whose data a crash or a truncation took is forgotten)."""
+        (an epoch whose data a crash or a truncation took is forgotten). After a crash
+        (``recovered_from``: the first offset recovery re-read) each epoch the re-read batches
+        start above the cache's latest is added, as Kafka's segment recovery adds it: the
+        checkpoint is written behind the appends (see :mod:`pybroker.log.leader_epoch`)."""
         path = self.dir / LEADER_EPOCH_CHECKPOINT
         try:
             entries = read_leader_epoch_checkpoint(path)
@@ -226,11 +234,21 @@ class Log:
         rebuilt = entries is None
         if entries is None:
             entries = self._epochs_from_batches()
-        self.leader_epoch_cache = cache = LeaderEpochFileCache(path, entries)
+        io = self.leader_epoch_cache.io
+        self.leader_epoch_cache = cache = LeaderEpochFileCache(path, entries, io=io)
         if rebuilt and (len(cache) or path.exists()):
             logger.info("%s: rebuilt the leader epoch cache from the log: %s", self._name, cache)
             cache.flush()
         cache.truncate_from_end(self.log_end_offset)
+        if recovered_from is not None and not rebuilt:
+            for segment in self._segments_from(recovered_from):
+                for _, header in segment.headers_from(0):
+                    epoch, latest = header.partition_leader_epoch, cache.latest_epoch
+                    if epoch >= 0 and (latest is None or epoch > latest):
+                        logger.info("%s: epoch %d at offset %d was not in the checkpoint; "
+                                    "added from the recovered log", self._name, epoch,
+                                    header.base_offset)
+                        cache.assign(epoch, header.base_offset)
         cache.truncate_from_start(self.log_start_offset)
 
     def _epochs_from_batches(self) -> list[EpochEntry]:

@@ -43,7 +43,7 @@ from .checkpoints import (
     write_offset_checkpoint,
 )
 from .config import LogConfig
-from .leader_epoch import LEADER_EPOCH_CHECKPOINT, LeaderEpochFileCache
+from .leader_epoch import LEADER_EPOCH_CHECKPOINT, LeaderEpochFileCache, Submit
 from .log import Log, parse_partition_dir, partition_dir_name
 
 logger = logging.getLogger(__name__)
@@ -137,10 +137,13 @@ class LogManager:
     :meth:`BackgroundIO.remove_dir`."""
 
     def __init__(self, log_dirs: list[Path], default_config: LogConfig, *,
-                 remove_dir: Callable[[Path], None] = _remove_now) -> None:
+                 remove_dir: Callable[[Path], None] = _remove_now,
+                 io: Submit | None = None) -> None:
         if not log_dirs:
             raise ValueError("at least one log dir is required")
         self.remove_dir = remove_dir
+        #: where the logs write their leader epoch checkpoints (at once when None)
+        self.io = io
         self.log_dirs = [Path(d) for d in log_dirs]
         self.default_config = default_config
         self._logs: dict[TopicPartition, Log] = {}
@@ -215,6 +218,7 @@ class LogManager:
                     now_ms=now_ms,
                     clean_shutdown=clean,
                     topic_partition=tp,
+                    io=self.io,
                 )
                 dir_of[tp] = log_dir
                 loaded += 1
@@ -339,7 +343,8 @@ class LogManager:
             return log
         _check_partition_name(topic, partition)
         log_dir = self._preferred_dirs.pop(tp, None) or self._least_loaded_dir()
-        log = Log.open(log_dir / partition_dir_name(topic, partition), config, now_ms=now_ms)
+        log = Log.open(log_dir / partition_dir_name(topic, partition), config, now_ms=now_ms,
+                       io=self.io)
         fsync_dir(log_dir)
         self._logs[tp] = log
         self._dir_of[tp] = log_dir
@@ -406,7 +411,7 @@ class LogManager:
             raise ValueError(f"{topic}-{partition} is being moved to "
                              f"{self._future_dir_of[tp]} already")
         dir = log_dir / future_dir_name(topic, partition)
-        log = Log.open(dir, config, now_ms=now_ms, topic_partition=tp)
+        log = Log.open(dir, config, now_ms=now_ms, topic_partition=tp, io=self.io)
         fsync_dir(log_dir)
         self._future_logs[tp] = log
         self._future_dir_of[tp] = log_dir
@@ -458,7 +463,8 @@ class LogManager:
             future.dir = final
             fsync_dir(dest_dir)
             log = Log.open(final, future.config, recovery_point=future.log_end_offset,
-                           log_start_offset=log_start, now_ms=now_ms, clean_shutdown=True)
+                           log_start_offset=log_start, now_ms=now_ms, clean_shutdown=True,
+                           io=self.io)
         except Exception:
             # the partition stays where it was, with its log; the copy goes (a new move
             # starts afresh)
@@ -474,7 +480,7 @@ class LogManager:
         # what the future log had not fsynced yet is still to be recovered after a crash
         log.recovery_point = min(recovery_point, log.log_end_offset)
         # opening cut the epochs that start at the log end (a new leader's, nothing written
-        # yet), and completed transactions waiting for the high watermark live in memory only
+        # yet) and read a file whose last writes may still be on the storage thread, and completed transactions waiting for the high watermark live in memory only
         carried += [c for c in carry_over_log_state(source, log, producers=False,
                                                     txn_indexes=False) if c not in carried]
         log.producer_state.unreplicated_txns = dict(source.producer_state.unreplicated_txns)
@@ -613,7 +619,8 @@ def carry_over_log_state(source: Log, dest: Log, *, producers: bool = True,
         if wanted.entries != dest.leader_epoch_cache.entries:
             carried.append("leader epochs")
             dest.leader_epoch_cache = LeaderEpochFileCache(dest.dir / LEADER_EPOCH_CHECKPOINT,
-                                                           wanted.entries)
+                                                           wanted.entries,
+                                                           io=dest.leader_epoch_cache.io)
             dest.leader_epoch_cache.flush()
     if txn_indexes:
         aborted = source.collect_aborted_transactions(0, LONG_MAX)

@@ -239,11 +239,14 @@ def test_acks_all_produces_byte_identical_replicas(cluster: ClusterProcesses) ->
     # a consumer reads every record
     values = consume_all(cluster.bootstrap, topic, count)
     assert sorted(values) == sorted(acked)
-    # the replicas copied the leader epoch caches along with the data
+    # the replicas copied the leader epoch caches along with the data (each broker writes its
+    # checkpoint on its storage thread, a moment after the change)
     for p in range(partitions):
-        caches = {(cluster.broker(b).data_dir / f"{topic}-{p}" / "leader-epoch-checkpoint")
-                  .read_text() for b in cluster.brokers}
-        assert len(caches) == 1, caches
+        def caches(p: int = p) -> set[str]:
+            return {(cluster.broker(b).data_dir / f"{topic}-{p}" / "leader-epoch-checkpoint")
+                    .read_text() for b in cluster.brokers}
+        wait_for(lambda p=p: len(caches(p)) == 1, 10, f"one leader epoch cache of {topic}-{p}")
+        assert len(caches()) == 1, caches()
 
 
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])

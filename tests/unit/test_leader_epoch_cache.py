@@ -5,6 +5,8 @@ truncated, trimmed, reopened and recovered. Real files in a temporary directory.
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -364,3 +366,97 @@ def test_a_new_log_writes_no_file_until_an_epoch_is_assigned(tmp_path, logs) -> 
     assert LEADER_EPOCH_CHECKPOINT not in log.files()
     log.assign_epoch_start_offset(0, 0)
     assert LEADER_EPOCH_CHECKPOINT in log.files()
+
+
+# -- written behind, on the storage thread ----------------------------------------------------
+
+
+class HeldIO:
+    """A storage thread that runs nothing until told: ``run()`` does the queued writes in order,
+    ``drop()`` loses them (a crash)."""
+
+    def __init__(self) -> None:
+        self.queue: list[tuple[object, tuple[object, ...]]] = []
+
+    def __call__(self, fn, *args) -> None:
+        self.queue.append((fn, args))
+
+    def run(self) -> None:
+        queued, self.queue = self.queue, []
+        for fn, args in queued:
+            fn(*args)  # type: ignore[operator]
+
+    def drop(self) -> None:
+        for _, args in self.queue:
+            os.close(args[0])  # the directory descriptor each write holds
+        self.queue.clear()
+
+
+def test_with_io_each_change_is_written_later_whole_and_in_order(tmp_path) -> None:
+    io = HeldIO()
+    path = tmp_path / LEADER_EPOCH_CHECKPOINT
+    cache = LeaderEpochFileCache(path, io=io)
+    cache.assign(1, 0)
+    cache.assign(3, 10)
+    cache.truncate_from_end(10)
+    assert not path.exists() and len(io.queue) == 3
+    io.run()
+    assert read_leader_epoch_checkpoint(path) == [EpochEntry(1, 0)]
+    assert not (tmp_path / (LEADER_EPOCH_CHECKPOINT + ".tmp")).exists()
+
+
+def test_a_write_follows_its_directory_through_a_rename(tmp_path) -> None:
+    io = HeldIO()
+    live = tmp_path / "t-0"
+    live.mkdir()
+    cache = LeaderEpochFileCache(live / LEADER_EPOCH_CHECKPOINT, io=io)
+    cache.assign(2, 5)
+    # the topic is deleted (its directory renamed) and created again before the write is done
+    doomed = tmp_path / "t-0.0123-delete"
+    live.rename(doomed)
+    live.mkdir()
+    io.run()
+    assert read_leader_epoch_checkpoint(doomed / LEADER_EPOCH_CHECKPOINT) == [EpochEntry(2, 5)]
+    assert not (live / LEADER_EPOCH_CHECKPOINT).exists()
+
+
+def test_a_write_for_a_removed_directory_is_dropped(tmp_path) -> None:
+    io = HeldIO()
+    live = tmp_path / "t-0"
+    live.mkdir()
+    cache = LeaderEpochFileCache(live / LEADER_EPOCH_CHECKPOINT, io=io)
+    cache.assign(2, 5)
+    shutil.rmtree(live)
+    io.run()  # logged, not raised
+    assert not live.exists()
+    cache.assign(3, 9)  # the directory is gone: nothing to queue
+    assert io.queue == []
+
+
+def test_epochs_whose_writes_a_crash_lost_come_back_from_the_recovered_batches(
+        tmp_path, logs) -> None:
+    io = HeldIO()
+    log = open_log(tmp_path / "t-0", logs, io=io)
+    lead(log, 3, 0)
+    io.run()  # epoch 0 reached the file...
+    lead(log, 2, 0)
+    lead(log, 4, 3)
+    log.append_as_follower(records(2, base=9, epoch=5), T0)
+    io.drop()  # ...epochs 3 and 5 did not: the broker died with them queued
+    for segment in log.segments:
+        segment.close()
+    log._closed = True
+    assert read_leader_epoch_checkpoint(tmp_path / "t-0" / LEADER_EPOCH_CHECKPOINT) == [
+        EpochEntry(0, 0)]
+    again = open_log(tmp_path / "t-0", logs, clean_shutdown=False, recovery_point=0)
+    assert entries(again.leader_epoch_cache) == [(0, 0), (3, 5), (5, 9)]
+    assert again.end_offset_for_epoch(3) == (3, 9)
+
+
+def test_a_clean_reopen_trusts_the_file(tmp_path, logs) -> None:
+    log = open_log(tmp_path / "t-0", logs)
+    lead(log, 3, 0)
+    lead(log, 2, 4)
+    log.close()
+    again = open_log(tmp_path / "t-0", logs, clean_shutdown=True, recovery_point=5)
+    assert entries(again.leader_epoch_cache) == [(0, 0), (4, 3)]

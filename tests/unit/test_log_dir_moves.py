@@ -26,7 +26,11 @@ from pybroker.log.checkpoints import (
 )
 from pybroker.log.cleaner import CLEANER_CHECKPOINT, LogCleaner
 from pybroker.log.file_slice import SEGMENT_FILES
-from pybroker.log.leader_epoch import EpochEntry
+from pybroker.log.leader_epoch import (
+    LEADER_EPOCH_CHECKPOINT,
+    EpochEntry,
+    read_leader_epoch_checkpoint,
+)
 from pybroker.log.log import Log
 from pybroker.log.manager import (
     FUTURE_DIR_SUFFIX,
@@ -324,6 +328,35 @@ def test_the_swap_carries_over_what_the_copy_cannot_rebuild(dirs: list[Path]) ->
         assert reloaded.log_start_offset == 3 and reloaded.log_end_offset == 7
     finally:
         again.shutdown()
+
+
+def test_the_swap_keeps_epochs_whose_checkpoint_writes_are_still_queued(
+        dirs: list[Path]) -> None:
+    """With the checkpoint written on the storage thread, the swap reopens the future log
+    before that thread has written its last epoch: the epochs carried over from the current
+    log put it back, and the queued writes then leave the file right."""
+    a, b = dirs
+    queued: list[tuple[object, tuple[object, ...]]] = []
+    manager = LogManager(dirs, CONFIG, io=lambda fn, *args: queued.append((fn, args)))
+    manager.startup(T0)
+    try:
+        current = place_in(manager, a)
+        fill(current, 2, epoch=0)
+        future = manager.create_future_log("t", 0, b, CONFIG, T0)
+        copy_all(current, future)
+        for fn, args in queued:
+            fn(*args)  # type: ignore[operator]
+        queued.clear()  # epoch 0 is in the future log's file; epoch 4 will not be yet
+        fill(current, 2, epoch=4)
+        copy_all(current, future)
+        new = manager.replace_current_with_future("t", 0, T0)
+        assert new.leader_epoch_cache.entries == (EpochEntry(0, 0), EpochEntry(4, 6))
+        for fn, args in queued:
+            fn(*args)  # type: ignore[operator]
+        assert read_leader_epoch_checkpoint(new.dir / LEADER_EPOCH_CHECKPOINT) == [
+            EpochEntry(0, 0), EpochEntry(4, 6)]
+    finally:
+        manager.shutdown()
 
 
 def test_a_crash_between_the_renames_completes_the_move_at_start_up(dirs: list[Path]) -> None:
