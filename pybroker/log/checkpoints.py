@@ -12,7 +12,7 @@ manager) ``replication-offset-checkpoint`` sit in each log directory and read::
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
@@ -34,6 +34,21 @@ def fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def fsync_paths(paths: Iterable[Path]) -> None:
+    """fsync each file or directory in ``paths`` that still exists, through a descriptor of its
+    own: for a thread other than the one that owns the files' open descriptors. A file removed
+    or renamed meanwhile (its segment deleted) is passed over."""
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def atomic_write(path: Path, data: bytes) -> None:

@@ -13,12 +13,14 @@ a consumer of committed data collects the aborted transactions overlapping what 
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import logging
 import os
 import re
 import shutil
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +29,7 @@ from protocol.records.batch import HEADER_SIZE, BatchHeader, crc_is_valid
 from protocol.records.control import EndTransactionMarker, read_end_txn_marker
 from protocol.records.record import decode_batch
 
-from .checkpoints import CheckpointError, fsync_dir
+from .checkpoints import CheckpointError, fsync_dir, fsync_paths
 from .config import LogConfig
 from .file_slice import FileSlice
 from .index import IndexCorrupt
@@ -135,6 +137,9 @@ class Log:
         self.validator = LogValidator(config, f"{topic}-{partition}")
         #: epoch -> first offset written in it (``leader-epoch-checkpoint``)
         self.leader_epoch_cache = LeaderEpochFileCache(dir / LEADER_EPOCH_CHECKPOINT)
+        #: the storage thread: a rolled segment's fsync and the epoch checkpoints go there
+        self.io: Submit | None = None
+        self._truncations = 0  # bumped by every truncation: an fsync behind it proves nothing
 
     def __repr__(self) -> str:
         return (
@@ -170,7 +175,7 @@ class Log:
         if parsed is None:
             raise ValueError(f"{dir.name!r} is not a <topic>-<partition> directory")
         log = cls(dir, config, *parsed)
-        log.leader_epoch_cache.io = io
+        log.io = log.leader_epoch_cache.io = io
         dir.mkdir(parents=True, exist_ok=True)
         log.last_flush_ms = now_ms
         log._load(recovery_point, log_start_offset, now_ms, clean_shutdown)
@@ -600,17 +605,62 @@ class Log:
         return self._roll(now_ms)
 
     def _roll(self, now_ms: int) -> LogSegment:
-        self.active_segment.on_become_inactive()
+        rolled = self.active_segment
+        loop = self._loop_for_io()
+        # with a storage thread the rolled segment is fsynced there, as Kafka's roll schedules
+        # its flush: a whole segment's writeback must not hold up the event loop
+        rolled.on_become_inactive(flush=loop is None)
         base = self.log_end_offset
         for suffix in _SEGMENT_SUFFIXES:
             # Files already at the new base offset are leftovers and cannot hold live data.
             (self.dir / file_name(base, suffix)).unlink(missing_ok=True)
         segment = LogSegment(self.dir, base, self.config, now_ms)
         self._add_segment(segment)
-        self.producer_state.take_snapshot(self.log_end_offset)
-        self.recovery_point = self.log_end_offset
+        self.producer_state.take_snapshot(self.log_end_offset,
+                                          io=None if loop is None else self.io)
+        if loop is None:
+            self.recovery_point = self.log_end_offset
+        else:
+            self._flush_behind(loop, rolled, base)
         self.last_flush_ms = now_ms
         return segment
+
+    def _loop_for_io(self) -> asyncio.AbstractEventLoop | None:
+        """The running event loop when there is a storage thread to hand work to."""
+        if self.io is None:
+            return None
+        try:
+            return asyncio.get_running_loop()
+        except RuntimeError:  # opened and rolled outside a loop (tools, tests): do it here
+            return None
+
+    def _flush_behind(self, loop: asyncio.AbstractEventLoop, rolled: LogSegment,
+                      base: int) -> None:
+        """fsync ``rolled`` (and the directory, which gained the new segment's files) on the
+        storage thread; once that is done, the recovery point moves to ``base`` on the loop."""
+        assert self.io is not None
+        truncations = self._truncations
+        done = self.io(fsync_paths, [*rolled.files(), self.dir])
+
+        def landed(fsynced: Future[None]) -> None:  # on the storage thread
+            try:
+                loop.call_soon_threadsafe(self._flushed_behind, fsynced, base, truncations)
+            except RuntimeError:
+                pass  # the loop is closed: shutdown flushed every log itself
+
+        if isinstance(done, Future):
+            done.add_done_callback(landed)
+
+    def _flushed_behind(self, fsynced: Future[None], base: int, truncations: int) -> None:
+        error = fsynced.exception()
+        if error is not None:
+            logger.error("%s: fsync of the segment rolled at %d failed: %s", self._name, base,
+                         error)
+            return
+        # a truncation since may have replaced what was fsynced with data that was not
+        if not self._closed and truncations == self._truncations \
+                and self.recovery_point < base <= self.log_end_offset:
+            self.recovery_point = base
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -844,6 +894,7 @@ class Log:
         if offset < self.log_start_offset or offset <= self.segments[0].base_offset:
             self.truncate_fully_and_start_at(offset, self.segments[-1].created_ms)
             return
+        self._truncations += 1
         while len(self.segments) > 1 and self.segments[-1].base_offset >= offset:
             self.segments.pop().delete()
             self._bases.pop()
@@ -857,6 +908,7 @@ class Log:
     def truncate_fully_and_start_at(self, offset: int, now_ms: int) -> None:
         """Drop every segment and start empty at ``offset``, which becomes the log start too (a
         follower whose log ends below its leader's log start; truncation below the start)."""
+        self._truncations += 1
         self._reset_at(offset, now_ms)
         self.recovery_point = offset
         self.leader_epoch_cache.clear_and_flush()

@@ -61,8 +61,10 @@ from __future__ import annotations
 import enum
 import itertools
 import logging
+import os
 import struct
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -73,7 +75,7 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.records.batch import NO_SEQUENCE, TRANSACTIONAL_MASK, BatchHeader
 from protocol.records.control import EndTransactionMarker
 
-from .checkpoints import atomic_write
+from .checkpoints import atomic_write, fsync_paths
 
 logger = logging.getLogger(__name__)
 
@@ -467,8 +469,13 @@ class ProducerStateManager:
                 offsets.append(int(stem))
         return sorted(offsets)
 
-    def take_snapshot(self, offset: int) -> Path:
-        """Write the state as of ``offset`` (the log end offset) and prune old snapshots."""
+    def take_snapshot(self, offset: int, *, io: Callable[..., object] | None = None) -> Path:
+        """Write the state as of ``offset`` (the log end offset) and prune old snapshots.
+
+        With ``io`` (the storage thread, at a segment roll) the file is written and renamed
+        into place here but fsynced there, as Kafka's roll flushes its snapshot in the
+        background: a crash may then lose or tear it, and a torn one fails its CRC and is
+        dropped at load, which rebuilds the state from the log instead."""
         parts = [_COUNT.pack(len(self.producers))]
         for entry in self.producers.values():
             parts.append(_PRODUCER.pack(entry.producer_id, entry.epoch, entry.last_timestamp,
@@ -480,7 +487,14 @@ class ProducerStateManager:
             )
         body = b"".join(parts)
         path = snapshot_path(self.dir, offset)
-        atomic_write(path, _PREFIX.pack(_MAGIC, _VERSION, crc32c(body)) + body)
+        data = _PREFIX.pack(_MAGIC, _VERSION, crc32c(body)) + body
+        if io is None:
+            atomic_write(path, data)
+        else:
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+            io(fsync_paths, [path, self.dir])
         for old in self.snapshot_offsets()[:-SNAPSHOTS_KEPT]:
             snapshot_path(self.dir, old).unlink(missing_ok=True)
         return path

@@ -369,11 +369,22 @@ class LogSegment:
         self.time_index.flush()
         self.txn_index.flush()
 
-    def on_become_inactive(self) -> None:
-        """Called on roll: record the final max timestamp and make the segment durable."""
+    def on_become_inactive(self, *, flush: bool = True) -> None:
+        """Called on roll: record the final max timestamp and make the segment durable; with
+        ``flush=False`` only write what the indexes keep in memory, for an fsync of
+        :meth:`files` done elsewhere."""
         self._final_time_entry()
         self._recent.clear()
-        self.flush()
+        if flush:
+            self.flush()
+        else:
+            self.offset_index.write_pending()
+            self.time_index.write_pending()
+            self.txn_index.write_pending()
+
+    def files(self) -> list[Path]:
+        """The segment's log and index files, as they are named now."""
+        return [self.log_path, self.offset_index.path, self.time_index.path, self.txn_index.path]
 
     def _final_time_entry(self) -> None:
         if self.max_timestamp >= 0:
