@@ -54,7 +54,13 @@ def fsync_paths(paths: Iterable[Path]) -> None:
 def atomic_write(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` so a crash leaves either the old or the new file."""
     tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    _write_durably(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), data)
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+def _write_durably(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to the new file open as ``fd``, fsync it and close it."""
     try:
         view = memoryview(data)
         while view:
@@ -62,8 +68,6 @@ def atomic_write(path: Path, data: bytes) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
 
 
 def open_dir(path: Path) -> int:
@@ -81,14 +85,8 @@ def atomic_write_at(dir_fd: int, name: str, data: bytes) -> None:
     creating the file fails with ``FileNotFoundError``."""
     tmp = name + ".tmp"
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644, dir_fd=dir_fd)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write_durably(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644,
+                               dir_fd=dir_fd), data)
         os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         os.fsync(dir_fd)
     finally:

@@ -405,12 +405,18 @@ def test_with_io_each_change_is_written_later_whole_and_in_order(tmp_path) -> No
     assert not (tmp_path / (LEADER_EPOCH_CHECKPOINT + ".tmp")).exists()
 
 
-def test_a_write_follows_its_directory_through_a_rename(tmp_path) -> None:
+def cache_with_a_queued_write(tmp_path: Path) -> tuple[HeldIO, Path, LeaderEpochFileCache]:
+    """A cache in ``t-0`` whose assignment of epoch 2 at offset 5 is queued, not written."""
     io = HeldIO()
     live = tmp_path / "t-0"
     live.mkdir()
     cache = LeaderEpochFileCache(live / LEADER_EPOCH_CHECKPOINT, io=io)
     cache.assign(2, 5)
+    return io, live, cache
+
+
+def test_a_write_follows_its_directory_through_a_rename(tmp_path) -> None:
+    io, live, _ = cache_with_a_queued_write(tmp_path)
     # the topic is deleted (its directory renamed) and created again before the write is done
     doomed = tmp_path / "t-0.0123-delete"
     live.rename(doomed)
@@ -421,11 +427,7 @@ def test_a_write_follows_its_directory_through_a_rename(tmp_path) -> None:
 
 
 def test_a_write_for_a_removed_directory_is_dropped(tmp_path) -> None:
-    io = HeldIO()
-    live = tmp_path / "t-0"
-    live.mkdir()
-    cache = LeaderEpochFileCache(live / LEADER_EPOCH_CHECKPOINT, io=io)
-    cache.assign(2, 5)
+    io, live, cache = cache_with_a_queued_write(tmp_path)
     shutil.rmtree(live)
     io.run()  # logged, not raised
     assert not live.exists()
