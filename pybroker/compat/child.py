@@ -29,6 +29,17 @@ from pybroker.compat.scenario import (
 from pybroker.compat.security import ClientSecurity
 
 
+def _shortened(trace: str) -> str:
+    """A traceback with the machine's own paths cut: files of this checkout relative to it, the
+    clients' relative to their ``site-packages``, so that a card reads the same wherever it
+    was made."""
+    checkout = str(Path(__file__).parents[2]) + os.sep
+    for path in sorted({p for p in sys.path if p.endswith("site-packages")}, key=len,
+                       reverse=True):
+        trace = trace.replace(path + os.sep, "site-packages" + os.sep)
+    return trace.replace(checkout, "")
+
+
 def run(spec: dict[str, Any]) -> dict[str, Any]:
     started = time.monotonic()
     scenarios = load_scenarios([spec["module"]])
@@ -50,10 +61,10 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     except ScenarioNotOffered as e:
         result.update(status=NOT_OFFERED, message=str(e))
     except ScenarioFailed as e:
-        result.update(status="fail", message=str(e), traceback=traceback.format_exc())
+        result.update(status="fail", message=str(e), traceback=_shortened(traceback.format_exc()))
     except BaseException as e:  # noqa: BLE001 - any error is the scenario's failure
         result.update(status="fail", message=f"{type(e).__name__}: {e}",
-                      traceback=traceback.format_exc())
+                      traceback=_shortened(traceback.format_exc()))
     result["evidence"] = ctx.attached
     result["seconds"] = round(time.monotonic() - started, 3)
     return result

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -83,3 +84,15 @@ def test_split_bootstrap() -> None:
     assert split_bootstrap("[::1]:9093,other:1") == ("::1", 9093)
     with pytest.raises(ValueError):
         split_bootstrap("localhost")
+
+
+def test_a_failures_traceback_names_files_without_the_machines_paths() -> None:
+    import kafka  # a client's file, from its site-packages
+
+    from pybroker.compat import child
+
+    site = str(Path(kafka.__file__).parents[1])
+    here = child.__file__
+    trace = f'  File "{here}", line 1\n  File "{site}/kafka/util.py", line 2\n'
+    assert child._shortened(trace) == (
+        '  File "pybroker/compat/child.py", line 1\n  File "site-packages/kafka/util.py", line 2\n')
