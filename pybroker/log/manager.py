@@ -142,7 +142,8 @@ class LogManager:
         if not log_dirs:
             raise ValueError("at least one log dir is required")
         self.remove_dir = remove_dir
-        #: where the logs write their leader epoch checkpoints (at once when None)
+        #: the storage thread, where the logs write their leader epoch checkpoints and fsync
+        #: their rolled segments (at once when None)
         self.io = io
         self.log_dirs = [Path(d) for d in log_dirs]
         self.default_config = default_config
@@ -480,7 +481,8 @@ class LogManager:
         # what the future log had not fsynced yet is still to be recovered after a crash
         log.recovery_point = min(recovery_point, log.log_end_offset)
         # opening cut the epochs that start at the log end (a new leader's, nothing written
-        # yet) and read a file whose last writes may still be on the storage thread, and completed transactions waiting for the high watermark live in memory only
+        # yet) and read a file whose last writes may still be on the storage thread; completed
+        # transactions waiting for the high watermark live in memory only
         carried += [c for c in carry_over_log_state(source, log, producers=False,
                                                     txn_indexes=False) if c not in carried]
         log.producer_state.unreplicated_txns = dict(source.producer_state.unreplicated_txns)
