@@ -116,7 +116,8 @@ def test_reference_starts_kafka_39_runs_the_same_scenarios_and_stops_it(
 
     missing = missing_requirements()
     if missing:
-        pytest.skip("the reference Kafka cannot start here: " + "; ".join(missing))
+        pytest.skip("SKIPPED: the reference Kafka needs a tool that is missing here: "
+                    + "; ".join(missing))
     done = subprocess.run(
         [sys.executable, "-m", "pybroker", "compat", "--bootstrap", suite_broker.bootstrap,
          "--reference", "--scenarios", "kafka-python/produce-fetch", "--report", "card"],
