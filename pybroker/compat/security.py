@@ -128,16 +128,9 @@ class ClientSecurity:
         return out
 
     def aiokafka(self) -> dict[str, Any]:
-        """Keyword arguments for aiokafka's producer, consumer and admin client."""
-        if self.protocol == "PLAINTEXT":
-            return {}
-        out: dict[str, Any] = {"security_protocol": self.protocol}
-        if self.tls:
-            out["ssl_context"] = self.ssl_context()
-        if self.sasl:
-            out.update(sasl_mechanism=self.mechanism, sasl_plain_username=self.username,
-                       sasl_plain_password=self.password)
-        return out
+        """Keyword arguments for aiokafka's producer, consumer and admin client: the same names
+        as kafka-python's."""
+        return self.kafka_python()
 
     def java_properties(self) -> dict[str, str]:
         """The Java clients' properties (also the CLI tools' config files and Spark's
