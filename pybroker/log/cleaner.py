@@ -708,7 +708,13 @@ class LogCleaner:
         except _CleaningAborted as e:
             logger.info("Cleaning of %s-%d abandoned: %s", *tp, e)
             stats.aborted = True
-        except (KafkaError, OSError, ValueError):  # corrupt data, I/O, a segment closed under us
+        except OSError as e:  # Kafka's cleaner: an I/O error fails the log dir
+            self.log_manager.failures.maybe_add_offline_log_dir(
+                ltc.log.dir.parent, f"Failed to clean up log for {tp[0]}-{tp[1]} in dir "
+                                    f"{ltc.log.dir.parent} due to an I/O error", e)
+            self.uncleanable.add(tp)
+            stats.aborted = True
+        except (KafkaError, ValueError):  # corrupt data, a segment closed under us
             logger.exception("Cleaning of %s-%d failed; the partition is marked uncleanable", *tp)
             self.uncleanable.add(tp)
             stats.aborted = True

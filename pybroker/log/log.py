@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import functools
 import logging
 import os
 import re
@@ -23,6 +24,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.records.batch import HEADER_SIZE, BatchHeader, crc_is_valid
@@ -31,6 +33,7 @@ from protocol.records.record import decode_batch
 
 from .checkpoints import CheckpointError, fsync_dir, fsync_paths
 from .config import LogConfig
+from .dir_failure import LogDirFailureChannel, reporting, storage_error
 from .file_slice import FileSlice
 from .index import IndexCorrupt
 from .leader_epoch import (
@@ -71,6 +74,27 @@ def parse_partition_dir(name: str) -> tuple[str, int] | None:
 
 def partition_dir_name(topic: str, partition: int) -> str:
     return f"{topic}-{partition}"
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def storage_operation(what: str) -> Callable[[_F], _F]:
+    """A :class:`Log` operation that touches the disk, as Kafka's ``maybeHandleIOException``:
+    on a log whose dir went offline it fails at once with KAFKA_STORAGE_ERROR; an I/O error
+    (``OSError``) reports the dir's failure and fails the operation with KAFKA_STORAGE_ERROR
+    ("``what`` <partition> in dir <log dir>")."""
+    def wrap(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def operation(self: Log, *args: Any, **kwargs: Any) -> Any:
+            if self.offline:
+                raise storage_error(f"The log dir {self.dir.parent} of {self._name} is offline")
+            try:
+                return fn(self, *args, **kwargs)
+            except OSError as e:
+                raise self.storage_failure(what, e) from e
+        return operation  # type: ignore[return-value]
+    return wrap
 
 
 @dataclass(slots=True)
@@ -140,6 +164,10 @@ class Log:
         #: the storage thread: a rolled segment's fsync and the epoch checkpoints go there
         self.io: Submit | None = None
         self._truncations = 0  # bumped by every truncation: an fsync behind it proves nothing
+        #: where I/O errors in this log's dir are reported (KIP-112); None: only raised
+        self.failures: LogDirFailureChannel | None = None
+        #: the log dir failed: every operation fails with KAFKA_STORAGE_ERROR
+        self.offline = False
 
     def __repr__(self) -> str:
         return (
@@ -161,6 +189,7 @@ class Log:
         clean_shutdown: bool = False,
         topic_partition: tuple[str, int] | None = None,
         io: Submit | None = None,
+        failures: LogDirFailureChannel | None = None,
     ) -> Log:
         """Load (and if needed recover) the log in ``dir``, creating it when absent.
 
@@ -168,13 +197,19 @@ class Log:
         re-validated batch by batch and cut at the first bad byte. ``topic_partition`` names
         the partition of a directory whose name does not (a future log's
         ``<topic>-<partition>.<id>-future``). ``io``: where the leader epoch checkpoint is
-        written (the storage thread; at once without it).
+        written (the storage thread; at once without it). ``failures``: where an I/O error in
+        the log's dir is reported, also one met on the storage thread (the error is raised
+        either way: ``OSError`` while opening, KAFKA_STORAGE_ERROR afterwards).
         """
         dir = Path(dir)
         parsed = topic_partition or parse_partition_dir(dir.name)
         if parsed is None:
             raise ValueError(f"{dir.name!r} is not a <topic>-<partition> directory")
         log = cls(dir, config, *parsed)
+        log.failures = failures
+        if io is not None and failures is not None:
+            io = reporting(io, failures, dir.parent,
+                           f"Error while writing to the storage of {log._name}")
         log.io = log.leader_epoch_cache.io = io
         dir.mkdir(parents=True, exist_ok=True)
         log.last_flush_ms = now_ms
@@ -436,6 +471,35 @@ class Log:
     def _name(self) -> str:
         return f"{self.topic}-{self.partition}"
 
+    # -- log dir failures ------------------------------------------------------------------
+
+    def storage_failure(self, what: str, error: OSError) -> KafkaError:
+        """Report an I/O error met while doing ``what`` as the failure of this log's dir; the
+        KAFKA_STORAGE_ERROR to fail the operation with."""
+        message = f"{what} {self._name} in dir {self.dir.parent}"
+        if self.failures is not None:
+            # this log takes nothing more at once; the rest of the dir follows when the
+            # broker's handler takes it offline
+            self.offline = True
+            self.failures.maybe_add_offline_log_dir(self.dir.parent, message, error)
+        return storage_error(f"{message}: {error}")
+
+    def mark_offline(self) -> None:
+        """The log's dir failed (Kafka's ``closeHandlers``): close the files without writing
+        anything more (no index entries kept in memory, no producer snapshot, no fsync); from
+        now on every operation fails with KAFKA_STORAGE_ERROR. A restart recovers the log from
+        its last recovery point."""
+        self.offline = True
+        if self._closed:
+            return
+        self._closed = True
+        for segment in [*self.segments, *(s for _, s in self._pending_deletes)]:
+            try:
+                segment.close(final_time_entry=False)
+            except OSError as e:
+                logger.debug("%s: closing %s: %s", self._name, segment.log_path.name, e)
+        self._pending_deletes.clear()
+
     # -- properties ------------------------------------------------------------------------
 
     @property
@@ -454,6 +518,7 @@ class Log:
 
     # -- append ----------------------------------------------------------------------------
 
+    @storage_operation("Error while appending records to")
     def append_as_leader(
         self, batch: bytearray | memoryview, *, leader_epoch: int, now_ms: int,
         origin: AppendOrigin = AppendOrigin.CLIENT,
@@ -520,6 +585,7 @@ class Log:
         self.producer_state.check_marker(header, marker, origin)
         return marker
 
+    @storage_operation("Error while appending replicated records to")
     def append_as_follower(self, records: bytes | bytearray | memoryview, now_ms: int, *,
                            allow_offset_gaps: bool = False) -> ReplicaAppendInfo:
         """Append batches as the leader wrote them (offsets, epochs and timestamps assigned,
@@ -598,6 +664,7 @@ class Log:
         if self.log_end_offset - self.recovery_point >= self.config.flush_messages:
             self.flush(now_ms=now_ms)
 
+    @storage_operation("Error while rolling the log segment of")
     def roll(self, now_ms: int) -> LogSegment:
         """Start a new segment at the log end offset (no-op when the active one is empty)."""
         if self.active_segment.size == 0:
@@ -672,6 +739,7 @@ class Log:
                 f"have log segments in the range {self.log_start_offset} to {self.log_end_offset}.",
             )
 
+    @storage_operation("Exception while reading from")
     def read(
         self,
         offset: int,
@@ -724,6 +792,7 @@ class Log:
                      else self.log_end_offset)
         return self.collect_aborted_transactions(offset, upper, k)
 
+    @storage_operation("Exception while reading the transaction index of")
     def collect_aborted_transactions(self, start_offset: int, upper_bound_offset: int,
                                      first_segment: int | None = None) -> list[AbortedTxn]:
         """Aborted transactions with a marker at or after ``start_offset`` and a first offset
@@ -743,6 +812,7 @@ class Log:
         high watermark (Kafka's ``lastStableOffset``)."""
         return self.producer_state.last_stable_offset(high_watermark, self.log_start_offset)
 
+    @storage_operation("Error while fetching offset by timestamp for")
     def offset_for_timestamp(self, timestamp: int) -> tuple[int, int] | None:
         """``(offset, timestamp)`` of the first record whose timestamp is >= ``timestamp``."""
         start = self.log_start_offset
@@ -758,6 +828,7 @@ class Log:
                         return record.offset, record.timestamp
         return None
 
+    @storage_operation("Error while fetching the max timestamp of")
     def max_timestamp_and_offset(self) -> tuple[int, int] | None:
         """``(offset, timestamp)`` of the record with the largest timestamp (ListOffsets
         MAX_TIMESTAMP, KIP-734): the first such record if several share it. None when empty."""
@@ -782,6 +853,7 @@ class Log:
 
     # -- log start offset ----------------------------------------------------------------------
 
+    @storage_operation("Exception while increasing the log start offset of")
     def delete_records_before(self, offset: int, now_ms: int) -> int:
         """Move the log start offset up to ``offset`` (DeleteRecords) and drop the segments
         wholly below it; returns the new log start offset. The caller bounds ``offset`` by the
@@ -816,6 +888,7 @@ class Log:
     def unflushed_messages(self) -> int:
         return self.log_end_offset - self.recovery_point
 
+    @storage_operation("Error while flushing log for")
     def flush(self, up_to: int | None = None, *, now_ms: int | None = None) -> None:
         """fsync the segments holding offsets below ``up_to`` (default: everything)."""
         target = self.log_end_offset if up_to is None else min(up_to, self.log_end_offset)
@@ -834,6 +907,7 @@ class Log:
 
     # -- retention -------------------------------------------------------------------------
 
+    @storage_operation("Error while deleting segments for")
     def enforce_retention(self, now_ms: int) -> int:
         """Delete old segments per ``retention.ms`` / ``retention.bytes``; returns how many.
 
@@ -880,6 +954,7 @@ class Log:
 
     # -- truncation and teardown -----------------------------------------------------------
 
+    @storage_operation("Error while truncating the log of")
     def truncate_to(self, offset: int) -> None:
         """Drop everything from the batch containing ``offset`` on (a follower's divergent tail).
 
@@ -905,6 +980,7 @@ class Log:
         self.leader_epoch_cache.truncate_from_end(self.log_end_offset)
         self._rebuild_producer_state(take_snapshot=False)
 
+    @storage_operation("Error while truncating the entire log of")
     def truncate_fully_and_start_at(self, offset: int, now_ms: int) -> None:
         """Drop every segment and start empty at ``offset``, which becomes the log start too (a
         follower whose log ends below its leader's log start; truncation below the start)."""
@@ -920,6 +996,7 @@ class Log:
         """The epoch of the last entry of the leader epoch cache (None when it is empty)."""
         return self.leader_epoch_cache.latest_epoch
 
+    @storage_operation("Error while writing the leader epochs of")
     def assign_epoch_start_offset(self, leader_epoch: int, start_offset: int) -> None:
         """A new leader records where its epoch starts (its log end offset at election)."""
         self.leader_epoch_cache.assign(leader_epoch, start_offset)
@@ -988,6 +1065,7 @@ class Log:
         run = self.segments[i : i + len(segments)]
         return i + len(segments) < len(self.segments) and all(a is b for a, b in zip(run, segments, strict=True))
 
+    @storage_operation("Error while replacing cleaned segments of")
     def replace_segments(self, old: Sequence[LogSegment], now_ms: int) -> LogSegment | None:
         """Swap the cleaned files of ``old[0].base_offset`` in for the segments ``old``.
 

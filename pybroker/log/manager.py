@@ -25,7 +25,7 @@ import re
 import shutil
 import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -43,6 +43,7 @@ from .checkpoints import (
     write_offset_checkpoint,
 )
 from .config import LogConfig
+from .dir_failure import LogDirFailureChannel, log_dir_key, storage_error
 from .leader_epoch import LEADER_EPOCH_CHECKPOINT, LeaderEpochFileCache, Submit
 from .log import Log, parse_partition_dir, partition_dir_name
 
@@ -86,8 +87,8 @@ class LogDirError(OSError):
     """A log dir that cannot be used (not a directory, unreadable, a partition that cannot be
     opened). Start-up stops with this one-line message instead of a traceback."""
 
-    def __init__(self, path: Path, reason: str) -> None:
-        super().__init__(f"log dir {path} cannot be used: {reason}")
+    def __init__(self, path: Path, reason: str, *, message: str | None = None) -> None:
+        super().__init__(message or f"log dir {path} cannot be used: {reason}")
         self.path = path
         self.reason = reason
 
@@ -134,14 +135,20 @@ class LogManager:
     """Loads, creates, flushes, checkpoints and deletes partition logs.
 
     ``remove_dir`` removes a deleted log's directory: at once by default; the broker passes
-    :meth:`BackgroundIO.remove_dir`."""
+    :meth:`BackgroundIO.remove_dir`. ``failures``: where the logs report I/O errors in their
+    dirs (KIP-112); the broker's handler takes a failed dir out of service
+    (:meth:`handle_log_dir_failure`)."""
 
     def __init__(self, log_dirs: list[Path], default_config: LogConfig, *,
                  remove_dir: Callable[[Path], None] = _remove_now,
-                 io: Submit | None = None) -> None:
+                 io: Submit | None = None,
+                 failures: LogDirFailureChannel | None = None) -> None:
         if not log_dirs:
             raise ValueError("at least one log dir is required")
         self.remove_dir = remove_dir
+        self.failures = failures if failures is not None else LogDirFailureChannel()
+        #: log dirs taken out of service after an I/O error in them (until a restart)
+        self._offline_dirs: set[Path] = set()
         #: the storage thread, where the logs write their leader epoch checkpoints and fsync
         #: their rolled segments (at once when None)
         self.io = io
@@ -168,25 +175,11 @@ class LogManager:
     ) -> None:
         """Load every partition directory; recover those not covered by a clean shutdown.
 
-        ``config_for(topic)`` supplies per-topic configs; the default config otherwise.
-        Raises :class:`LogDirError` naming the log dir when one cannot be read or written.
+        ``config_for(topic)`` supplies per-topic configs; the default config otherwise. A log
+        dir that cannot be read or written is taken offline (reported to :attr:`failures`, as
+        Kafka's start-up does) and the others load; when none can be used this raises
+        :class:`LogDirError` naming the dir and the reason.
         """
-        try:
-            self._load_logs(now_ms, config_for)
-        except OSError as e:
-            raise self._log_dir_error(e) from e
-
-    def _log_dir_error(self, e: OSError) -> LogDirError:
-        """Which log dir an I/O error during start-up belongs to, and a one-line reason."""
-        where = Path(e.filename) if e.filename else None
-        log_dir = next(
-            (d for d in self.log_dirs if where is not None and (where == d or d in where.parents)),
-            self.log_dirs[0],
-        )
-        reason = f"{e.strerror}: {e.filename}" if e.strerror and e.filename else e.strerror or str(e)
-        return LogDirError(log_dir, reason)
-
-    def _load_logs(self, now_ms: int, config_for: Callable[[str], LogConfig] | None) -> None:
         configs: dict[str, LogConfig] = {}
 
         def config_of(topic: str) -> LogConfig:
@@ -194,53 +187,118 @@ class LogManager:
                 configs[topic] = config_for(topic) if config_for else self.default_config
             return configs[topic]
 
-        found = [(log_dir, self._scan_log_dir(log_dir)) for log_dir in self.log_dirs]
-        self._promote_lone_futures(found)
-        for log_dir, (currents, futures) in found:
-            marker = log_dir / CLEAN_SHUTDOWN_MARKER
-            clean = marker.exists()
-            recovery_points = self._read_checkpoint(log_dir / RECOVERY_POINT_CHECKPOINT)
-            start_offsets = self._read_checkpoint(log_dir / LOG_START_OFFSET_CHECKPOINT)
-            loaded = 0
-            for entry, tp, future in [*((e, tp, False) for e, tp in currents),
-                                      *((e, tp, True) for e, tp in futures)]:
-                logs, dir_of = ((self._future_logs, self._future_dir_of) if future
-                                else (self._logs, self._dir_of))
-                if tp in logs:
-                    raise RuntimeError(
-                        f"Duplicate {'future ' if future else ''}log directories for "
-                        f"{tp[0]}-{tp[1]}: {dir_of[tp]} and {log_dir}"
-                    )
-                logs[tp] = Log.open(
-                    entry,
-                    config_of(tp[0]),
-                    recovery_point=recovery_points.get(tp, 0),
-                    log_start_offset=start_offsets.get(tp, 0),
-                    now_ms=now_ms,
-                    clean_shutdown=clean,
-                    topic_partition=tp,
-                    io=self.io,
-                )
-                dir_of[tp] = log_dir
-                loaded += 1
-                if future:
-                    # the cleaner keeps off the partition from now on, not only once its move
-                    # resumes: a copy of uncleaned batches would stay uncleaned below the first
-                    # dirty offset the swap carries over
-                    self._cleaning_paused.add(tp)
-                    logger.info("Found the future log %s: moving %s-%d to %s resumes once the "
-                                "partition is hosted", entry.name, tp[0], tp[1], log_dir)
-            if loaded or clean:
-                logger.info(
-                    "Loaded %d logs from %s after %s shutdown",
-                    loaded, log_dir, "a clean" if clean else "an unclean",
-                )
-            else:
-                logger.info("No logs in %s yet", log_dir)
-            if clean:
-                marker.unlink()
-                fsync_dir(log_dir)
+        failed: dict[Path, OSError] = {}
+        found = []
+        for log_dir in self.log_dirs:
+            try:
+                found.append((log_dir, self._scan_log_dir(log_dir)))
+            except OSError as e:
+                failed[log_dir] = e
+        try:
+            self._promote_lone_futures(found)
+        except OSError as e:
+            log_dir = self._log_dir_error(e).path
+            failed[log_dir] = e
+            found = [f for f in found if f[0] != log_dir]
+        for log_dir, listing in found:
+            try:
+                self._load_dir(log_dir, listing, now_ms, config_of)
+            except OSError as e:
+                failed[log_dir] = e
+                for _, log in self._forget_dir(log_dir):
+                    log.mark_offline()
+        if len(failed) == len(self.log_dirs):
+            raise self._all_failed(failed)
+        for log_dir, error in failed.items():
+            self._offline_dirs.add(log_dir)
+            self.failures.maybe_add_offline_log_dir(
+                log_dir, f"Error while loading log dir {log_dir.absolute()}", error)
         self.checkpoint()
+
+    def _all_failed(self, failed: Mapping[Path, OSError]) -> LogDirError:
+        """The start-up error when no log dir can be used: the one dir's error, or all of
+        them."""
+        errors = [self._log_dir_error(e, log_dir) for log_dir, e in failed.items()]
+        if len(errors) == 1:
+            return errors[0]
+        reasons = "; ".join(f"{e.path}: {e.reason}" for e in errors)
+        return LogDirError(errors[0].path, f"all log dirs have failed ({reasons})",
+                           message=f"all log dirs in {', '.join(map(str, self.log_dirs))} "
+                                   f"have failed: {reasons}")
+
+    def _log_dir_error(self, e: OSError, log_dir: Path | None = None) -> LogDirError:
+        """Which log dir an I/O error during start-up belongs to, and a one-line reason."""
+        where = Path(e.filename) if e.filename else None
+        if log_dir is None:
+            log_dir = next(
+                (d for d in self.log_dirs
+                 if where is not None and (where == d or d in where.parents)),
+                self.log_dirs[0],
+            )
+        reason = f"{e.strerror}: {e.filename}" if e.strerror and e.filename else e.strerror or str(e)
+        return LogDirError(log_dir, reason)
+
+    def _forget_dir(self, log_dir: Path) -> list[tuple[TopicPartition, Log]]:
+        """Drop every log (current and future) of ``log_dir`` from the manager; the logs
+        dropped."""
+        dropped = []
+        for logs, dirs in ((self._logs, self._dir_of), (self._future_logs, self._future_dir_of)):
+            for tp in [tp for tp, d in dirs.items() if d == log_dir]:
+                dropped.append((tp, logs.pop(tp)))
+                del dirs[tp]
+                if logs is self._future_logs:
+                    self._cleaning_paused.discard(tp)
+        return dropped
+
+    def _load_dir(self, log_dir: Path,
+                  listing: tuple[list[tuple[Path, TopicPartition]],
+                                 list[tuple[Path, TopicPartition]]],
+                  now_ms: int, config_of: Callable[[str], LogConfig]) -> None:
+        currents, futures = listing
+        marker = log_dir / CLEAN_SHUTDOWN_MARKER
+        clean = marker.exists()
+        recovery_points = self._read_checkpoint(log_dir / RECOVERY_POINT_CHECKPOINT)
+        start_offsets = self._read_checkpoint(log_dir / LOG_START_OFFSET_CHECKPOINT)
+        loaded = 0
+        for entry, tp, future in [*((e, tp, False) for e, tp in currents),
+                                  *((e, tp, True) for e, tp in futures)]:
+            logs, dir_of = ((self._future_logs, self._future_dir_of) if future
+                            else (self._logs, self._dir_of))
+            if tp in logs:
+                raise RuntimeError(
+                    f"Duplicate {'future ' if future else ''}log directories for "
+                    f"{tp[0]}-{tp[1]}: {dir_of[tp]} and {log_dir}"
+                )
+            logs[tp] = Log.open(
+                entry,
+                config_of(tp[0]),
+                recovery_point=recovery_points.get(tp, 0),
+                log_start_offset=start_offsets.get(tp, 0),
+                now_ms=now_ms,
+                clean_shutdown=clean,
+                topic_partition=tp,
+                io=self.io,
+                failures=self.failures,
+            )
+            dir_of[tp] = log_dir
+            loaded += 1
+            if future:
+                # the cleaner keeps off the partition from now on, not only once its move
+                # resumes: a copy of uncleaned batches would stay uncleaned below the first
+                # dirty offset the swap carries over
+                self._cleaning_paused.add(tp)
+                logger.info("Found the future log %s: moving %s-%d to %s resumes once the "
+                            "partition is hosted", entry.name, tp[0], tp[1], log_dir)
+        if loaded or clean:
+            logger.info(
+                "Loaded %d logs from %s after %s shutdown",
+                loaded, log_dir, "a clean" if clean else "an unclean",
+            )
+        else:
+            logger.info("No logs in %s yet", log_dir)
+        if clean:
+            marker.unlink()
+            fsync_dir(log_dir)
 
     @staticmethod
     def _scan_log_dir(log_dir: Path) -> tuple[list[tuple[Path, TopicPartition]],
@@ -296,19 +354,27 @@ class LogManager:
 
     def shutdown(self) -> None:
         """Flush and close every log (future ones too), write the checkpoints, then the
-        clean-shutdown markers. Logs a move replaced are deleted now."""
-        failed = False
-        for tp, log in [*self._logs.items(), *self._future_logs.items()]:
-            try:
-                log.flush()
-                log.close()
-            except OSError:
-                failed = True
-                logger.exception("Failed to close log %s-%d", *tp)
+        clean-shutdown markers: in each log dir whose logs all closed, never in an offline
+        one (its logs are recovered at the next start). Logs a move replaced are deleted
+        now."""
+        failed: set[Path] = set()
+        for logs, dirs in ((self._logs, self._dir_of), (self._future_logs, self._future_dir_of)):
+            for tp, log in logs.items():
+                try:
+                    log.flush()
+                    log.close()
+                except (OSError, KafkaError):
+                    failed.add(dirs[tp])
+                    logger.exception("Failed to close log %s-%d", *tp)
         self.checkpoint()
-        if not failed:
-            for log_dir in self.log_dirs:
+        for log_dir in self.live_log_dirs:
+            if log_dir in failed:
+                continue
+            try:
                 atomic_write(log_dir / CLEAN_SHUTDOWN_MARKER, b"")
+            except OSError as e:
+                logger.error("Could not mark %s shut down cleanly (its logs are recovered at "
+                             "the next start): %s", log_dir, e)
         self.delete_due_logs(None)
         self._logs.clear()
         self._dir_of.clear()
@@ -327,35 +393,95 @@ class LogManager:
         return self._dir_of.get((topic, partition))
 
     def is_log_dir_online(self, log_dir: Path) -> bool:
-        """Whether ``log_dir`` can still be used: it is a directory the broker may list and
-        write into. Kafka takes a dir offline after an I/O error in it; here the dir is checked
-        when asked, which also catches a dir removed or replaced behind the broker's back."""
+        """Whether ``log_dir`` can still be used: no I/O error took it offline, and it is a
+        directory the broker may list and write into (checked when asked, which also catches a
+        dir removed or replaced behind the broker's back before anything wrote to it)."""
+        if log_dir in self._offline_dirs or self.failures.is_offline(log_dir):
+            return False
         try:
             return log_dir.is_dir() and os.access(log_dir, os.R_OK | os.W_OK | os.X_OK)
         except OSError:
             return False
 
-    def get_or_create_log(self, topic: str, partition: int, config: LogConfig, now_ms: int) -> Log:
+    @property
+    def live_log_dirs(self) -> list[Path]:
+        """The log dirs not taken offline (Kafka's ``liveLogDirs``)."""
+        return [d for d in self.log_dirs if d not in self._offline_dirs]
+
+    @property
+    def offline_log_dirs(self) -> list[Path]:
+        return [d for d in self.log_dirs if d in self._offline_dirs]
+
+    def handle_log_dir_failure(self, failed: Path) -> tuple[list[TopicPartition],
+                                                           list[TopicPartition]]:
+        """Take ``failed`` (a dir of ``log.dirs``, as reported) out of service, as Kafka's
+        ``LogManager.handleLogDirFailure``: its logs, current and future, are closed without
+        another write and forgotten; nothing is created there any more and no checkpoint or
+        clean-shutdown marker is written there. Returns ``(current partitions, future
+        partitions)`` that were in it; ``([], [])`` when it was offline already. Whether any
+        dir is left is :attr:`live_log_dirs` (the broker halts when none is)."""
+        key = log_dir_key(failed)
+        log_dir = next((d for d in self.log_dirs if log_dir_key(d) == key), None)
+        if log_dir is None or log_dir in self._offline_dirs:
+            return [], []
+        logger.warning("Stopping serving logs in dir %s", log_dir)
+        self._offline_dirs.add(log_dir)
+        currents = [tp for tp, d in self._dir_of.items() if d == log_dir]
+        futures = [tp for tp, d in self._future_dir_of.items() if d == log_dir]
+        for _, log in self._forget_dir(log_dir):
+            log.mark_offline()
+        for tp in [tp for tp, d in self._preferred_dirs.items() if d == log_dir]:
+            del self._preferred_dirs[tp]
+        doomed = [(when, log) for when, log in self._doomed if log.dir.parent == log_dir]
+        for entry in doomed:
+            self._doomed.remove(entry)
+            entry[1].mark_offline()
+        logger.warning("Logs for partitions %s are offline and logs for future partitions %s "
+                       "are offline due to failure on log directory %s",
+                       ",".join(f"{t}-{p}" for t, p in sorted(currents)),
+                       ",".join(f"{t}-{p}" for t, p in sorted(futures)), log_dir)
+        return currents, futures
+
+    def get_or_create_log(self, topic: str, partition: int, config: LogConfig, now_ms: int,
+                          *, is_new: bool = True) -> Log:
         """The partition's log, created when absent: in the dir an AlterReplicaLogDirs chose
-        for it beforehand (then forgotten), else in the dir holding the fewest logs."""
+        for it beforehand (then forgotten), else in the live dir holding the fewest logs.
+        ``is_new`` False (a LeaderAndIsr for a replica the controller created before): while a
+        log dir is offline the log is not created but KAFKA_STORAGE_ERROR raised, as in
+        Kafka, since the replica's data may be in the failed dir."""
         tp = (topic, partition)
         log = self._logs.get(tp)
         if log is not None:
             return log
         _check_partition_name(topic, partition)
-        log_dir = self._preferred_dirs.pop(tp, None) or self._least_loaded_dir()
-        log = Log.open(log_dir / partition_dir_name(topic, partition), config, now_ms=now_ms,
-                       io=self.io)
-        fsync_dir(log_dir)
+        if not is_new and self._offline_dirs:
+            # the log may be in the offline dir: an empty one made elsewhere would pass for it
+            raise storage_error(
+                f"Can not create log for {topic}-{partition} because log directories "
+                f"{','.join(map(str, self.offline_log_dirs))} are offline")
+        log_dir = self._preferred_dirs.pop(tp, None)
+        if log_dir is None or log_dir in self._offline_dirs:
+            log_dir = self._least_loaded_dir()
+        try:
+            log = Log.open(log_dir / partition_dir_name(topic, partition), config,
+                           now_ms=now_ms, io=self.io, failures=self.failures)
+            fsync_dir(log_dir)
+        except OSError as e:
+            message = f"Error while creating log for {topic}-{partition} in dir {log_dir}"
+            self.failures.maybe_add_offline_log_dir(log_dir, message, e)
+            raise storage_error(f"{message}: {e}") from e
         self._logs[tp] = log
         self._dir_of[tp] = log_dir
         return log
 
     def _least_loaded_dir(self) -> Path:
-        counts = {d: 0 for d in self.log_dirs}
+        live = self.live_log_dirs
+        if not live:
+            raise storage_error(f"No log directory is online (of {self.log_dirs})")
+        counts = {d: 0 for d in live}
         for d in [*self._dir_of.values(), *self._future_dir_of.values()]:
             counts[d] = counts.get(d, 0) + 1
-        return min(self.log_dirs, key=lambda d: counts[d])
+        return min(live, key=lambda d: counts[d])
 
     def delete_log(self, topic: str, partition: int) -> None:
         """Remove a partition's log, and its future log when it was being moved; each
@@ -412,7 +538,8 @@ class LogManager:
             raise ValueError(f"{topic}-{partition} is being moved to "
                              f"{self._future_dir_of[tp]} already")
         dir = log_dir / future_dir_name(topic, partition)
-        log = Log.open(dir, config, now_ms=now_ms, topic_partition=tp, io=self.io)
+        log = Log.open(dir, config, now_ms=now_ms, topic_partition=tp, io=self.io,
+                       failures=self.failures)
         fsync_dir(log_dir)
         self._future_logs[tp] = log
         self._future_dir_of[tp] = log_dir
@@ -465,7 +592,7 @@ class LogManager:
             fsync_dir(dest_dir)
             log = Log.open(final, future.config, recovery_point=future.log_end_offset,
                            log_start_offset=log_start, now_ms=now_ms, clean_shutdown=True,
-                           io=self.io)
+                           io=self.io, failures=self.failures)
         except Exception:
             # the partition stays where it was, with its log; the copy goes (a new move
             # starts afresh)
@@ -537,14 +664,15 @@ class LogManager:
     # -- periodic work ---------------------------------------------------------------------
 
     def checkpoint(self) -> None:
-        """Write both offset checkpoint files in every log dir, future logs included."""
-        write_offset_checkpoints(self.checkpoint_contents())
+        """Write both offset checkpoint files in every live log dir, future logs included (a
+        dir that cannot be written goes offline)."""
+        write_offset_checkpoints(self.checkpoint_contents(), self.failures)
 
     def checkpoint_contents(self) -> list[tuple[Path, dict[TopicPartition, int]]]:
         """What :meth:`checkpoint` writes, file by file: taken on the event loop, so that the
         writing can happen elsewhere (:func:`write_offset_checkpoints`)."""
         out: list[tuple[Path, dict[TopicPartition, int]]] = []
-        for log_dir in self.log_dirs:
+        for log_dir in self.live_log_dirs:
             logs = {tp: log for tp, log in self._logs.items() if self._dir_of[tp] == log_dir}
             logs.update((tp, log) for tp, log in self._future_logs.items()
                         if self._future_dir_of[tp] == log_dir)
@@ -568,10 +696,19 @@ class LogManager:
                 log.flush(now_ms=now_ms)
 
 
-def write_offset_checkpoints(contents: list[tuple[Path, dict[TopicPartition, int]]]) -> None:
-    """Write offset checkpoint files (each atomically, fsynced)."""
+def write_offset_checkpoints(contents: list[tuple[Path, dict[TopicPartition, int]]],
+                             failures: LogDirFailureChannel | None = None) -> None:
+    """Write offset checkpoint files (each atomically, fsynced). With ``failures``, a file
+    that cannot be written fails its log dir (the file's directory) and the others are still
+    written, as Kafka's checkpoints do; without, the first error is raised."""
     for path, offsets in contents:
-        write_offset_checkpoint(path, offsets)
+        try:
+            write_offset_checkpoint(path, offsets)
+        except OSError as e:
+            if failures is None:
+                raise
+            failures.maybe_add_offline_log_dir(
+                path.parent, f"Error while writing {path.name} to dir {path.parent}", e)
 
 
 def _check_partition_name(topic: str, partition: int) -> None:

@@ -464,29 +464,45 @@ class LogSegment:
         max_timestamp: int,
         now_ms: int,
     ) -> int:
-        """Write one batch whose offsets are assigned; returns its file position."""
+        """Write one batch whose offsets are assigned; returns its file position.
+
+        A write that fails part-way (a full disk writes what fits, then raises ENOSPC) is cut
+        back off the file before the error is raised, so the file never holds bytes the
+        segment's size, indexes and next offset do not account for; if even that fails, the
+        caller's log dir goes offline and recovery cuts the torn batch at the next start."""
         position = self.size
         n = len(batch)
         fd = self.fileno()
-        written = os.write(fd, batch)
-        if written != n:  # a short write (e.g. a signal); finish it
-            view = memoryview(batch)[written:]
-            while view:
-                view = view[os.write(fd, view) :]
+        try:
+            written = os.write(fd, batch)
+            if written != n:  # a short write (e.g. a signal, a disk filling up); finish it
+                view = memoryview(batch)[written:]
+                while view:
+                    view = view[os.write(fd, view) :]
+        except OSError:
+            self._dirty = True
+            try:
+                os.ftruncate(fd, position)
+            except OSError as e:
+                logger.error("%s: could not cut a failed append back to position %d: %s",
+                             self.log_path.name, position, e)
+            raise
         self._dirty = True
         if self.rolling_base_ms is None:
             self.rolling_base_ms = now_ms
         if max_timestamp > self.max_timestamp:
             self.max_timestamp, self.offset_of_max_timestamp = max_timestamp, last_offset
-        if self._bytes_since_index > self.config.index_interval_bytes:
-            self.offset_index.append(last_offset, position)
-            if self.max_timestamp >= 0:
-                self.time_index.maybe_append(self.max_timestamp, self.offset_of_max_timestamp)
-            self._bytes_since_index = 0
-        self._bytes_since_index += n
+        index = self._bytes_since_index > self.config.index_interval_bytes
+        self._bytes_since_index = n if index else self._bytes_since_index + n
         self._recent.add(first_offset, last_offset, position)
         self.size += n
         self.next_offset = last_offset + 1
+        # last: the batch is accounted for even if writing an index entry fails (the
+        # entries are in memory before they are written; recovery rebuilds a short file)
+        if index:
+            self.offset_index.append(last_offset, position)
+            if self.max_timestamp >= 0:
+                self.time_index.maybe_append(self.max_timestamp, self.offset_of_max_timestamp)
         return position
 
     # -- reads -----------------------------------------------------------------------------

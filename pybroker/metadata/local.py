@@ -18,6 +18,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from pybroker.log.dir_failure import LogDirFailureChannel, storage_error
 from pybroker.metadata.model import ClusterImage, PartitionRecord, TopicRecord
 
 METADATA_FILE = "__pybroker_metadata.json"
@@ -68,10 +69,16 @@ def check_meta_properties(directory: Path, broker_id: int, cluster_id: str) -> N
 
 
 class LocalMetadataStore:
-    def __init__(self, directory: Path, broker_id: int) -> None:
+    """The single node's cluster metadata in its first log dir. ``failures``: where a write
+    that fails is reported (it fails that log dir, and so the node); the change is then
+    refused with KAFKA_STORAGE_ERROR."""
+
+    def __init__(self, directory: Path, broker_id: int,
+                 failures: LogDirFailureChannel | None = None) -> None:
         self.directory = directory
         self.broker_id = broker_id
         self.path = directory / METADATA_FILE
+        self.failures = failures
         self._image: ClusterImage | None = None
 
     def load(self) -> ClusterImage:
@@ -94,7 +101,7 @@ class LocalMetadataStore:
             image = ClusterImage(cluster_id=self._read_cluster_id() or new_cluster_id())
         self._image = image
         self._check_meta_properties(image.cluster_id)
-        self._save()
+        self._save(only_if_changed=True)
         return image
 
     def _read_cluster_id(self) -> str | None:
@@ -109,7 +116,9 @@ class LocalMetadataStore:
             raise RuntimeError("metadata store used before load()")
         return self._image
 
-    def _save(self) -> None:
+    def _save(self, *, only_if_changed: bool = False) -> None:
+        """Write the image (atomically); ``only_if_changed``: not when the file holds it
+        already (start-up writes nothing to a disk that may be full)."""
         image = self.image
         doc: dict[str, Any] = {
             "version": FORMAT_VERSION,
@@ -125,7 +134,20 @@ class LocalMetadataStore:
         if image.user_configs:
             doc["user_configs"] = {u: dict(sorted(c.items()))
                                    for u, c in sorted(image.user_configs.items())}
-        write_atomically(self.path, json.dumps(doc, indent=1).encode())
+        data = json.dumps(doc, indent=1).encode()
+        if only_if_changed:
+            try:
+                if self.path.read_bytes() == data:
+                    return
+            except FileNotFoundError:
+                pass
+        try:
+            write_atomically(self.path, data)
+        except OSError as e:
+            message = f"Error while writing the cluster metadata to dir {self.directory}"
+            if self.failures is not None:
+                self.failures.maybe_add_offline_log_dir(self.directory, message, e)
+            raise storage_error(f"{message}: {e}") from e
 
     def create_topic(self, topic: TopicRecord) -> None:
         self.image.topics[topic.name] = topic
