@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import os
 import signal
 import ssl
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pybroker.admin.local import LocalAdminManager
 from pybroker.admin.user_credentials import LocalUserCredentials
@@ -29,7 +30,13 @@ from pybroker.coordinator.producer_id_manager import ProducerIdManager
 from pybroker.coordinator.transaction_service import TransactionCoordinatorService
 from pybroker.log.cleaner import LogCleaner
 from pybroker.log.config import LogConfig
-from pybroker.log.manager import BackgroundIO, LogManager, write_offset_checkpoints
+from pybroker.log.dir_failure import LogDirFailureChannel, log_dir_key
+from pybroker.log.manager import (
+    BackgroundIO,
+    LogDirError,
+    LogManager,
+    write_offset_checkpoints,
+)
 from pybroker.metadata.acls import LocalAclStore
 from pybroker.metadata.config_repository import ConfigRepository
 from pybroker.metadata.local import LocalMetadataStore
@@ -51,6 +58,19 @@ from pybroker.security.service import AclService, authorizer_from_config
 from pybroker.security.tls import client_context
 
 log = logging.getLogger(__name__)
+
+
+def halt_process(message: str) -> NoReturn:
+    """Kafka's ``Exit.halt(1)``: log ``message`` and end the process at once, without the
+    orderly shutdown (which would write to the storage that failed: clean-shutdown markers,
+    checkpoints, snapshots). The logs are recovered at the next start."""
+    log.critical("%s", message)
+    for handler in logging.getLogger().handlers:
+        try:
+            handler.flush()
+        except Exception:  # noqa: BLE001 - exiting regardless
+            pass
+    os._exit(1)
 
 
 def now_ms() -> int:
@@ -103,9 +123,11 @@ class BrokerBase:
         self.configs = ConfigRepository(self.default_log_config)
         #: directory removals and checkpoint writes (leader epochs too), off the event loop
         self.storage_io = BackgroundIO()
+        #: where every storage path reports an I/O error in a log dir (KIP-112)
+        self.failures = LogDirFailureChannel()
         self.log_manager = LogManager(self.log_dirs, self.default_log_config,
                                       remove_dir=self.storage_io.remove_dir,
-                                      io=self.storage_io.submit)
+                                      io=self.storage_io.submit, failures=self.failures)
         self.replica_manager = ReplicaManager(self.broker_id, self.log_manager,
                                               self.configs.log_config)
         # a move between log dirs copies at most what a follower fetches of a partition
@@ -265,7 +287,8 @@ class BrokerBase:
         self._schedule("recovery-point-checkpoint",
                        get("log.flush.offset.checkpoint.interval.ms"),
                        lambda _now: self.in_storage_io(write_offset_checkpoints,
-                                                       logs.checkpoint_contents()))
+                                                       logs.checkpoint_contents(),
+                                                       self.failures))
         self._schedule("log-retention", get("log.retention.check.interval.ms"), logs.cleanup)
         self._schedule("offsets-expiration", get("offsets.retention.check.interval.ms"),
                        self.groups.expire_offsets)
@@ -307,6 +330,33 @@ class BrokerBase:
 
     async def start(self) -> None:
         raise NotImplementedError
+
+    # -- log dir failures (KIP-112) ------------------------------------------------------------
+    #: how the broker ends when its storage is gone (Kafka's ``Exit.halt(1)``; an in-process
+    #: test broker replaces it)
+    halt: Callable[[str], None] = staticmethod(halt_process)
+
+    def _watch_log_dirs(self) -> None:
+        """Take failed log dirs offline from now on (and those start-up found failed)."""
+        self.failures.set_handler(self._handle_log_dir_failure)
+
+    def _handle_log_dir_failure(self, log_dir: Path) -> None:
+        """A log dir failed (Kafka's ``LogDirFailureHandler``): its partitions go offline
+        here; with no healthy dir left the broker halts, as Kafka's does."""
+        offline = self.replica_manager.handle_log_dir_failure(log_dir, now_ms())
+        if offline is None:
+            return  # offline already
+        if not self.log_manager.live_log_dirs:
+            self._halt(f"Shutdown broker because all log dirs in "
+                       f"{', '.join(str(d) for d in self.log_dirs)} have failed")
+            return
+        self._log_dir_failed(log_dir, offline)
+
+    def _log_dir_failed(self, log_dir: Path, partitions: list[tuple[str, int]]) -> None:
+        """What the mode does once a log dir (not the last) went offline."""
+
+    def _halt(self, message: str) -> None:
+        self.halt(message)
 
     async def _stop_cluster(self) -> None:
         """What the cluster mode stops before the listeners close (nothing when embedded)."""
@@ -359,7 +409,7 @@ class Broker(BrokerBase):
             raise ConfigError("zookeeper.connect is set: this is a ZooKeeper-mode broker "
                               "(pybroker.zk_broker.ZkBroker)")
         super().__init__(config)
-        self.store = LocalMetadataStore(self.log_dirs[0], self.broker_id)
+        self.store = LocalMetadataStore(self.log_dirs[0], self.broker_id, self.failures)
         self.producer_ids = ProducerIdManager(self.store)
         # built by start_storage, once the stored metadata is read
         self.controller: LocalController | None = None
@@ -377,7 +427,11 @@ class Broker(BrokerBase):
         partitions are led. Returns the number of topics.
         """
         self._check_log_dirs()
-        image = self.store.load()
+        try:
+            image = self.store.load()
+        except OSError as e:
+            reason = f"{e.strerror}: {e.filename}" if e.strerror and e.filename else str(e)
+            raise LogDirError(self.log_dirs[0], reason) from e
         self._apply_stored_broker_configs(image.broker_configs)
         if self.authorizer is not None:
             acl_store = LocalAclStore(self.store)
@@ -431,8 +485,16 @@ class Broker(BrokerBase):
         super().stop_storage()
         self.store.close()
 
+    def _log_dir_failed(self, log_dir: Path, partitions: list[tuple[str, int]]) -> None:
+        """The single node's metadata lives in its first log dir: without it the node halts
+        (as a KRaft broker does when its metadata log dir fails)."""
+        if log_dir_key(log_dir) == log_dir_key(self.log_dirs[0]):
+            self._halt(f"Shutdown broker because the metadata log dir {self.log_dirs[0]} has "
+                       f"failed")
+
     async def start(self) -> None:
         started = time.monotonic()
+        self._watch_log_dirs()
         topics = self.start_storage(now_ms())
         assert self.metadata_cache is not None and self.admin is not None
         assert self.groups is not None and self.transactions is not None

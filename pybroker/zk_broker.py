@@ -34,6 +34,7 @@ import logging
 import ssl
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from protocol.errors import ErrorCode
@@ -228,6 +229,7 @@ class ZkBroker(BrokerBase):
     # -- start-up ------------------------------------------------------------------------------
     async def start(self) -> None:
         started = time.monotonic()
+        self._watch_log_dirs()
         self._check_log_dirs()
         await self.zk_client.start()
         await self.zk.create_top_level_paths()
@@ -344,6 +346,22 @@ class ZkBroker(BrokerBase):
                  self.broker_id, time.monotonic() - started, cluster_id,
                  self.config.zookeeper_connect, self.broker_epoch)
 
+    def _log_dir_failed(self, log_dir: Path, partitions: list[tuple[str, int]]) -> None:
+        """Tell the controller (``/log_dir_event_notification``, Kafka's
+        ``propagateLogDirEvent``): it asks this broker which replicas are still online, and
+        moves the leaderships and ISR memberships of the others away."""
+        async def propagate() -> None:
+            path = await self.zk.propagate_log_dir_event(self.broker_id)
+            log.info("Told the controller of the failure of log dir %s (%s)", log_dir, path)
+        self._background(propagate(), "propagate-log-dir-event")
+
+    def _halt(self, message: str) -> None:
+        """Before halting, end the ZooKeeper session (for a moment at most), so that the
+        controller moves this broker's leaderships at once rather than after
+        ``zookeeper.session.timeout.ms``."""
+        self.zk_client.close_now(timeout=2.0)
+        super()._halt(message)
+
     def _broker_configs_changed(self, entity: str, configs: dict[str, str]) -> None:
         """Kafka's ``BrokerConfigHandler``: the cluster's defaults, or this broker's own."""
         if entity == DEFAULT_ENTITY:
@@ -369,7 +387,7 @@ class ZkBroker(BrokerBase):
         def checkpoint_high_watermarks(_now: int) -> asyncio.Future[None] | None:
             if rm.high_watermark_checkpointing:  # from the first LeaderAndIsr on, as Kafka
                 return self.in_storage_io(write_high_watermark_checkpoints,
-                                          rm.high_watermark_checkpoints())
+                                          rm.high_watermark_checkpoints(), self.failures)
             return None
 
         self._schedule("highwatermark-checkpoint",

@@ -124,8 +124,8 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
                                 f"Cannot append to internal topic {topic.name}")
             elif acks not in (0, 1, -1):
                 refused[key] = (ErrorCode.INVALID_REQUIRED_ACKS, None)
-            elif replica_manager.get_partition(topic.name, pdata.index) is None:
-                refused[key] = (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None)
+            elif (error := replica_manager.partition_error(topic.name, pdata.index)):
+                refused[key] = (error, None)  # not hosted, or in an offline log dir
             elif version < V2_ONLY_VERSION:
                 records = pdata.records
                 # a decoded request's records are a memoryview, or None

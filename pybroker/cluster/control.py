@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -132,16 +133,22 @@ class ControlRequestHandler:
             return error, {}
         results: dict[TopicPartition, ErrorCode] = {}
         accepted: dict[str, list[PartitionRecord]] = {}
+        new_partitions: dict[str, set[int]] = defaultdict(set)
         topic_ids: dict[str, uuid.UUID] = {}
         for p in partitions:
             tp = (p.topic, p.record.partition)
             results[tp] = self._classify(p)
             if results[tp] == ErrorCode.NONE:
                 accepted.setdefault(p.topic, []).append(p.record)
+                if p.is_new:
+                    new_partitions.setdefault(p.topic, set()).add(p.record.partition)
                 if p.topic_id.int:
                     topic_ids[p.topic] = p.topic_id
         for topic, records in accepted.items():
-            self.replica_manager.become_leader_or_follower(topic, records, now_ms)
+            refused = self.replica_manager.become_leader_or_follower(
+                topic, records, now_ms, is_new=new_partitions[topic])
+            for partition, error in refused.items():
+                results[(topic, partition)] = error
             for record in records:
                 hosted = self.replica_manager.get_partition(topic, record.partition)
                 if hosted is not None and topic in topic_ids:
@@ -152,6 +159,8 @@ class ControlRequestHandler:
         return ErrorCode.NONE, results
 
     def _classify(self, p: LeaderAndIsrPartition) -> ErrorCode:
+        if (p.topic, p.record.partition) in self.replica_manager.offline_partitions:
+            return ErrorCode.KAFKA_STORAGE_ERROR  # its log dir failed
         hosted = self.replica_manager.get_partition(p.topic, p.record.partition)
         if hosted is not None and hosted.topic_id is not None and p.topic_id.int \
                 and hosted.topic_id != p.topic_id:
@@ -188,6 +197,9 @@ class ControlRequestHandler:
             return error, {}
         results: dict[TopicPartition, ErrorCode] = {}
         for p in partitions:
+            if (p.topic, p.partition) in self.replica_manager.offline_partitions:
+                results[(p.topic, p.partition)] = ErrorCode.KAFKA_STORAGE_ERROR
+                continue
             hosted = self.replica_manager.get_partition(p.topic, p.partition)
             if hosted is not None and p.leader_epoch not in (NO_EPOCH, EPOCH_DURING_DELETE) \
                     and p.leader_epoch < hosted.leader_epoch:

@@ -51,7 +51,7 @@ import logging
 import os
 import struct
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -70,6 +70,7 @@ from pybroker.log.checkpoints import (
     read_offset_checkpoint,
     write_offset_checkpoint,
 )
+from pybroker.log.dir_failure import LogDirFailureChannel, log_dir_key, storage_error
 from pybroker.log.manager import future_dir_name_fits
 from pybroker.log.producer_state import (
     AppendOrigin as AppendOrigin,
@@ -201,14 +202,20 @@ class FetchResult:
 
 
 def write_high_watermark_checkpoints(
-        contents: list[tuple[Path, dict[TopicPartition, int]]]) -> None:
-    """Write ``replication-offset-checkpoint`` files; a log dir that fails is logged and the
-    others are still written."""
+        contents: list[tuple[Path, dict[TopicPartition, int]]],
+        failures: LogDirFailureChannel | None = None) -> None:
+    """Write ``replication-offset-checkpoint`` files; a log dir whose file cannot be written
+    fails (reported to ``failures``; logged without) and the others are still written."""
     for path, high_watermarks in contents:
         try:
             write_offset_checkpoint(path, high_watermarks)
-        except OSError:
-            log.exception("Could not write the high watermark checkpoint %s", path)
+        except OSError as e:
+            if failures is None:
+                log.exception("Could not write the high watermark checkpoint %s", path)
+                continue
+            failures.maybe_add_offline_log_dir(
+                path.parent, f"Error while writing to high watermark file in directory "
+                             f"{path.parent}", e)
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,6 +303,9 @@ class ReplicaManager:
         self.log_manager = log_manager
         self.log_config_for = log_config_for
         self.partitions: dict[TopicPartition, Partition] = {}
+        #: partitions whose log dir failed (Kafka's ``HostedPartition.Offline``): until a
+        #: restart they answer KAFKA_STORAGE_ERROR, LeaderAndIsr included
+        self.offline_partitions: dict[TopicPartition, Partition] = {}
         self.fetch_purgatory = Purgatory("Fetch")
         self.produce_purgatory = Purgatory("Produce")
         self._listeners: dict[str, list[LeadershipListener]] = {}
@@ -362,10 +372,15 @@ class ReplicaManager:
                               change.partition)
 
     def become_leader_or_follower(self, topic: str, records: Iterable[PartitionRecord],
-                                  now_ms: int) -> None:
+                                  now_ms: int, *, is_new: bool | Container[int] = True,
+                                  ) -> dict[int, ErrorCode]:
         """Take the part each record gives this broker: leader when it names this broker,
         follower otherwise (Kafka's ``makeLeaders``/``makeFollowers``). Listeners hear of every
-        start and end of a leadership.
+        start and end of a leadership. Returns the partitions refused, with their error:
+        KAFKA_STORAGE_ERROR for one whose log dir failed, or whose log cannot be opened or
+        created; while a log dir is offline, also for one not hosted yet that is not new
+        (``is_new``: True for all, False for none, or the new partitions' ids), since its log
+        may be in that dir (Kafka's LeaderAndIsr ``isNew``).
 
         A new leader stops fetching the partition and records where its epoch starts in the
         leader epoch cache. A follower whose leader or leader epoch changed (KAFKA-7164: any
@@ -376,15 +391,27 @@ class ReplicaManager:
         self.high_watermark_checkpointing = True
         checkpoints: dict[Path, dict[TopicPartition, int]] = {}
         new_followers: dict[TopicPartition, Partition] = {}
+        refused: dict[int, ErrorCode] = {}
         for record in records:
             key = (topic, record.partition)
+            if key in self.offline_partitions:
+                refused[record.partition] = ErrorCode.KAFKA_STORAGE_ERROR
+                continue
             partition = self.partitions.get(key)
+            try:
+                plog = self._log_for(topic, record.partition, now_ms,
+                                     is_new if isinstance(is_new, bool)
+                                     else record.partition in is_new)
+            except KafkaError as e:
+                log.error("%s-%d: cannot be led or followed here: %s", topic, record.partition,
+                          e.message or e.code.name)
+                refused[record.partition] = e.code
+                continue
             if partition is None:
                 partition = self.partitions[key] = Partition(topic, record.partition,
                                                              self.broker_id, self.isr_settings)
             was_leader = partition.is_leader
             first_hosted = partition.log is None
-            plog = self._log_for(topic, record.partition, now_ms)
             if self.log_manager.get_future_log(topic, record.partition) is not None:
                 # a move found at start-up, or one that failed: (re)start it
                 self._start_move(key)
@@ -393,7 +420,12 @@ class ReplicaManager:
             if record.leader == self.broker_id:
                 if self.fetchers is not None:
                     self.fetchers.remove_fetcher_for_partitions([key])
-                if partition.make_leader(record, plog, now_ms):
+                try:
+                    became = partition.make_leader(record, plog, now_ms)
+                except KafkaError as e:  # the log's dir failed under it (just reported)
+                    refused[record.partition] = e.code
+                    continue
+                if became:
                     self._announce(LeadershipChange(topic, record.partition,
                                                     record.leader_epoch, True), now_ms)
             else:
@@ -414,6 +446,7 @@ class ReplicaManager:
             self.produce_purgatory.check_and_complete(key)
         if self.fetchers is not None:
             self._restart_fetchers(new_followers)
+        return refused
 
     def _restart_fetchers(self, followers: Mapping[TopicPartition, Partition]) -> None:
         """Fetch these partitions afresh from their (new) leaders."""
@@ -454,7 +487,8 @@ class ReplicaManager:
     def checkpoint_high_watermarks(self) -> None:
         """Write each log dir's ``replication-offset-checkpoint``: the high watermark of every
         partition hosted there (Kafka's ``checkpointHighWatermarks``)."""
-        write_high_watermark_checkpoints(self.high_watermark_checkpoints())
+        write_high_watermark_checkpoints(self.high_watermark_checkpoints(),
+                                         self.log_manager.failures)
 
     def high_watermark_checkpoints(self) -> list[tuple[Path, dict[TopicPartition, int]]]:
         """What :meth:`checkpoint_high_watermarks` writes, file by file: taken on the event
@@ -468,11 +502,12 @@ class ReplicaManager:
                 by_dir.setdefault(log_dir, {})[key] = partition.high_watermark
         return [(log_dir / REPLICATION_OFFSET_CHECKPOINT, hws) for log_dir, hws in by_dir.items()]
 
-    def _log_for(self, topic: str, partition: int, now_ms: int) -> Log:
+    def _log_for(self, topic: str, partition: int, now_ms: int, is_new: bool = True) -> Log:
         plog = self.log_manager.get_log(topic, partition)
         if plog is None:
             plog = self.log_manager.get_or_create_log(topic, partition,
-                                                      self.log_config_for(topic), now_ms)
+                                                      self.log_config_for(topic), now_ms,
+                                                      is_new=is_new)
         plog.producer_state.transaction_verification_enabled = \
             self.transaction_verifier is not None
         return plog
@@ -531,16 +566,34 @@ class ReplicaManager:
         return sorted(p for (t, p), part in self.partitions.items()
                       if t == topic and part.is_leader)
 
+    def partition_error(self, topic: str, partition: int) -> ErrorCode:
+        """NONE for a partition hosted here, KAFKA_STORAGE_ERROR for one whose log dir failed,
+        else UNKNOWN_TOPIC_OR_PARTITION (Kafka's ``getPartitionOrError``)."""
+        key = (topic, partition)
+        if key in self.partitions:
+            return ErrorCode.NONE
+        if key in self.offline_partitions:
+            return ErrorCode.KAFKA_STORAGE_ERROR
+        return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+
+    def _not_hosted(self, topic: str, partition: int) -> KafkaError:
+        """What an operation on a partition not served here fails with."""
+        if (topic, partition) in self.offline_partitions:
+            return storage_error(f"Partition {topic}-{partition} is in an offline log directory")
+        return KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+
     def _leader_partition(self, topic: str, partition: int) -> Partition:
         p = self.partitions.get((topic, partition))
         if p is None:
-            raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+            raise self._not_hosted(topic, partition)
         if not p.is_leader:
             raise KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER)
         return p
 
     def _lookup_leader(self, key: Any) -> Partition | None:
         p = self.partitions.get(key)
+        if p is None and key in self.offline_partitions:
+            raise self._not_hosted(*key)
         return p if p is not None and p.is_leader else None
 
     # -- produce ---------------------------------------------------------------------------
@@ -755,7 +808,7 @@ class ReplicaManager:
                         min_one: bool) -> tuple[Partition, LogReadInfo]:
         p = self.partitions.get((req.topic, req.partition))
         if p is None:
-            raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+            raise self._not_hosted(req.topic, req.partition)
         if (req.topic_id is not None and p.topic_id is not None
                 and req.topic_id.int != p.topic_id.int):  # (UUID's == is Python code)
             # the name resolved to a topic recreated under a new id while this broker still
@@ -901,7 +954,7 @@ class ReplicaManager:
     def _known_partition(self, topic: str, partition: int) -> Partition:
         p = self.partitions.get((topic, partition))
         if p is None:
-            raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+            raise self._not_hosted(topic, partition)
         return p
 
     def delete_records(self, offsets: Mapping[TopicPartition, int], now_ms: int,
@@ -1086,6 +1139,50 @@ class ReplicaManager:
         delay_ms = old.config.file_delete_delay_ms
         loop.call_later(delay_ms / 1000 + 0.001,
                         lambda: self.log_manager.delete_due_logs(now_ms + delay_ms))
+
+    # -- log dir failures (KIP-112) --------------------------------------------------------
+    def handle_log_dir_failure(self, log_dir: Path, now_ms: int,
+                               ) -> list[TopicPartition] | None:
+        """An I/O error took ``log_dir`` offline (Kafka's ``handleLogDirFailure``): the
+        partitions whose log is there stop being fetched and moved, leave any leadership
+        (the coordinators hear of it), and answer KAFKA_STORAGE_ERROR from now on; moves of
+        other partitions into that dir stop; then the log manager closes the dir's logs.
+        Returns the partitions taken offline (None when the dir was offline already). Telling
+        the controller, and halting when no dir is left, are the broker's."""
+        logs = self.log_manager
+        key = log_dir_key(log_dir)
+        if not any(log_dir_key(d) == key for d in logs.live_log_dirs):
+            return None
+        log.warning("Stopping serving replicas in dir %s because the log directory has "
+                    "failed.", log_dir)
+
+        def in_dir(d: Path | None) -> bool:
+            return d is not None and log_dir_key(d) == key
+
+        offline = sorted(tp for tp in self.partitions if in_dir(logs.log_dir_of(*tp)))
+        moving = sorted(tp for tp in logs.future_logs() if in_dir(logs.future_log_dir_of(*tp)))
+        if self.fetchers is not None:
+            self.fetchers.remove_fetcher_for_partitions(offline)
+        self.log_dir_mover.remove([*offline, *moving])
+        logs.handle_log_dir_failure(log_dir)
+        for tp in offline:
+            partition = self.partitions.pop(tp)
+            if partition.is_leader:
+                self._announce(LeadershipChange(tp[0], tp[1], partition.leader_epoch, False),
+                               now_ms)
+            partition.stop()
+            partition.log = None
+            self.offline_partitions[tp] = partition
+            # waiting requests answer now, with KAFKA_STORAGE_ERROR
+            self.fetch_purgatory.check_and_complete(tp)
+            self.produce_purgatory.check_and_complete(tp)
+        if self.fetchers is not None:
+            self.fetchers.shutdown_idle_fetchers()
+        log.warning("Broker %d stopped fetcher for partitions %s and stopped moving logs for "
+                    "partitions %s because they are in the failed log directory %s.",
+                    self.broker_id, ",".join(f"{t}-{p}" for t, p in offline),
+                    ",".join(f"{t}-{p}" for t, p in moving), log_dir)
+        return offline
 
     def shutdown(self) -> None:
         """Answer what waits, and checkpoint the high watermarks (before the logs close);

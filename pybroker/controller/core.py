@@ -137,6 +137,16 @@ class ControllerStore(Protocol):
     async def delete_isr_change_notifications(self, sequence_numbers: Sequence[str],
                                               epoch_zk_version: int) -> None: ...
 
+    async def log_dir_event_notifications(self, watch: Watch | None) -> list[str]:
+        """The sequence numbers under ``/log_dir_event_notification`` (``watch``: its
+        children)."""
+        ...
+
+    async def log_dir_event_brokers(self, sequence_numbers: Sequence[str]) -> list[int]: ...
+
+    async def delete_log_dir_event_notifications(self, sequence_numbers: Sequence[str],
+                                                 epoch_zk_version: int) -> None: ...
+
 
 class ControllerSettings(Protocol):
     inter_broker_listener: str
@@ -287,10 +297,23 @@ class ControllerCore:
                 errors = {(e.topic_name, e.partition_index): ErrorCode(e.error_code)
                           for e in response.partition_errors}
                 self.put(ev.TopicDeletionStopReplicaResponse(broker_id, errors))
+            elif api_key == ApiKey.LEADER_AND_ISR:
+                self.put(ev.LeaderAndIsrResponseReceived(
+                    broker_id, ErrorCode(response.error_code), leader_and_isr_errors(response)))
             elif response.error_code:
                 log.warning("Broker %d answered %s with %s", broker_id, api_key.name,
                             ErrorCode(response.error_code).name)
         return handle
+
+
+def leader_and_isr_errors(response: Any) -> dict[tuple[Any, int], ErrorCode]:
+    """A LeaderAndIsr response's partition errors: keyed by topic id from v5 (its ``topics``),
+    by topic name before (``partition_errors``)."""
+    if response.topics:
+        return {(t.topic_id, e.partition_index): ErrorCode(e.error_code)
+                for t in response.topics for e in t.partition_errors}
+    return {(e.topic_name, e.partition_index): ErrorCode(e.error_code)
+            for e in response.partition_errors}
 
 
 def settle(fut: asyncio.Future[Any], result: Any) -> None:

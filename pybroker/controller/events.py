@@ -131,6 +131,22 @@ class IsrChangeNotification:
 
 
 @dataclass(frozen=True, slots=True)
+class LogDirEventNotification:
+    """A child of ``/log_dir_event_notification``: a broker's log dir failed (KIP-112); the
+    controller asks that broker which of its replicas are still online."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderAndIsrResponseReceived:
+    """A broker answered a LeaderAndIsr. ``partition_errors`` is keyed by topic name (before
+    v5) or by topic id: a replica in an offline log dir answers KAFKA_STORAGE_ERROR."""
+
+    broker_id: int
+    error: ErrorCode
+    partition_errors: dict[tuple[Any, int], ErrorCode]
+
+
+@dataclass(frozen=True, slots=True)
 class Call:
     """Anything else that must run in turn with the controller's events (a query from a
     request handler): ``fn`` runs in the queue and ``respond`` gets its result."""
@@ -143,5 +159,6 @@ ControllerEvent = (Startup | ControllerChange | Reelect | Expire | BrokerChange
                    | BrokerModifications | TopicChange
                    | PartitionModifications | TopicDeletion | TopicDeletionStopReplicaResponse
                    | ZkPartitionReassignment | ZkPreferredReplicaElection | IsrChangeNotification
+                   | LogDirEventNotification | LeaderAndIsrResponseReceived
                    | ControlledShutdown | ReplicaLeaderElection | AlterPartitionReceived
                    | AutoPreferredReplicaLeaderElection | Call)

@@ -36,9 +36,15 @@ from collections.abc import Iterable, Sequence
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.controller import election, events as ev
 from pybroker.controller.controller_requests import ControllerRequests
-from pybroker.controller.core import ControllerCore, ControllerSettings, ControllerStore
+from pybroker.controller.core import (
+    ControllerCore,
+    ControllerSettings,
+    ControllerStore,
+    state_change_log,
+)
 from pybroker.controller.model import (
     LeaderIsrAndControllerEpoch,
+    PartitionAndReplica,
     TopicPartition,
 )
 from pybroker.controller.partition_state_machine import (
@@ -161,6 +167,10 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
             await self._zk_preferred_replica_election()
         elif isinstance(event, ev.IsrChangeNotification):
             await self._isr_change_notification()
+        elif isinstance(event, ev.LogDirEventNotification):
+            await self._log_dir_event_notification()
+        elif isinstance(event, ev.LeaderAndIsrResponseReceived):
+            await self._leader_and_isr_response(event)
 
     # -- election and resignation ------------------------------------------------------------
     async def _elect(self) -> None:
@@ -247,6 +257,12 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
         stale = await self.store.isr_change_notifications(self._watch(ev.IsrChangeNotification()))
         if stale:
             await self.store.delete_isr_change_notifications(stale, ctx.epoch_zk_version)
+        # log dir failures left for a previous controller: the LeaderAndIsr every replica gets
+        # below finds the offline replicas again (their brokers answer KAFKA_STORAGE_ERROR)
+        stale = await self.store.log_dir_event_notifications(
+            self._watch(ev.LogDirEventNotification()))
+        if stale:
+            await self.store.delete_log_dir_event_notifications(stale, ctx.epoch_zk_version)
         self.channel = self._channel_factory(self.broker_id)
         for broker in ctx.live_or_shutting_down_brokers:
             self._add_channel(broker)
@@ -329,6 +345,8 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
 
     async def _on_broker_startup(self, brokers: Sequence[int]) -> None:
         ctx = self.context
+        for b in brokers:  # a restarted broker's log dirs are online again until it says not
+            ctx.replicas_on_offline_dirs.pop(b, None)
         existing = ctx.live_or_shutting_down_broker_ids - set(brokers)
         batch = RequestBatch(ctx)
         batch.add_update_metadata(existing)
@@ -347,6 +365,8 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
 
     async def _on_broker_failure(self, brokers: Sequence[int]) -> None:
         ctx = self.context
+        for b in brokers:
+            ctx.replicas_on_offline_dirs.pop(b, None)
         ctx.shutting_down_broker_ids -= set(brokers)
         replicas = ctx.replicas_on_brokers(brokers)
         deleting = [r for r in replicas if ctx.is_topic_queued_up_for_deletion(r[0][0])]
@@ -360,6 +380,89 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
             await self._replica_change(sorted(deleting), ReplicaState.DELETION_INELIGIBLE)
             ctx.topics_ineligible_for_deletion |= {r[0][0] for r in deleting}
         if not offline_leaders:
+            batch = RequestBatch(ctx)
+            batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids)
+            self._send(batch)
+
+    # -- log dir failures (KIP-112) -------------------------------------------------------------
+    async def _log_dir_event_notification(self) -> None:
+        """Kafka's ``processLogDirEventNotification``: brokers whose log dir failed get a
+        LeaderAndIsr for every replica they hold (Kafka's ``onBrokerLogDirFailure``), and
+        their answers (KAFKA_STORAGE_ERROR for the replicas in the failed dir) take those
+        replicas offline; the notifications are deleted."""
+        if not self.is_active:
+            return
+        ctx = self.context
+        sequence_numbers = await self.store.log_dir_event_notifications(
+            self._watch(ev.LogDirEventNotification()))
+        if not sequence_numbers:
+            return
+        try:
+            brokers = sorted(set(await self.store.log_dir_event_brokers(sequence_numbers)))
+            log.info("Handling log directory failure for brokers %s", brokers)
+            replicas = ctx.replicas_on_brokers(brokers)
+            await self._replica_change(sorted(replicas), ReplicaState.ONLINE)
+        finally:
+            await self.store.delete_log_dir_event_notifications(sequence_numbers,
+                                                                ctx.epoch_zk_version)
+
+    async def _leader_and_isr_response(self, event: ev.LeaderAndIsrResponseReceived) -> None:
+        """Kafka's ``processLeaderAndIsrResponseReceived``: the replicas a broker answered
+        KAFKA_STORAGE_ERROR for are on an offline log dir (until it answers NONE for them or
+        restarts); those newly offline go offline as replicas of a dead broker would."""
+        if not self.is_active:
+            return
+        ctx = self.context
+        broker = event.broker_id
+        if event.error:
+            state_change_log.error("Controller %d epoch %d received error %s in a LeaderAndIsr "
+                                   "response from broker %d", self.broker_id, ctx.epoch,
+                                   event.error.name, broker)
+            return
+        offline: set[TopicPartition] = set()
+        online: set[TopicPartition] = set()
+        for (topic, partition), error in event.partition_errors.items():
+            name = topic if isinstance(topic, str) else ctx.topic_name(topic)
+            if name is None:
+                continue
+            if error == ErrorCode.KAFKA_STORAGE_ERROR:
+                offline.add((name, partition))
+            elif error == ErrorCode.NONE:
+                online.add((name, partition))
+        previous = ctx.replicas_on_offline_dirs.get(broker, set())
+        current = (previous - online) | offline
+        if current:
+            ctx.replicas_on_offline_dirs[broker] = current
+        else:
+            ctx.replicas_on_offline_dirs.pop(broker, None)
+        new = current - previous
+        if new:
+            state_change_log.info("Controller %d epoch %d: mark replicas %s on broker %d as "
+                                  "offline", self.broker_id, ctx.epoch,
+                                  ",".join(f"{t}-{p}" for t, p in sorted(new)), broker)
+            await self._on_replicas_become_offline(
+                [PartitionAndReplica(tp, broker) for tp in sorted(new)])
+
+    async def _on_replicas_become_offline(self, replicas: Sequence[PartitionAndReplica]) -> None:
+        """Kafka's ``onReplicasBecomeOffline``: partitions led by one of ``replicas`` go
+        Offline and are elected again, then the replicas go Offline (out of their ISRs); those
+        of topics being deleted make their deletion fail (retried when they come back)."""
+        ctx = self.context
+        deleting = [r for r in replicas if ctx.is_topic_queued_up_for_deletion(r[0][0])]
+        others = [r for r in replicas if not ctx.is_topic_queued_up_for_deletion(r[0][0])]
+        offline_leaders = sorted(ctx.partitions_with_offline_leader())
+        await self._partition_change(offline_leaders, PartitionState.OFFLINE)
+        await self._trigger_online_partitions()
+        await self._replica_change(others, ReplicaState.OFFLINE)
+        if deleting:
+            started = [r for r in deleting
+                       if ctx.replica_state(r) is ReplicaState.DELETION_STARTED]
+            if started:
+                await self._replica_change(started, ReplicaState.DELETION_INELIGIBLE)
+                ctx.topics_ineligible_for_deletion |= {r[0][0] for r in started}
+                await self._resume_deletions()
+        if not others:
+            # no state change told the brokers: they learn of the offline replicas here
             batch = RequestBatch(ctx)
             batch.add_update_metadata(ctx.live_or_shutting_down_broker_ids)
             self._send(batch)

@@ -62,8 +62,10 @@ class LocalController:
     def lead_all(self, now_ms: int) -> None:
         """Take leadership of every known partition (start-up, once the logs are loaded)."""
         for name, record in sorted(self.topics.items()):
+            # existing partitions: with a log dir offline, one whose log is not found is
+            # refused (it may be in that dir), not created empty elsewhere
             self.replica_manager.become_leader_or_follower(name, record.partitions.values(),
-                                                           now_ms)
+                                                           now_ms, is_new=False)
 
     def topic_overrides(self, name: str) -> dict[str, str]:
         record = self.topics.get(name)

@@ -201,3 +201,14 @@ class ZkControllerStore:
     async def delete_isr_change_notifications(self, sequence_numbers: Sequence[str],
                                               epoch_zk_version: int) -> None:
         await self.zk.delete_isr_change_notifications(sequence_numbers, epoch_zk_version)
+
+    async def log_dir_event_notifications(self, watch: Watch | None) -> list[str]:
+        return await self.zk.get_all_log_dir_event_notifications(
+            None if watch is None else (lambda _event: watch()))
+
+    async def log_dir_event_brokers(self, sequence_numbers: Sequence[str]) -> list[int]:
+        return await self.zk.get_broker_ids_from_log_dir_events(sequence_numbers)
+
+    async def delete_log_dir_event_notifications(self, sequence_numbers: Sequence[str],
+                                                 epoch_zk_version: int) -> None:
+        await self.zk.delete_log_dir_event_notifications(sequence_numbers, epoch_zk_version)

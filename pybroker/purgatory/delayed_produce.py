@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from protocol.errors import ErrorCode
+from protocol.errors import ErrorCode, KafkaError
 
 from . import DelayedOperation
 
@@ -52,7 +52,11 @@ class DelayedProduce(DelayedOperation, Generic[K]):
         for key, status in self.statuses.items():
             if status.done:
                 continue
-            partition = self.lookup(key)
+            try:
+                partition = self.lookup(key)
+            except KafkaError as e:  # e.g. KAFKA_STORAGE_ERROR: the partition's log dir failed
+                status.done, status.result.error = True, e.code
+                continue
             if partition is None:
                 status.done, status.result.error = True, ErrorCode.NOT_LEADER_OR_FOLLOWER
                 continue

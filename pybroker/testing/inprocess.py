@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -157,6 +158,8 @@ class InProcessBroker:
         self.faults = FaultInjector()
         self.broker: BrokerBase | None = None
         self._loop: LoopThread | None = None
+        #: why the broker stopped serving on its own (its log dirs failed), if it did
+        self.halted: str | None = None
         #: seconds the last start and stop took
         self.start_seconds = 0.0
         self.stop_seconds = 0.0
@@ -213,6 +216,9 @@ class InProcessBroker:
 
             broker = Broker(config)
         broker.dispatcher.interceptor = self.faults
+        # a broker whose storage is gone stops serving; the process it runs in (the tests)
+        # goes on, unlike a broker process's, which halts
+        broker.halt = lambda message: self._halt(broker, message)
         try:
             await broker.start()
         except BaseException:
@@ -221,6 +227,12 @@ class InProcessBroker:
                 await broker.stop()
             raise
         return broker
+
+    def _halt(self, broker: BrokerBase, message: str) -> None:
+        logging.getLogger(__name__).critical("%s: the in-process broker stops listening",
+                                             message)
+        self.halted = message
+        asyncio.get_running_loop().create_task(broker.socket_server.stop())
 
     def stop(self) -> None:
         """A clean shutdown (a no-op when stopped)."""

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias, TypeVar
@@ -318,6 +319,19 @@ class ZkClient:
         client = self._kazoo
         if client is not None:
             await asyncio.to_thread(_stop, client)
+
+    def close_now(self, timeout: float) -> None:
+        """End the session from a process about to halt: like :meth:`close`, but blocking the
+        caller for at most ``timeout`` seconds (the close runs on a thread of its own)."""
+        if self._closed:
+            return
+        self._closed = True
+        client = self._kazoo
+        if client is None:
+            return
+        closer = threading.Thread(target=_stop, args=(client,), name="zk-close", daemon=True)
+        closer.start()
+        closer.join(timeout)
 
     async def __aenter__(self) -> ZkClient:
         await self.start()

@@ -73,6 +73,8 @@ from pybroker.zk.znodes import (
     IsrChangeNotificationSequenceZNode,
     IsrChangeNotificationZNode,
     LeaderIsrAndControllerEpoch,
+    LogDirEventNotificationSequenceZNode,
+    LogDirEventNotificationZNode,
     PreferredReplicaElectionZNode,
     ProducerIdBlockZNode,
     ProducerIdsBlock,
@@ -811,6 +813,41 @@ class KafkaZkClient:
                 continue
             log.info("Acquired new producerId block %s", block)
             return block
+
+    # -- log dir event notifications (KIP-112) -------------------------------------------------
+
+    async def propagate_log_dir_event(self, broker_id: int) -> str:
+        """``/log_dir_event_notification/log_dir_event_<seq>`` naming ``broker_id`` (a log dir
+        of it failed); its path."""
+        return await self._call(lambda: self.zk.create(
+            LogDirEventNotificationSequenceZNode.path(),
+            LogDirEventNotificationSequenceZNode.encode(broker_id), sequence=True))
+
+    async def get_all_log_dir_event_notifications(self, watch: Watch | None = None
+                                                  ) -> list[str]:
+        """The sequence numbers of the pending notifications, oldest first."""
+        children = await self._children(LogDirEventNotificationZNode.PATH, watch)
+        return sorted(LogDirEventNotificationSequenceZNode.sequence_number(c) for c in children)
+
+    async def get_broker_ids_from_log_dir_events(self, sequence_numbers: Iterable[str],
+                                                 ) -> list[int]:
+        seqs = list(sequence_numbers)
+        found = await asyncio.gather(
+            *(self._get(LogDirEventNotificationSequenceZNode.path(s)) for s in seqs))
+        out: list[int] = []
+        for f in found:
+            if f is not None:
+                broker = LogDirEventNotificationSequenceZNode.decode(f[0])
+                if broker is not None:
+                    out.append(broker)
+        return out
+
+    async def delete_log_dir_event_notifications(self, sequence_numbers: Iterable[str],
+                                                 epoch_zk_version: int) -> None:
+        results = await self._writes(
+            {s: DeleteOp(LogDirEventNotificationSequenceZNode.path(s)) for s in sequence_numbers},
+            epoch_zk_version)
+        _raise_unexpected(results, NoNodeError)
 
     # -- ISR change notifications -------------------------------------------------------------
 

@@ -776,6 +776,42 @@ class IsrChangeNotificationSequenceZNode:
         return path[path.rfind(prefix) + len(prefix):]
 
 
+class LogDirEventNotificationSequenceZNode:
+    """``/log_dir_event_notification/log_dir_event_<seq>``: a broker's log dir failed (KIP-112);
+    the controller asks that broker which of its replicas are still online."""
+
+    SEQUENCE_PREFIX = "log_dir_event_"
+    VERSION = 1
+    #: Kafka's ``LogDirFailureEvent``, the only event there is
+    LOG_DIR_FAILURE_EVENT = 1
+
+    @staticmethod
+    def path(sequence_number: str = "") -> str:
+        return (f"{LogDirEventNotificationZNode.PATH}/"
+                f"{LogDirEventNotificationSequenceZNode.SEQUENCE_PREFIX}{sequence_number}")
+
+    @staticmethod
+    def encode(broker_id: int) -> bytes:
+        return _dumps({"version": LogDirEventNotificationSequenceZNode.VERSION,
+                       "broker": broker_id,
+                       "event": LogDirEventNotificationSequenceZNode.LOG_DIR_FAILURE_EVENT})
+
+    @staticmethod
+    def decode(data: bytes | None) -> int | None:
+        """The broker the event names (None for an empty znode)."""
+        what = "log dir event notification"
+        obj = _object(data, what)
+        if obj is None:
+            return None
+        broker: int = _field(obj, "broker", int, what)
+        return broker
+
+    @staticmethod
+    def sequence_number(path: str) -> str:
+        prefix = LogDirEventNotificationSequenceZNode.SEQUENCE_PREFIX
+        return path[path.rfind(prefix) + len(prefix):]
+
+
 # -- producer ids -----------------------------------------------------------------------------
 
 #: Kafka's ``ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE``
