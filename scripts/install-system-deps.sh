@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the compatibility tests drive, for each tool that is missing:
-# kcat, a JDK with Maven for the Java clients, iptables for the chaos tests' network cuts, and
+# kcat, a JDK with Maven for the Java clients, iptables for the chaos tests' network cuts, FUSE
+# 3 (fusermount3 and libfuse3) for the disk-fault tests' file system with a failing fsync, and
 # podman with runc and mmdebstrap for the container image, its compose files and testcontainers
 # (make image builds its base image from Debian packages with mmdebstrap when no image registry
 # is reachable). Idempotent; needs root (or sudo).
@@ -10,6 +11,7 @@ declare -A package_for=(
     [javac]=default-jdk-headless
     [mvn]=maven
     [iptables]=iptables
+    [fusermount3]=fuse3
     [podman]=podman
     [runc]=runc
     [mmdebstrap]=mmdebstrap

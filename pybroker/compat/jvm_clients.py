@@ -59,6 +59,7 @@ MAIN_CLASSES = {
     "kafka-leader-election": "org.apache.kafka.tools.LeaderElectionCommand",
     "kafka-transactions": "org.apache.kafka.tools.TransactionsCommand",
     "kafka-acls": "kafka.admin.AclCommand",
+    "kafka-dump-log": "kafka.tools.DumpLogSegments",
 }
 
 #: log4j (reload4j) for the tools: warnings and errors to stderr, stdout left to the tool

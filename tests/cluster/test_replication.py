@@ -289,6 +289,12 @@ def restart_a_follower_under_load(cluster: ClusterProcesses, how: str) -> int:
         acked_before = len(load.acked)
         wait_for(lambda: len(load.acked) >= acked_before + 500, SESSION_TIMEOUT_S + 40,
                  "records acknowledged without the follower")
+        # a broker restarted before its old registration expired could not register (Kafka's
+        # brokers refuse to start on someone else's /brokers/ids/<id> too)
+        wait_for(lambda: all(follower not in listed
+                             for b, (_, listed) in cluster.controllers_named().items()
+                             if b != follower), SESSION_TIMEOUT_S + 40,
+                 f"broker {follower}'s registration to expire")
         broker.start()
         print(f"\nfollower {follower} ({how}) back after {time.monotonic() - stopped:.1f}s")
         acked_back = len(load.acked)
