@@ -88,7 +88,7 @@ def storage_operation(what: str) -> Callable[[_F], _F]:
         @functools.wraps(fn)
         def operation(self: Log, *args: Any, **kwargs: Any) -> Any:
             if self.offline:
-                raise storage_error(f"The log dir {self.dir.parent} of {self._name} is offline")
+                raise self._offline_error()
             try:
                 return fn(self, *args, **kwargs)
             except OSError as e:
@@ -484,6 +484,9 @@ class Log:
             self.failures.maybe_add_offline_log_dir(self.dir.parent, message, error)
         return storage_error(f"{message}: {error}")
 
+    def _offline_error(self) -> KafkaError:
+        return storage_error(f"The log dir {self.dir.parent} of {self._name} is offline")
+
     def mark_offline(self) -> None:
         """The log's dir failed (Kafka's ``closeHandlers``): close the files without writing
         anything more (no index entries kept in memory, no producer snapshot, no fsync); from
@@ -518,7 +521,6 @@ class Log:
 
     # -- append ----------------------------------------------------------------------------
 
-    @storage_operation("Error while appending records to")
     def append_as_leader(
         self, batch: bytearray | memoryview, *, leader_epoch: int, now_ms: int,
         origin: AppendOrigin = AppendOrigin.CLIENT,
@@ -530,7 +532,10 @@ class Log:
         again: the answer carries the original offsets. Control batches (transaction markers)
         are accepted from the coordinator only (``origin``). A transactional batch opening a
         transaction here needs ``verification_guard`` when the producer state verifies
-        transactions (:meth:`maybe_start_transaction_verification`)."""
+        transactions (:meth:`maybe_start_transaction_verification`). An I/O error fails the
+        log's dir (as :func:`storage_operation`, written out here: the produce path)."""
+        if self.offline:
+            raise self._offline_error()
         validated = self.validator.validate(batch, now_ms, origin)
         header = validated.header
         batch = validated.batch
@@ -554,9 +559,12 @@ class Log:
         last = first + header.last_offset_delta
         max_timestamp, append_time = self.validator.assign(batch, header, first, leader_epoch,
                                                            now_ms)
-        if leader_epoch >= 0:
-            self.leader_epoch_cache.assign(leader_epoch, first)
-        self._append_batch(batch, header, first, last, max_timestamp, now_ms, marker)
+        try:
+            if leader_epoch >= 0:
+                self.leader_epoch_cache.assign(leader_epoch, first)
+            self._append_batch(batch, header, first, last, max_timestamp, now_ms, marker)
+        except OSError as e:
+            raise self.storage_failure("Error while appending records to", e) from e
         return AppendInfo(
             first_offset=first,
             last_offset=last,
@@ -585,7 +593,6 @@ class Log:
         self.producer_state.check_marker(header, marker, origin)
         return marker
 
-    @storage_operation("Error while appending replicated records to")
     def append_as_follower(self, records: bytes | bytearray | memoryview, now_ms: int, *,
                            allow_offset_gaps: bool = False) -> ReplicaAppendInfo:
         """Append batches as the leader wrote them (offsets, epochs and timestamps assigned,
@@ -596,7 +603,10 @@ class Log:
         a change of leader. A partial batch at the end is left out (a fetch response may cut
         its last batch short). ``allow_offset_gaps``: a batch may also start later than that
         (never earlier), as the batches of a compacted log do where the cleaner removed whole
-        batches; the copy of a log into another log dir needs it."""
+        batches; the copy of a log into another log dir needs it. An I/O error fails the log's
+        dir (as :func:`storage_operation`; the replication path)."""
+        if self.offline:
+            raise self._offline_error()
         buf = memoryview(records)
         batches: list[tuple[int, BatchHeader]] = []
         pos, expected = 0, self.log_end_offset
@@ -622,21 +632,26 @@ class Log:
             pos, expected = end, header.next_offset
         if not batches:
             return ReplicaAppendInfo(0, -1, -1, -1, 0)
-        for start, header in batches:
-            if header.partition_leader_epoch >= 0:
-                self.leader_epoch_cache.assign(header.partition_leader_epoch, header.base_offset)
-            data = buf[start : start + header.size]
-            marker = None
-            if header.is_control and header.has_producer_id:
-                try:
-                    marker = read_end_txn_marker(data)[1]
-                except KafkaError as e:
-                    logger.warning("%s: unreadable replicated control batch at offset %d: %s",
-                                   self._name, header.base_offset, e)
-                if marker is not None:
-                    self.producer_state.check_marker(header, marker, AppendOrigin.REPLICATION)
-            self._append_batch(data, header, header.base_offset, header.last_offset,
-                               header.max_timestamp, now_ms, marker)
+        try:
+            for start, header in batches:
+                if header.partition_leader_epoch >= 0:
+                    self.leader_epoch_cache.assign(header.partition_leader_epoch,
+                                                   header.base_offset)
+                data = buf[start : start + header.size]
+                marker = None
+                if header.is_control and header.has_producer_id:
+                    try:
+                        marker = read_end_txn_marker(data)[1]
+                    except KafkaError as e:
+                        logger.warning("%s: unreadable replicated control batch at offset %d: "
+                                       "%s", self._name, header.base_offset, e)
+                    if marker is not None:
+                        self.producer_state.check_marker(header, marker,
+                                                         AppendOrigin.REPLICATION)
+                self._append_batch(data, header, header.base_offset, header.last_offset,
+                                   header.max_timestamp, now_ms, marker)
+        except OSError as e:
+            raise self.storage_failure("Error while appending replicated records to", e) from e
         first, last = batches[0][1], batches[-1][1]
         return ReplicaAppendInfo(len(batches), first.base_offset, last.last_offset,
                                  last.partition_leader_epoch, pos)
@@ -739,7 +754,6 @@ class Log:
                 f"have log segments in the range {self.log_start_offset} to {self.log_end_offset}.",
             )
 
-    @storage_operation("Exception while reading from")
     def read(
         self,
         offset: int,
@@ -755,29 +769,36 @@ class Log:
         data) stops the read before any batch that starts at or after it. With
         ``min_one_batch`` the first batch is returned even when it alone exceeds
         ``max_bytes``. With ``with_aborted`` (a consumer of committed data) the answer lists
-        the aborted transactions overlapping what was read.
+        the aborted transactions overlapping what was read. An I/O error fails the log's dir
+        (as :func:`storage_operation`; the fetch path).
         """
+        if self.offline:
+            raise self._offline_error()
         self._check_offset(offset)
         none: list[AbortedTxn] | None = [] if with_aborted else None
         if offset == self.log_end_offset or (max_offset is not None and offset >= max_offset):
             return FetchDataInfo(_EMPTY, offset, none)
         i = max(0, bisect.bisect_right(self._bases, offset) - 1)
-        for k in range(i, len(self.segments)):
-            segment = self.segments[k]
-            found = segment.translate_offset(offset)
-            if found is None:
-                continue
-            position, first = found
-            if max_offset is not None and first.base_offset >= max_offset:
-                break
-            end = segment.end_of_read(position, max_bytes, max_offset)
-            if end == position:
-                if not min_one_batch:
+        try:
+            for k in range(i, len(self.segments)):
+                segment = self.segments[k]
+                found = segment.translate_offset(offset)
+                if found is None:
+                    continue
+                position, first = found
+                if max_offset is not None and first.base_offset >= max_offset:
                     break
-                end = position + first.size
-            aborted = (self._collect_aborted_txns(k, offset, end) if with_aborted else None)
-            return FetchDataInfo(FileSlice(segment.file, position, end - position), offset,
-                                 aborted)
+                end = segment.end_of_read(position, max_bytes, max_offset)
+                if end == position:
+                    if not min_one_batch:
+                        break
+                    end = position + first.size
+                aborted = (self._collect_aborted_txns(k, offset, end) if with_aborted
+                           else None)
+                return FetchDataInfo(FileSlice(segment.file, position, end - position),
+                                     offset, aborted)
+        except OSError as e:
+            raise self.storage_failure("Exception while reading from", e) from e
         return FetchDataInfo(_EMPTY, offset, none)
 
     def _collect_aborted_txns(self, k: int, offset: int, end_position: int) -> list[AbortedTxn]:
