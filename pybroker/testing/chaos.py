@@ -122,6 +122,10 @@ SPLIT_TOPIC = "chaos-split"
 TXN_TOPIC = "chaos-txn"
 #: how long after a fault (until the next begins) a partition's stall still counts to it
 STALL_AFTER = 10.0
+#: faults after which a broker may still believe, for a while, that it is a coordinator or a
+#: leader the cluster replaced (it was cut off or frozen), and how long that while is at most
+SUSPECT_KINDS = frozenset({"freeze", "cut", "isolate", "split", "zk-cut"})
+SUSPECT_AFTER = 15.0
 #: the longest a partition may go without an acknowledgement during and after a fault of these
 #: kinds, none of which takes a leader away from the clients for long: ZooKeeper's death
 #: changes no leader; a controller cut off from ZooKeeper loses its leaderships once its
@@ -297,7 +301,8 @@ class ChaosResult:
         if self.offsets is not None:
             o = self.offsets
             out.update({"offsets_commits": o.commits, "offsets_samples": o.samples,
-                        **o.failures})
+                        "offsets_samples_set_aside": o.suspect,
+                        "offsets_stale_set_aside": o.suspect_stale, **o.failures})
         return out
 
     @property
@@ -431,6 +436,11 @@ class ChaosResult:
         for w in self.workloads:
             lines.append(f"  {w.name}: " + ", ".join(f"{k} {v}" for k, v in w.counts.items()))
             lines += [f"    error: {e}" for e in w.error_samples[:5]]
+        if self.offsets is not None:
+            oc = self.offsets
+            lines += [f"  offsets {name}: {x}" for name, found in (
+                ("backwards", oc.backwards), ("past the high watermark", oc.past_high_watermark),
+                ("below an acknowledged commit", oc.below_acknowledged)) for x in found[:5]]
         return lines
 
     def to_json(self) -> dict[str, object]:
@@ -486,6 +496,11 @@ class ChaosResult:
                  "stale_after_resignation": len(t.stale_after_resignation)}
                 for t in self.fencing.takeovers],
             "stalls": [st.to_json() for st in self.stalls],
+            "offsets_violations": {} if self.offsets is None else {
+                name: [repr(x) for x in found[:50]] for name, found in (
+                    ("backwards", self.offsets.backwards),
+                    ("past_high_watermark", self.offsets.past_high_watermark),
+                    ("below_acknowledged", self.offsets.below_acknowledged))},
             "workloads": [{"name": w.name, "counts": w.counts, "error_samples": w.error_samples}
                           for w in self.workloads],
         }
@@ -637,8 +652,7 @@ def run_chaos(config: ChaosConfig, work_dir: Path, zookeeper_connect: str,
             txn.start()
             load.append(txn.name)
         if config.offsets:
-            offsets = OffsetWorkload(cluster.bootstrap, [topics[0]], config.partitions,
-                                     clock=clock)
+            offsets = OffsetWorkload(cluster, [topics[0]], config.partitions, clock=clock)
             offsets.start()
             load.append(offsets.name)
         note(f"load: {', '.join(load)}; numbered records at {config.rate:.0f}/s per producer")
@@ -768,11 +782,15 @@ def run_chaos(config: ChaosConfig, work_dir: Path, zookeeper_connect: str,
                 {outcome: [x.at for x in txn.txns if x.outcome == outcome]
                  for outcome in txn.counts}))
         if offsets is not None:
-            result.offsets = check_offsets(offsets.samples, offsets.commits)
+            suspect = [(f.broker, f.started, (f.ended or load_end) + SUSPECT_AFTER)
+                       for f in nemesis.events if f.kind in SUSPECT_KINDS and f.broker is not None]
+            result.offsets = check_offsets(offsets.samples, offsets.commits, suspect)
             result.workloads.append(WorkloadSummary(
                 offsets.name, {"records_read": offsets.read, "commits": len(offsets.commits),
                                "commit_errors": len(offsets.commit_errors),
                                "samples": len(offsets.samples),
+                               "samples_of_a_suspect_broker": result.offsets.suspect,
+                               "of_them_stale": result.offsets.suspect_stale,
                                "sample_errors": len(offsets.sample_errors)},
                 offsets.commit_errors[:5] + offsets.sample_errors[:5],
                 {"offset commits": sorted({c.at for c in offsets.commits})}))

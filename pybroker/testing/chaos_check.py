@@ -699,14 +699,15 @@ def check_transactions(txns: Sequence[Txn],
 
 @dataclass(frozen=True)
 class OffsetSample:
-    """A partition's committed offset of the offsets workload's group, as OffsetFetch answered
-    it when asked at ``at``, and the partition's high watermark asked right after the answer
-    came."""
+    """A partition's committed offset of the offsets workload's group, as ``broker`` answered
+    OffsetFetch as its coordinator when asked at ``at``, and the high watermarks the brokers
+    leading the partition (as they believe) answered right after: (broker, high watermark)."""
 
     at: float
     tp: TopicPartition
     committed: int
-    high_watermark: int
+    broker: int
+    high_watermarks: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -718,9 +719,19 @@ class OffsetCommit:
     offset: int
 
 
+#: (broker, from, to): while a broker was cut off or frozen, and a while after, it may still
+#: believe it is a coordinator or a leader the cluster has replaced, and answer from that state
+Suspect = tuple[int, float, float]
+
+
 @dataclass
 class OffsetCheck:
+    #: samples judged, and those set aside: answered by a broker while it was suspect
     samples: int = 0
+    suspect: int = 0
+    #: ... of which below a commit acknowledged before them (a deposed coordinator's stale
+    #: answer, as Kafka's would give: for the record)
+    suspect_stale: int = 0
     commits: int = 0
     #: samples below an earlier sample of the partition
     backwards: list[OffsetSample] = field(default_factory=list)
@@ -736,11 +747,18 @@ class OffsetCheck:
                 "offsets_below_acknowledged": len(self.below_acknowledged)}
 
 
-def check_offsets(samples: Sequence[OffsetSample], commits: Sequence[OffsetCommit]) -> OffsetCheck:
+def check_offsets(samples: Sequence[OffsetSample], commits: Sequence[OffsetCommit],
+                  suspect: Sequence[Suspect] = ()) -> OffsetCheck:
     """Committed offsets never go backwards (no sample below an earlier one of its partition,
     nor below a commit acknowledged before the sample was asked) and never point past the high
-    watermark (asked after the committed offset, so a later, higher one)."""
-    out = OffsetCheck(samples=len(samples), commits=len(commits))
+    watermark (asked after the committed offset, so a later, higher one: the highest a leader
+    answered). Answers of a broker while ``suspect`` (it may not know yet that another broker
+    took its place) are set aside, counted, and not judged; those of every other broker are."""
+    out = OffsetCheck(commits=len(commits))
+
+    def suspected(broker: int, at: float) -> bool:
+        return any(b == broker and start <= at <= end for b, start, end in suspect)
+
     acked: dict[TopicPartition, list[tuple[float, int]]] = defaultdict(list)
     for c in sorted(commits, key=lambda c: c.at):
         acked[c.tp].append((c.at, c.offset))
@@ -748,12 +766,18 @@ def check_offsets(samples: Sequence[OffsetSample], commits: Sequence[OffsetCommi
     for s in sorted(samples, key=lambda s: s.at):
         if s.committed < 0:
             continue
+        before = [offset for at, offset in acked.get(s.tp, ()) if at < s.at]
+        if suspected(s.broker, s.at):
+            out.suspect += 1
+            out.suspect_stale += bool(before and s.committed < max(before))
+            continue
+        out.samples += 1
         if s.committed < highest.get(s.tp, -1):
             out.backwards.append(s)
         highest[s.tp] = max(highest.get(s.tp, -1), s.committed)
-        if s.high_watermark >= 0 and s.committed > s.high_watermark:
+        high = [h for b, h in s.high_watermarks if h >= 0 and not suspected(b, s.at)]
+        if high and s.committed > max(high):
             out.past_high_watermark.append(s)
-        before = [offset for at, offset in acked.get(s.tp, ()) if at < s.at]
         if before and s.committed < max(before):
             out.below_acknowledged.append(s)
     return out

@@ -354,8 +354,9 @@ def test_a_transaction_out_of_order_twice_or_in_part_fails() -> None:
 # -- committed offsets ------------------------------------------------------------------------
 
 
-def sample(at: float, committed: int, hw: int, tp: tuple[str, int] = TP) -> OffsetSample:
-    return OffsetSample(at, tp, committed, hw)
+def sample(at: float, committed: int, hw: int, tp: tuple[str, int] = TP, broker: int = 1,
+           ) -> OffsetSample:
+    return OffsetSample(at, tp, committed, broker, ((broker, hw),))
 
 
 def test_committed_offsets_that_only_go_up_below_the_high_watermark_pass() -> None:
@@ -364,7 +365,7 @@ def test_committed_offsets_that_only_go_up_below_the_high_watermark_pass() -> No
     commits = [OffsetCommit(1.5, TP, 5), OffsetCommit(3.5, TP, 9)]
     result = check_offsets(samples, commits)
     assert result.failures == dict.fromkeys(result.failures, 0)
-    assert (result.samples, result.commits) == (5, 2)
+    assert (result.samples, result.commits) == (4, 2)
 
 
 def test_committed_offsets_going_back_or_past_the_high_watermark_fail() -> None:
@@ -380,3 +381,30 @@ def test_committed_offsets_going_back_or_past_the_high_watermark_fail() -> None:
     assert check_offsets([sample(3.0, 5, 12)], commits).failures["offsets_below_acknowledged"] == 0
     past = check_offsets([sample(2.0, 11, 10)], [])
     assert past.failures["offsets_past_high_watermark"] == 1
+    # the highest high watermark a leader answered counts: a lower one is an old leader's
+    two = OffsetSample(2.0, TP, 11, 1, ((1, 10), (2, 12)))
+    assert check_offsets([two], []).failures["offsets_past_high_watermark"] == 0
+
+
+def test_a_cut_off_brokers_answers_are_set_aside_while_it_may_not_know() -> None:
+    """Broker 2, cut off from t=10 to t=20 (suspect until t=30), still answers as the
+    coordinator with the offset it had; broker 3 took over and has the commits."""
+    commits = [OffsetCommit(5.0, TP, 5), OffsetCommit(15.0, TP, 9)]
+    samples = [sample(6.0, 5, 20, broker=2), sample(16.0, 5, 20, broker=2),
+               sample(17.0, 9, 20, broker=3), sample(18.0, 5, 8, broker=2)]
+    result = check_offsets(samples, commits, suspect=[(2, 10.0, 30.0)])
+    assert result.failures == dict.fromkeys(result.failures, 0), result.failures
+    assert (result.samples, result.suspect, result.suspect_stale) == (2, 2, 2)
+    # judged without the suspicion, its stale answers are a commit lost and a step back
+    judged = check_offsets(samples, commits)
+    assert judged.failures["offsets_below_acknowledged"] == 2
+    assert judged.failures["offsets_backwards"] == 1
+    # its suspicion ends: a stale answer after that fails
+    late = check_offsets(samples + [sample(31.0, 5, 20, broker=2)], commits,
+                         suspect=[(2, 10.0, 30.0)])
+    assert late.failures["offsets_below_acknowledged"] == 1
+    # a suspect leader's high watermark is not the partition's
+    past = OffsetSample(17.0, TP, 9, 3, ((2, 5),))
+    assert check_offsets([past], [], suspect=[(2, 10.0, 30.0)]
+                         ).failures["offsets_past_high_watermark"] == 0
+    assert check_offsets([past], []).failures["offsets_past_high_watermark"] == 1
