@@ -1,4 +1,4 @@
-"""The proof, in its CI form (about four minutes): ZooKeeper and three brokers on 127.0.0.2-4,
+"""The proof, in its CI form (about two minutes): ZooKeeper and three brokers on 127.0.0.2-4,
 topics at replication factor 3 with ``min.insync.replicas=2``, under load - idempotent acks=all
 producers (confluent-kafka and the Java client through Kafka's ``VerifiableProducer``) writing
 numbered records without pause and a consumer group reading them; the split probe writing
