@@ -411,6 +411,9 @@ class NemesisConfig:
     #: how long a split lasts once the other brokers name another leader (the cut one still
     #: takes acks=1 writes meanwhile)
     split_margin: tuple[float, float] = (2.0, 5.0)
+    #: and at least this long in all, even when another leader comes at once (a preferred-leader
+    #: election under way): the checker leaves out the cut leader's first two seconds
+    split_min: float = 5.0
     #: how long a controller stays cut off from ZooKeeper once the other brokers name another
     #: controller (its partitions stall meanwhile: their new leaders are not yet known to
     #: clients that write to the old one)
@@ -723,6 +726,9 @@ class Nemesis:
                     if taken_over:
                         who = self.wait_taken_over(kind, broker_id, target)
                         event.note = f"{who} after {self.clock() - event.started:.1f}s; "
+                    if kind == "split":
+                        lasting = max(lasting, event.started + self.config.split_min
+                                      - self.clock())
                     time.sleep(lasting)
                     event.note += f"{self.network.dropped_packets()} packets dropped"
                 finally:
