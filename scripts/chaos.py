@@ -208,7 +208,8 @@ def more_markdown(result: ChaosResult) -> list[str]:
     if result.stalls:
         lines += ["", "## Stalls", "",
                   "The longest time one partition of the numbered records went without an "
-                  "acknowledgement, from a fault's start to 10 s after its end.", "",
+                  "acknowledgement, in a stall that began during the fault or up to 10 s "
+                  "after it (before the next fault).", "",
                   "| fault at (s) | kind | on | longest stall | partition | limit |",
                   "|---|---|---|---|---|---|"]
         for st in result.stalls:

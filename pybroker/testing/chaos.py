@@ -69,8 +69,8 @@ from pybroker.testing.chaos_check import (
     check_split,
     check_transactions,
     longest_gap,
-    longest_stall,
     parse_broker_log,
+    stall_begun,
 )
 from pybroker.testing.chaos_offsets import OffsetWorkload
 from pybroker.testing.chaos_txn import TransactionalWorkload
@@ -120,7 +120,7 @@ OFFSETS_TOPIC = "__consumer_offsets"
 TRANSACTIONS_TOPIC = "__transaction_state"
 SPLIT_TOPIC = "chaos-split"
 TXN_TOPIC = "chaos-txn"
-#: how long after a fault (until the next begins) a partition's stall still counts to it
+#: how long after a fault (until the next begins) a partition's stall beginning then counts to it
 STALL_AFTER = 10.0
 #: faults after which a broker may still believe, for a while, that it is a coordinator or a
 #: leader the cluster replaced (it was cut off or frozen), and how long that while is at most
@@ -195,8 +195,9 @@ class ProducerSummary:
 @dataclass(frozen=True)
 class FaultStall:
     """The longest a partition of the numbered records' topics went without an acknowledgement
-    from the start of ``fault`` to :data:`STALL_AFTER` seconds after its end (or the next
-    fault's start), and which partition; ``limit`` is what its kind allows (None: no limit)."""
+    in a stall that began during ``fault`` or up to :data:`STALL_AFTER` seconds after its end
+    (before the next fault's start), and which partition; ``limit`` is what its kind allows
+    (None: no limit)."""
 
     fault: FaultEvent
     gap: Gap
@@ -546,17 +547,20 @@ def create_topics(cluster: ClusterProcesses, topics: list[str], partitions: int)
 
 def fault_stalls(faults: list[FaultEvent], acks: list[Ack], load_end: float,
                  limits: dict[str, float]) -> list[FaultStall]:
-    """The longest stall of any partition of ``acks`` during each fault and up to
-    :data:`STALL_AFTER` seconds after it (not past the next fault's start nor the load's end)."""
+    """The longest stall of any partition of ``acks`` among those that began during each fault
+    (from half a second before it: the last acknowledgement before a kill takes effect) or up to
+    :data:`STALL_AFTER` seconds after it, and before the next fault; a stall still under way
+    from an earlier fault is that fault's."""
     times: dict[tuple[str, int], list[float]] = defaultdict(list)
     for a in acks:
         times[a.tp].append(a.at)
     out = []
     for i, f in enumerate(faults):
+        start = f.started - 0.5
         end = min((f.ended if f.ended is not None else load_end) + STALL_AFTER, load_end)
         if i + 1 < len(faults):
-            end = min(end, faults[i + 1].started)
-        gap, tp = longest_stall(times, f.started, max(end, f.started))
+            end = min(end, faults[i + 1].started - 0.5)
+        gap, tp = stall_begun(times, start, max(end, start), load_end)
         out.append(FaultStall(f, gap, tp, limits.get(f.kind)))
     return out
 

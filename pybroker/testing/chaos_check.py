@@ -16,8 +16,8 @@ different offsets on different brokers), cut after the last whole batch below th
 (:func:`below_high_watermark`).
 
 Unavailability. The longest time a producer went without an acknowledgement, counted from the
-first send to the end of the load (:func:`longest_gap`); the longest a single partition did,
-during and after a fault (:func:`longest_stall`).
+first send to the end of the load (:func:`longest_gap`); the longest a single partition did
+in a stall that began during or shortly after a fault (:func:`stall_begun`).
 
 Controller fencing (:func:`check_controller_fencing`, from the brokers' logs:
 :func:`parse_broker_log`). Once a controller of a new epoch is elected, no broker applies a
@@ -277,15 +277,18 @@ def acks_below_min_isr(acks: Sequence[Ack],
     return count
 
 
-def longest_stall(ack_times: Mapping[TopicPartition, Sequence[float]], start: float,
-                  end: float) -> tuple[Gap, TopicPartition | None]:
-    """The longest time any one partition of ``ack_times`` (each partition's acknowledgement
-    times) went without an acknowledgement between ``start`` and ``end``, and which."""
+def stall_begun(ack_times: Mapping[TopicPartition, Sequence[float]], start: float, end: float,
+                until: float) -> tuple[Gap, TopicPartition | None]:
+    """The longest time any one partition went without an acknowledgement, among the stalls
+    that began (at an acknowledgement) between ``start`` and ``end``, each lasting to the next
+    acknowledgement or ``until`` (the end of the load); and which partition. A stall that was
+    already under way at ``start`` is not counted: it began with an earlier cause."""
     best: tuple[Gap, TopicPartition | None] = (Gap(0.0, start, start), None)
     for tp in sorted(ack_times):
-        gap = longest_gap(ack_times[tp], start, end)
-        if gap.seconds > best[0].seconds:
-            best = (gap, tp)
+        times = sorted(t for t in ack_times[tp] if t <= until)
+        for a, b in zip(times, [*times[1:], until], strict=True):
+            if start <= a < end and b - a > best[0].seconds:
+                best = (Gap(b - a, a, b), tp)
     return best
 
 

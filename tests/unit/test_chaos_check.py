@@ -28,8 +28,8 @@ from pybroker.testing.chaos_check import (
     check_split,
     check_transactions,
     longest_gap,
-    longest_stall,
     parse_broker_log,
+    stall_begun,
 )
 
 TP = ("t", 0)
@@ -142,13 +142,15 @@ def test_acknowledgements_while_metadata_shows_too_small_an_isr() -> None:
 # -- stalls -----------------------------------------------------------------------------------
 
 
-def test_the_longest_stall_is_the_worst_partitions() -> None:
-    times = {("t", 0): [1.0, 2.0, 3.0, 4.0], ("t", 1): [1.0, 4.5]}
-    gap, tp = longest_stall(times, 0.0, 5.0)
-    assert tp == ("t", 1) and (gap.seconds, gap.start, gap.end) == (3.5, 1.0, 4.5)
-    # a partition without any acknowledgement in the window stalled all of it
-    gap, tp = longest_stall({("t", 0): [1.0, 3.0], ("t", 2): []}, 2.0, 6.0)
-    assert tp == ("t", 2) and gap.seconds == 4.0
+def test_a_stall_counts_to_the_fault_it_began_in() -> None:
+    # partition 0 stalls from 1.0 (before the fault at 2.0) to 6.0; partition 1 from 3.0 to 4.5
+    times = {("t", 0): [0.5, 1.0, 6.0, 7.0], ("t", 1): [1.0, 2.5, 3.0, 4.5, 7.0]}
+    gap, tp = stall_begun(times, 2.0, 4.0, until=10.0)
+    assert tp == ("t", 1) and (gap.seconds, gap.start, gap.end) == (1.5, 3.0, 4.5)
+    # one that begins in the window lasts to the next acknowledgement, or the end of the load
+    gap, tp = stall_begun({("t", 0): [1.0, 2.5]}, 2.0, 3.0, until=10.0)
+    assert tp == ("t", 0) and (gap.seconds, gap.start, gap.end) == (7.5, 2.5, 10.0)
+    assert stall_begun({("t", 0): [1.0, 9.0]}, 2.0, 3.0, until=10.0)[1] is None
 
 
 # -- the brokers' logs and controller fencing -------------------------------------------------
