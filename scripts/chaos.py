@@ -6,15 +6,18 @@ Starts a ZooKeeper of its own on 127.0.0.1 and three brokers on 127.0.0.2-4, run
 ``--out`` (git-ignored ``chaos-results/`` by default), named after the run's start:
 
 - ``chaos-<stamp>.json``: the configuration and seed, the counts (acknowledged, lost,
-  duplicated, divergent, ...), each producer's longest unavailability, every fault, every change
-  of controller and of each partition's leader and ISR;
+  duplicated, divergent; the split probe's, the transactions' and the committed offsets'; the
+  control requests of deposed controllers), each producer's longest unavailability, every
+  fault with the longest stall of a partition during and after it, every split judged, every
+  controller takeover, every change of controller and of each partition's leader and ISR;
 - ``chaos-<stamp>.md``: the same as tables;
-- ``chaos-<stamp>.png``: acknowledgements a second per producer over the faults, and the
-  leaders of the partitions;
+- ``chaos-<stamp>.png``: acknowledgements a second per producer over the faults; the split
+  probe's acks=1 writes taken a second by each broker, transactions committed and aborted and
+  offsets committed a second; the leaders of the partitions;
 - ``run-<stamp>/``: the brokers' data and logs, ZooKeeper's, the Java producer's stderr.
 
 Exits 0 when the run passed, 1 when it did not. ``python -m scripts.chaos --help`` lists the
-options (``make chaos DURATION=600 SEED=7 FAULTS=kill,freeze,cut,isolate``).
+options (``make chaos DURATION=600 SEED=7 FAULTS=kill,freeze,cut,isolate,split,zk-cut,zk-kill``).
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from pybroker.testing.chaos import ChaosConfig, ChaosResult, run_chaos
 from pybroker.testing.nemesis import FAULT_KINDS, NETWORK_FAULTS, Endpoint, network_faults_missing
 from pybroker.testing.zookeeper import ZooKeeperServer
 
-COLOURS = {"kill": "tab:red", "freeze": "tab:blue", "cut": "tab:orange", "isolate": "tab:purple"}
+COLOURS = {"kill": "tab:red", "freeze": "tab:blue", "cut": "tab:orange", "isolate": "tab:purple",
+           "split": "tab:brown", "zk-cut": "tab:olive", "zk-kill": "tab:cyan"}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -48,6 +52,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--partitions", type=int, default=3)
     parser.add_argument("--no-java", action="store_true",
                         help="leave out the Java producer (VerifiableProducer)")
+    parser.add_argument("--no-transactions", action="store_true",
+                        help="leave out the transactional workload")
+    parser.add_argument("--no-offsets", action="store_true",
+                        help="leave out the consumer-offset workload")
     parser.add_argument("--out", type=Path, default=Path("chaos-results"))
     args = parser.parse_args(argv)
     args.faults = tuple(f for f in args.faults.split(",") if f)
@@ -57,15 +65,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def per_second(times: list[float], end: float) -> tuple[list[int], list[int]]:
+    """(seconds, how many of ``times`` fell in each)."""
+    counted = Counter(int(t) for t in times)
+    seconds = list(range(int(end) + 1))
+    return seconds, [counted.get(s, 0) for s in seconds]
+
+
 def ack_rates(result: ChaosResult) -> dict[str, tuple[list[int], list[int]]]:
     """producer -> (seconds, acknowledgements in that second)."""
-    end = int(result.load_end) + 1
-    out = {}
-    for p in result.producers:
-        per_second = Counter(int(t) for t in p.ack_times)
-        seconds = list(range(end))
-        out[p.name] = (seconds, [per_second.get(s, 0) for s in seconds])
-    return out
+    return {p.name: per_second(p.ack_times, result.load_end) for p in result.producers}
 
 
 def plot(result: ChaosResult, path: Path) -> None:
@@ -74,22 +83,32 @@ def plot(result: ChaosResult, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (acks_ax, leaders_ax) = plt.subplots(2, 1, figsize=(14, 8), sharex=True,
-                                             gridspec_kw={"height_ratios": [3, 2]})
+    fig, (acks_ax, more_ax, leaders_ax) = plt.subplots(
+        3, 1, figsize=(14, 10), sharex=True, gridspec_kw={"height_ratios": [3, 2, 2]})
     for name, (seconds, counts) in ack_rates(result).items():
         acks_ax.plot(seconds, counts, label=f"{name} acknowledgements/s", linewidth=1)
+    for w in result.workloads:
+        for what, times in w.times.items():
+            seconds, counts = per_second(times, result.load_end)
+            more_ax.plot(seconds, counts, label=f"{w.name}: {what}/s", linewidth=1)
+    more_ax.set_ylabel("per second")
+    if result.workloads:
+        more_ax.legend(loc="upper left", fontsize=7, ncol=3)
     for f in result.faults:
         end = f.ended if f.ended is not None else result.load_end
-        for ax in (acks_ax, leaders_ax):
+        for ax in (acks_ax, more_ax, leaders_ax):
             ax.axvspan(f.started, end, color=COLOURS.get(f.kind, "grey"), alpha=0.15)
-        acks_ax.text(f.started, acks_ax.get_ylim()[1] * 0.97, f"{f.kind} {f.broker}",
+        acks_ax.text(f.started, acks_ax.get_ylim()[1] * 0.97, f"{f.kind} {f.victim}",
                      fontsize=7, rotation=90, va="top")
     acks_ax.set_ylabel("acknowledged records / s")
     acks_ax.legend(loc="lower left", fontsize=8)
     verdict = "passed" if result.passed else "FAILED"
-    acks_ax.set_title(f"chaos seed {result.config.seed}: {verdict}; "
-                      + ", ".join(f"{k} {v}" for k, v in result.counts.items()
-                                  if k in ("acknowledged", "lost", "duplicated", "divergent")))
+    shown = ("acknowledged", "lost", "duplicated", "divergent", "txn_committed", "txn_aborted",
+             "txn_aborted_read", "offsets_samples", "offsets_backwards", "splits",
+             "split_acks_one_truncated", "stale_controller_requests_applied")
+    counts = [f"{k} {v}" for k, v in result.counts.items() if k in shown]
+    acks_ax.set_title(f"chaos seed {result.config.seed}: {verdict}; " + ", ".join(counts[:4])
+                      + "\n" + ", ".join(counts[4:]), fontsize=9)
     partitions = sorted({(c.topic, c.partition) for c in result.leaders})
     for i, tp in enumerate(partitions):
         changes = [c for c in result.leaders if (c.topic, c.partition) == tp]
@@ -132,12 +151,13 @@ def markdown(result: ChaosResult, png: str) -> str:
               "the high watermarks.", ""]
     lines += [f"- divergent: {d}" for d in result.replicas.divergent]
     lines += [f"- note: {n}" for n in result.notes]
+    lines += more_markdown(result)
     lines += ["", f"![acknowledgements and leaders]({png})", "", "## Faults", "",
               "| from (s) | to (s) | kind | broker | controller? | note |",
               "|---|---|---|---|---|---|"]
     for f in result.faults:
         ended = f"{f.ended:.1f}" if f.ended is not None else "-"
-        lines.append(f"| {f.started:.1f} | {ended} | {f.kind} | {f.broker} | "
+        lines.append(f"| {f.started:.1f} | {ended} | {f.kind} | {f.victim} | "
                      f"{'yes' if f.was_controller else ''} | {f.note} |")
     lines += ["", "## Controllers and leaders", "", "| at (s) | partition | leader | ISR |",
               "|---|---|---|---|"]
@@ -147,6 +167,57 @@ def markdown(result: ChaosResult, png: str) -> str:
     for at, what, leader, isr in sorted(events)[:2000]:
         lines.append(f"| {at:.1f} | {what} | {leader} | {isr} |")
     return "\n".join(lines) + "\n"
+
+
+def more_markdown(result: ChaosResult) -> list[str]:
+    """The report's tables of the workloads, the splits, the controllers and the stalls."""
+    lines: list[str] = []
+    if result.workloads:
+        lines += ["", "| workload | counts | errors (samples) |", "|---|---|---|"]
+        for w in result.workloads:
+            counts = ", ".join(f"{k} {v}" for k, v in w.counts.items())
+            errors = "; ".join(e.replace("|", "/") for e in w.error_samples[:3])
+            lines.append(f"| {w.name} | {counts} | {errors} |")
+    if result.split is not None and result.split.splits:
+        lines += ["", "## Splits", "",
+                  "A leader cut off from the brokers and ZooKeeper while the split probe still "
+                  "writes to it directly. acks=all: acknowledgements it gave after the cut "
+                  "(and the last one's time into the cut); acks=1: writes it took after the "
+                  "cut, truncated when it rejoined or kept; the offsets its state-change log "
+                  "says it truncated to.", "",
+                  "| from (s) | to (s) | partition | cut leader | new leader | acks=all after "
+                  "the cut (last) | acks=1 after the cut | truncated | kept | truncations "
+                  "logged |", "|---|---|---|---|---|---|---|---|---|---|"]
+        for o in result.split.splits:
+            sp, last = o.split, o.last_acks_all_after_cut
+            lines.append(
+                f"| {sp.started:.1f} | {sp.ended:.1f} | {sp.tp[0]}-{sp.tp[1]} | {sp.broker} | "
+                f"{o.new_leader} | {o.acks_all_after_cut} "
+                f"({'-' if last is None else f'{last:.2f} s'}) | {o.acks_one_after_cut} | "
+                f"{o.truncated} | {o.kept} | {o.truncations_logged[:5]} |")
+    if result.fencing.takeovers:
+        lines += ["", "## Controllers", "",
+                  "Each election, and the control requests of older epochs the brokers saw "
+                  "after it (applied must be 0).", "",
+                  "| at (s) | epoch | controller | before | before resigned at (s) | stale "
+                  "applied | stale refused |", "|---|---|---|---|---|---|---|"]
+        for t in result.fencing.takeovers:
+            resigned = "-" if t.previous_resigned is None else f"{t.previous_resigned:.1f}"
+            lines.append(f"| {t.at:.1f} | {t.epoch} | {t.controller} | {t.previous} | "
+                         f"{resigned} | {len(t.stale_applied)} | {len(t.stale_refused)} |")
+    if result.stalls:
+        lines += ["", "## Stalls", "",
+                  "The longest time one partition of the numbered records went without an "
+                  "acknowledgement, in a stall that began during the fault or up to 10 s "
+                  "after it (before the next fault).", "",
+                  "| fault at (s) | kind | on | longest stall | partition | limit |",
+                  "|---|---|---|---|---|---|"]
+        for st in result.stalls:
+            where = "-" if st.tp is None else f"{st.tp[0]}-{st.tp[1]}"
+            limit = "-" if st.limit is None else f"{st.limit:.1f} s"
+            lines.append(f"| {st.fault.started:.1f} | {st.fault.kind} | {st.fault.victim} | "
+                         f"{st.gap.seconds:.2f} s | {where} | {limit} |")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -163,12 +234,13 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     run_dir = (args.out / f"run-{stamp}").resolve()
     config = ChaosConfig(duration=args.duration, seed=seed, faults=args.faults,
-                         partitions=args.partitions, rate=args.rate, java=not args.no_java)
+                         partitions=args.partitions, rate=args.rate, java=not args.no_java,
+                         transactions=not args.no_transactions, offsets=not args.no_offsets)
     print(f"chaos: seed {seed}, faults {','.join(args.faults)}, {args.duration:.0f}s; "
           f"data and logs in {run_dir}", flush=True)
     with ZooKeeperServer(run_dir / "zookeeper") as zookeeper:
         result = run_chaos(config, run_dir, zookeeper.connect_string("/chaos"),
-                           Endpoint("127.0.0.1", zookeeper.port),
+                           Endpoint("127.0.0.1", zookeeper.port), zookeeper_server=zookeeper,
                            log=lambda line: print(line, flush=True))
     print(result.summary())
     base = args.out / f"chaos-{stamp}"

@@ -7,7 +7,9 @@ broker by. A request from an older controller epoch than one already seen is sta
 (STALE_CONTROLLER_EPOCH); one naming an older incarnation of this broker (a broker epoch below
 its own; -1 skips the check) is stale too (STALE_BROKER_EPOCH): a quickly restarted broker must
 not apply decisions meant for the process before it (KIP-380). A request that passes adopts its
-controller epoch.
+controller epoch. Each request is logged with its controller and epoch, applied or ignored, so
+that a broker's log shows which controller it obeyed when (the chaos proof reads it: no request
+of a deposed controller's epoch is applied once its successor has spoken).
 
 Then, per partition of a LeaderAndIsr: a topic id different from the one already known is
 INCONSISTENT_TOPIC_ID; a leader epoch not above the partition's current one is
@@ -178,8 +180,12 @@ class ControlRequestHandler:
                         ) -> ErrorCode:
         error = self.check_epochs(controller_epoch, broker_epoch)
         if error:
+            log.warning("Ignoring UpdateMetadata from controller %d epoch %d: %s", controller_id,
+                        controller_epoch, error.name)
             return error
         removed = self.metadata_cache.update_metadata(controller_id, live_brokers, partitions)
+        log.info("UpdateMetadata from controller %d epoch %d: %d partition(s), %d live "
+                 "broker(s)", controller_id, controller_epoch, len(partitions), len(live_brokers))
         topics = sorted({p.topic for p in partitions})
         for listener in self.metadata_listeners:
             listener(topics)
@@ -194,7 +200,11 @@ class ControlRequestHandler:
                      ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
         error = self.check_epochs(controller_epoch, broker_epoch)
         if error:
+            log.warning("Ignoring StopReplica from controller %d epoch %d: %s", controller_id,
+                        controller_epoch, error.name)
             return error, {}
+        log.info("StopReplica from controller %d epoch %d: %d partition(s)", controller_id,
+                 controller_epoch, len(partitions))
         results: dict[TopicPartition, ErrorCode] = {}
         for p in partitions:
             if (p.topic, p.partition) in self.replica_manager.offline_partitions:

@@ -700,9 +700,17 @@ class Partition:
 
     def truncate_to(self, offset: int) -> None:
         """A follower drops its log from ``offset`` on (its leader never had it); the high
-        watermark follows the log end down."""
+        watermark follows the log end down. A truncation that drops records is told to the
+        state-change log, as the records it drops were taken by a leader that lost its place
+        (acks=1 writes of a leader cut off from the cluster, say)."""
         if self.log is None:
             raise KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER)
+        end = self.log.log_end_offset
+        if offset < end:
+            state_change_log.info(
+                "Truncating partition %s to offset %d (its log ended at %d, high watermark %d) "
+                "as a follower of broker %d in leader epoch %d", self.name, offset, end,
+                self.high_watermark, self.leader_id, self.leader_epoch)
         self.log.truncate_to(offset)
         self.high_watermark = min(self.high_watermark, self.log.log_end_offset)
 

@@ -1,6 +1,10 @@
 """The load of a chaos run: idempotent acks=all producers writing unique, numbered records without
 pause (confluent-kafka, and the Java client through Kafka's own ``VerifiableProducer``), a
-consumer group reading throughout, and a monitor noting which broker leads what.
+consumer group reading throughout, a monitor noting which broker leads what, and the split
+probe (:class:`SplitProbe`), which writes to every broker directly, so that what a leader cut
+off from the cluster acknowledged is known by broker. The transactional and the
+consumer-offset workloads are in :mod:`pybroker.testing.chaos_txn` and
+:mod:`pybroker.testing.chaos_offsets`.
 
 Each producer remembers every acknowledgement (an :class:`~pybroker.testing.chaos_check.Ack`,
 on the run's clock) and every failed send; the consumer every (offset, value) it read per
@@ -30,9 +34,10 @@ from confluent_kafka import (
     TopicPartition,
 )
 
-from protocol.messages import ApiKey, metadata_request as mreq
+from protocol.messages import ApiKey, metadata_request as mreq, produce_request as preq
+from protocol.records.record import build_batch
 from pybroker.testing.broker_process import REPO_ROOT
-from pybroker.testing.chaos_check import Ack
+from pybroker.testing.chaos_check import NO_ANSWER, Ack, ProbeWrite
 from pybroker.testing.cluster import ClusterProcesses
 from pybroker.testing.reference_kafka import LIB, TOOL_LOG4J
 from pybroker.testing.wire_client import WireClient
@@ -269,15 +274,17 @@ class JavaProducer:
 class GroupConsumer:
     """A confluent-kafka consumer in group ``group`` subscribed to ``topics`` from the earliest
     offset, committing automatically, reading from a thread until stopped; every (offset, value)
-    read is kept per partition."""
+    read is kept per partition. ``settings`` adds to or overrides the consumer's
+    (``isolation.level``)."""
 
-    def __init__(self, bootstrap: str, topics: Sequence[str], *, group: str, clock: Clock) -> None:
+    def __init__(self, bootstrap: str, topics: Sequence[str], *, group: str, clock: Clock,
+                 settings: dict[str, object] | None = None) -> None:
         self.topics = list(topics)
         self.clock = clock
         self.consumer = Consumer({
             "bootstrap.servers": bootstrap, "group.id": group, "auto.offset.reset": "earliest",
             "enable.auto.commit": True, "auto.commit.interval.ms": 1000,
-            "session.timeout.ms": 10000, "client.id": "chaos-group"})
+            "session.timeout.ms": 10000, "client.id": group, **(settings or {})})
         self.reads: dict[tuple[str, int], set[tuple[int, bytes]]] = defaultdict(set)
         self.positions: dict[tuple[str, int], int] = {}
         self.errors: list[str] = []
@@ -312,12 +319,16 @@ class GroupConsumer:
 
 
 def read_back(bootstrap: str, partitions: Sequence[tuple[str, int]], timeout: float = 120.0,
+              *, read_committed: bool = False,
               ) -> tuple[dict[tuple[str, int], list[tuple[int, bytes]]], dict[tuple[str, int], int]]:
     """Every record of ``partitions`` from offset 0 up to the high watermark, through a fresh
-    consumer (no group offsets); the records and the high watermarks."""
+    consumer (no group offsets); the records and the high watermarks. ``read_committed``: as
+    such a consumer reads them (no aborted records, no control records)."""
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "chaos-read-back",
                          "enable.auto.commit": False, "auto.offset.reset": "earliest",
-                         "enable.partition.eof": True})
+                         "enable.partition.eof": True,
+                         "isolation.level": "read_committed" if read_committed
+                         else "read_uncommitted"})
     try:
         ends = {tp: consumer.get_watermark_offsets(TopicPartition(*tp), timeout=30)[1]
                 for tp in partitions}
@@ -420,3 +431,104 @@ class ClusterMonitor:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(30)
+
+
+def partition_leaders(cluster: ClusterProcesses, topics: Sequence[str],
+                      exclude: int | None = None) -> dict[tuple[str, int], int]:
+    """Each partition of ``topics`` and its leader, as the first running broker other than
+    ``exclude`` that answers says in Metadata; OSError when none answers."""
+    for broker_id in (b for b in cluster.live() if b != exclude):
+        try:
+            with WireClient(cluster.broker(broker_id).bootstrap, timeout=3) as client:
+                md = client.call(ApiKey.METADATA, 12, mreq.MetadataRequest(
+                    topics=[mreq.MetadataRequestTopic(name=t) for t in topics],
+                    allow_auto_topic_creation=False))
+        except (OSError, ConnectionError, AssertionError):
+            continue
+        return {(t.name or "", p.partition_index): p.leader_id
+                for t in md.topics if not t.error_code for p in t.partitions}
+    raise OSError(f"no broker answered Metadata for {list(topics)}")
+
+
+class SplitProbe:
+    """Writes to ``topic`` (all its ``partitions`` in each request) straight to every broker,
+    whatever Metadata says leads: one thread per broker and ``acks`` value (1 and -1, i.e.
+    all), each sending one Produce at a time, one new record per partition, every
+    ``interval`` seconds. A broker that does not lead a partition answers
+    NOT_LEADER_OR_FOLLOWER for it; the leader - also a leader cut off from the other brokers
+    and ZooKeeper, which still believes it leads - takes it. Every record's answer is kept as a
+    :class:`~pybroker.testing.chaos_check.ProbeWrite` naming the broker, so that the checker
+    knows what the cut leader acknowledged and what the new one did. Nothing is retried; a
+    connection that fails or does not answer within ``socket_timeout`` is opened again."""
+
+    name = "split-probe"
+
+    def __init__(self, cluster: ClusterProcesses, topic: str, partitions: int, *, clock: Clock,
+                 interval: float = 0.1, acks_all_timeout_ms: int = 3000,
+                 socket_timeout: float = 10.0) -> None:
+        self.cluster = cluster
+        self.topic = topic
+        self.partitions = partitions
+        self.clock = clock
+        self.interval = interval
+        self.acks_all_timeout_ms = acks_all_timeout_ms
+        self.socket_timeout = socket_timeout
+        self.writes: list[ProbeWrite] = []
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._run, args=(b, acks), daemon=True,
+                                          name=f"split-probe-{b}-{acks}")
+                         for b in sorted(cluster.brokers) for acks in (1, -1)]
+
+    def _request(self, values: dict[int, bytes], acks: int) -> preq.ProduceRequest:
+        return preq.ProduceRequest(
+            acks=acks, timeout_ms=self.acks_all_timeout_ms, topic_data=[preq.TopicProduceData(
+                name=self.topic, partition_data=[
+                    preq.PartitionProduceData(index=p, records=build_batch([(None, v)]))
+                    for p, v in values.items()])])
+
+    def _run(self, broker_id: int, acks: int) -> None:
+        client: WireClient | None = None
+        seq = 0
+        mode = "all" if acks == -1 else "one"
+        try:
+            while not self._stop.is_set():
+                values = {p: b"probe-%s.b%d.p%d.%d" % (mode.encode(), broker_id, p, seq)
+                          for p in range(self.partitions)}
+                seq += 1
+                sent = self.clock()
+                try:
+                    if client is None:
+                        broker = self.cluster.broker(broker_id)
+                        client = WireClient(broker.bootstrap, timeout=self.socket_timeout)
+                    answer = client.call(ApiKey.PRODUCE, 9, self._request(values, acks))
+                except (OSError, ConnectionError, AssertionError, ValueError):
+                    answered = self.clock()
+                    self.writes.extend(ProbeWrite(broker_id, acks, self.topic, p, v, sent,
+                                                  answered, NO_ANSWER)
+                                       for p, v in values.items())
+                    if client is not None:
+                        client.close()
+                        client = None
+                    self._stop.wait(0.2)
+                    continue
+                answered = self.clock()
+                got = {r.index: r for t in answer.responses for r in t.partition_responses}
+                for p, v in values.items():
+                    r = got.get(p)
+                    self.writes.append(ProbeWrite(
+                        broker_id, acks, self.topic, p, v, sent, answered,
+                        NO_ANSWER if r is None else r.error_code,
+                        -1 if r is None or r.error_code else r.base_offset))
+                self._stop.wait(self.interval)
+        finally:
+            if client is not None:
+                client.close()
+
+    def start(self) -> None:
+        for thread in self._threads:
+            thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(self.socket_timeout + 5)

@@ -1,7 +1,21 @@
 """Fault injection for the chaos tests (``tests/cluster/test_chaos.py``, ``make chaos``): a seeded
-nemesis that, one fault at a time, kills a broker with SIGKILL and restarts it, freezes one with
-SIGSTOP past the ZooKeeper session timeout and thaws it, or cuts one off from the other brokers
-(and, for ``isolate``, from ZooKeeper too) and heals the cut.
+nemesis that, one fault at a time,
+
+* ``kill``: kills a broker with SIGKILL and restarts it;
+* ``freeze``: freezes one with SIGSTOP past the ZooKeeper session timeout and thaws it;
+* ``cut``: cuts one off from the other brokers and heals the cut;
+* ``isolate``: cuts one off from the other brokers and from ZooKeeper;
+* ``split``: the same cut as ``isolate``, on the *leader* of a chosen partition (the caller
+  says which partitions may be chosen and who leads them), until the other brokers name
+  another leader for it and a few seconds more: clients still reach the cut one and it still
+  believes it leads, while the controller elected another - a split brain, which it must
+  survive without acknowledging an acks=all write it cannot keep;
+* ``zk-cut``: cuts the current *controller* off from ZooKeeper only, until its session has
+  expired and the other brokers name another controller, and a moment more: the old one,
+  still reaching every broker, must stop acting on its stale epoch;
+* ``zk-kill``: kills the ZooKeeper server with SIGKILL under load and starts it again on the
+  same port and data (:meth:`~pybroker.testing.zookeeper.ZooKeeperServer.kill`): the brokers
+  serve on meanwhile and their sessions resume.
 
 How a cut is made. The brokers listen on loopback addresses of their own (127.0.0.2, .3, .4:
 Linux routes all of 127.0.0.0/8 to ``lo``), but a broker's outgoing connections leave from
@@ -17,8 +31,9 @@ jumped to from ``OUTPUT``, that drop TCP packets
 plus the same two by source and destination address, which match once brokers bind their
 client sockets to their own address (they do not today: those rules then count no packet).
 ZooKeeper, the clients and everything outside the cluster's addresses are untouched, as in
-Kafka's system tests, which cut a follower off from the other brokers; ``isolate`` adds a rule
-dropping the broker's packets to ZooKeeper. Healing flushes the chain. The chain and the cgroups
+Kafka's system tests, which cut a follower off from the other brokers; ``isolate`` and ``split``
+add a rule dropping the broker's packets to ZooKeeper, and ``zk-cut`` is that rule alone.
+Healing flushes the chain. The chain and the cgroups
 are removed when the run ends, also on failure (:meth:`Firewall.close`,
 :meth:`BrokerCgroups.remove`), and leftovers of a process that died are removed by the next run
 (:func:`remove_stale`).
@@ -38,16 +53,19 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pybroker.testing.cluster import ClusterProcesses, wait_for
+from pybroker.testing.zookeeper import ZooKeeperServer
 
 #: every kind of fault the nemesis knows
-FAULT_KINDS = ("kill", "freeze", "cut", "isolate")
+FAULT_KINDS = ("kill", "freeze", "cut", "isolate", "split", "zk-cut", "zk-kill")
 #: the kinds that need the firewall and cgroups
-NETWORK_FAULTS = frozenset({"cut", "isolate"})
+NETWORK_FAULTS = frozenset({"cut", "isolate", "split", "zk-cut"})
+#: the kinds that need the ZooKeeper server's process
+ZOOKEEPER_FAULTS = frozenset({"zk-kill"})
 #: prefix of the iptables chains and cgroup directories a run makes (plus its pid)
 PREFIX = "PYBROKER-CHAOS-"
 CGROUP_PREFIX = "pybroker-chaos-"
@@ -276,15 +294,19 @@ class NetworkCut:
         broker = self.cluster.broker(broker_id)
         return Endpoint(broker.host, broker.port)
 
-    def cut(self, broker_id: int, *, from_zookeeper: bool = False) -> None:
-        """Drop every TCP packet between ``broker_id`` and the other brokers (and its packets to
-        ZooKeeper with ``from_zookeeper``); one cut at a time."""
+    def cut(self, broker_id: int, *, from_zookeeper: bool = False,
+            from_brokers: bool = True) -> None:
+        """Drop every TCP packet between ``broker_id`` and the other brokers (unless not
+        ``from_brokers``), and its packets to ZooKeeper with ``from_zookeeper``; one cut at a
+        time."""
         if self.cut_off is not None:
             raise NemesisError(f"broker {self.cut_off} is already cut off")
+        if not (from_zookeeper or from_brokers):
+            raise ValueError("a cut from nothing")
         me = self.endpoint(broker_id)
         mine = self.cgroups.match_path(broker_id)
         for other in self.cluster.brokers:
-            if other == broker_id:
+            if other == broker_id or not from_brokers:
                 continue
             them = self.endpoint(other)
             theirs = self.cgroups.match_path(other)
@@ -344,20 +366,29 @@ class NetworkCut:
 
 @dataclass
 class FaultEvent:
-    """One fault: ``kind`` on ``broker`` from ``started`` to ``ended`` (seconds on the run's
-    clock; ``ended`` None while it lasts), and what the broker was at the time."""
+    """One fault: ``kind`` on ``broker`` (None: on ZooKeeper) from ``started`` to ``ended``
+    (seconds on the run's clock; ``ended`` None while it lasts), and what the broker was at the
+    time; ``target`` names the partition a ``split`` chose (``topic-partition``), whose leader
+    ``broker`` was."""
 
     kind: str
-    broker: int
+    broker: int | None
     started: float
     ended: float | None = None
     was_controller: bool | None = None
     note: str = ""
+    target: str = ""
+
+    @property
+    def victim(self) -> str:
+        """What the fault struck, for a report: ``broker 2``, ``ZooKeeper``."""
+        return "ZooKeeper" if self.broker is None else f"broker {self.broker}"
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "broker": self.broker, "started": round(self.started, 3),
                 "ended": None if self.ended is None else round(self.ended, 3),
-                "was_controller": self.was_controller, "note": self.note}
+                "was_controller": self.was_controller, "target": self.target,
+                "note": self.note}
 
 
 @dataclass
@@ -377,8 +408,22 @@ class NemesisConfig:
     freeze_margin: tuple[float, float] = (1.0, 4.0)
     #: how long a cut lasts
     cut_time: tuple[float, float] = (4.0, 12.0)
+    #: how long a split lasts once the other brokers name another leader (the cut one still
+    #: takes acks=1 writes meanwhile)
+    split_margin: tuple[float, float] = (2.0, 5.0)
+    #: and at least this long in all, even when another leader comes at once (a preferred-leader
+    #: election under way): the checker leaves out the cut leader's first two seconds
+    split_min: float = 5.0
+    #: how long a controller stays cut off from ZooKeeper once the other brokers name another
+    #: controller (its partitions stall meanwhile: their new leaders are not yet known to
+    #: clients that write to the old one)
+    zk_cut_margin: tuple[float, float] = (0.5, 2.0)
+    #: how long the ZooKeeper server stays dead before it is started again
+    zk_down: tuple[float, float] = (2.0, 8.0)
     #: how long to wait for the cluster to form again after a fault
     recovery_timeout: float = 90.0
+    #: stop by itself after this many rounds (every kind once a round); None: when stopped
+    rounds: int | None = None
 
     def __post_init__(self) -> None:
         unknown = set(self.kinds) - set(FAULT_KINDS)
@@ -390,26 +435,38 @@ class Nemesis:
     """Injects one fault at a time into ``cluster`` from a thread, each chosen by a
     ``random.Random(seed)``: the kind from ``config.kinds`` shuffled anew each round (so every
     kind comes once a round) and the broker among all of them (leaders and the controller
-    included). After each fault it waits until every broker is up
+    included) - except for ``split``, which takes the leader of a partition chosen among
+    ``leaders(None)`` (partition -> its leader now; ``leaders(b)`` asks brokers other than
+    ``b``), and ``zk-cut``, which takes the controller the brokers agree on. After each fault it waits until every broker is up
     and they agree on a controller again, then pauses before the next one. A fault lasts its
     whole time even when the nemesis is stopped meanwhile (a freeze is always longer than the
     session timeout).
 
     ``clock`` gives the run's time for the events; ``controller`` names the current controller
-    (or None) for the record; ``log`` is told each step. :meth:`stop` ends the current fault
-    (thaws, heals, restarts) and returns once nothing is left injected.
+    (or None) for the record; ``zookeeper`` is the server ``zk-kill`` kills; ``log`` is told
+    each step. :meth:`stop` ends the current fault (thaws, heals, restarts) and returns once
+    nothing is left injected; with ``config.rounds`` the nemesis stops by itself after them
+    (:meth:`join`).
     """
 
     def __init__(self, cluster: ClusterProcesses, config: NemesisConfig, *,
                  network: NetworkCut | None = None,
+                 zookeeper: ZooKeeperServer | None = None,
+                 leaders: Callable[[int | None], Mapping[tuple[str, int], int]] | None = None,
                  clock: Callable[[], float] = time.monotonic,
                  controller: Callable[[], int | None] = lambda: None,
                  log: Callable[[str], None] = print) -> None:
         if NETWORK_FAULTS & set(config.kinds) and network is None:
             raise ValueError("network faults need a NetworkCut")
+        if ZOOKEEPER_FAULTS & set(config.kinds) and zookeeper is None:
+            raise ValueError("ZooKeeper faults need the ZooKeeperServer")
+        if "split" in config.kinds and leaders is None:
+            raise ValueError("a split needs the partitions it may choose (leaders)")
         self.cluster = cluster
         self.config = config
         self.network = network
+        self.zookeeper = zookeeper
+        self.leaders = leaders
         self.clock = clock
         self.controller = controller
         self.log = log
@@ -432,6 +489,12 @@ class Nemesis:
         if self._thread.is_alive():
             raise NemesisError(f"the nemesis did not finish its fault within {timeout:.0f}s")
 
+    def join(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the nemesis to stop by itself (after its
+        ``rounds``); whether it has."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
     def __enter__(self) -> Nemesis:
         return self.start()
 
@@ -445,17 +508,28 @@ class Nemesis:
 
     def _run(self) -> None:
         kinds: list[str] = []
+        rounds = 0
         try:
             while not self._stop.is_set():
+                if not kinds and self.config.rounds is not None \
+                        and rounds >= self.config.rounds:
+                    self.log(f"nemesis: {rounds} round(s) of faults done")
+                    break
                 self._sleep(self.rng.uniform(*self.config.interval))
                 if self._stop.is_set():
                     break
                 if not kinds:
                     kinds = list(self.config.kinds)
                     self.rng.shuffle(kinds)
+                    rounds += 1
                 kind = kinds.pop()
                 broker = self.rng.choice(sorted(self.cluster.brokers))
-                self.inject(kind, broker)
+                target = ""
+                if kind == "split":
+                    target, broker = self.choose_leader()
+                elif kind == "zk-cut":
+                    broker = self.agreed_controller()
+                self.inject(kind, broker, target=target)
                 self.wait_recovered()
         except BaseException as exc:  # noqa: BLE001 - reported through self.error
             self.error = exc
@@ -464,7 +538,15 @@ class Nemesis:
             self.restore()
 
     def restore(self) -> None:
-        """Start any broker that is not running (a fault that failed half-way)."""
+        """Start ZooKeeper and any broker that is not running (a fault that failed
+        half-way)."""
+        if self.zookeeper is not None and not self.zookeeper.is_running():
+            try:
+                self.log("nemesis: restoring ZooKeeper")
+                self.zookeeper.start()
+            except Exception as exc:  # noqa: BLE001 - reported through self.error
+                self.error = self.error or exc
+                self.log(f"nemesis: ZooKeeper could not be restored: {exc!r}")
         for broker_id, broker in self.cluster.brokers.items():
             if broker.is_running():
                 continue
@@ -510,14 +592,86 @@ class Nemesis:
         wait_for(gone, self.config.session_timeout + self.config.recovery_timeout,
                  f"broker {broker_id}'s registration to expire")
 
+    def choose_leader(self) -> tuple[str, int]:
+        """A partition among ``leaders()``, chosen by the seed, as ``topic-partition``, and its
+        leader now (asked again for a while when it has none at the moment)."""
+        assert self.leaders is not None
+        ask = self.leaders
+        seen: list[Mapping[tuple[str, int], int]] = []
+
+        def answered() -> bool:
+            try:
+                seen.append(ask(None))
+            except OSError:
+                return False
+            return bool(seen[-1])
+
+        wait_for(answered, self.config.recovery_timeout, "the partitions a split may choose")
+        tp = self.rng.choice(sorted(seen[-1]))
+
+        def led() -> bool:
+            try:
+                seen.append(ask(None))
+            except OSError:
+                return False
+            return seen[-1].get(tp, -1) in self.cluster.brokers
+
+        wait_for(led, self.config.recovery_timeout, f"{tp[0]}-{tp[1]} to have a leader")
+        return f"{tp[0]}-{tp[1]}", seen[-1][tp]
+
+    def agreed_controller(self) -> int:
+        """The controller every running broker names (waited for)."""
+        named: list[int] = []
+
+        def agreed() -> bool:
+            try:
+                views = {c for c, _ in self.cluster.controllers_named().values()}
+            except OSError:
+                return False
+            if len(views) == 1 and next(iter(views)) in self.cluster.brokers:
+                named.append(next(iter(views)))
+                return True
+            return False
+
+        wait_for(agreed, self.config.recovery_timeout, "the brokers to agree on a controller")
+        return named[-1]
+
+    def wait_taken_over(self, kind: str, broker_id: int, target: str) -> str:
+        """Until the brokers other than ``broker_id`` name another leader of ``target``
+        (``split``) or another controller (``zk-cut``); what they name, for the record."""
+        named: list[int] = []
+        topic, _, partition = target.rpartition("-")
+
+        def taken_over() -> bool:
+            try:
+                if kind == "split":
+                    assert self.leaders is not None
+                    now = self.leaders(broker_id).get((topic, int(partition)), -1)
+                else:
+                    views = {c for b, (c, _) in self.cluster.controllers_named().items()
+                             if b != broker_id}
+                    now = next(iter(views)) if len(views) == 1 else -1
+            except OSError:
+                return False
+            named.append(now)
+            return now not in (-1, broker_id)
+
+        what = f"another leader of {target}" if kind == "split" else "another controller"
+        wait_for(taken_over, self.config.session_timeout + self.config.recovery_timeout,
+                 f"{what} than broker {broker_id}", interval=0.2)
+        return (f"leader {named[-1]}" if kind == "split" else f"controller {named[-1]}")
+
     # -- one fault ----------------------------------------------------------------------------
 
-    def inject(self, kind: str, broker_id: int) -> FaultEvent:
-        """Inject ``kind`` into ``broker_id``, let it last, undo it; the event."""
-        event = FaultEvent(kind, broker_id, self.clock(), was_controller=self._is_controller(
-            broker_id))
+    def inject(self, kind: str, broker_id: int, *, target: str = "") -> FaultEvent:
+        """Inject ``kind`` into ``broker_id`` (ignored for ``zk-kill``), let it last, undo it;
+        the event."""
+        on_broker = kind not in ZOOKEEPER_FAULTS
+        event = FaultEvent(kind, broker_id if on_broker else None, self.clock(),
+                           was_controller=self._is_controller(broker_id) if on_broker else None,
+                           target=target)
         self.events.append(event)
-        self.faulted = broker_id
+        self.faulted = broker_id if on_broker else None
         broker = self.cluster.broker(broker_id)
         role = " (the controller)" if event.was_controller else ""
         try:
@@ -538,23 +692,51 @@ class Nemesis:
                     time.sleep(frozen)
                 finally:
                     broker.thaw()
+            elif kind == "zk-kill":
+                assert self.zookeeper is not None
+                down = self.rng.uniform(*self.config.zk_down)
+                self.log(f"nemesis: kill -9 ZooKeeper, down {down:.1f}s")
+                self.zookeeper.kill()
+                try:
+                    time.sleep(down)
+                finally:
+                    self.zookeeper.start()
+                event.note = f"down {down:.1f}s"
             else:
                 assert self.network is not None
-                lasting = self.rng.uniform(*self.config.cut_time)
-                isolate = kind == "isolate"
-                what = "brokers and ZooKeeper" if isolate else "the other brokers"
-                self.log(f"nemesis: cut broker {broker_id}{role} off from {what} "
-                         f"for {lasting:.1f}s")
-                self.network.cut(broker_id, from_zookeeper=isolate)
+                taken_over = kind in ("split", "zk-cut")
+                if kind == "split":
+                    lasting = self.rng.uniform(*self.config.split_margin)
+                    what = (f"brokers and ZooKeeper as the leader of {target} (clients still "
+                            "reach it)")
+                elif kind == "zk-cut":
+                    lasting = self.rng.uniform(*self.config.zk_cut_margin)
+                    what = "ZooKeeper only"
+                else:
+                    lasting = self.rng.uniform(*self.config.cut_time)
+                    what = ("brokers and ZooKeeper" if kind == "isolate"
+                            else "the other brokers")
+                successor = "leader" if kind == "split" else "controller"
+                until = (f"until the others elect another {successor}, then {lasting:.1f}s"
+                         if taken_over else f"for {lasting:.1f}s")
+                self.log(f"nemesis: cut broker {broker_id}{role} off from {what} {until}")
+                self.network.cut(broker_id, from_zookeeper=kind != "cut",
+                                 from_brokers=kind != "zk-cut")
                 try:
+                    if taken_over:
+                        who = self.wait_taken_over(kind, broker_id, target)
+                        event.note = f"{who} after {self.clock() - event.started:.1f}s; "
+                    if kind == "split":
+                        lasting = max(lasting, event.started + self.config.split_min
+                                      - self.clock())
                     time.sleep(lasting)
-                    event.note = f"{self.network.dropped_packets()} packets dropped"
+                    event.note += f"{self.network.dropped_packets()} packets dropped"
                 finally:
                     self.network.heal()
         finally:
             event.ended = self.clock()
             self.faulted = None
-        self.log(f"nemesis: {kind} of broker {broker_id} over after "
+        self.log(f"nemesis: {kind} of {event.victim} over after "
                  f"{event.ended - event.started:.1f}s {event.note}".rstrip())
         return event
 

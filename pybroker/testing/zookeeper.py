@@ -43,7 +43,8 @@ class ZooKeeperServer:
     """A standalone ZooKeeper server on ``127.0.0.1:port`` keeping its data in ``work_dir``.
 
     ``restart()`` stops it and starts it again on the same port and data, so sessions can
-    reconnect and find their znodes. Usable as a context manager.
+    reconnect and find their znodes; ``kill()`` then ``start()`` does the same after a crash.
+    Usable as a context manager.
     """
 
     #: instances with a live process, so a harness can stop stragglers at exit
@@ -133,6 +134,18 @@ class ZooKeeperServer:
     def restart(self) -> ZooKeeperServer:
         self.stop()
         return self.start()
+
+    def kill(self) -> None:
+        """SIGKILL to the server's pid, as a crash: ZooKeeper keeps only what its transaction
+        log had synced. :meth:`start` brings it back on the same port and data, where the
+        sessions it had are restored and their clients may reconnect within their timeout."""
+        proc = self.process.proc
+        if proc is not None:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(30)
+        self.process.proc = None
+        ZooKeeperServer.live.discard(self)
 
     def is_running(self) -> bool:
         return self.process.running()

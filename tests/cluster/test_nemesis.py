@@ -5,7 +5,8 @@ of its own, on the session's ZooKeeper.
   in theirs, tries to connect), while ZooKeeper and the clients still reach it; the brokers' own
   traffic hits the rules (their packet counters move); healing restores every path, and
   replication with it (an acks=all produce completes and the replicas end byte-identical).
-* ``isolate`` also cuts the broker's packets to ZooKeeper.
+* ``isolate`` (and ``split``) also cuts the broker's packets to ZooKeeper; ``zk-cut`` cuts
+  those alone.
 * The iptables chain and the cgroups are gone once the test ends, also when it fails.
 
 Skipped, loudly, where iptables, root or cgroup v2 are missing.
@@ -116,3 +117,18 @@ def test_isolate_also_cuts_zookeeper(network: NetworkCut) -> None:
         network.heal()
     assert network.probe(3, zookeeper)
     assert os.path.isdir(network.cgroups.base)
+
+
+def test_zk_cut_cuts_only_zookeeper(network: NetworkCut) -> None:
+    """The controller's cut of ``zk-cut``: its packets to ZooKeeper are dropped, its paths to
+    the other brokers (both ways) and the clients' to it are not."""
+    zookeeper = network.zookeeper
+    network.cut(1, from_zookeeper=True, from_brokers=False)
+    try:
+        assert not network.probe(1, zookeeper)
+        assert network.probe(1, network.endpoint(2)) and network.probe(3, network.endpoint(1))
+        assert network.probe(2, zookeeper)
+        assert network.probe_from_here(network.endpoint(1))
+    finally:
+        network.heal()
+    assert network.probe(1, zookeeper)

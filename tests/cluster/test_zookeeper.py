@@ -233,11 +233,13 @@ def test_session_expiry_is_delivered_as_lost(zookeeper_server: ZooKeeperServer,
     run(main())
 
 
+@pytest.mark.parametrize("how", ["stop", "kill"])
 def test_a_server_restart_keeps_the_session_and_requests_wait_for_it(
-        kafka_tools_lib: Path, tmp_path: Path) -> None:
-    """A server of its own, stopped (SIGTERM) and started again on the same port and data: the
-    session survives (SUSPENDED, then CONNECTED with the same id) and a request made meanwhile
-    is answered once the server is back."""
+        kafka_tools_lib: Path, tmp_path: Path, how: str) -> None:
+    """A server of its own, stopped (SIGTERM) or killed (SIGKILL, as the chaos runs' zk-kill
+    does) and started again on the same port and data: the session survives (SUSPENDED, then
+    CONNECTED with the same id), its ephemeral registration with it, and a request made
+    meanwhile is answered once the server is back."""
     server = ZooKeeperServer(tmp_path / "zookeeper", lib=kafka_tools_lib).start()
 
     async def main() -> None:
@@ -246,7 +248,8 @@ def test_a_server_restart_keeps_the_session_and_requests_wait_for_it(
             kzk.zk.add_session_listener(events.append)
             session = kzk.zk.session_id
             epoch = await kzk.register_broker(registration(1))
-            await asyncio.to_thread(server.stop)
+            await asyncio.to_thread(server.stop if how == "stop" else server.kill)
+            assert not server.is_running()
             await eventually(lambda: _true(any(e.state is SessionState.SUSPENDED
                                                for e in events)), "SUSPENDED")
             pending = asyncio.ensure_future(kzk.get_all_brokers())

@@ -80,6 +80,27 @@ def test_a_stale_controller_or_broker_epoch_fails_the_whole_request(handler) -> 
     assert handler.stop_replica(0, 5, 50, [], T0)[0] == ErrorCode.STALE_BROKER_EPOCH
 
 
+def test_each_request_is_logged_with_its_controller_epoch_applied_or_ignored(
+        handler, caplog: pytest.LogCaptureFixture) -> None:
+    """The broker's log tells which controller epoch it obeyed and which it refused: what
+    the chaos proof reads to show a deposed controller's requests are never applied."""
+    caplog.set_level("INFO", logger="pybroker.cluster.control")
+    handler.leader_and_isr(2, 5, 100, [state(0, ME, 0)], T0)
+    handler.update_metadata(2, 5, 100, [], [])
+    handler.stop_replica(2, 5, 100, [], T0)
+    handler.leader_and_isr(1, 4, 100, [state(0, 2, 1)], T0)
+    handler.update_metadata(1, 4, 100, [], [])
+    handler.stop_replica(1, 4, 100, [], T0)
+    assert [r.getMessage() for r in caplog.records] == [
+        "LeaderAndIsr from controller 2 epoch 5: 1 partition(s), 1 applied",
+        "UpdateMetadata from controller 2 epoch 5: 0 partition(s), 0 live broker(s)",
+        "StopReplica from controller 2 epoch 5: 0 partition(s)",
+        "Ignoring LeaderAndIsr from controller 1 epoch 4: STALE_CONTROLLER_EPOCH",
+        "Ignoring UpdateMetadata from controller 1 epoch 4: STALE_CONTROLLER_EPOCH",
+        "Ignoring StopReplica from controller 1 epoch 4: STALE_CONTROLLER_EPOCH",
+    ]
+
+
 def test_per_partition_refusals(handler) -> None:
     handler.leader_and_isr(0, 1, 100, [state(0, ME, 3)], T0)
     other_id = uuid.uuid4()

@@ -186,6 +186,28 @@ def test_a_follower_appends_what_its_leader_wrote_byte_for_byte(tmp_path, logs) 
     assert e.value.code == ErrorCode.NOT_LEADER_OR_FOLLOWER
 
 
+def test_a_truncation_that_drops_records_is_in_the_state_change_log(
+        tmp_path, logs, caplog: pytest.LogCaptureFixture) -> None:
+    """A leader that lost its place (acks=1 writes it took cut off from the cluster) becomes a
+    follower and truncates: the state-change log names the partition and the offset, in
+    Kafka's words; a truncation at the log end drops nothing and says nothing."""
+    p = leader(tmp_path, logs, isr=(0, 1))
+    append(p, 2)
+    append(p, 3)
+    assert p.log is not None
+    p.make_follower(PartitionRecord(0, (0, 1), (0, 1), 1, 1), p.log)
+    caplog.set_level("INFO", logger="pybroker.state.change")
+    p.truncate_to(5)
+    assert not [r for r in caplog.records if "Truncating" in r.getMessage()]
+    p.truncate_to(2)
+    [record] = [r for r in caplog.records if "Truncating" in r.getMessage()]
+    assert record.name == "pybroker.state.change"
+    assert record.getMessage().startswith(
+        "Truncating partition t-0 to offset 2 (its log ended at 5, high watermark 0) as a "
+        "follower of broker 1 in leader epoch 1"), record.getMessage()
+    assert p.log_end_offset == 2
+
+
 def test_a_follower_rebuilds_idempotent_producer_state_from_replicated_batches(
         tmp_path, logs) -> None:
     leading = leader(tmp_path, logs)
