@@ -16,7 +16,7 @@ BASE_IMAGE ?= localhost/pybroker-base:bookworm
 # make chaos: seconds of faults, the nemesis's seed (empty: a random one) and the fault kinds
 DURATION ?= 600
 SEED ?=
-FAULTS ?= kill,freeze,cut,isolate,split,zk-cut,zk-kill
+FAULTS ?= kill,freeze,cut,isolate,split,zk-cut,zk-kill,disk
 # make compat: the broker to test, where its report card goes, and more pybroker compat options
 # (COMPAT_ARGS="--reference --clients kafka-python,confluent-kafka")
 BOOTSTRAP ?=
@@ -83,7 +83,7 @@ compat: $(STAMP) ## the compatibility suite against any broker: BOOTSTRAP=host:p
 	@test -n "$(BOOTSTRAP)" || { echo "usage: make compat BOOTSTRAP=host:port [REPORT=dir] [COMPAT_ARGS=...]"; exit 2; }
 	$(VENV)/bin/pybroker compat --bootstrap $(BOOTSTRAP) --report $(REPORT) $(COMPAT_ARGS)
 
-chaos: setup ## fault injection on a three-broker cluster under acks=all, split-probe, transactional and offset-commit load for DURATION seconds (SEED, FAULTS=kill,freeze,cut,isolate,split,zk-cut,zk-kill); report (JSON, Markdown, PNG) in chaos-results/
+chaos: setup ## fault injection on a three-broker cluster under acks=all, split-probe, transactional and offset-commit load for DURATION seconds (SEED, FAULTS=kill,freeze,cut,isolate,split,zk-cut,zk-kill,disk); report (JSON, Markdown, PNG) in chaos-results/
 	$(PY) -m scripts.chaos --duration $(DURATION) --faults $(FAULTS) --out chaos-results $(if $(SEED),--seed $(SEED))
 
 image: $(RUNTIME_STAMP) ## build the container image (docker/Dockerfile) and the compose files' ZooKeeper image with podman, else docker; report size and time to ready (IMAGE=, BASE_IMAGE=, ENGINE=)

@@ -14,7 +14,8 @@ Starts a ZooKeeper of its own on 127.0.0.1 and three brokers on 127.0.0.2-4, run
 - ``chaos-<stamp>.png``: acknowledgements a second per producer over the faults; the split
   probe's acks=1 writes taken a second by each broker, transactions committed and aborted and
   offsets committed a second; the leaders of the partitions;
-- ``run-<stamp>/``: the brokers' data and logs, ZooKeeper's, the Java producer's stderr.
+- ``run-<stamp>/``: the brokers' data and logs, ZooKeeper's, the Java producer's stderr (with
+  disk faults the log dirs are tmpfs mounts, copied to ``run-<stamp>/kept-data/`` at the end).
 
 Exits 0 when the run passed, 1 when it did not. ``python -m scripts.chaos --help`` lists the
 options (``make chaos DURATION=600 SEED=7 FAULTS=kill,freeze,cut,isolate,split,zk-cut,zk-kill``).
@@ -31,7 +32,14 @@ from collections import Counter
 from pathlib import Path
 
 from pybroker.testing.chaos import ChaosConfig, ChaosResult, run_chaos
-from pybroker.testing.nemesis import FAULT_KINDS, NETWORK_FAULTS, Endpoint, network_faults_missing
+from pybroker.testing.disk import disk_faults_missing
+from pybroker.testing.nemesis import (
+    DISK_FAULTS,
+    FAULT_KINDS,
+    NETWORK_FAULTS,
+    Endpoint,
+    network_faults_missing,
+)
 from pybroker.testing.zookeeper import ZooKeeperServer
 
 COLOURS = {"kill": "tab:red", "freeze": "tab:blue", "cut": "tab:orange", "isolate": "tab:purple",
@@ -229,6 +237,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"network faults need {'; '.join(missing)}: run without "
                   f"{','.join(sorted(NETWORK_FAULTS & set(args.faults)))} (FAULTS=kill,freeze) "
                   "or install them", file=sys.stderr)
+            return 2
+    if DISK_FAULTS & set(args.faults):
+        missing = disk_faults_missing()
+        if missing:
+            print(f"disk faults need {'; '.join(missing)}: run without disk or as root",
+                  file=sys.stderr)
             return 2
     stamp = time.strftime("%Y%m%d-%H%M%S")
     args.out.mkdir(parents=True, exist_ok=True)

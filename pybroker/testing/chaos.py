@@ -38,9 +38,11 @@ removed, whatever happens.
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,7 +87,9 @@ from pybroker.testing.chaos_workload import (
     read_back,
 )
 from pybroker.testing.cluster import ClusterProcesses, wait_for
+from pybroker.testing.disk import SmallFilesystem
 from pybroker.testing.nemesis import (
+    DISK_FAULTS,
     NETWORK_FAULTS,
     Endpoint,
     FaultEvent,
@@ -99,6 +103,9 @@ from pybroker.testing.zookeeper import ZooKeeperServer
 #: broker id -> its own loopback address
 HOSTS = {1: "127.0.0.2", 2: "127.0.0.3", 3: "127.0.0.4"}
 SESSION_TIMEOUT_MS = 6000
+#: the size of each broker's log dir when the run fills disks (a tmpfs: only what is written
+#: takes memory)
+DISK_BYTES = 1 << 30
 #: a follower that has not caught up for this long leaves the ISR: the split's deadline for a
 #: cut leader's last acks=all acknowledgement
 REPLICA_LAG_TIME_MAX_MS = 5000
@@ -584,6 +591,14 @@ def splits_of(faults: list[FaultEvent]) -> list[Split]:
     return out
 
 
+def keep_data(cluster: ClusterProcesses, where: Path) -> None:
+    """Copy the brokers' log dirs out of their tmpfs mounts before those go (the run's data is
+    kept for a post-mortem)."""
+    for b, broker in cluster.brokers.items():
+        if broker.data_dir.is_dir():
+            shutil.copytree(broker.data_dir, where / f"broker-{b}", dirs_exist_ok=True)
+
+
 def run_chaos(config: ChaosConfig, work_dir: Path, zookeeper_connect: str,
               zookeeper: Endpoint, *, zookeeper_server: ZooKeeperServer | None = None,
               log: Callable[[str], None] = print) -> ChaosResult:
@@ -606,6 +621,9 @@ def run_chaos(config: ChaosConfig, work_dir: Path, zookeeper_connect: str,
     cluster = ClusterProcesses(work_dir / "cluster", zookeeper_connect, hosts=HOSTS,
                                overrides=BROKER_OVERRIDES,
                                cgroups=network.cgroups.dirs if network else None)
+    # for disk faults each broker's log dir is a tmpfs of its own, which the nemesis fills
+    disks: dict[int, SmallFilesystem] = {}
+    mounted = ExitStack()
     topics = ["chaos-librdkafka"] + (["chaos-java"] if config.java else [])
     extra_topics = ([SPLIT_TOPIC] if config.split_probe else []) + (
         [TXN_TOPIC] if config.transactions else [])
@@ -619,6 +637,11 @@ def run_chaos(config: ChaosConfig, work_dir: Path, zookeeper_connect: str,
     offsets: OffsetWorkload | None = None
     notes: list[str] = []
     try:
+        if DISK_FAULTS & set(config.faults):
+            for b in cluster.brokers:
+                disks[b] = mounted.enter_context(
+                    SmallFilesystem(cluster.broker(b).data_dir, DISK_BYTES))
+            mounted.callback(keep_data, cluster, work_dir / "kept-data")
         cluster.start()
         note(f"brokers {', '.join(cluster.broker(b).bootstrap for b in cluster.brokers)} "
              f"on ZooKeeper {zookeeper_connect}")
@@ -664,6 +687,7 @@ def run_chaos(config: ChaosConfig, work_dir: Path, zookeeper_connect: str,
         cut = None if network is None else NetworkCut(cluster, network.cgroups,
                                                        network.firewall, zookeeper)
         nemesis = Nemesis(cluster, config.nemesis(), network=cut, zookeeper=zookeeper_server,
+                          disks=disks if disks else None,
                           leaders=lambda exclude: partition_leaders(cluster, [SPLIT_TOPIC],
                                                                     exclude),
                           clock=clock, controller=lambda: mon.controller, log=note)
@@ -809,7 +833,8 @@ def run_chaos(config: ChaosConfig, work_dir: Path, zookeeper_connect: str,
                         consumer.stop if consumer else None,
                         monitor.stop if monitor else None,
                         cluster.stop,
-                        network.close if network else None):
+                        network.close if network else None,
+                        mounted.close):
             if closing is None:
                 continue
             try:

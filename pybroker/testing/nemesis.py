@@ -15,7 +15,12 @@ nemesis that, one fault at a time,
   still reaching every broker, must stop acting on its stale epoch;
 * ``zk-kill``: kills the ZooKeeper server with SIGKILL under load and starts it again on the
   same port and data (:meth:`~pybroker.testing.zookeeper.ZooKeeperServer.kill`): the brokers
-  serve on meanwhile and their sessions resume.
+  serve on meanwhile and their sessions resume;
+* ``disk``: fills a broker's log dir (a size-limited tmpfs the run mounts,
+  :class:`~pybroker.testing.disk.SmallFilesystem`) under load and frees it a few seconds later:
+  the broker must take the dir offline and, it being its only one, halt as Kafka's does, never
+  acknowledging what it could not write; once the space is back it is started again, recovers
+  its log and catches up.
 
 How a cut is made. The brokers listen on loopback addresses of their own (127.0.0.2, .3, .4:
 Linux routes all of 127.0.0.0/8 to ``lo``), but a broker's outgoing connections leave from
@@ -58,14 +63,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pybroker.testing.cluster import ClusterProcesses, wait_for
+from pybroker.testing.disk import SmallFilesystem
 from pybroker.testing.zookeeper import ZooKeeperServer
 
 #: every kind of fault the nemesis knows
-FAULT_KINDS = ("kill", "freeze", "cut", "isolate", "split", "zk-cut", "zk-kill")
+FAULT_KINDS = ("kill", "freeze", "cut", "isolate", "split", "zk-cut", "zk-kill", "disk")
 #: the kinds that need the firewall and cgroups
 NETWORK_FAULTS = frozenset({"cut", "isolate", "split", "zk-cut"})
 #: the kinds that need the ZooKeeper server's process
 ZOOKEEPER_FAULTS = frozenset({"zk-kill"})
+#: the kinds that need each broker's log dir on a file system of its own (root, to mount it)
+DISK_FAULTS = frozenset({"disk"})
 #: prefix of the iptables chains and cgroup directories a run makes (plus its pid)
 PREFIX = "PYBROKER-CHAOS-"
 CGROUP_PREFIX = "pybroker-chaos-"
@@ -420,6 +428,8 @@ class NemesisConfig:
     zk_cut_margin: tuple[float, float] = (0.5, 2.0)
     #: how long the ZooKeeper server stays dead before it is started again
     zk_down: tuple[float, float] = (2.0, 8.0)
+    #: how long a broker's log dir stays full (it halts meanwhile)
+    disk_full: tuple[float, float] = (4.0, 10.0)
     #: how long to wait for the cluster to form again after a fault
     recovery_timeout: float = 90.0
     #: stop by itself after this many rounds (every kind once a round); None: when stopped
@@ -443,7 +453,8 @@ class Nemesis:
     session timeout).
 
     ``clock`` gives the run's time for the events; ``controller`` names the current controller
-    (or None) for the record; ``zookeeper`` is the server ``zk-kill`` kills; ``log`` is told
+    (or None) for the record; ``zookeeper`` is the server ``zk-kill`` kills; ``disks`` each
+    broker's log dir file system, which ``disk`` fills; ``log`` is told
     each step. :meth:`stop` ends the current fault (thaws, heals, restarts) and returns once
     nothing is left injected; with ``config.rounds`` the nemesis stops by itself after them
     (:meth:`join`).
@@ -452,6 +463,7 @@ class Nemesis:
     def __init__(self, cluster: ClusterProcesses, config: NemesisConfig, *,
                  network: NetworkCut | None = None,
                  zookeeper: ZooKeeperServer | None = None,
+                 disks: Mapping[int, SmallFilesystem] | None = None,
                  leaders: Callable[[int | None], Mapping[tuple[str, int], int]] | None = None,
                  clock: Callable[[], float] = time.monotonic,
                  controller: Callable[[], int | None] = lambda: None,
@@ -460,12 +472,15 @@ class Nemesis:
             raise ValueError("network faults need a NetworkCut")
         if ZOOKEEPER_FAULTS & set(config.kinds) and zookeeper is None:
             raise ValueError("ZooKeeper faults need the ZooKeeperServer")
+        if DISK_FAULTS & set(config.kinds) and disks is None:
+            raise ValueError("disk faults need each broker's log dir file system (disks)")
         if "split" in config.kinds and leaders is None:
             raise ValueError("a split needs the partitions it may choose (leaders)")
         self.cluster = cluster
         self.config = config
         self.network = network
         self.zookeeper = zookeeper
+        self.disks = disks
         self.leaders = leaders
         self.clock = clock
         self.controller = controller
@@ -538,8 +553,10 @@ class Nemesis:
             self.restore()
 
     def restore(self) -> None:
-        """Start ZooKeeper and any broker that is not running (a fault that failed
-        half-way)."""
+        """Free every log dir, start ZooKeeper and any broker that is not running (a fault
+        that failed half-way)."""
+        for disk in (self.disks or {}).values():
+            disk.free()
         if self.zookeeper is not None and not self.zookeeper.is_running():
             try:
                 self.log("nemesis: restoring ZooKeeper")
@@ -692,6 +709,8 @@ class Nemesis:
                     time.sleep(frozen)
                 finally:
                     broker.thaw()
+            elif kind == "disk":
+                self._fill_disk(event, broker_id, role)
             elif kind == "zk-kill":
                 assert self.zookeeper is not None
                 down = self.rng.uniform(*self.config.zk_down)
@@ -739,6 +758,30 @@ class Nemesis:
         self.log(f"nemesis: {kind} of {event.victim} over after "
                  f"{event.ended - event.started:.1f}s {event.note}".rstrip())
         return event
+
+    def _fill_disk(self, event: FaultEvent, broker_id: int, role: str) -> None:
+        """Fill the broker's log dir for ``disk_full`` seconds; once it is freed, start the
+        broker again if it halted (after its registration expired, as for a kill)."""
+        assert self.disks is not None
+        disk, broker = self.disks[broker_id], self.cluster.broker(broker_id)
+        lasting = self.rng.uniform(*self.config.disk_full)
+        self.log(f"nemesis: fill broker {broker_id}{role}'s log dir for {lasting:.1f}s")
+        filled = time.monotonic()
+        try:
+            disk.fill()
+            while broker.is_running() and time.monotonic() - filled < lasting:
+                time.sleep(0.05)
+            halted_after = time.monotonic() - filled
+            time.sleep(max(0.0, lasting - halted_after))
+        finally:
+            disk.free()
+        if broker.is_running():
+            event.note = f"still running after {lasting:.1f}s full"
+            return
+        code = broker.stop()  # (it exited by itself: this reaps it)
+        event.note = f"halted after {halted_after:.1f}s (exit code {code})"
+        self.wait_deregistered(broker_id)
+        broker.start()
 
     def _is_controller(self, broker_id: int) -> bool | None:
         try:

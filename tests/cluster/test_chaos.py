@@ -14,7 +14,9 @@ seed picks:
   while clients still reach it, until another leader is elected;
 * ``zk-cut``: cut the controller off from ZooKeeper only, until its session expires and
   another broker is the controller;
-* ``zk-kill``: kill -9 ZooKeeper under load and start it again on the same port and data.
+* ``zk-kill``: kill -9 ZooKeeper under load and start it again on the same port and data;
+* ``disk``: fill a broker's log dir (a tmpfs of its own) for a few seconds, then free it: the
+  broker halts, and is started again once there is room.
 
 At the end every acknowledged record is in the log exactly once, in order, at the offset
 acknowledged; the group read nothing that is not there; every replica is byte-identical up to
@@ -26,11 +28,11 @@ request of a deposed controller's epoch; no partition stalled longer than a few 
 and after the ZooKeeper faults; no aborted transaction's value was ever read and every committed
 one was read whole, in order; committed offsets never went backwards nor past the high
 watermark. The faults are checked to have bitten: the split had a new leader and truncated
-writes, the ZooKeeper cut a new controller.
+writes, the ZooKeeper cut a new controller, the full disk halted its broker.
 
 ``CHAOS_SEED`` picks another seed (the one used is printed); ``CHAOS_FAULTS`` other fault kinds
-(default: all of them). The network faults need iptables, root and cgroup v2: where one is
-missing the run goes on without them and says so loudly.
+(default: all of them). The network faults need iptables, root and cgroup v2, the disk fault
+root (to mount a tmpfs): where one is missing the run goes on without them and says so loudly.
 ``make chaos`` runs the same for as long as asked and writes a report.
 """
 
@@ -44,7 +46,9 @@ import pytest
 
 from pybroker.testing.chaos import ChaosConfig, ChaosResult, run_chaos
 from pybroker.testing.chaos_workload import JavaProducer
+from pybroker.testing.disk import disk_faults_missing
 from pybroker.testing.nemesis import (
+    DISK_FAULTS,
     FAULT_KINDS,
     NETWORK_FAULTS,
     Endpoint,
@@ -58,7 +62,8 @@ FAULTS = tuple(os.environ.get("CHAOS_FAULTS", ",".join(FAULT_KINDS)).split(","))
 
 def check_the_faults_bit(result: ChaosResult) -> None:
     """A fault that changed nothing proves nothing: each ZooKeeper cut deposed its controller,
-    and a split had another leader elected and acks=1 writes of the cut leader truncated."""
+    each full disk halted its broker, and a split had another leader elected and acks=1 writes
+    of the cut leader truncated."""
     summary = result.summary()
     for f in result.faults:
         if f.kind == "zk-cut":
@@ -67,6 +72,9 @@ def check_the_faults_bit(result: ChaosResult) -> None:
                        if f.started < t.at < f.ended and t.previous == f.broker]
             assert deposed, f"the zk-cut at t={f.started:.1f}s elected no new controller\n" \
                             + summary
+        if f.kind == "disk":
+            assert f.note.startswith("halted"), \
+                f"the broker whose disk filled at t={f.started:.1f}s did not halt\n" + summary
     if result.split is not None and result.split.splits:
         assert any(o.new_leader is not None and o.truncated for o in result.split.splits), \
             "no split had a new leader and truncated writes\n" + summary
@@ -87,6 +95,12 @@ def test_no_acknowledged_write_lost_under_faults(
         print(f"\n*** NO NETWORK CUTS: they need {'; '.join(network_missing)} ***")
         if not faults:
             pytest.skip(f"SKIPPED: network faults need {'; '.join(network_missing)}")
+    disk_missing = disk_faults_missing() if DISK_FAULTS & set(faults) else []
+    if disk_missing:
+        faults = tuple(f for f in faults if f not in DISK_FAULTS)
+        warnings.warn(f"NO DISK FAULTS in the chaos test: they need {'; '.join(disk_missing)}",
+                      stacklevel=1)
+        print(f"\n*** NO DISK FAULTS: they need {'; '.join(disk_missing)} ***")
     # one round of every kind; the duration only bounds it
     config = ChaosConfig(duration=300, rounds=1, seed=SEED, faults=faults, rate=120, settle=10)
     print(f"\nchaos seed {SEED} (CHAOS_SEED), faults {','.join(faults)} (CHAOS_FAULTS)")
