@@ -143,7 +143,7 @@ class ControlRequestHandler:
             if results[tp] == ErrorCode.NONE:
                 accepted.setdefault(p.topic, []).append(p.record)
                 if p.is_new:
-                    new_partitions.setdefault(p.topic, set()).add(p.record.partition)
+                    new_partitions[p.topic].add(p.record.partition)
                 if p.topic_id.int:
                     topic_ids[p.topic] = p.topic_id
         for topic, records in accepted.items():
