@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias, TypeVar
 
 from protocol.errors import KafkaError
+from pybroker.kernel.types import TopicPartition
 from pybroker.metadata.model import TopicRecord
 from pybroker.purgatory import when_ready
 
@@ -29,7 +30,6 @@ T = TypeVar("T")
 #: results now, or a future of them
 Outcome: TypeAlias = T | asyncio.Future[T]
 
-TopicPartition = tuple[str, int]
 
 __all__ = ["AdminManager", "IsrChange", "NewPartitions", "NewTopic", "Outcome", "Reassignment",
            "when_ready"]

@@ -26,11 +26,11 @@ from protocol.messages import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
+from pybroker.kernel.types import TopicPartition
 from pybroker.metadata.topics import INTERNAL_TOPICS
 from pybroker.purgatory import when_ready
 from pybroker.security.acl import AclOperation, ResourceType
 
-TopicPartition = tuple[str, int]
 Results = Mapping[TopicPartition, ErrorCode]
 
 

@@ -43,13 +43,13 @@ from typing import TYPE_CHECKING, Protocol
 
 from protocol.records.batch import HEADER_SIZE, BatchHeader
 from pybroker.cluster.fetcher_state import offset_truncation_state
+from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
     from pybroker.log.log import Log
 
 log = logging.getLogger(__name__)
 
-TopicPartition = tuple[str, int]
 
 #: Kafka's ``replica.fetch.max.bytes``: what one step copies at most (the first batch whole)
 DEFAULT_CHUNK_BYTES = 1024 * 1024

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 
 from protocol.errors import ErrorCode
 from pybroker.cluster.metadata_cache import BrokerNode, MetadataCache, PartitionUpdate
+from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
     from pybroker.cluster.replica_manager import ReplicaManager
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TopicPartition = tuple[str, int]
 
 #: the controller epoch a broker knows before any controller has spoken to it
 INITIAL_CONTROLLER_EPOCH = 0

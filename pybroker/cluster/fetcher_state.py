@@ -15,13 +15,11 @@ from typing import TYPE_CHECKING
 from pybroker.cluster.metadata_cache import BrokerEndpoint
 from pybroker.config.validators import IBP_VERSIONS
 from pybroker.jvm import int32, string_hash, utils_abs
+from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
     from pybroker.config import BrokerConfig
     from pybroker.security.sasl_client import SaslClientCredentials
-
-
-TopicPartition = tuple[str, int]
 
 
 UNDEFINED_EPOCH = -1

@@ -62,7 +62,6 @@ from pybroker.cluster.fetcher_state import (
     InitialFetchState,
     OffsetTruncationState,
     PartitionFetchState,
-    TopicPartition,
     check_transition,
     fetcher_id,
     offset_truncation_state,
@@ -76,6 +75,7 @@ from pybroker.cluster.leader_endpoint import (
     RemoteLeaderEndpoint,
 )
 from pybroker.cluster.metadata_cache import BrokerEndpoint
+from pybroker.kernel.types import TopicPartition
 from pybroker.network.client import BrokerClientError
 
 if TYPE_CHECKING:

@@ -64,6 +64,7 @@ from pybroker.cluster.isr import IsrSettings, PendingIsrChange
 from pybroker.cluster.legacy_offsets import legacy_fetch_offsets
 from pybroker.cluster.partition import LogReadInfo, OffsetLookup, Partition
 from pybroker.cluster.txn_verification import TxnErrorMode, produce_error_for
+from pybroker.kernel.types import TopicPartition
 from pybroker.log.checkpoints import (
     REPLICATION_OFFSET_CHECKPOINT,
     CheckpointError,
@@ -94,7 +95,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TopicPartition = tuple[str, int]
 # AppendOrigin (a client's Produce or the broker's coordinators) and VerificationGuard are
 # re-exported: handlers and coordinators name them without reaching into the log
 
@@ -131,7 +131,6 @@ def transactional_producer(batch: bytes | bytearray | memoryview) -> tuple[int, 
     if magic != _V2 or not attributes & _TRANSACTIONAL or producer_id < 0:
         return None
     return producer_id, epoch, sequence
-
 
 
 @dataclass(slots=True)

@@ -42,6 +42,7 @@ from protocol.messages import (
     add_partitions_to_txn_request as apt,
     add_partitions_to_txn_response as aptr,
 )
+from pybroker.kernel.types import TopicPartition
 from pybroker.metadata.topics import TRANSACTION_STATE_TOPIC
 from pybroker.network.client import BrokerClientError, NodeConnections
 from pybroker.security.sasl_client import SaslClientCredentials
@@ -51,7 +52,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TopicPartition = tuple[str, int]
 #: the partitions that were not verified, each with its error (verified ones are absent)
 VerificationErrors = dict[TopicPartition, ErrorCode]
 

@@ -17,12 +17,12 @@ from pybroker.controller.model import (
     LeaderIsrAndControllerEpoch,
     LeaderRecoveryState,
     PartitionAndReplica,
-    TopicPartition,
     tp_str,
 )
 from pybroker.controller.partition_state_machine import PartitionState
 from pybroker.controller.replica_state_machine import ReplicaState
 from pybroker.controller.request_batch import RequestBatch
+from pybroker.kernel.types import TopicPartition
 
 log = logging.getLogger(__name__)
 

@@ -32,7 +32,6 @@ from pybroker.controller.model import (
     PartitionAndReplica,
     ReadOutcome,
     ReplicaAssignment,
-    TopicPartition,
     WriteOutcome,
     tp_str,
 )
@@ -43,6 +42,7 @@ from pybroker.controller.partition_state_machine import (
 )
 from pybroker.controller.replica_state_machine import ReplicaState, ReplicaStateMachine
 from pybroker.controller.request_batch import RequestBatch
+from pybroker.kernel.types import TopicPartition
 from pybroker.security.sasl_client import SaslClientCredentials
 
 log = logging.getLogger(__name__)

@@ -15,8 +15,7 @@ from typing import Any
 
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.admin import IsrChange
-
-TopicPartition = tuple[str, int]
+from pybroker.kernel.types import TopicPartition
 
 __all__ = ["IsrChange"]
 

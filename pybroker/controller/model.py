@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-TopicPartition = tuple[str, int]
+from pybroker.kernel.types import TopicPartition
 
 INITIAL_LEADER_EPOCH = 0
 INITIAL_PARTITION_EPOCH = 0

@@ -76,11 +76,11 @@ from pybroker.controller.model import (
     LeaderIsrAndControllerEpoch,
     ReadOutcome,
     StateChangeFailure,
-    TopicPartition,
     WriteOutcome,
     ZkError,
     tp_str,
 )
+from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
     from pybroker.controller.context import ControllerContext

@@ -30,13 +30,13 @@ from pybroker.controller.model import (
     LeaderIsrAndControllerEpoch,
     PartitionAndReplica,
     ReplicaAssignment,
-    TopicPartition,
     ZkError,
     tp_str,
 )
 from pybroker.controller.partition_state_machine import PartitionState
 from pybroker.controller.replica_state_machine import ReplicaState
 from pybroker.controller.request_batch import RequestBatch
+from pybroker.kernel.types import TopicPartition
 
 log = logging.getLogger(__name__)
 

@@ -68,11 +68,11 @@ from pybroker.controller.model import (
     ReadOutcome,
     ReplicaAssignment,
     StateChangeFailure,
-    TopicPartition,
     WriteOutcome,
     ZkError,
     tp_str,
 )
+from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
     from pybroker.controller.context import ControllerContext

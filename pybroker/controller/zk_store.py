@@ -18,10 +18,10 @@ from pybroker.controller.model import (
     LeaderRecoveryState,
     ReadOutcome,
     ReplicaAssignment,
-    TopicPartition,
     WriteOutcome,
     ZkError,
 )
+from pybroker.kernel.types import TopicPartition
 from pybroker.zk import znodes
 from pybroker.zk.client import NodeExistsError, ZkError as ZkClientError
 from pybroker.zk.kafka_zk import ControllerMovedError, KafkaZkClient

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from pybroker.coordinator.group import GroupConfig, GroupCoordinator, GroupState, LoopScheduler
 from pybroker.coordinator.group.offsets import GroupRetentionView, OffsetManager
-from pybroker.coordinator.group.storage import OffsetsConfig, OffsetsTopic, TopicPartition
+from pybroker.coordinator.group.storage import OffsetsConfig, OffsetsTopic
+from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
     from pybroker.cluster.metadata_cache import MetadataCache

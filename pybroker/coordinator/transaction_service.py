@@ -46,8 +46,8 @@ from pybroker.coordinator.transaction.markers import (
     errors_by_producer,
     write_txn_markers_request,
 )
-from pybroker.coordinator.transaction.metadata import TopicPartition
 from pybroker.coordinator.transaction.storage import transaction_partition_for
+from pybroker.kernel.types import TopicPartition
 from pybroker.metadata.topics import TRANSACTION_STATE_TOPIC
 from pybroker.network.client import BrokerClientError, NodeConnections
 from pybroker.security.sasl_client import SaslClientCredentials

@@ -80,12 +80,13 @@ from protocol.records.batch import (
 from protocol.records.compression import CompressionType, compress
 from protocol.records.control import ControlRecordType, parse_control_key
 from protocol.records.record import Record, _encode_record, decode_batch, iter_batches
+from pybroker.kernel.types import TopicPartition
 
 from .checkpoints import CheckpointError, read_offset_checkpoint, write_offset_checkpoint
 from .config import INT_MAX, LogConfig
 from .index import OffsetIndex, TimeIndex
 from .log import Log
-from .manager import LogManager, TopicPartition
+from .manager import LogManager
 from .segment import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, LogSegment, file_name
 from .txn_index import TXN_INDEX_SUFFIX, AbortedTxn, TransactionIndex
 

@@ -40,7 +40,6 @@ from pybroker.coordinator.group.storage import (
     OffsetRecord,
     OffsetsConfig,
     OffsetsTopic,
-    TopicPartition,
     TxnProducer,
     commit_error_for,
     serialize_group_metadata_key,
@@ -48,6 +47,7 @@ from pybroker.coordinator.group.storage import (
     serialize_offset_commit_value,
 )
 from pybroker.coordinator.group.txn_offsets import PendingTxnOffset, PendingTxnOffsets
+from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
     from pybroker.cluster.replica_manager import VerificationGuard

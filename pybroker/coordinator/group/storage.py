@@ -46,6 +46,7 @@ from protocol.primitives import Reader
 from protocol.records.record import build_batch, decode_batch, iter_batches
 from pybroker.config import broker_default, broker_value
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
+from pybroker.kernel.types import TopicPartition
 from pybroker.log.producer_state import AppendOrigin
 
 if TYPE_CHECKING:
@@ -55,7 +56,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TopicPartition = tuple[str, int]
 
 # Key versions double as record types.
 LEGACY_OFFSET_COMMIT_KEY_VERSION = 0

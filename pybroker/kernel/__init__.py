@@ -1,0 +1,9 @@
+"""The shared kernel: the vocabulary every layer of the broker uses for the same things.
+
+It imports the standard library and :mod:`protocol` only (an ``.importlinter`` contract), so
+any package may import it without pulling in another layer:
+
+* :mod:`.types`: ``TopicPartition``, the one name for a partition's ``(topic, index)`` key.
+
+Import from the modules, not from this package.
+"""
