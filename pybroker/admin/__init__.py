@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias, TypeVar
 
 from protocol.errors import KafkaError
-from pybroker.kernel.types import TopicPartition
+from pybroker.kernel.types import Reassignment, TopicPartition
 from pybroker.metadata.model import TopicRecord
 from pybroker.purgatory import when_ready
 
@@ -31,8 +31,7 @@ T = TypeVar("T")
 Outcome: TypeAlias = T | asyncio.Future[T]
 
 
-__all__ = ["AdminManager", "IsrChange", "NewPartitions", "NewTopic", "Outcome", "Reassignment",
-           "when_ready"]
+__all__ = ["AdminManager", "NewPartitions", "NewTopic", "Outcome", "when_ready"]
 
 #: ElectLeaders election types
 PREFERRED = 0
@@ -58,27 +57,6 @@ class NewPartitions:
     topic: str
     count: int
     assignments: Sequence[Sequence[int]] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Reassignment:
-    """A partition being reassigned (ListPartitionReassignments)."""
-
-    replicas: tuple[int, ...]
-    adding: tuple[int, ...]
-    removing: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class IsrChange:
-    """One partition of an AlterPartition: the ISR its leader asks for."""
-
-    leader_epoch: int
-    isr: tuple[int, ...]
-    leader_recovery_state: int
-    partition_epoch: int
-    #: KIP-903 (v3): each ISR member's broker epoch as the leader knows it (-1: unknown)
-    isr_broker_epochs: dict[int, int] | None = None
 
 
 class AdminManager(Protocol):

@@ -28,9 +28,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode, KafkaError
-from pybroker.admin import NewPartitions, NewTopic, Reassignment
+from pybroker.admin import NewPartitions, NewTopic
 from pybroker.controller.assignment import new_partitions_start_index
-from pybroker.kernel.types import TopicPartition
+from pybroker.kernel.types import Reassignment, TopicPartition
 from pybroker.metadata.model import PartitionRecord, TopicRecord
 from pybroker.metadata.topics import collision_key, validate_topic_name
 from pybroker.purgatory import Purgatory

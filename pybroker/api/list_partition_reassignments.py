@@ -13,10 +13,9 @@ from protocol.messages import (
     list_partition_reassignments_request as req,
     list_partition_reassignments_response as m,
 )
-from pybroker.admin import Reassignment
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
-from pybroker.kernel.types import TopicPartition
+from pybroker.kernel.types import Reassignment, TopicPartition
 from pybroker.purgatory import when_ready
 from pybroker.security.acl import AclOperation
 

@@ -19,7 +19,7 @@ from pybroker.security.credentials import Deletion, Upsertion, UserResult
 from pybroker.security.service import AclService
 
 if TYPE_CHECKING:
-    from pybroker.admin import AdminManager, IsrChange
+    from pybroker.admin import AdminManager
     from pybroker.api.registry import ApiHandler
     from pybroker.cluster.control import ControlRequestHandler
     from pybroker.cluster.fetch_session import FetchSessionCache
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from pybroker.coordinator.group_service import GroupCoordinatorService
     from pybroker.coordinator.producer_id_manager import ProducerIdManager
     from pybroker.coordinator.transaction_service import TransactionCoordinatorService
+    from pybroker.kernel.types import IsrChange
     from pybroker.metadata.config_repository import ConfigRepository
 
 

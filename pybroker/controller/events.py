@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocol.errors import ErrorCode, KafkaError
-from pybroker.admin import IsrChange
-from pybroker.kernel.types import TopicPartition
+from pybroker.kernel.types import IsrChange, TopicPartition
 
 __all__ = ["IsrChange"]
 

@@ -23,7 +23,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from protocol.errors import ErrorCode, KafkaError
-from pybroker.admin import Reassignment
 from pybroker.controller import election, events as ev, replicas as checks
 from pybroker.controller.core import ControllerCore, settle as _settle
 from pybroker.controller.model import (
@@ -36,7 +35,7 @@ from pybroker.controller.model import (
 from pybroker.controller.partition_state_machine import PartitionState
 from pybroker.controller.replica_state_machine import ReplicaState
 from pybroker.controller.request_batch import RequestBatch
-from pybroker.kernel.types import TopicPartition
+from pybroker.kernel.types import Reassignment, TopicPartition
 
 log = logging.getLogger(__name__)
 

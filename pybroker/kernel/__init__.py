@@ -3,7 +3,9 @@
 It imports the standard library and :mod:`protocol` only (an ``.importlinter`` contract), so
 any package may import it without pulling in another layer:
 
-* :mod:`.types`: ``TopicPartition``, the one name for a partition's ``(topic, index)`` key.
+* :mod:`.types`: ``TopicPartition``, the one name for a partition's ``(topic, index)`` key;
+  ``IsrChange`` and ``Reassignment``, which the handlers, the admin seam and the controller
+  all pass around.
 
 Import from the modules, not from this package.
 """
