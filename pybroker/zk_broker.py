@@ -58,6 +58,7 @@ from pybroker.controller.zk_store import ZkControllerStore
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
 from pybroker.coordinator.transaction_service import TransactionCoordinatorService
+from pybroker.kernel.outcome import Outcome
 from pybroker.metadata.local import check_meta_properties
 from pybroker.network.client import BrokerClient, BrokerClientError
 from pybroker.reconfigurables import ThreadPoolReconfigurable, UncleanLeaderElectionReconfigurable
@@ -384,7 +385,7 @@ class ZkBroker(BrokerBase):
         super()._start_scheduled_tasks()
         rm = self.replica_manager
 
-        def checkpoint_high_watermarks(_now: int) -> asyncio.Future[None] | None:
+        def checkpoint_high_watermarks(_now: int) -> Outcome[None]:
             if rm.high_watermark_checkpointing:  # from the first LeaderAndIsr on, as Kafka
                 return self.in_storage_io(write_high_watermark_checkpoints,
                                           rm.high_watermark_checkpoints(), self.failures)

@@ -14,8 +14,8 @@ from protocol.messages import ApiKey, elect_leaders_request as req, elect_leader
 from pybroker.admin import PREFERRED, UNCLEAN
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
+from pybroker.kernel.outcome import when_ready
 from pybroker.kernel.types import TopicPartition
-from pybroker.purgatory import when_ready
 from pybroker.security.acl import AclOperation
 
 

@@ -25,8 +25,8 @@ from pybroker.api.leader_hints import current_leader, leader_endpoint
 from pybroker.api.registry import Response, api
 from pybroker.cluster.replica_manager import ProduceResult, transactional_producer
 from pybroker.cluster.txn_verification import TxnErrorMode
+from pybroker.kernel.outcome import when_ready
 from pybroker.metadata.topics import INTERNAL_TOPICS
-from pybroker.purgatory import when_ready
 from pybroker.security.acl import AclOperation, ResourceType
 
 #: the first version whose records must be one v2 batch; below it, old message sets

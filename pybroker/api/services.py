@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode
+from pybroker.kernel.outcome import Outcome
 from pybroker.security.credentials import Deletion, Upsertion, UserResult
 from pybroker.security.service import AclService
 
@@ -40,7 +41,7 @@ class UserCredentialService(Protocol):
     def describe(self, users: Sequence[str] | None) -> list[UserResult]: ...
 
     def alter(self, upsertions: Sequence[Upsertion], deletions: Sequence[Deletion],
-              ) -> list[UserResult] | asyncio.Future[list[UserResult]]: ...
+              ) -> Outcome[list[UserResult]]: ...
 
 
 class ControllerModule(Protocol):

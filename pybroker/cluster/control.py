@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 
 from protocol.errors import ErrorCode
 from pybroker.cluster.metadata_cache import BrokerNode, MetadataCache, PartitionUpdate
+from pybroker.kernel.outcome import Outcome
 from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ class ControlRequestHandler:
         hosted = {topic for topic, _ in self.replica_manager.partitions}
         return sorted({p.topic for p in partitions} - hosted)
 
-    def load_topic_configs(self, topics: list[str]) -> asyncio.Future[None] | None:
+    def load_topic_configs(self, topics: list[str]) -> Outcome[None]:
         """Read ``topics``' config overrides (a future), or None when there is nothing to read.
         A read that fails is logged and the request goes on with what is known."""
         loader = self.topic_config_loader

@@ -64,6 +64,7 @@ from pybroker.cluster.isr import IsrSettings, PendingIsrChange
 from pybroker.cluster.legacy_offsets import legacy_fetch_offsets
 from pybroker.cluster.partition import LogReadInfo, OffsetLookup, Partition
 from pybroker.cluster.txn_verification import TxnErrorMode, produce_error_for
+from pybroker.kernel.outcome import Outcome, chain, is_pending, when_ready
 from pybroker.kernel.types import TopicPartition
 from pybroker.log.checkpoints import (
     REPLICATION_OFFSET_CHECKPOINT,
@@ -77,7 +78,7 @@ from pybroker.log.producer_state import (
     AppendOrigin as AppendOrigin,
     VerificationGuard as VerificationGuard,
 )
-from pybroker.purgatory import Purgatory, chain, when_ready
+from pybroker.purgatory import Purgatory
 from pybroker.purgatory.delayed_fetch import DelayedFetch
 from pybroker.purgatory.delayed_produce import DelayedProduce, ProducePartitionStatus
 
@@ -260,8 +261,7 @@ class TransactionVerifier(Protocol):
 
     def verify_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
                            partitions: Sequence[TopicPartition], mode: TxnErrorMode,
-                           ) -> dict[TopicPartition, ErrorCode] | asyncio.Future[
-                               dict[TopicPartition, ErrorCode]]: ...
+                           ) -> Outcome[dict[TopicPartition, ErrorCode]]: ...
 
 
 class IsrChangeSender(Protocol):
@@ -600,8 +600,7 @@ class ReplicaManager:
                               transactional_id: str | None, required_acks: int,
                               timeout_ms: int, now_ms: int,
                               mode: TxnErrorMode = TxnErrorMode.GENERIC_ERROR,
-                              ) -> dict[TopicPartition, ProduceResult] | asyncio.Future[
-                                  dict[TopicPartition, ProduceResult]]:
+                              ) -> Outcome[dict[TopicPartition, ProduceResult]]:
         """A client's Produce (Kafka's ``handleProduceAppend``): the transactional batches that
         would open their producer's transaction in a partition are verified with the
         transaction coordinator first (KIP-890), and appended with the verification's guard;
@@ -636,16 +635,14 @@ class ReplicaManager:
                 continue
             if guard is not None:
                 guards[key] = guard
-        verified: dict[TopicPartition, ErrorCode] | asyncio.Future[
-            dict[TopicPartition, ErrorCode]] = {}
+        verified: Outcome[dict[TopicPartition, ErrorCode]] = {}
         if guards:
             verified = verifier.verify_transaction(transactional_id, producer_id,
                                                    producer_epoch, list(guards), mode)
-        later = isinstance(verified, asyncio.Future)
+        later = is_pending(verified)
 
         def append(unverified: Mapping[TopicPartition, ErrorCode],
-                   ) -> dict[TopicPartition, ProduceResult] | asyncio.Future[
-                       dict[TopicPartition, ProduceResult]]:
+                   ) -> Outcome[dict[TopicPartition, ProduceResult]]:
             refused: dict[TopicPartition, ProduceResult] = {}
             for key, error in {**errors, **unverified}.items():
                 code, message = produce_error_for(error)
@@ -666,8 +663,7 @@ class ReplicaManager:
     def maybe_start_transaction_verification_for_partition(
             self, key: TopicPartition, transactional_id: str | None, producer_id: int,
             producer_epoch: int, base_sequence: int, mode: TxnErrorMode, now_ms: int,
-    ) -> tuple[ErrorCode, VerificationGuard | None] | asyncio.Future[
-            tuple[ErrorCode, VerificationGuard | None]]:
+    ) -> Outcome[tuple[ErrorCode, VerificationGuard | None]]:
         """For the broker's own transactional appends (a TxnOffsetCommit's offsets): the
         verification of one partition, as ``(error, guard)`` to append with; NONE and no guard
         when nothing needs verifying (verification off, or the producer's transaction is open
@@ -728,8 +724,7 @@ class ReplicaManager:
                        origin: AppendOrigin = AppendOrigin.CLIENT,
                        verification_guards: Mapping[TopicPartition, VerificationGuard]
                        | None = None,
-                       ) -> dict[TopicPartition, ProduceResult] | asyncio.Future[
-                           dict[TopicPartition, ProduceResult]]:
+                       ) -> Outcome[dict[TopicPartition, ProduceResult]]:
         """Append each partition's batch. With acks=all, partitions whose batch is not yet
         replicated to the whole ISR wait in the produce purgatory (a future of every result);
         otherwise the results come back at once. ``origin`` and the partitions'
@@ -905,7 +900,7 @@ class ReplicaManager:
 
     def fetch_messages(self, params: FetchParams, partitions: list[FetchRequestPartition], *,
                        now_ms: int = 0,
-                       ) -> list[FetchResult] | asyncio.Future[list[FetchResult]]:
+                       ) -> Outcome[list[FetchResult]]:
         results, total, answer_now = self.read_from_local_logs(params, partitions)
         if params.is_from_follower:
             self._update_follower_positions(params, partitions, results, now_ms)

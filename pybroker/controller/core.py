@@ -314,8 +314,3 @@ def leader_and_isr_errors(response: Any) -> dict[tuple[Any, int], ErrorCode]:
                 for t in response.topics for e in t.partition_errors}
     return {(e.topic_name, e.partition_index): ErrorCode(e.error_code)
             for e in response.partition_errors}
-
-
-def settle(fut: asyncio.Future[Any], result: Any) -> None:
-    if not fut.done():
-        fut.set_result(result)

@@ -20,6 +20,7 @@ written their transaction's marker to the group's partition and calls
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Iterable
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from pybroker.coordinator.group import GroupConfig, GroupCoordinator, GroupState, LoopScheduler
 from pybroker.coordinator.group.offsets import GroupRetentionView, OffsetManager
 from pybroker.coordinator.group.storage import OffsetsConfig, OffsetsTopic
+from pybroker.kernel.outcome import settle
 from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
@@ -168,9 +170,4 @@ class GroupCoordinatorService:
 def responder() -> tuple[asyncio.Future, Any]:
     """A future and the callback that completes it, for coordinator calls that answer later."""
     fut: asyncio.Future = asyncio.get_running_loop().create_future()
-
-    def respond(result: Any) -> None:
-        if not fut.done():
-            fut.set_result(result)
-
-    return fut, respond
+    return fut, functools.partial(settle, fut)

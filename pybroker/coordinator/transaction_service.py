@@ -25,7 +25,7 @@ import logging
 import ssl
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey
@@ -47,6 +47,7 @@ from pybroker.coordinator.transaction.markers import (
     write_txn_markers_request,
 )
 from pybroker.coordinator.transaction.storage import transaction_partition_for
+from pybroker.kernel.outcome import Answer, Outcome, is_pending, when_settled
 from pybroker.kernel.types import TopicPartition
 from pybroker.metadata.topics import TRANSACTION_STATE_TOPIC
 from pybroker.network.client import BrokerClientError, NodeConnections
@@ -60,7 +61,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
 
 #: after a lost connection or an answer with failed markers, before sending again
 RETRY_BACKOFF_S = 0.1
@@ -149,17 +149,15 @@ class TransactionStateTopic:
             log.exception("Appending to %s-%d failed", self.name, partition)
             done(ErrorCode.KAFKA_STORAGE_ERROR, now_ms)
             return
-        if not isinstance(outcome, asyncio.Future):
+        if not is_pending(outcome):
             done(outcome[key].error, now_ms)
             return
 
-        def settled(f: asyncio.Future[Any]) -> None:
-            if f.cancelled() or f.exception() is not None:
-                done(ErrorCode.UNKNOWN_SERVER_ERROR, _now_ms())
-            else:
-                done(f.result()[key].error, _now_ms())
+        def replicated(results: dict[TopicPartition, Any]) -> None:
+            done(results[key].error, _now_ms())
 
-        outcome.add_done_callback(settled)
+        when_settled(outcome, replicated,
+                     lambda _error: done(ErrorCode.UNKNOWN_SERVER_ERROR, _now_ms()))
 
     def read_chunk(self, partition: int, offset: int, max_bytes: int,
                    ) -> tuple[bytes, int] | None:
@@ -199,18 +197,9 @@ class ProducerIds:
             log.exception("No producer id could be had")
             done(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, _now_ms())
             return
-        if not isinstance(outcome, asyncio.Future):
-            done(outcome, _now_ms())
-            return
-
-        def arrived(f: asyncio.Future[int]) -> None:
-            if f.cancelled() or f.exception() is not None:
-                # as Kafka's RPCProducerIdManager: retriable, the client asks again
-                done(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, _now_ms())
-            else:
-                done(f.result(), _now_ms())
-
-        outcome.add_done_callback(arrived)
+        # a failure as Kafka's RPCProducerIdManager answers it: retriable, the client asks again
+        when_settled(outcome, lambda producer_id: done(producer_id, _now_ms()),
+                     lambda _error: done(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, _now_ms()))
 
 
 # ---------------------------------------------------------------------------- markers
@@ -318,27 +307,6 @@ class TxnMarkerChannel:
 
 
 # ---------------------------------------------------------------------------- the service
-
-
-class _Answer(Generic[T]):
-    """A coordinator call's answer: the value when it came before the call returned, else a
-    future of it."""
-
-    def __init__(self) -> None:
-        self.value: list[T] = []
-        self.future: asyncio.Future[T] | None = None
-
-    def __call__(self, value: T) -> None:
-        if self.future is None:
-            self.value.append(value)
-        elif not self.future.done():
-            self.future.set_result(value)
-
-    def outcome(self) -> T | asyncio.Future[T]:
-        if self.value:
-            return self.value[0]
-        self.future = asyncio.get_running_loop().create_future()
-        return self.future
 
 
 class TransactionCoordinatorService:
@@ -492,16 +460,16 @@ class TransactionCoordinatorService:
 
     def init_producer_id(self, transactional_id: str, transaction_timeout_ms: int,
                          expected: tuple[int, int] | None, now_ms: int,
-                         ) -> InitProducerIdResult | asyncio.Future[InitProducerIdResult]:
-        answer: _Answer[InitProducerIdResult] = _Answer()
+                         ) -> Outcome[InitProducerIdResult]:
+        answer: Answer[InitProducerIdResult] = Answer()
         self.coordinator.init_producer_id(transactional_id, transaction_timeout_ms, expected,
                                           now_ms, answer)
         return answer.outcome()
 
     def add_partitions_to_transaction(self, transactional_id: str, producer_id: int,
                                       producer_epoch: int, partitions: frozenset[TopicPartition],
-                                      now_ms: int) -> ErrorCode | asyncio.Future[ErrorCode]:
-        answer: _Answer[ErrorCode] = _Answer()
+                                      now_ms: int) -> Outcome[ErrorCode]:
+        answer: Answer[ErrorCode] = Answer()
         self.coordinator.add_partitions_to_transaction(transactional_id, producer_id,
                                                        producer_epoch, partitions, now_ms,
                                                        answer)
@@ -515,8 +483,8 @@ class TransactionCoordinatorService:
             transactional_id, producer_id, producer_epoch, partitions)
 
     def end_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
-                        commit: bool, now_ms: int) -> ErrorCode | asyncio.Future[ErrorCode]:
-        answer: _Answer[ErrorCode] = _Answer()
+                        commit: bool, now_ms: int) -> Outcome[ErrorCode]:
+        answer: Answer[ErrorCode] = Answer()
         self.coordinator.end_transaction(transactional_id, producer_id, producer_epoch, commit,
                                          now_ms, answer)
         return answer.outcome()

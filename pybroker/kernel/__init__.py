@@ -6,6 +6,8 @@ any package may import it without pulling in another layer:
 * :mod:`.types`: ``TopicPartition``, the one name for a partition's ``(topic, index)`` key;
   ``IsrChange`` and ``Reassignment``, which the handlers, the admin seam and the controller
   all pass around.
+* :mod:`.outcome`: ``Outcome[T]``, a result now or a future of it, and the helpers that map
+  one (``when_ready``, ``chain``, ``when_settled``, ``gather``, ``is_pending``, ``settle``).
 
 Import from the modules, not from this package.
 """

@@ -24,7 +24,7 @@ from protocol.messages import ApiKey
 from protocol.primitives import Reader, Writer
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import ApiHandler
-from pybroker.purgatory import then
+from pybroker.kernel.outcome import is_pending, then
 from pybroker.security.sasl import Admission, SaslAuthenticator
 from pybroker.security.sasl_errors import SaslFailure
 
@@ -202,6 +202,6 @@ class RequestDispatcher:
 
 async def _after(delay_s: float, encoded: Any) -> Any:
     await asyncio.sleep(delay_s)
-    if isinstance(encoded, asyncio.Future):
+    if is_pending(encoded):
         return await encoded
     return encoded
