@@ -37,13 +37,14 @@ import asyncio
 import enum
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.records.batch import HEADER_SIZE, BatchHeader
 from pybroker.cluster.fetcher_state import offset_truncation_state
-from pybroker.kernel.types import TopicPartition
+from pybroker.kernel.state_table import IllegalTransition, StateTable
+from pybroker.kernel.types import TopicPartition, tp_str
 
 if TYPE_CHECKING:
     from pybroker.log.log import Log
@@ -147,25 +148,25 @@ class MoveState(enum.Enum):
 
 _S = MoveState
 
+
+class IllegalMoveTransition(IllegalTransition):
+    """The mover tried a transition the state table forbids."""
+
+    @classmethod
+    def describe(cls, subject: Any) -> str:
+        return tp_str(subject)
+
+
 #: target state -> the states it may be entered from (Kafka's ``validPreviousStates`` form). A
 #: move starts Copying; it ends (leaving the table) when the swap is done, the move is cancelled
 #: or the partition goes.
-VALID_PREVIOUS_STATES: Mapping[MoveState, frozenset[MoveState]] = {
-    _S.COPYING: frozenset({_S.FAILED}),
-    _S.FAILED: frozenset({_S.COPYING}),
-}
+VALID_PREVIOUS_STATES: StateTable[MoveState] = StateTable({
+    _S.COPYING: {_S.FAILED},
+    _S.FAILED: {_S.COPYING},
+}, initial=_S.COPYING, error=IllegalMoveTransition)
 
-
-class IllegalMoveTransition(RuntimeError):
-    """The mover tried a transition the state table forbids."""
-
-
-def check_transition(tp: TopicPartition, source: MoveState, target: MoveState) -> None:
-    if source not in VALID_PREVIOUS_STATES[target]:
-        allowed = ", ".join(sorted(s.value for s in VALID_PREVIOUS_STATES[target]))
-        raise IllegalMoveTransition(f"{tp[0]}-{tp[1]} cannot move from {source.value} to "
-                                    f"{target.value} ({target.value} is entered only from: "
-                                    f"{allowed})")
+#: ``check_transition(tp, source, target)`` raises :class:`IllegalMoveTransition`
+check_transition = VALID_PREVIOUS_STATES.check
 
 
 # -- the mover ---------------------------------------------------------------------------------

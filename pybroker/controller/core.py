@@ -33,7 +33,6 @@ from pybroker.controller.model import (
     ReadOutcome,
     ReplicaAssignment,
     WriteOutcome,
-    tp_str,
 )
 from pybroker.controller.partition_state_machine import (
     PartitionState,
@@ -42,7 +41,7 @@ from pybroker.controller.partition_state_machine import (
 )
 from pybroker.controller.replica_state_machine import ReplicaState, ReplicaStateMachine
 from pybroker.controller.request_batch import RequestBatch
-from pybroker.kernel.types import TopicPartition
+from pybroker.kernel.types import TopicPartition, tp_str
 from pybroker.security.sasl_client import SaslClientCredentials
 
 log = logging.getLogger(__name__)

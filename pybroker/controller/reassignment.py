@@ -30,13 +30,12 @@ from pybroker.controller.model import (
     PartitionAndReplica,
     ReplicaAssignment,
     ZkError,
-    tp_str,
 )
 from pybroker.controller.partition_state_machine import PartitionState
 from pybroker.controller.replica_state_machine import ReplicaState
 from pybroker.controller.request_batch import RequestBatch
 from pybroker.kernel.outcome import settle
-from pybroker.kernel.types import Reassignment, TopicPartition
+from pybroker.kernel.types import Reassignment, TopicPartition, tp_str
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,9 @@ any package may import it without pulling in another layer:
   ``IsrChange`` and ``Reassignment``, which the handlers, the admin seam and the controller
   all pass around.
 * :mod:`.outcome`: ``Outcome[T]``, a result now or a future of it, and the helpers that map
-  one (``when_ready``, ``chain``, ``when_settled``, ``gather``, ``is_pending``, ``settle``).
+  one (``when_ready``, ``chain``, ``when_settled``, ``gather``, ``is_pending``, ``settle``);
+* :mod:`.state_table`: ``StateTable``, the one type the state machines declare their
+  transitions with (and ``docs/state-machines.md`` is drawn from), and ``IllegalTransition``.
 
 Import from the modules, not from this package.
 """

@@ -11,6 +11,11 @@ from typing import TypeAlias
 TopicPartition: TypeAlias = tuple[str, int]
 
 
+def tp_str(tp: TopicPartition) -> str:
+    """``orders-0``, as Kafka's ``TopicPartition.toString``."""
+    return f"{tp[0]}-{tp[1]}"
+
+
 @dataclass(frozen=True, slots=True)
 class Reassignment:
     """A partition being reassigned (ListPartitionReassignments)."""
