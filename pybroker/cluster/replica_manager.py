@@ -49,7 +49,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import struct
 import time
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -57,6 +56,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode, KafkaError
+from protocol.records.batch import transactional_producer
 from pybroker.cluster.alter_log_dirs import LogDirMover
 from pybroker.cluster.alter_partition import IsrAnswer, IsrUpdate
 from pybroker.cluster.fetcher_state import InitialFetchState
@@ -112,26 +112,8 @@ LONG_MAX = (1 << 63) - 1
 #: Fetch's and ListOffsets' isolation levels (KIP-98)
 READ_UNCOMMITTED = 0
 READ_COMMITTED = 1
-#: a v2 batch header from its magic byte (offset 16): magic, attributes, producer id, producer
-#: epoch, base sequence (the CRC and the offsets and timestamps between are skipped)
-_TXN_FIELDS = struct.Struct(">b4xh20xqhi")
-_MAGIC_OFFSET = 16
-_TRANSACTIONAL = 0x10
-_V2 = 2
 #: a TxnOffsetCommit's verification names no sequence (Kafka's RecordBatch.NO_SEQUENCE)
 NO_SEQUENCE = -1
-
-
-def transactional_producer(batch: bytes | bytearray | memoryview) -> tuple[int, int, int] | None:
-    """``(producer id, producer epoch, base sequence)`` of a transactional v2 batch with a
-    producer id; None for any other batch (read from the header, nothing decoded)."""
-    if len(batch) < _MAGIC_OFFSET + _TXN_FIELDS.size:
-        return None
-    magic, attributes, producer_id, epoch, sequence = _TXN_FIELDS.unpack_from(batch,
-                                                                              _MAGIC_OFFSET)
-    if magic != _V2 or not attributes & _TRANSACTIONAL or producer_id < 0:
-        return None
-    return producer_id, epoch, sequence
 
 
 @dataclass(slots=True)
@@ -600,6 +582,8 @@ class ReplicaManager:
                               transactional_id: str | None, required_acks: int,
                               timeout_ms: int, now_ms: int,
                               mode: TxnErrorMode = TxnErrorMode.GENERIC_ERROR,
+                              producers: Mapping[TopicPartition, tuple[int, int, int]]
+                              | None = None,
                               ) -> Outcome[dict[TopicPartition, ProduceResult]]:
         """A client's Produce (Kafka's ``handleProduceAppend``): the transactional batches that
         would open their producer's transaction in a partition are verified with the
@@ -608,22 +592,29 @@ class ReplicaManager:
         (:func:`pybroker.cluster.txn_verification.produce_error_for`; ``mode``: what the
         client's version understands) and nothing is written to it. Everything else is
         :meth:`append_records`. Raises INVALID_PRODUCER_ID_MAPPING when the transactional
-        batches are of more than one producer (or epoch)."""
+        batches are of more than one producer (or epoch).
+
+        ``producers``: the :func:`~protocol.records.batch.transactional_producer` of each
+        transactional batch, when the caller has read them already (Produce's handler does, so
+        a request's headers are read for them once); partitions not in ``batches`` are
+        ignored. Without it they are read here."""
+        if producers is None:
+            producers = {key: found for key, batch in batches.items()
+                         if (found := transactional_producer(batch)) is not None}
         txn_partitions: dict[TopicPartition, int] = {}
-        producers: set[tuple[int, int]] = set()
-        for key, batch in batches.items():
-            found = transactional_producer(batch)
-            if found is not None:
-                producers.add(found[:2])
-                txn_partitions[key] = found[2]
-        if len(producers) > 1:
+        ids: set[tuple[int, int]] = set()
+        for key, (producer_id, producer_epoch, sequence) in producers.items():
+            if key in batches:
+                ids.add((producer_id, producer_epoch))
+                txn_partitions[key] = sequence
+        if len(ids) > 1:
             raise KafkaError(ErrorCode.INVALID_PRODUCER_ID_MAPPING,
                              "Transactional records contained more than one producer ID")
         verifier = self.transaction_verifier
-        if not producers or verifier is None or transactional_id is None:
+        if not ids or verifier is None or transactional_id is None:
             return self.append_records(batches, required_acks=required_acks,
                                        timeout_ms=timeout_ms, now_ms=now_ms)
-        [(producer_id, producer_epoch)] = producers
+        [(producer_id, producer_epoch)] = ids
         errors: dict[TopicPartition, ErrorCode] = {}
         guards: dict[TopicPartition, VerificationGuard] = {}
         for key, sequence in txn_partitions.items():

@@ -71,6 +71,7 @@ from pathlib import Path
 from protocol.errors import ErrorCode, KafkaError
 from protocol.records.batch import (
     COMPRESSION_MASK,
+    DELETE_HORIZON_MASK,
     HEADER_SIZE,
     LOG_OVERHEAD,
     BatchHeader,
@@ -93,7 +94,6 @@ from .txn_index import TXN_INDEX_SUFFIX, AbortedTxn, TransactionIndex
 logger = logging.getLogger(__name__)
 
 CLEANER_CHECKPOINT = "cleaner-offset-checkpoint"
-DELETE_HORIZON_MASK = 0x40  # batch attribute bit 6 (KIP-534)
 DEFAULT_MAX_MAP_ENTRIES = 1_000_000
 DEFAULT_STEP_BYTES = 1 << 20
 DEFAULT_BACKOFF_MS = 15_000  # log.cleaner.backoff.ms

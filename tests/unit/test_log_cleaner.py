@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.records.batch import BatchHeader, crc_is_valid
+from protocol.records.batch import DELETE_HORIZON_MASK, BatchHeader, crc_is_valid
 from protocol.records.compression import CompressionType
 from protocol.records.control import (
     ControlRecordType,
@@ -20,12 +20,7 @@ from protocol.records.control import (
 )
 from protocol.records.record import Record, build_batch, decode_batch, iter_batches
 from pybroker.log import FileSlice, Log, LogConfig, LogManager
-from pybroker.log.cleaner import (
-    CLEANER_CHECKPOINT,
-    DELETE_HORIZON_MASK,
-    LogCleaner,
-    measure,
-)
+from pybroker.log.cleaner import CLEANER_CHECKPOINT, LogCleaner, measure
 from pybroker.log.config import LONG_MAX
 from pybroker.log.producer_state import AppendOrigin
 
