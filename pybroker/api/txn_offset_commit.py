@@ -93,7 +93,7 @@ def handle(ctx: RequestContext, request: req.TxnOffsetCommitRequest,
         if error:
             mapped = commit_error_for(error)
             return respond({(o.topic, o.partition): mapped for o in wanted})
-        now_ms = replica_manager.time_ms() if later else ctx.now_ms
+        now_ms = replica_manager.clock.milliseconds() if later else ctx.now_ms
         error = groups.coordinator.handle_commit_offsets(
             request.group_id,
             request.member_id if v >= 3 else "",

@@ -36,13 +36,13 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.records.batch import HEADER_SIZE, BatchHeader
 from pybroker.cluster.fetcher_state import offset_truncation_state
+from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
 from pybroker.kernel.state_table import IllegalTransition, StateTable
 from pybroker.kernel.types import TopicPartition, tp_str
 
@@ -198,10 +198,10 @@ class LogDirMover:
     """The partitions being moved between log dirs, copied one at a time by one task."""
 
     def __init__(self, host: MoveHost, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
-                 time_ms: Callable[[], int] | None = None) -> None:
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self.host = host
         self.chunk_bytes = chunk_bytes
-        self.time_ms = time_ms or _now_ms
+        self.clock = clock
         self._states: dict[TopicPartition, MoveState] = {}
         self._in_progress: TopicPartition | None = None
         self._wakeup: asyncio.Event | None = None
@@ -329,7 +329,7 @@ class LogDirMover:
         wakeup = self._wakeup
         assert wakeup is not None
         while True:
-            if self.step(self.time_ms()) is None:
+            if self.step(self.clock.milliseconds()) is None:
                 wakeup.clear()
                 await wakeup.wait()
             else:
@@ -352,10 +352,6 @@ class LogDirMover:
             self._task.cancel()
             self._task = None
         self._wakeup = None
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 __all__ = [

@@ -49,7 +49,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import time
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +63,7 @@ from pybroker.cluster.isr import IsrSettings, PendingIsrChange
 from pybroker.cluster.legacy_offsets import legacy_fetch_offsets
 from pybroker.cluster.partition import LogReadInfo, OffsetLookup, Partition
 from pybroker.cluster.txn_verification import TxnErrorMode, produce_error_for
+from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
 from pybroker.kernel.outcome import Outcome, chain, is_pending, when_ready
 from pybroker.kernel.types import TopicPartition
 from pybroker.log.checkpoints import (
@@ -279,8 +279,12 @@ class LogDirDescription:
 
 class ReplicaManager:
     def __init__(self, broker_id: int, log_manager: LogManager,
-                 log_config_for: Callable[[str], LogConfig]) -> None:
+                 log_config_for: Callable[[str], LogConfig], *,
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self.broker_id = broker_id
+        #: the time of answers handled on the event loop (ISR changes, verified produces) and
+        #: of the log dir mover's steps
+        self.clock = clock
         self.log_manager = log_manager
         self.log_config_for = log_config_for
         self.partitions: dict[TopicPartition, Partition] = {}
@@ -299,11 +303,9 @@ class ReplicaManager:
         #: how leaders keep their ISR; the embedded node's never change it
         self.isr_settings = IsrSettings()
         self._isr_changes: IsrChangeSender | None = None
-        #: the clock of ISR answers handled on the event loop (a test may replace it)
-        self.time_ms: Callable[[], int] = _now_ms
         #: copies partitions into the log dirs AlterReplicaLogDirs names (its ``chunk_bytes``
         #: is ``replica.fetch.max.bytes``)
-        self.log_dir_mover = LogDirMover(self, time_ms=lambda: self.time_ms())
+        self.log_dir_mover = LogDirMover(self, clock=clock)
         #: KIP-890's verification of transactional appends; None: not verified
         #: (``transaction.partition.verification.enable=false``)
         self.transaction_verifier: TransactionVerifier | None = None
@@ -643,7 +645,7 @@ class ReplicaManager:
                     else batches)
             outcome = self.append_records(
                 rest, required_acks=required_acks, timeout_ms=timeout_ms,
-                now_ms=self.time_ms() if later else now_ms,
+                now_ms=self.clock.milliseconds() if later else now_ms,
                 verification_guards={k: g for k, g in guards.items() if k not in refused})
             if not refused:
                 return outcome
@@ -778,7 +780,7 @@ class ReplicaManager:
         if self.partitions.get(key) is not partition:
             return  # deleted meanwhile
         moved, again = partition.handle_alter_partition_answer(proposed, answer.result(),
-                                                               self.time_ms())
+                                                               self.clock.milliseconds())
         if moved:
             self._on_high_watermark_moved(key)
         else:
@@ -1176,10 +1178,6 @@ class ReplicaManager:
         self.fetch_purgatory.shutdown()
         self.produce_purgatory.shutdown()
         self.checkpoint_high_watermarks()
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def _volume(log_dir: Path) -> os.statvfs_result | None:

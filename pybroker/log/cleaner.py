@@ -64,7 +64,7 @@ import bisect
 import hashlib
 import logging
 import os
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,6 +81,7 @@ from protocol.records.batch import (
 from protocol.records.compression import CompressionType, compress
 from protocol.records.control import ControlRecordType, parse_control_key
 from protocol.records.record import Record, _encode_record, decode_batch, iter_batches
+from pybroker.kernel.clock import Clock
 from pybroker.kernel.types import TopicPartition
 
 from .checkpoints import CheckpointError, read_offset_checkpoint, write_offset_checkpoint
@@ -686,11 +687,11 @@ class LogCleaner:
         finally:
             steps.close()  # cancelled mid-pass: the generator discards its .cleaned files
 
-    async def run(self, clock: Callable[[], int]) -> None:
-        """Clean forever (until cancelled), ``clock()`` giving the time in ms for each pass."""
+    async def run(self, clock: Clock) -> None:
+        """Clean forever (until cancelled), each pass at the ``clock``'s time."""
         while True:
             try:
-                stats = await self.clean(clock())
+                stats = await self.clean(clock.milliseconds())
             except Exception:
                 logger.exception("Log cleaner pass failed")
                 stats = None

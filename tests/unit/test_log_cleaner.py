@@ -19,6 +19,7 @@ from protocol.records.control import (
     build_end_txn_marker_batch,
 )
 from protocol.records.record import Record, build_batch, decode_batch, iter_batches
+from pybroker.kernel.clock import ManualClock
 from pybroker.log import FileSlice, Log, LogConfig, LogManager
 from pybroker.log.cleaner import CLEANER_CHECKPOINT, LogCleaner, measure
 from pybroker.log.config import LONG_MAX
@@ -712,7 +713,7 @@ def test_the_cleaner_task_cleans_until_cancelled(manager: LogManager) -> None:
     cleaner = LogCleaner(manager, backoff_ms=60_000)
 
     async def main() -> None:
-        task = asyncio.create_task(cleaner.run(lambda: T0))
+        task = asyncio.create_task(cleaner.run(ManualClock(T0)))
         for _ in range(1000):
             await asyncio.sleep(0)
             if cleaner.checkpoint_of(TOPIC, 0) and cleaner.checkpoint_of(TOPIC, 1):
