@@ -8,7 +8,6 @@ import logging
 import os
 import signal
 import ssl
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
@@ -28,6 +27,7 @@ from pybroker.controller.local import LocalController
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
 from pybroker.coordinator.transaction_service import TransactionCoordinatorService
+from pybroker.kernel.clock import Clock, SystemClock
 from pybroker.log.cleaner import LogCleaner
 from pybroker.log.config import LogConfig
 from pybroker.log.dir_failure import LogDirFailureChannel, log_dir_key
@@ -73,10 +73,6 @@ def halt_process(message: str) -> NoReturn:
     os._exit(1)
 
 
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 class ConfigError(Exception):
     """The configuration cannot be served; the message says why."""
 
@@ -98,6 +94,8 @@ class BrokerBase:
         except ConfigException as e:
             raise ConfigError(e.message) from e
         self.config = config
+        #: the time every subsystem built here reads
+        self.clock: Clock = SystemClock()
         #: (name, security protocol) of the listener brokers reach each other on
         self.inter_broker: tuple[str, str] = config.inter_broker_listener
         #: TLS for this broker's connections to that listener (None unless it runs over TLS)
@@ -129,7 +127,7 @@ class BrokerBase:
                                       remove_dir=self.storage_io.remove_dir,
                                       io=self.storage_io.submit, failures=self.failures)
         self.replica_manager = ReplicaManager(self.broker_id, self.log_manager,
-                                              self.configs.log_config)
+                                              self.configs.log_config, clock=self.clock)
         # a move between log dirs copies at most what a follower fetches of a partition
         self.replica_manager.log_dir_mover.chunk_bytes = config.get_int("replica.fetch.max.bytes")
         self.configs.add_listener(self.replica_manager.update_log_config)
@@ -151,7 +149,7 @@ class BrokerBase:
         self.handlers = load_handlers(self.mode)
         self.fetch_sessions = FetchSessionCache(
             config.get_int("max.incremental.fetch.session.cache.slots"))
-        self.dispatcher = RequestDispatcher(None, self.handlers)
+        self.dispatcher = RequestDispatcher(None, self.handlers, clock=self.clock)
         self.socket_server = SocketServer(
             self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"),
             security=lambda listener: listener_security(self.current_config, listener))
@@ -269,7 +267,7 @@ class BrokerBase:
             while True:
                 await asyncio.sleep(interval_ms / 1000)
                 try:
-                    result = job(now_ms())
+                    result = job(self.clock.milliseconds())
                     if inspect.isawaitable(result):
                         await result
                 except Exception:
@@ -303,7 +301,7 @@ class BrokerBase:
             cleaner = self.log_cleaner = LogCleaner(
                 logs, backoff_ms=self.current_config.get_int("log.cleaner.backoff.ms"))
             self.dynamic_config.add_reconfigurable(LogCleanerReconfigurable(cleaner))
-            self._tasks.append(asyncio.create_task(cleaner.run(now_ms), name="log-cleaner"))
+            self._tasks.append(asyncio.create_task(cleaner.run(self.clock), name="log-cleaner"))
         self._schedule(
             "producer-expiration", get("producer.id.expiration.check.interval.ms"),
             lambda now: [log_.remove_expired_producers(now) for log_ in logs.all_logs().values()],
@@ -343,7 +341,7 @@ class BrokerBase:
     def _handle_log_dir_failure(self, log_dir: Path) -> None:
         """A log dir failed (Kafka's ``LogDirFailureHandler``): its partitions go offline
         here; with no healthy dir left the broker halts, as Kafka's does."""
-        offline = self.replica_manager.handle_log_dir_failure(log_dir, now_ms())
+        offline = self.replica_manager.handle_log_dir_failure(log_dir, self.clock.milliseconds())
         if offline is None:
             return  # offline already
         if not self.log_manager.live_log_dirs:
@@ -382,7 +380,7 @@ class BrokerBase:
         if self.transactions is not None:
             await self.transactions.shutdown()
         if self.groups is not None:
-            self.groups.shutdown(now_ms())
+            self.groups.shutdown(self.clock.milliseconds())
         self.stop_storage()
         await self._close_cluster()
         self._stopped.set()
@@ -453,12 +451,12 @@ class Broker(BrokerBase):
             default_replication_factor=self.config.get_int("default.replication.factor"),
             dynamic_config=self.dynamic_config)
         self.groups = GroupCoordinatorService(self.config, self.replica_manager, cache,
-                                              self.admin)
+                                              self.admin, clock=self.clock)
         self.controller.deleted_partition_listeners.append(self.groups.partitions_deleted)
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, self.producer_ids,
             endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker[0]),
-            ssl_context=self.inter_broker_tls, sasl=self.inter_broker_sasl)
+            ssl_context=self.inter_broker_tls, sasl=self.inter_broker_sasl, clock=self.clock)
         self._set_up_transaction_verification(
             cache, lambda b: cache.alive_endpoint(b, self.inter_broker[0]))
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable())
@@ -493,13 +491,13 @@ class Broker(BrokerBase):
                        f"failed")
 
     async def start(self) -> None:
-        started = time.monotonic()
+        started = self.clock.monotonic()
         self._watch_log_dirs()
-        topics = self.start_storage(now_ms())
+        topics = self.start_storage(self.clock.milliseconds())
         assert self.metadata_cache is not None and self.admin is not None
         assert self.groups is not None and self.transactions is not None
-        self.groups.startup(now_ms())
-        self.transactions.startup(now_ms())
+        self.groups.startup(self.clock.milliseconds())
+        self.transactions.startup(self.clock.milliseconds())
         self.services = self.dispatcher.services = BrokerServices(
             broker_id=self.broker_id,
             config=self.config,
@@ -522,4 +520,4 @@ class Broker(BrokerBase):
         self._start_scheduled_tasks()
         self.started = True
         log.info("broker %d started in %.2fs (cluster %s, %d topic(s))", self.broker_id,
-                 time.monotonic() - started, self.metadata_cache.cluster_id, topics)
+                 self.clock.monotonic() - started, self.metadata_cache.cluster_id, topics)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Callable
 
+from pybroker.kernel.clock import Clock
 from pybroker.security import acl_json
 from pybroker.security.acl import AccessControlEntry, ResourcePattern
 from pybroker.security.authorizer import AclAuthorizer, AclChange, AclChanges, AclUpdates
@@ -103,10 +103,10 @@ class AclChangeWatcher:
     authorizer; deletes notifications older than :data:`CHANGE_EXPIRATION_MS`."""
 
     def __init__(self, zk: KafkaZkClient, authorizer: AclAuthorizer,
-                 now_ms: Callable[[], int], lock: asyncio.Lock) -> None:
+                 clock: Clock, lock: asyncio.Lock) -> None:
         self.zk = zk
         self.authorizer = authorizer
-        self.now_ms = now_ms
+        self.clock = clock
         self.lock = lock
         self.last_seen: dict[str, str] = {}
         self._pending = asyncio.Event()
@@ -146,7 +146,7 @@ class AclChangeWatcher:
             if found is None:
                 continue
             data, ctime = found
-            if ctime < self.now_ms() - CHANGE_EXPIRATION_MS:
+            if ctime < self.clock.milliseconds() - CHANGE_EXPIRATION_MS:
                 expired.append(name)
             if name <= self.last_seen[root]:
                 continue

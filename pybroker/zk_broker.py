@@ -32,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
-import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -43,7 +42,7 @@ from pybroker.admin.user_credentials import ZkUserCredentials
 from pybroker.admin.zk import ZkAdminManager
 from pybroker.api.registry import ZOOKEEPER
 from pybroker.api.services import BrokerServices
-from pybroker.broker import BrokerBase, ConfigError, now_ms
+from pybroker.broker import BrokerBase, ConfigError
 from pybroker.cluster.alter_partition import AlterPartitionManager
 from pybroker.cluster.control import ControlRequestHandler
 from pybroker.cluster.fetcher_state import FetcherConfig
@@ -58,6 +57,8 @@ from pybroker.controller.zk_store import ZkControllerStore
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
 from pybroker.coordinator.transaction_service import TransactionCoordinatorService
+from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
+from pybroker.kernel.outcome import Outcome
 from pybroker.metadata.local import check_meta_properties
 from pybroker.network.client import BrokerClient, BrokerClientError
 from pybroker.reconfigurables import ThreadPoolReconfigurable, UncleanLeaderElectionReconfigurable
@@ -134,10 +135,12 @@ class ConfigChangeWatcher:
 
     def __init__(self, zk: KafkaZkClient,
                  handlers: dict[str, Callable[[str, dict[str, str]], None]],
-                 expiration_ms: int = CHANGE_EXPIRATION_MS) -> None:
+                 expiration_ms: int = CHANGE_EXPIRATION_MS, *,
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self.zk = zk
         self.handlers = handlers
         self.expiration_ms = expiration_ms
+        self.clock = clock
         self.last_seen = ""
         #: creation times of the notifications read so far
         self._created: dict[str, int] = {}
@@ -193,7 +196,8 @@ class ConfigChangeWatcher:
                     self._created[name] = found[1]
         present = set(names)
         self._created = {n: t for n, t in self._created.items() if n in present}
-        expired = expired_notifications(self._created, now_ms(), self.expiration_ms)
+        expired = expired_notifications(self._created, self.clock.milliseconds(),
+                                        self.expiration_ms)
         if expired:
             await self.zk.delete_config_change_notifications(expired)
             for name in expired:
@@ -228,7 +232,7 @@ class ZkBroker(BrokerBase):
 
     # -- start-up ------------------------------------------------------------------------------
     async def start(self) -> None:
-        started = time.monotonic()
+        started = self.clock.monotonic()
         self._watch_log_dirs()
         self._check_log_dirs()
         await self.zk_client.start()
@@ -245,7 +249,7 @@ class ZkBroker(BrokerBase):
         topics = await self.zk.get_all_topics()
         for topic, overrides in (await self.zk.get_topic_configs(topics)).items():
             self.configs.set_topic_overrides(topic, overrides)
-        await asyncio.to_thread(self.log_manager.startup, now_ms(),
+        await asyncio.to_thread(self.log_manager.startup, self.clock.milliseconds(),
                                 config_for=self.configs.log_config)
         cache = self.metadata_cache = MetadataCache(
             cluster_id, controller_id=-1,
@@ -256,7 +260,8 @@ class ZkBroker(BrokerBase):
                                               self.replica_manager,
                                               FetcherConfig.from_broker_config(
                                                   self.current_config, self.inter_broker_tls,
-                                                  self.inter_broker_sasl))
+                                                  self.inter_broker_sasl),
+                                              clock=self.clock)
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable(self.fetchers.resize))
         def controller_node() -> BrokerEndpoint | None:
             if cache.controller_id < 0:
@@ -275,7 +280,8 @@ class ZkBroker(BrokerBase):
             replica_lag_time_max_ms=self.config.get_int("replica.lag.time.max.ms"))
         controller_store = ZkControllerStore(
             self.zk,
-            unclean_default=self.current_config.get_bool("unclean.leader.election.enable"))
+            unclean_default=self.current_config.get_bool("unclean.leader.election.enable"),
+            clock=self.clock)
         controller = self.controller = KafkaController(
             self.broker_id, controller_store,
             ControllerSettings(self.config, self.inter_broker_listener, self.inter_broker_tls,
@@ -298,23 +304,23 @@ class ZkBroker(BrokerBase):
         self.control.metadata_listeners.append(self.admin.on_metadata_updated)
         self.control.topic_config_loader = self._load_topic_configs
         self.groups = GroupCoordinatorService(self.config, self.replica_manager, cache,
-                                              self.admin)
+                                              self.admin, clock=self.clock)
         self.control.deleted_partition_listeners.append(self.groups.partitions_deleted)
-        self.groups.startup(now_ms())
+        self.groups.startup(self.clock.milliseconds())
         producer_ids = ProducerIdManager(ZkProducerIdBlocks(self.zk, self.broker_id))
         self.transactions = TransactionCoordinatorService(
             self.config, self.replica_manager, cache, self.admin, producer_ids,
             endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker_listener),
-            ssl_context=self.inter_broker_tls, sasl=self.inter_broker_sasl)
+            ssl_context=self.inter_broker_tls, sasl=self.inter_broker_sasl, clock=self.clock)
         self._set_up_transaction_verification(
             cache, lambda b: cache.alive_endpoint(b, self.inter_broker_listener))
-        self.transactions.startup(now_ms())
+        self.transactions.startup(self.clock.milliseconds())
         if self.authorizer is not None:
             # the change listeners first, then the ACLs, so that no change falls in between
             lock = asyncio.Lock()
             acl_store = ZkAclStore(self.zk, self.authorizer, lock)
             await self.zk.create_acl_paths()
-            self.acl_watcher = AclChangeWatcher(self.zk, self.authorizer, now_ms, lock)
+            self.acl_watcher = AclChangeWatcher(self.zk, self.authorizer, self.clock, lock)
             await self.acl_watcher.start()
             async with lock:
                 self.authorizer.load(await acl_store.load())
@@ -338,12 +344,12 @@ class ZkBroker(BrokerBase):
         self.config_watcher = ConfigChangeWatcher(self.zk, {
             CONFIG_TOPIC: self.configs.set_topic_overrides,
             CONFIG_BROKER: self._broker_configs_changed,
-            CONFIG_USER: self.credentials.user_changed})
+            CONFIG_USER: self.credentials.user_changed}, clock=self.clock)
         await self.config_watcher.start()
         self._start_scheduled_tasks()
         self.started = True
         log.info("broker %d started in %.2fs (cluster %s, ZooKeeper %s, broker epoch %d)",
-                 self.broker_id, time.monotonic() - started, cluster_id,
+                 self.broker_id, self.clock.monotonic() - started, cluster_id,
                  self.config.zookeeper_connect, self.broker_epoch)
 
     def _log_dir_failed(self, log_dir: Path, partitions: list[tuple[str, int]]) -> None:
@@ -384,7 +390,7 @@ class ZkBroker(BrokerBase):
         super()._start_scheduled_tasks()
         rm = self.replica_manager
 
-        def checkpoint_high_watermarks(_now: int) -> asyncio.Future[None] | None:
+        def checkpoint_high_watermarks(_now: int) -> Outcome[None]:
             if rm.high_watermark_checkpointing:  # from the first LeaderAndIsr on, as Kafka
                 return self.in_storage_io(write_high_watermark_checkpoints,
                                           rm.high_watermark_checkpoints(), self.failures)
@@ -413,7 +419,7 @@ class ZkBroker(BrokerBase):
             for listener, host, port in self._advertised_endpoints())
         return BrokerRegistration(self.broker_id, endpoints,
                                   rack=self.config.get("broker.rack") or None,
-                                  timestamp=now_ms())
+                                  timestamp=self.clock.milliseconds())
 
     async def _register(self) -> None:
         self.broker_epoch = await self.zk.register_broker(self._registration())

@@ -41,6 +41,7 @@ COMPRESSION_MASK = 0x07
 TIMESTAMP_TYPE_MASK = 0x08  # 0 CreateTime, 1 LogAppendTime
 TRANSACTIONAL_MASK = 0x10
 CONTROL_MASK = 0x20
+DELETE_HORIZON_MASK = 0x40  # base timestamp is the delete horizon (KIP-534), set by the cleaner
 
 _HEADER = struct.Struct(">qiibIhiqqqhii")
 _OFFSET_LEN = struct.Struct(">qi")
@@ -48,6 +49,15 @@ _I64 = struct.Struct(">q")
 _I32 = struct.Struct(">i")
 _U32 = struct.Struct(">I")
 _I16 = struct.Struct(">h")
+#: baseOffset .. lastOffsetDelta: what a walk over batch boundaries needs
+_PREFIX = struct.Struct(">qiibIhi")
+#: from the magic byte (offset 16): magic, attributes, producer id, producer epoch, base
+#: sequence (the CRC and the offsets and timestamps between are skipped)
+_TXN_FIELDS = struct.Struct(">b4xh20xqhi")
+_MAGIC_OFFSET = 16
+
+#: the bytes :func:`read_prefix` reads
+PREFIX_SIZE = _PREFIX.size
 
 
 class BatchHeader(NamedTuple):
@@ -126,6 +136,28 @@ class BatchHeader(NamedTuple):
         if self.base_sequence < 0:
             return NO_SEQUENCE
         return (self.base_sequence + self.last_offset_delta) & 0x7FFFFFFF
+
+
+def read_prefix(buf: bytes | bytearray | memoryview, pos: int = 0,
+                ) -> tuple[int, int, int, int, int, int, int]:
+    """``(base_offset, batch_length, partition_leader_epoch, magic, crc, attributes,
+    last_offset_delta)`` of the batch at ``pos``: the header up to its last offset
+    (:data:`PREFIX_SIZE` bytes), unchecked, for walks over batch boundaries."""
+    return _PREFIX.unpack_from(buf, pos)
+
+
+def transactional_producer(buf: bytes | bytearray | memoryview, pos: int = 0,
+                           ) -> tuple[int, int, int] | None:
+    """``(producer id, producer epoch, base sequence)`` of the batch at ``pos`` when it is a
+    transactional v2 batch with a producer id; None for any other batch (or bytes too short to
+    be one). Read from the header, nothing decoded."""
+    if len(buf) - pos < _MAGIC_OFFSET + _TXN_FIELDS.size:
+        return None
+    magic, attributes, producer_id, epoch, sequence = _TXN_FIELDS.unpack_from(
+        buf, pos + _MAGIC_OFFSET)
+    if magic != MAGIC or not attributes & TRANSACTIONAL_MASK or producer_id < 0:
+        return None
+    return producer_id, epoch, sequence
 
 
 def peek_offset_and_length(buf: bytes | bytearray | memoryview, pos: int = 0) -> tuple[int, int]:

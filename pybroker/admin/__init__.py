@@ -2,12 +2,13 @@
 
 CreateTopics, DeleteTopics, CreatePartitions, topic config changes, dynamic broker configs,
 leader elections and partition reassignments (and the creation of the internal topics the
-coordinators need) go through one :class:`AdminManager`. What it returns is an :data:`Outcome`: the results at once,
-or a future of them. The embedded single node (:class:`~pybroker.admin.local.LocalAdminManager`)
-decides everything on the spot through its local controller. In ZooKeeper mode a broker writes
-the request to ZooKeeper and the outcome arrives later from the controller (LeaderAndIsr,
-UpdateMetadata), so the answer waits in a purgatory, as in Kafka's ``ZkAdminManager``.
-Handlers use :func:`when_ready` and never need to know which.
+coordinators need) go through one :class:`AdminManager`. What it returns is an
+:data:`~pybroker.kernel.outcome.Outcome`: the results at once, or a future of them. The
+embedded single node (:class:`~pybroker.admin.local.LocalAdminManager`) decides everything on
+the spot through its local controller. In ZooKeeper mode a broker writes the request to
+ZooKeeper and the outcome arrives later from the controller (LeaderAndIsr, UpdateMetadata), so
+the answer waits in a purgatory, as in Kafka's ``ZkAdminManager``. Handlers use
+:func:`~pybroker.kernel.outcome.when_ready` and never need to know which.
 
 Results never share mutable state with the controller: topics come back as the immutable
 records of :mod:`pybroker.metadata.model`.
@@ -15,24 +16,16 @@ records of :mod:`pybroker.metadata.model`.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, TypeAlias, TypeVar
+from typing import Protocol
 
 from protocol.errors import KafkaError
+from pybroker.kernel.outcome import Outcome
+from pybroker.kernel.types import Reassignment, TopicPartition
 from pybroker.metadata.model import TopicRecord
-from pybroker.purgatory import when_ready
 
-T = TypeVar("T")
-
-#: results now, or a future of them
-Outcome: TypeAlias = T | asyncio.Future[T]
-
-TopicPartition = tuple[str, int]
-
-__all__ = ["AdminManager", "IsrChange", "NewPartitions", "NewTopic", "Outcome", "Reassignment",
-           "when_ready"]
+__all__ = ["AdminManager", "NewPartitions", "NewTopic"]
 
 #: ElectLeaders election types
 PREFERRED = 0
@@ -58,27 +51,6 @@ class NewPartitions:
     topic: str
     count: int
     assignments: Sequence[Sequence[int]] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Reassignment:
-    """A partition being reassigned (ListPartitionReassignments)."""
-
-    replicas: tuple[int, ...]
-    adding: tuple[int, ...]
-    removing: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class IsrChange:
-    """One partition of an AlterPartition: the ISR its leader asks for."""
-
-    leader_epoch: int
-    isr: tuple[int, ...]
-    leader_recovery_state: int
-    partition_epoch: int
-    #: KIP-903 (v3): each ISR member's broker epoch as the leader knows it (-1: unknown)
-    isr_broker_epochs: dict[int, int] | None = None
 
 
 class AdminManager(Protocol):

@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.config import (
@@ -50,16 +50,14 @@ from pybroker.config.dynamic import (
     is_password_config,
 )
 from pybroker.config.kafka_properties import EXTRA_DYNAMIC
+from pybroker.kernel.outcome import Outcome, chain, when_settled
 
 if TYPE_CHECKING:
-    from pybroker.admin import AdminManager, Outcome
+    from pybroker.admin import AdminManager
     from pybroker.cluster.metadata_cache import MetadataCache
     from pybroker.metadata.config_repository import ConfigRepository
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
-R = TypeVar("R")
 
 # ConfigResource types, as Kafka numbers them
 TOPIC = 2
@@ -94,48 +92,21 @@ class ConfigServices(Protocol):
 # -- outcomes ----------------------------------------------------------------------------------
 
 
-def then(outcome: Outcome[T], fn: Callable[[T], Outcome[R]]) -> Outcome[R]:
-    """``fn(result)`` now when ``outcome`` is a result, else a future of it; ``fn`` may itself
-    answer later."""
-    if not isinstance(outcome, asyncio.Future):
-        return fn(outcome)
-
-    async def later() -> R:
-        result = fn(await outcome)
-        if isinstance(result, asyncio.Future):
-            return await result
-        return result
-    return asyncio.ensure_future(later())
-
-
-def gather(outcomes: Sequence[Outcome[T]]) -> Outcome[list[T]]:
-    """Every result now when all are results, else a future of the list."""
-    if not any(isinstance(o, asyncio.Future) for o in outcomes):
-        return list(outcomes)  # type: ignore[arg-type]  # (no future among them)
-
-    async def later() -> list[T]:
-        return [await o if isinstance(o, asyncio.Future) else o for o in outcomes]
-    return asyncio.ensure_future(later())
-
-
 def settled(outcome: Outcome[KafkaError | None], resource_type: int, name: str,
             ) -> Outcome[KafkaError | None]:
     """``outcome`` with an unexpected failure answered as Kafka answers one
     (UNKNOWN_SERVER_ERROR), so that one resource cannot fail a whole request."""
-    if not isinstance(outcome, asyncio.Future):
-        return outcome
 
-    async def later() -> KafkaError | None:
-        try:
-            return await outcome
-        except KafkaError as e:
+    def failed(e: BaseException) -> KafkaError:
+        if isinstance(e, KafkaError):
             return e
-        except Exception:
-            log.exception(
-                "Error processing alter configs request for resource ConfigResource(type=%s, "
-                "name='%s')", RESOURCE_TYPE_NAMES.get(resource_type), name)
-            return KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, None)
-    return asyncio.ensure_future(later())
+        if isinstance(e, asyncio.CancelledError):
+            raise e
+        log.error("Error processing alter configs request for resource ConfigResource(type=%s, "
+                  "name='%s')", RESOURCE_TYPE_NAMES.get(resource_type), name, exc_info=e)
+        return KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, None)
+
+    return when_settled(outcome, lambda result: result, failed)
 
 
 # -- request checks ----------------------------------------------------------------------------
@@ -357,4 +328,4 @@ def incremental_broker_configs(services: ConfigServices, name: str, entries: Seq
             return e
         return _store_broker(services, entity, props, validate_only, name)
 
-    return then(services.admin.broker_configs(entity), change)
+    return chain(services.admin.broker_configs(entity), change)

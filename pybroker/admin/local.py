@@ -10,9 +10,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from protocol.errors import ErrorCode, KafkaError
-from pybroker.admin import NewPartitions, NewTopic, Reassignment, TopicPartition
+from pybroker.admin import NewPartitions, NewTopic
 from pybroker.config.dynamic import DEFAULT_ENTITY
 from pybroker.controller import replicas
+from pybroker.kernel.types import Reassignment, TopicPartition
 from pybroker.metadata.model import TopicRecord
 
 if TYPE_CHECKING:

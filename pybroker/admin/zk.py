@@ -28,8 +28,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode, KafkaError
-from pybroker.admin import NewPartitions, NewTopic, Reassignment, TopicPartition
+from pybroker.admin import NewPartitions, NewTopic
 from pybroker.controller.assignment import new_partitions_start_index
+from pybroker.kernel.outcome import Outcome
+from pybroker.kernel.types import Reassignment, TopicPartition
 from pybroker.metadata.model import PartitionRecord, TopicRecord
 from pybroker.metadata.topics import collision_key, validate_topic_name
 from pybroker.purgatory import Purgatory
@@ -314,16 +316,14 @@ class ZkAdminManager:
     # -- the controller's decisions ---------------------------------------------------------
     def elect_leaders(self, partitions: Sequence[TopicPartition], election_type: int, *,
                       timeout_ms: int, now_ms: int,
-                      ) -> dict[TopicPartition, KafkaError | None] | asyncio.Future[
-                          dict[TopicPartition, KafkaError | None]]:
+                      ) -> Outcome[dict[TopicPartition, KafkaError | None]]:
         if not self.controller.is_active:
             return _not_controller(partitions)
         return self.controller.elect_leaders(partitions, election_type)
 
     def alter_partition_reassignments(
         self, targets: Mapping[TopicPartition, Sequence[int] | None], *, timeout_ms: int,
-        now_ms: int) -> dict[TopicPartition, KafkaError | None] | asyncio.Future[
-            dict[TopicPartition, KafkaError | None]]:
+        now_ms: int) -> Outcome[dict[TopicPartition, KafkaError | None]]:
         if not self.controller.is_active:
             return _not_controller(list(targets))
         return self.controller.alter_partition_reassignments(targets)

@@ -15,8 +15,8 @@ from protocol.messages import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
+from pybroker.kernel.outcome import when_ready
 from pybroker.metadata.topics import OFFSETS_TOPIC
-from pybroker.purgatory import when_ready
 from pybroker.security.acl import AclOperation, ResourceType
 
 

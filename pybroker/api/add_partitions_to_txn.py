@@ -15,7 +15,6 @@ INVALID_PRODUCER_EPOCH.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 
 from protocol.errors import ErrorCode
@@ -26,11 +25,11 @@ from protocol.messages import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
+from pybroker.kernel.outcome import Outcome, gather, when_ready
+from pybroker.kernel.types import TopicPartition
 from pybroker.metadata.topics import INTERNAL_TOPICS
-from pybroker.purgatory import when_ready
 from pybroker.security.acl import AclOperation, ResourceType
 
-TopicPartition = tuple[str, int]
 Results = Mapping[TopicPartition, ErrorCode]
 
 
@@ -48,7 +47,7 @@ def _topic_results(results: Results) -> list[m.AddPartitionsToTxnTopicResult]:
 
 
 def _transaction(ctx: RequestContext, txn: req.AddPartitionsToTxnTransaction,
-                 ) -> Results | asyncio.Future[Results]:
+                 ) -> Outcome[Results]:
     """One transaction's per-partition results, now or later."""
     services = ctx.services
     version = ctx.api_version
@@ -112,10 +111,4 @@ def handle(ctx: RequestContext, request: req.AddPartitionsToTxnRequest,
                                        topic_results=_topic_results(results))
             for txn, results in zip(transactions, all_results, strict=True)])
 
-    if not any(isinstance(o, asyncio.Future) for o in outcomes):
-        return respond([o for o in outcomes if not isinstance(o, asyncio.Future)])
-
-    async def gather() -> m.AddPartitionsToTxnResponse:
-        return respond([await o if isinstance(o, asyncio.Future) else o for o in outcomes])
-
-    return asyncio.ensure_future(gather())
+    return when_ready(gather(outcomes), respond)

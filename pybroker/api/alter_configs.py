@@ -10,20 +10,18 @@ import logging
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, alter_configs_request as req, alter_configs_response as m
-from pybroker.admin import Outcome
 from pybroker.admin.configs import (
     BROKER,
     TOPIC,
     change_broker_configs,
     change_topic_configs,
-    gather,
     preprocess,
     settled,
 )
 from pybroker.api.acl_requests import config_refusal
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
-from pybroker.purgatory import when_ready
+from pybroker.kernel.outcome import Outcome, gather, when_ready
 from pybroker.security.acl import AclOperation
 
 log = logging.getLogger(__name__)

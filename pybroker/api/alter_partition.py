@@ -12,10 +12,10 @@ from protocol.messages import (
     alter_partition_request as req,
     alter_partition_response as m,
 )
-from pybroker.admin import IsrChange
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import ZOOKEEPER, Response, api
-from pybroker.purgatory import when_ready
+from pybroker.kernel.outcome import when_ready
+from pybroker.kernel.types import IsrChange
 from pybroker.security.acl import AclOperation
 
 

@@ -15,10 +15,10 @@ from protocol.messages import (
     alter_partition_reassignments_request as req,
     alter_partition_reassignments_response as m,
 )
-from pybroker.admin import TopicPartition
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
-from pybroker.purgatory import when_ready
+from pybroker.kernel.outcome import when_ready
+from pybroker.kernel.types import TopicPartition
 from pybroker.security.acl import AclOperation
 
 

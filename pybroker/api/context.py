@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pybroker.kernel.clock import SYSTEM_CLOCK
 from pybroker.security.principal import ANONYMOUS, KafkaPrincipal
 from pybroker.security.sasl import SaslAuthenticator
 
@@ -27,7 +27,7 @@ class RequestContext:
     principal: KafkaPrincipal = ANONYMOUS
     #: the connection's SASL authentication, on a SASL listener (SaslHandshake, SaslAuthenticate)
     sasl: SaslAuthenticator | None = None
-    now_ms: int = field(default_factory=lambda: int(time.time() * 1000))
+    now_ms: int = field(default_factory=SYSTEM_CLOCK.milliseconds)
     # Set by a handler that wants the connection closed after this request (Kafka closes the
     # connection of an acks=0 producer whose produce failed, since it cannot be told otherwise).
     close_connection: bool = False

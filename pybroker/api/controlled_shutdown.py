@@ -14,7 +14,7 @@ from protocol.messages import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import ZOOKEEPER, Response, api
-from pybroker.purgatory import when_ready
+from pybroker.kernel.outcome import when_ready
 from pybroker.security.acl import AclOperation
 
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, create_acls_request as req, create_acls_response as m
 from pybroker.api.acl_requests import NO_AUTHORIZER, binding, check_codes, not_authorized
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
+from pybroker.kernel.outcome import when_ready
 from pybroker.security.acl import CLUSTER_NAME, AclOperation, ResourceType, check_binding
 from pybroker.security.authorizer import AclError
 
@@ -57,11 +56,4 @@ def handle(ctx: RequestContext, request: req.CreateAclsRequest,
             errors[i] = e
         return _response(errors)
 
-    created = acls.create([bindings[i] for i in valid])
-    if isinstance(created, asyncio.Future):
-        out: asyncio.Future[m.CreateAclsResponse] = asyncio.get_running_loop().create_future()
-        created.add_done_callback(
-            lambda f: out.set_exception(e) if (e := f.exception()) is not None
-            else out.set_result(answer(f.result())))
-        return out
-    return answer(created)
+    return when_ready(acls.create([bindings[i] for i in valid]), answer)

@@ -11,7 +11,7 @@ from protocol.messages import (
 from pybroker.admin import NewPartitions
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
-from pybroker.purgatory import when_ready
+from pybroker.kernel.outcome import when_ready
 from pybroker.security.acl import AclOperation, ResourceType
 
 

@@ -8,8 +8,8 @@ from pybroker.admin import NewTopic
 from pybroker.admin.config_helper import topic_config_entries
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
+from pybroker.kernel.outcome import when_ready
 from pybroker.metadata.model import TopicRecord
-from pybroker.purgatory import when_ready
 from pybroker.security.acl import AclOperation, ResourceType
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, delete_acls_request as req, delete_acls_response as m
 from pybroker.api.acl_requests import (
@@ -15,6 +13,7 @@ from pybroker.api.acl_requests import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
+from pybroker.kernel.outcome import when_ready
 from pybroker.security.acl import AclBinding, AclOperation
 
 
@@ -52,10 +51,4 @@ def handle(ctx: RequestContext, request: req.DeleteAclsRequest,
         binding_filter(f.resource_type_filter, f.resource_name_filter, f.pattern_type_filter,
                        f.principal_filter, f.host_filter, f.operation, f.permission_type)
         for f in request.filters])
-    if isinstance(deleted, asyncio.Future):
-        out: asyncio.Future[m.DeleteAclsResponse] = asyncio.get_running_loop().create_future()
-        deleted.add_done_callback(
-            lambda f: out.set_exception(e) if (e := f.exception()) is not None
-            else out.set_result(_response(f.result())))
-        return out
-    return _response(deleted)
+    return when_ready(deleted, _response)

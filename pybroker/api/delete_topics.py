@@ -8,8 +8,8 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, delete_topics_request as req, delete_topics_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
+from pybroker.kernel.outcome import when_ready
 from pybroker.metadata.model import TopicRecord
-from pybroker.purgatory import when_ready
 from pybroker.security.acl import AclOperation, ResourceType
 
 ZERO_UUID = uuid.UUID(int=0)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, elect_leaders_request as req, elect_leaders_response as m
-from pybroker.admin import PREFERRED, UNCLEAN, TopicPartition
+from pybroker.admin import PREFERRED, UNCLEAN
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
-from pybroker.purgatory import when_ready
+from pybroker.kernel.outcome import when_ready
+from pybroker.kernel.types import TopicPartition
 from pybroker.security.acl import AclOperation
 
 

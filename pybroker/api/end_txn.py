@@ -11,7 +11,7 @@ from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, end_txn_request as req, end_txn_response as m
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
-from pybroker.purgatory import when_ready
+from pybroker.kernel.outcome import when_ready
 from pybroker.security.acl import AclOperation, ResourceType
 
 

@@ -29,6 +29,7 @@ from protocol.records.compression import CompressionType
 from protocol.records.legacy import MAGIC_V0, MAGIC_V1, lazy_down_convert
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response
+from pybroker.kernel.outcome import is_pending
 
 #: the last Fetch version that reads magic 0 (v0-v1) and magic 1 (v2-v3)
 MAGIC_V0_MAX_VERSION = 1
@@ -111,7 +112,7 @@ def down_convert(ctx: RequestContext, answer: Response[m.FetchResponse],
                  ) -> m.FetchResponse | Awaitable[m.FetchResponse]:
     """The v0-v3 answer: ``answer`` (or, once it is ready, the future's) with each hosted
     partition's records converted; a coroutine when there is work for the worker."""
-    if isinstance(answer, asyncio.Future):
+    if is_pending(answer):
         return _after(ctx, answer, fetch_offsets, from_follower)
     jobs = _plan(ctx, answer, fetch_offsets, from_follower)
     if not jobs:

@@ -16,13 +16,12 @@ from protocol.messages import (
     incremental_alter_configs_request as req,
     incremental_alter_configs_response as m,
 )
-from pybroker.admin import Outcome, loggers
+from pybroker.admin import loggers
 from pybroker.admin.configs import (
     BROKER,
     BROKER_LOGGER,
     DELETE,
     TOPIC,
-    gather,
     incremental_broker_configs,
     incremental_topic_configs,
     preprocess,
@@ -31,7 +30,7 @@ from pybroker.admin.configs import (
 from pybroker.api.acl_requests import config_refusal
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
-from pybroker.purgatory import when_ready
+from pybroker.kernel.outcome import Outcome, gather, when_ready
 from pybroker.security.acl import AclOperation
 
 log = logging.getLogger(__name__)

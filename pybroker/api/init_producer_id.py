@@ -18,7 +18,7 @@ from protocol.messages import (
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.coordinator.transaction import InitProducerIdResult
-from pybroker.purgatory import when_ready
+from pybroker.kernel.outcome import when_ready
 from pybroker.security.acl import AclOperation, ResourceType
 
 NO_PRODUCER_ID, NO_PRODUCER_EPOCH = -1, -1

@@ -8,7 +8,7 @@ from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.coordinator.group import JoinGroupResult, JoinRequest
 from pybroker.coordinator.group_service import responder
-from pybroker.purgatory import then
+from pybroker.kernel.outcome import then
 from pybroker.security.acl import AclOperation, ResourceType
 
 

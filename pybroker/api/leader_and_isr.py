@@ -16,8 +16,8 @@ from protocol.messages import ApiKey, leader_and_isr_request as req, leader_and_
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import ZOOKEEPER, Response, api
 from pybroker.cluster.control import LeaderAndIsrPartition
+from pybroker.kernel.outcome import then
 from pybroker.metadata.model import PartitionRecord
-from pybroker.purgatory import then
 from pybroker.security.acl import AclOperation
 
 ZERO_UUID = uuid.UUID(int=0)

@@ -13,10 +13,10 @@ from protocol.messages import (
     list_partition_reassignments_request as req,
     list_partition_reassignments_response as m,
 )
-from pybroker.admin import Reassignment, TopicPartition
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
-from pybroker.purgatory import when_ready
+from pybroker.kernel.outcome import when_ready
+from pybroker.kernel.types import Reassignment, TopicPartition
 from pybroker.security.acl import AclOperation
 
 

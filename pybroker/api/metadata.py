@@ -7,7 +7,6 @@ the controller creates it, with LEADER_NOT_AVAILABLE.
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 
 from protocol.errors import ErrorCode, KafkaError
@@ -16,6 +15,7 @@ from pybroker.admin import NewTopic
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.cluster.metadata_cache import TopicInfo
+from pybroker.kernel.outcome import is_pending
 from pybroker.metadata.topics import OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, validate_topic_name
 from pybroker.security.acl import CLUSTER_NAME, AclOperation, ResourceType
 
@@ -61,7 +61,7 @@ def _auto_create(ctx: RequestContext, name: str) -> ErrorCode:
         return ErrorCode.NONE
     outcome = services.admin.create_topics([NewTopic(name)], validate_only=False,
                                            timeout_ms=0, now_ms=ctx.now_ms)
-    if isinstance(outcome, asyncio.Future):
+    if is_pending(outcome):
         return ErrorCode.LEADER_NOT_AVAILABLE  # the controller creates it; ask again soon
     [created] = outcome
     return created.code if isinstance(created, KafkaError) else ErrorCode.NONE

@@ -8,7 +8,7 @@ from protocol.messages import ApiKey, offset_commit_request as req, offset_commi
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
 from pybroker.coordinator.group.offsets import OffsetToCommit
-from pybroker.purgatory import when_ready
+from pybroker.kernel.outcome import when_ready
 from pybroker.security.acl import AclOperation, ResourceType
 
 

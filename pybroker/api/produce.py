@@ -17,16 +17,22 @@ from __future__ import annotations
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, produce_request as req, produce_response as m
-from protocol.records.batch import LOG_OVERHEAD, BatchHeader, peek_offset_and_length
+from protocol.records.batch import (
+    LOG_OVERHEAD,
+    BatchHeader,
+    peek_offset_and_length,
+    transactional_producer,
+)
 from protocol.records.compression import CompressionType
 from pybroker.api import produce_legacy
 from pybroker.api.context import RequestContext
 from pybroker.api.leader_hints import current_leader, leader_endpoint
 from pybroker.api.registry import Response, api
-from pybroker.cluster.replica_manager import ProduceResult, transactional_producer
+from pybroker.cluster.replica_manager import ProduceResult
 from pybroker.cluster.txn_verification import TxnErrorMode
+from pybroker.kernel.outcome import when_ready
+from pybroker.kernel.types import TopicPartition
 from pybroker.metadata.topics import INTERNAL_TOPICS
-from pybroker.purgatory import when_ready
 from pybroker.security.acl import AclOperation, ResourceType
 
 #: the first version whose records must be one v2 batch; below it, old message sets
@@ -61,16 +67,21 @@ def validate_records(records, version: int) -> BatchHeader:
     return header
 
 
-def has_transactional_records(request: req.ProduceRequest) -> bool:
-    """Whether the first batch of some partition is transactional (Kafka's
-    ``RequestUtils.hasTransactionalRecords``; old message sets never are)."""
+def transactional_batches(request: req.ProduceRequest,
+                          ) -> dict[TopicPartition, tuple[int, int, int]]:
+    """``(producer id, producer epoch, base sequence)`` of each partition whose first batch is
+    transactional (Kafka's ``RequestUtils.hasTransactionalRecords`` asks whether there is one;
+    old message sets never are). Read once per request: the replica manager takes them as
+    they are."""
+    found: dict[TopicPartition, tuple[int, int, int]] = {}
     for topic in request.topic_data:
         for pdata in topic.partition_data:
             records = pdata.records
-            if (isinstance(records, (bytes, bytearray, memoryview))
-                    and transactional_producer(records) is not None):
-                return True
-    return False
+            if isinstance(records, (bytes, bytearray, memoryview)):
+                producer = transactional_producer(records)
+                if producer is not None:
+                    found[(topic.name, pdata.index)] = producer
+    return found
 
 
 def error_response(ctx: RequestContext, request: req.ProduceRequest, error: ErrorCode,
@@ -104,7 +115,8 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
     version = ctx.api_version
     replica_manager = ctx.services.replica_manager
     acls = ctx.services.acls
-    if version >= V2_ONLY_VERSION and has_transactional_records(request) and (
+    producers = transactional_batches(request) if version >= V2_ONLY_VERSION else None
+    if producers and (
             request.transactional_id is None or not acls.authorize(
                 ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactional_id)):
         return error_response(ctx, request, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
@@ -154,7 +166,7 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
         outcome = replica_manager.handle_produce_append(
             batches, transactional_id=request.transactional_id if version >= V2_ONLY_VERSION
             else None, required_acks=acks, timeout_ms=request.timeout_ms, now_ms=ctx.now_ms,
-            mode=TxnErrorMode.for_produce(version))
+            mode=TxnErrorMode.for_produce(version), producers=producers)
     except KafkaError as e:  # transactional batches of more than one producer
         return error_response(ctx, request, e.code, e.message)
 

@@ -3,7 +3,6 @@ and ApiVersions answers from this table, so what is advertised is exactly what i
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import pkgutil
 from collections.abc import Callable
@@ -12,11 +11,12 @@ from typing import Any, TypeAlias, TypeVar
 
 from protocol import messages
 from protocol.messages import ApiKey
+from pybroker.kernel.outcome import Outcome
 
 T = TypeVar("T")
 
 #: what a handler returns: the response, or a future of it when it must wait (purgatory)
-Response: TypeAlias = T | asyncio.Future[T]
+Response: TypeAlias = Outcome[T]
 
 Handler = Callable[[Any, Any], Any]
 

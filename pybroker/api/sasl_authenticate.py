@@ -19,6 +19,7 @@ from protocol.messages import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
+from pybroker.kernel.outcome import settle
 
 T = TypeVar("T")
 
@@ -28,12 +29,7 @@ def after_delay(delay_ms: int, response: T) -> Response[T]:
     if delay_ms <= 0:
         return response
     fut: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-
-    def answer() -> None:
-        if not fut.done():
-            fut.set_result(response)
-
-    asyncio.get_running_loop().call_later(delay_ms / 1000, answer)
+    asyncio.get_running_loop().call_later(delay_ms / 1000, settle, fut, response)
     return fut
 
 

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode
+from pybroker.kernel.outcome import Outcome
 from pybroker.security.credentials import Deletion, Upsertion, UserResult
 from pybroker.security.service import AclService
 
 if TYPE_CHECKING:
-    from pybroker.admin import AdminManager, IsrChange
+    from pybroker.admin import AdminManager
     from pybroker.api.registry import ApiHandler
     from pybroker.cluster.control import ControlRequestHandler
     from pybroker.cluster.fetch_session import FetchSessionCache
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from pybroker.coordinator.group_service import GroupCoordinatorService
     from pybroker.coordinator.producer_id_manager import ProducerIdManager
     from pybroker.coordinator.transaction_service import TransactionCoordinatorService
+    from pybroker.kernel.types import IsrChange
     from pybroker.metadata.config_repository import ConfigRepository
 
 
@@ -39,7 +41,7 @@ class UserCredentialService(Protocol):
     def describe(self, users: Sequence[str] | None) -> list[UserResult]: ...
 
     def alter(self, upsertions: Sequence[Upsertion], deletions: Sequence[Deletion],
-              ) -> list[UserResult] | asyncio.Future[list[UserResult]]: ...
+              ) -> Outcome[list[UserResult]]: ...
 
 
 class ControllerModule(Protocol):

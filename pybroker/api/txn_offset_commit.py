@@ -11,8 +11,6 @@ verification answers every partition with the coordinator's error as an offset c
 
 from __future__ import annotations
 
-import asyncio
-
 from protocol.errors import ErrorCode
 from protocol.messages import (
     ApiKey,
@@ -25,7 +23,7 @@ from pybroker.cluster.replica_manager import NO_SEQUENCE, VerificationGuard
 from pybroker.cluster.txn_verification import TxnErrorMode
 from pybroker.coordinator.group.offsets import OffsetToCommit, TxnProducer
 from pybroker.coordinator.group.storage import commit_error_for
-from pybroker.purgatory import chain, when_ready
+from pybroker.kernel.outcome import Outcome, chain, is_pending, when_ready
 from pybroker.security.acl import AclOperation, ResourceType
 
 
@@ -87,15 +85,15 @@ def handle(ctx: RequestContext, request: req.TxnOffsetCommitRequest,
         (groups.topic.name, groups.topic.partition_for(request.group_id)),
         request.transactional_id, request.producer_id, request.producer_epoch, NO_SEQUENCE,
         TxnErrorMode.for_txn_offset_commit(v), ctx.now_ms)
-    later = isinstance(verification, asyncio.Future)
+    later = is_pending(verification)
 
     def commit(verified: tuple[ErrorCode, VerificationGuard | None],
-               ) -> m.TxnOffsetCommitResponse | asyncio.Future[m.TxnOffsetCommitResponse]:
+               ) -> Outcome[m.TxnOffsetCommitResponse]:
         error, guard = verified
         if error:
             mapped = commit_error_for(error)
             return respond({(o.topic, o.partition): mapped for o in wanted})
-        now_ms = replica_manager.time_ms() if later else ctx.now_ms
+        now_ms = replica_manager.clock.milliseconds() if later else ctx.now_ms
         error = groups.coordinator.handle_commit_offsets(
             request.group_id,
             request.member_id if v >= 3 else "",

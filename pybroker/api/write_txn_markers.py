@@ -36,9 +36,10 @@ from protocol.records.control import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
-from pybroker.cluster.replica_manager import AppendOrigin, ProduceResult, TopicPartition
+from pybroker.cluster.replica_manager import AppendOrigin, ProduceResult
+from pybroker.kernel.outcome import is_pending, then
+from pybroker.kernel.types import TopicPartition
 from pybroker.metadata.topics import OFFSETS_TOPIC
-from pybroker.purgatory import then
 from pybroker.security.acl import AclOperation
 
 log = logging.getLogger(__name__)
@@ -99,7 +100,7 @@ def _append_marker(ctx: RequestContext, marker: req.WritableTxnMarker,
         _complete_offsets(ctx, marker, results, done)
         return done
 
-    if isinstance(outcome, asyncio.Future):
+    if is_pending(outcome):
         return errors, then(outcome, finish)
     errors.update(finish(outcome))
     return errors, None

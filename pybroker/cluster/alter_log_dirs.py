@@ -36,20 +36,21 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.records.batch import HEADER_SIZE, BatchHeader
 from pybroker.cluster.fetcher_state import offset_truncation_state
+from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
+from pybroker.kernel.state_table import IllegalTransition, StateTable
+from pybroker.kernel.types import TopicPartition, tp_str
 
 if TYPE_CHECKING:
     from pybroker.log.log import Log
 
 log = logging.getLogger(__name__)
 
-TopicPartition = tuple[str, int]
 
 #: Kafka's ``replica.fetch.max.bytes``: what one step copies at most (the first batch whole)
 DEFAULT_CHUNK_BYTES = 1024 * 1024
@@ -147,25 +148,25 @@ class MoveState(enum.Enum):
 
 _S = MoveState
 
+
+class IllegalMoveTransition(IllegalTransition):
+    """The mover tried a transition the state table forbids."""
+
+    @classmethod
+    def describe(cls, subject: Any) -> str:
+        return tp_str(subject)
+
+
 #: target state -> the states it may be entered from (Kafka's ``validPreviousStates`` form). A
 #: move starts Copying; it ends (leaving the table) when the swap is done, the move is cancelled
 #: or the partition goes.
-VALID_PREVIOUS_STATES: Mapping[MoveState, frozenset[MoveState]] = {
-    _S.COPYING: frozenset({_S.FAILED}),
-    _S.FAILED: frozenset({_S.COPYING}),
-}
+VALID_PREVIOUS_STATES: StateTable[MoveState] = StateTable({
+    _S.COPYING: {_S.FAILED},
+    _S.FAILED: {_S.COPYING},
+}, initial=_S.COPYING, error=IllegalMoveTransition)
 
-
-class IllegalMoveTransition(RuntimeError):
-    """The mover tried a transition the state table forbids."""
-
-
-def check_transition(tp: TopicPartition, source: MoveState, target: MoveState) -> None:
-    if source not in VALID_PREVIOUS_STATES[target]:
-        allowed = ", ".join(sorted(s.value for s in VALID_PREVIOUS_STATES[target]))
-        raise IllegalMoveTransition(f"{tp[0]}-{tp[1]} cannot move from {source.value} to "
-                                    f"{target.value} ({target.value} is entered only from: "
-                                    f"{allowed})")
+#: ``check_transition(tp, source, target)`` raises :class:`IllegalMoveTransition`
+check_transition = VALID_PREVIOUS_STATES.check
 
 
 # -- the mover ---------------------------------------------------------------------------------
@@ -197,10 +198,10 @@ class LogDirMover:
     """The partitions being moved between log dirs, copied one at a time by one task."""
 
     def __init__(self, host: MoveHost, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
-                 time_ms: Callable[[], int] | None = None) -> None:
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self.host = host
         self.chunk_bytes = chunk_bytes
-        self.time_ms = time_ms or _now_ms
+        self.clock = clock
         self._states: dict[TopicPartition, MoveState] = {}
         self._in_progress: TopicPartition | None = None
         self._wakeup: asyncio.Event | None = None
@@ -328,7 +329,7 @@ class LogDirMover:
         wakeup = self._wakeup
         assert wakeup is not None
         while True:
-            if self.step(self.time_ms()) is None:
+            if self.step(self.clock.milliseconds()) is None:
                 wakeup.clear()
                 await wakeup.wait()
             else:
@@ -351,10 +352,6 @@ class LogDirMover:
             self._task.cancel()
             self._task = None
         self._wakeup = None
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 __all__ = [

@@ -45,11 +45,11 @@ from protocol.messages import (
     api_versions_request,
 )
 from pybroker.cluster.metadata_cache import BrokerEndpoint
+from pybroker.kernel.types import TopicPartition
 from pybroker.network.client import BrokerClient, BrokerClientError
 
 log = logging.getLogger(__name__)
 
-TopicPartition = tuple[str, int]
 
 #: ``LeaderRecoveryState`` (KIP-704)
 RECOVERED = 0

@@ -40,6 +40,8 @@ from typing import TYPE_CHECKING
 
 from protocol.errors import ErrorCode
 from pybroker.cluster.metadata_cache import BrokerNode, MetadataCache, PartitionUpdate
+from pybroker.kernel.outcome import Outcome
+from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
     from pybroker.cluster.replica_manager import ReplicaManager
@@ -47,7 +49,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TopicPartition = tuple[str, int]
 
 #: the controller epoch a broker knows before any controller has spoken to it
 INITIAL_CONTROLLER_EPOCH = 0
@@ -109,7 +110,7 @@ class ControlRequestHandler:
         hosted = {topic for topic, _ in self.replica_manager.partitions}
         return sorted({p.topic for p in partitions} - hosted)
 
-    def load_topic_configs(self, topics: list[str]) -> asyncio.Future[None] | None:
+    def load_topic_configs(self, topics: list[str]) -> Outcome[None]:
         """Read ``topics``' config overrides (a future), or None when there is nothing to read.
         A read that fails is logged and the request goes on with what is known."""
         loader = self.topic_config_loader

@@ -46,10 +46,9 @@ from pybroker.cluster.fetch_session import (
     INVALID_SESSION_ID,
     next_epoch,
 )
+from pybroker.kernel.types import TopicPartition
 
 log = logging.getLogger(__name__)
-
-TopicPartition = tuple[str, int]
 
 
 @dataclass(frozen=True, slots=True)

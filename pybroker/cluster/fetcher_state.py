@@ -8,20 +8,19 @@ from __future__ import annotations
 import enum
 import ssl
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pybroker.cluster.metadata_cache import BrokerEndpoint
 from pybroker.config.validators import IBP_VERSIONS
 from pybroker.jvm import int32, string_hash, utils_abs
+from pybroker.kernel.state_table import IllegalTransition, StateTable
+from pybroker.kernel.types import tp_str
 
 if TYPE_CHECKING:
     from pybroker.config import BrokerConfig
     from pybroker.security.sasl_client import SaslClientCredentials
-
-
-TopicPartition = tuple[str, int]
 
 
 UNDEFINED_EPOCH = -1
@@ -137,6 +136,14 @@ class FetcherConfig:
         return 4 if self.truncation_on_fetch else 3
 
 
+class IllegalStateTransition(IllegalTransition):
+    """A fetcher tried a transition the state table forbids."""
+
+    @classmethod
+    def describe(cls, subject: Any) -> str:
+        return tp_str(subject)
+
+
 class FetchState(enum.Enum):
     """A followed partition's state in its fetcher (Kafka's ``ReplicaState``, plus Failed for
     the partitions Kafka moves to its ``failedPartitions``)."""
@@ -155,23 +162,14 @@ _F = FetchState
 #: LastFetchedEpoch; Truncating goes on for another round while the truncation is not complete
 #: (KIP-279 without truncation on fetch); a DivergingEpoch or an out-of-range offset keeps it
 #: Fetching from a new offset. A new leader or epoch takes it out and starts it afresh.
-VALID_PREVIOUS_STATES: Mapping[FetchState, frozenset[FetchState]] = {
-    _F.TRUNCATING: frozenset({_F.TRUNCATING, _F.FAILED}),
-    _F.FETCHING: frozenset({_F.TRUNCATING, _F.FETCHING, _F.FAILED}),
-    _F.FAILED: frozenset({_F.TRUNCATING, _F.FETCHING}),
-}
+VALID_PREVIOUS_STATES: StateTable[FetchState] = StateTable({
+    _F.TRUNCATING: {_F.TRUNCATING, _F.FAILED},
+    _F.FETCHING: {_F.TRUNCATING, _F.FETCHING, _F.FAILED},
+    _F.FAILED: {_F.TRUNCATING, _F.FETCHING},
+}, error=IllegalStateTransition)
 
-
-class IllegalStateTransition(RuntimeError):
-    """A fetcher tried a transition the state table forbids."""
-
-
-def check_transition(tp: TopicPartition, source: FetchState, target: FetchState) -> None:
-    if source not in VALID_PREVIOUS_STATES[target]:
-        allowed = ", ".join(sorted(s.value for s in VALID_PREVIOUS_STATES[target]))
-        raise IllegalStateTransition(f"{tp[0]}-{tp[1]} cannot move from {source.value} to "
-                                     f"{target.value} ({target.value} is entered only from: "
-                                     f"{allowed})")
+#: ``check_transition(tp, source, target)`` raises :class:`IllegalStateTransition`
+check_transition = VALID_PREVIOUS_STATES.check
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,13 +20,9 @@ from protocol.messages import (
     offset_for_leader_epoch_request as oreq,
 )
 from pybroker.cluster.fetch_session_handler import FetchSessionHandler, SessionFetch
-from pybroker.cluster.fetcher_state import (
-    UNDEFINED_EPOCH,
-    UNDEFINED_EPOCH_OFFSET,
-    FetcherConfig,
-    TopicPartition,
-)
+from pybroker.cluster.fetcher_state import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, FetcherConfig
 from pybroker.cluster.metadata_cache import BrokerEndpoint
+from pybroker.kernel.types import TopicPartition
 from pybroker.network.client import BrokerClient, BrokerClientError
 
 LATEST_TIMESTAMP = -1

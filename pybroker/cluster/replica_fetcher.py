@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
@@ -62,7 +61,6 @@ from pybroker.cluster.fetcher_state import (
     InitialFetchState,
     OffsetTruncationState,
     PartitionFetchState,
-    TopicPartition,
     check_transition,
     fetcher_id,
     offset_truncation_state,
@@ -76,16 +74,14 @@ from pybroker.cluster.leader_endpoint import (
     RemoteLeaderEndpoint,
 )
 from pybroker.cluster.metadata_cache import BrokerEndpoint
+from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
+from pybroker.kernel.types import TopicPartition
 from pybroker.network.client import BrokerClientError
 
 if TYPE_CHECKING:
     from pybroker.cluster.partition import Partition
 
 log = logging.getLogger(__name__)
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class FollowerPartitions(Protocol):
@@ -99,13 +95,13 @@ class ReplicaFetcher:
 
     def __init__(self, name: str, fetcher_id: int, leader: LeaderEndpoint,
                  replicas: FollowerPartitions, config: FetcherConfig,
-                 time_ms: Callable[[], int] = now_ms) -> None:
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self.name = name
         self.fetcher_id = fetcher_id
         self.leader = leader
         self.replicas = replicas
         self.config = config
-        self.time_ms = time_ms
+        self.clock = clock
         self.partitions: dict[TopicPartition, PartitionFetchState] = {}
         #: partitions fenced or broken here, left alone until added again (a LeaderAndIsr)
         self.failed: set[TopicPartition] = set()
@@ -214,7 +210,7 @@ class ReplicaFetcher:
                 raise
             except Exception:
                 log.exception("%s: unexpected error; backing off", self.name)
-                self._delay(list(self.partitions), self.time_ms())
+                self._delay(list(self.partitions), self.clock.milliseconds())
                 await asyncio.sleep(self.config.backoff_ms / 1000)
 
     async def do_work(self) -> None:
@@ -224,7 +220,7 @@ class ReplicaFetcher:
 
     # -- truncation ----------------------------------------------------------------------------
     async def maybe_truncate(self) -> None:
-        now = self.time_ms()
+        now = self.clock.milliseconds()
         with_epochs: dict[TopicPartition, tuple[int, int]] = {}
         without_epochs: list[TopicPartition] = []
         for tp, state in self.partitions.items():
@@ -247,7 +243,7 @@ class ReplicaFetcher:
             answers = await self.leader.fetch_epoch_end_offsets(latest)
         except (BrokerClientError, OSError, KafkaError) as e:
             log.warning("%s: OffsetForLeaderEpoch failed: %s", self.name, e)
-            self._delay(latest, self.time_ms())
+            self._delay(latest, self.clock.milliseconds())
             return
         # only answers for the leader epoch they were asked in (no LeaderAndIsr since)
         current = {tp: answer for tp, answer in answers.items()
@@ -259,7 +255,7 @@ class ReplicaFetcher:
                                            request_epochs: Mapping[TopicPartition, int]) -> None:
         """``maybeTruncateToEpochEndOffsets`` and ``updateFetchOffsetAndMaybeMarkTruncation
         Complete``: truncate each partition as its leader's answer says."""
-        now = self.time_ms()
+        now = self.clock.milliseconds()
         with_error: list[TopicPartition] = []
         done: dict[TopicPartition, OffsetTruncationState] = {}
         for tp, answer in answers.items():
@@ -401,7 +397,7 @@ class ReplicaFetcher:
 
     async def maybe_fetch(self) -> None:
         self._changed.clear()
-        now = self.time_ms()
+        now = self.clock.milliseconds()
         requests, broken = self.build_fetch(now)
         self._delay(broken, now)
         if not requests:
@@ -417,7 +413,7 @@ class ReplicaFetcher:
         except (BrokerClientError, OSError, FetchRequestError) as e:
             log.warning("%s: fetch from broker %d failed: %s", self.name,
                         self.leader.node.node_id, e)
-            self._delay([(r.topic, r.partition) for r in requests], self.time_ms())
+            self._delay([(r.topic, r.partition) for r in requests], self.clock.milliseconds())
             return
         await self.process_fetch_response(requests, answers)
 
@@ -432,7 +428,7 @@ class ReplicaFetcher:
 
     async def process_fetch_response(self, requests: list[FetchPartitionRequest],
                                      answers: Mapping[TopicPartition, FetchedPartition]) -> None:
-        now = self.time_ms()
+        now = self.clock.milliseconds()
         asked = {(r.topic, r.partition): r for r in requests}
         diverging: dict[TopicPartition, EpochEndOffset] = {}
         out_of_range: list[tuple[TopicPartition, FetchPartitionRequest]] = []
@@ -480,7 +476,7 @@ class ReplicaFetcher:
         self._delay(with_error, now)
         for tp, request in out_of_range:
             if await self._handle_out_of_range(tp, request):
-                self._delay([tp], self.time_ms())
+                self._delay([tp], self.clock.milliseconds())
 
     def _process_partition_data(self, tp: TopicPartition, state: PartitionFetchState,
                                 answer: FetchedPartition, now_ms: int) -> None:
@@ -553,7 +549,7 @@ class ReplicaFetcher:
             log.warning("%s: the leader's log of %s-%d starts at %d, after ours ends at %d: "
                         "starting afresh there", self.name, tp[0], tp[1], leader_start,
                         replica_end)
-            partition.truncate_fully_and_start_at(leader_start, self.time_ms())
+            partition.truncate_fully_and_start_at(leader_start, self.clock.milliseconds())
             offset = leader_start
         else:
             offset = replica_end
@@ -577,12 +573,12 @@ class ReplicaFetcherManager:
     def __init__(self, broker_id: int, broker_epoch: Callable[[], int],
                  replicas: FollowerPartitions, config: FetcherConfig, *,
                  endpoint_factory: EndpointFactory | None = None,
-                 time_ms: Callable[[], int] = now_ms) -> None:
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self.broker_id = broker_id
         self.broker_epoch = broker_epoch
         self.replicas = replicas
         self.config = config
-        self.time_ms = time_ms
+        self.clock = clock
         self._endpoint_factory = endpoint_factory or self._remote_endpoint
         self.fetchers: dict[tuple[int, int], ReplicaFetcher] = {}
         self._stopping: list[asyncio.Task[None]] = []
@@ -622,7 +618,7 @@ class ReplicaFetcherManager:
                 fetcher = self.fetchers[key] = ReplicaFetcher(
                     f"ReplicaFetcherThread-{fid}-{source}", fid,
                     self._endpoint_factory(nodes[key], fid), self.replicas, self.config,
-                    self.time_ms)
+                    self.clock)
                 fetcher.start()
             fetcher.add_partitions(states)
 

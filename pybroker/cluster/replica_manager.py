@@ -49,14 +49,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import struct
-import time
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode, KafkaError
+from protocol.records.batch import transactional_producer
 from pybroker.cluster.alter_log_dirs import LogDirMover
 from pybroker.cluster.alter_partition import IsrAnswer, IsrUpdate
 from pybroker.cluster.fetcher_state import InitialFetchState
@@ -64,6 +63,9 @@ from pybroker.cluster.isr import IsrSettings, PendingIsrChange
 from pybroker.cluster.legacy_offsets import legacy_fetch_offsets
 from pybroker.cluster.partition import LogReadInfo, OffsetLookup, Partition
 from pybroker.cluster.txn_verification import TxnErrorMode, produce_error_for
+from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
+from pybroker.kernel.outcome import Outcome, chain, is_pending, when_ready
+from pybroker.kernel.types import TopicPartition
 from pybroker.log.checkpoints import (
     REPLICATION_OFFSET_CHECKPOINT,
     CheckpointError,
@@ -76,7 +78,7 @@ from pybroker.log.producer_state import (
     AppendOrigin as AppendOrigin,
     VerificationGuard as VerificationGuard,
 )
-from pybroker.purgatory import Purgatory, chain, when_ready
+from pybroker.purgatory import Purgatory
 from pybroker.purgatory.delayed_fetch import DelayedFetch
 from pybroker.purgatory.delayed_produce import DelayedProduce, ProducePartitionStatus
 
@@ -94,7 +96,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TopicPartition = tuple[str, int]
 # AppendOrigin (a client's Produce or the broker's coordinators) and VerificationGuard are
 # re-exported: handlers and coordinators name them without reaching into the log
 
@@ -111,27 +112,8 @@ LONG_MAX = (1 << 63) - 1
 #: Fetch's and ListOffsets' isolation levels (KIP-98)
 READ_UNCOMMITTED = 0
 READ_COMMITTED = 1
-#: a v2 batch header from its magic byte (offset 16): magic, attributes, producer id, producer
-#: epoch, base sequence (the CRC and the offsets and timestamps between are skipped)
-_TXN_FIELDS = struct.Struct(">b4xh20xqhi")
-_MAGIC_OFFSET = 16
-_TRANSACTIONAL = 0x10
-_V2 = 2
 #: a TxnOffsetCommit's verification names no sequence (Kafka's RecordBatch.NO_SEQUENCE)
 NO_SEQUENCE = -1
-
-
-def transactional_producer(batch: bytes | bytearray | memoryview) -> tuple[int, int, int] | None:
-    """``(producer id, producer epoch, base sequence)`` of a transactional v2 batch with a
-    producer id; None for any other batch (read from the header, nothing decoded)."""
-    if len(batch) < _MAGIC_OFFSET + _TXN_FIELDS.size:
-        return None
-    magic, attributes, producer_id, epoch, sequence = _TXN_FIELDS.unpack_from(batch,
-                                                                              _MAGIC_OFFSET)
-    if magic != _V2 or not attributes & _TRANSACTIONAL or producer_id < 0:
-        return None
-    return producer_id, epoch, sequence
-
 
 
 @dataclass(slots=True)
@@ -261,8 +243,7 @@ class TransactionVerifier(Protocol):
 
     def verify_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
                            partitions: Sequence[TopicPartition], mode: TxnErrorMode,
-                           ) -> dict[TopicPartition, ErrorCode] | asyncio.Future[
-                               dict[TopicPartition, ErrorCode]]: ...
+                           ) -> Outcome[dict[TopicPartition, ErrorCode]]: ...
 
 
 class IsrChangeSender(Protocol):
@@ -298,8 +279,12 @@ class LogDirDescription:
 
 class ReplicaManager:
     def __init__(self, broker_id: int, log_manager: LogManager,
-                 log_config_for: Callable[[str], LogConfig]) -> None:
+                 log_config_for: Callable[[str], LogConfig], *,
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self.broker_id = broker_id
+        #: the time of answers handled on the event loop (ISR changes, verified produces) and
+        #: of the log dir mover's steps
+        self.clock = clock
         self.log_manager = log_manager
         self.log_config_for = log_config_for
         self.partitions: dict[TopicPartition, Partition] = {}
@@ -318,11 +303,9 @@ class ReplicaManager:
         #: how leaders keep their ISR; the embedded node's never change it
         self.isr_settings = IsrSettings()
         self._isr_changes: IsrChangeSender | None = None
-        #: the clock of ISR answers handled on the event loop (a test may replace it)
-        self.time_ms: Callable[[], int] = _now_ms
         #: copies partitions into the log dirs AlterReplicaLogDirs names (its ``chunk_bytes``
         #: is ``replica.fetch.max.bytes``)
-        self.log_dir_mover = LogDirMover(self, time_ms=lambda: self.time_ms())
+        self.log_dir_mover = LogDirMover(self, clock=clock)
         #: KIP-890's verification of transactional appends; None: not verified
         #: (``transaction.partition.verification.enable=false``)
         self.transaction_verifier: TransactionVerifier | None = None
@@ -601,8 +584,9 @@ class ReplicaManager:
                               transactional_id: str | None, required_acks: int,
                               timeout_ms: int, now_ms: int,
                               mode: TxnErrorMode = TxnErrorMode.GENERIC_ERROR,
-                              ) -> dict[TopicPartition, ProduceResult] | asyncio.Future[
-                                  dict[TopicPartition, ProduceResult]]:
+                              producers: Mapping[TopicPartition, tuple[int, int, int]]
+                              | None = None,
+                              ) -> Outcome[dict[TopicPartition, ProduceResult]]:
         """A client's Produce (Kafka's ``handleProduceAppend``): the transactional batches that
         would open their producer's transaction in a partition are verified with the
         transaction coordinator first (KIP-890), and appended with the verification's guard;
@@ -610,22 +594,29 @@ class ReplicaManager:
         (:func:`pybroker.cluster.txn_verification.produce_error_for`; ``mode``: what the
         client's version understands) and nothing is written to it. Everything else is
         :meth:`append_records`. Raises INVALID_PRODUCER_ID_MAPPING when the transactional
-        batches are of more than one producer (or epoch)."""
+        batches are of more than one producer (or epoch).
+
+        ``producers``: the :func:`~protocol.records.batch.transactional_producer` of each
+        transactional batch, when the caller has read them already (Produce's handler does, so
+        a request's headers are read for them once); partitions not in ``batches`` are
+        ignored. Without it they are read here."""
+        if producers is None:
+            producers = {key: found for key, batch in batches.items()
+                         if (found := transactional_producer(batch)) is not None}
         txn_partitions: dict[TopicPartition, int] = {}
-        producers: set[tuple[int, int]] = set()
-        for key, batch in batches.items():
-            found = transactional_producer(batch)
-            if found is not None:
-                producers.add(found[:2])
-                txn_partitions[key] = found[2]
-        if len(producers) > 1:
+        ids: set[tuple[int, int]] = set()
+        for key, (producer_id, producer_epoch, sequence) in producers.items():
+            if key in batches:
+                ids.add((producer_id, producer_epoch))
+                txn_partitions[key] = sequence
+        if len(ids) > 1:
             raise KafkaError(ErrorCode.INVALID_PRODUCER_ID_MAPPING,
                              "Transactional records contained more than one producer ID")
         verifier = self.transaction_verifier
-        if not producers or verifier is None or transactional_id is None:
+        if not ids or verifier is None or transactional_id is None:
             return self.append_records(batches, required_acks=required_acks,
                                        timeout_ms=timeout_ms, now_ms=now_ms)
-        [(producer_id, producer_epoch)] = producers
+        [(producer_id, producer_epoch)] = ids
         errors: dict[TopicPartition, ErrorCode] = {}
         guards: dict[TopicPartition, VerificationGuard] = {}
         for key, sequence in txn_partitions.items():
@@ -637,16 +628,14 @@ class ReplicaManager:
                 continue
             if guard is not None:
                 guards[key] = guard
-        verified: dict[TopicPartition, ErrorCode] | asyncio.Future[
-            dict[TopicPartition, ErrorCode]] = {}
+        verified: Outcome[dict[TopicPartition, ErrorCode]] = {}
         if guards:
             verified = verifier.verify_transaction(transactional_id, producer_id,
                                                    producer_epoch, list(guards), mode)
-        later = isinstance(verified, asyncio.Future)
+        later = is_pending(verified)
 
         def append(unverified: Mapping[TopicPartition, ErrorCode],
-                   ) -> dict[TopicPartition, ProduceResult] | asyncio.Future[
-                       dict[TopicPartition, ProduceResult]]:
+                   ) -> Outcome[dict[TopicPartition, ProduceResult]]:
             refused: dict[TopicPartition, ProduceResult] = {}
             for key, error in {**errors, **unverified}.items():
                 code, message = produce_error_for(error)
@@ -656,7 +645,7 @@ class ReplicaManager:
                     else batches)
             outcome = self.append_records(
                 rest, required_acks=required_acks, timeout_ms=timeout_ms,
-                now_ms=self.time_ms() if later else now_ms,
+                now_ms=self.clock.milliseconds() if later else now_ms,
                 verification_guards={k: g for k, g in guards.items() if k not in refused})
             if not refused:
                 return outcome
@@ -667,8 +656,7 @@ class ReplicaManager:
     def maybe_start_transaction_verification_for_partition(
             self, key: TopicPartition, transactional_id: str | None, producer_id: int,
             producer_epoch: int, base_sequence: int, mode: TxnErrorMode, now_ms: int,
-    ) -> tuple[ErrorCode, VerificationGuard | None] | asyncio.Future[
-            tuple[ErrorCode, VerificationGuard | None]]:
+    ) -> Outcome[tuple[ErrorCode, VerificationGuard | None]]:
         """For the broker's own transactional appends (a TxnOffsetCommit's offsets): the
         verification of one partition, as ``(error, guard)`` to append with; NONE and no guard
         when nothing needs verifying (verification off, or the producer's transaction is open
@@ -729,8 +717,7 @@ class ReplicaManager:
                        origin: AppendOrigin = AppendOrigin.CLIENT,
                        verification_guards: Mapping[TopicPartition, VerificationGuard]
                        | None = None,
-                       ) -> dict[TopicPartition, ProduceResult] | asyncio.Future[
-                           dict[TopicPartition, ProduceResult]]:
+                       ) -> Outcome[dict[TopicPartition, ProduceResult]]:
         """Append each partition's batch. With acks=all, partitions whose batch is not yet
         replicated to the whole ISR wait in the produce purgatory (a future of every result);
         otherwise the results come back at once. ``origin`` and the partitions'
@@ -793,7 +780,7 @@ class ReplicaManager:
         if self.partitions.get(key) is not partition:
             return  # deleted meanwhile
         moved, again = partition.handle_alter_partition_answer(proposed, answer.result(),
-                                                               self.time_ms())
+                                                               self.clock.milliseconds())
         if moved:
             self._on_high_watermark_moved(key)
         else:
@@ -906,7 +893,7 @@ class ReplicaManager:
 
     def fetch_messages(self, params: FetchParams, partitions: list[FetchRequestPartition], *,
                        now_ms: int = 0,
-                       ) -> list[FetchResult] | asyncio.Future[list[FetchResult]]:
+                       ) -> Outcome[list[FetchResult]]:
         results, total, answer_now = self.read_from_local_logs(params, partitions)
         if params.is_from_follower:
             self._update_follower_positions(params, partitions, results, now_ms)
@@ -1191,10 +1178,6 @@ class ReplicaManager:
         self.fetch_purgatory.shutdown()
         self.produce_purgatory.shutdown()
         self.checkpoint_high_watermarks()
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def _volume(log_dir: Path) -> os.statvfs_result | None:

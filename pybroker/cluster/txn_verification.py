@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import functools
 import logging
 import ssl
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -42,6 +43,8 @@ from protocol.messages import (
     add_partitions_to_txn_request as apt,
     add_partitions_to_txn_response as aptr,
 )
+from pybroker.kernel.outcome import Outcome, settle
+from pybroker.kernel.types import TopicPartition
 from pybroker.metadata.topics import TRANSACTION_STATE_TOPIC
 from pybroker.network.client import BrokerClientError, NodeConnections
 from pybroker.security.sasl_client import SaslClientCredentials
@@ -51,7 +54,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TopicPartition = tuple[str, int]
 #: the partitions that were not verified, each with its error (verified ones are absent)
 VerificationErrors = dict[TopicPartition, ErrorCode]
 
@@ -283,7 +285,7 @@ class AddPartitionsToTxnManager:
 
     def verify_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
                            partitions: Sequence[TopicPartition], mode: TxnErrorMode,
-                           ) -> VerificationErrors | asyncio.Future[VerificationErrors]:
+                           ) -> Outcome[VerificationErrors]:
         """The partitions the coordinator does not have in the producer's transaction (or could
         not be asked about), each with its error: at once when the coordinator is this broker
         or unknown, else a future of them."""
@@ -295,13 +297,8 @@ class AddPartitionsToTxnManager:
                 transactional_id, producer_id, producer_epoch, frozenset(partitions)), mode)
         future: asyncio.Future[VerificationErrors] = \
             asyncio.get_running_loop().create_future()
-
-        def answer(errors: VerificationErrors) -> None:
-            if not future.done():
-                future.set_result(errors)
-
         pending = PendingVerification(transactional_id, producer_id, producer_epoch,
-                                      tuple(partitions), mode, answer)
+                                      tuple(partitions), mode, functools.partial(settle, future))
         for superseded, error in self.queues.add(node, pending):
             superseded.fail(error)
         if not future.done():

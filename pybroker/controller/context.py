@@ -39,10 +39,10 @@ from pybroker.controller.model import (
     LeaderIsrAndControllerEpoch,
     PartitionAndReplica,
     ReplicaAssignment,
-    TopicPartition,
 )
 from pybroker.controller.partition_state_machine import PartitionState
 from pybroker.controller.replica_state_machine import ReplicaState
+from pybroker.kernel.types import TopicPartition
 
 #: Kafka's ``SecurityProtocol`` ids, as UpdateMetadata carries them.
 SECURITY_PROTOCOL_IDS: Mapping[str, int] = {

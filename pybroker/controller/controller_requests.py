@@ -11,18 +11,18 @@ from typing import Any
 
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.controller import election, events as ev
-from pybroker.controller.core import ControllerCore, settle as _settle, state_change_log
+from pybroker.controller.core import ControllerCore, state_change_log
 from pybroker.controller.model import (
     LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
     LeaderRecoveryState,
     PartitionAndReplica,
-    TopicPartition,
-    tp_str,
 )
 from pybroker.controller.partition_state_machine import PartitionState
 from pybroker.controller.replica_state_machine import ReplicaState
 from pybroker.controller.request_batch import RequestBatch
+from pybroker.kernel.outcome import settle
+from pybroker.kernel.types import TopicPartition, tp_str
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ class ControllerRequests(ControllerCore):
         fut: asyncio.Future[tuple[ErrorCode, list[TopicPartition]]] = \
             asyncio.get_running_loop().create_future()
         self.put(ev.ControlledShutdown(broker_id, broker_epoch,
-                                       lambda code, left: _settle(fut, (code, left))))
+                                       lambda code, left: settle(fut, (code, left))))
         return fut
 
     async def _controlled_shutdown(self, event: ev.ControlledShutdown) -> None:
@@ -74,7 +74,7 @@ class ControllerRequests(ControllerCore):
         fut: asyncio.Future[dict[TopicPartition, KafkaError | None]] = \
             asyncio.get_running_loop().create_future()
         self.put(ev.ReplicaLeaderElection(list(partitions), election_type,
-                                          lambda results: _settle(fut, results)))
+                                          lambda results: settle(fut, results)))
         return fut
 
     async def _replica_leader_election(self, event: ev.ReplicaLeaderElection) -> None:
@@ -187,7 +187,7 @@ class ControllerRequests(ControllerCore):
 
     def run_in_queue(self, fn: Callable[[], Any]) -> Awaitable[Any]:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self.put(ev.Call(fn, lambda result: _settle(fut, result)))
+        self.put(ev.Call(fn, lambda result: settle(fut, result)))
         return fut
 
 
@@ -199,7 +199,7 @@ class ControllerRequests(ControllerCore):
         fut: asyncio.Future[tuple[ErrorCode, dict[tuple[Any, int], Any]]] = \
             asyncio.get_running_loop().create_future()
         self.put(ev.AlterPartitionReceived(broker_id, broker_epoch, partitions,
-                                           lambda code, results: _settle(fut, (code, results))))
+                                           lambda code, results: settle(fut, (code, results))))
         return fut
 
     async def _alter_partition(self, event: ev.AlterPartitionReceived) -> None:

@@ -32,9 +32,7 @@ from pybroker.controller.model import (
     PartitionAndReplica,
     ReadOutcome,
     ReplicaAssignment,
-    TopicPartition,
     WriteOutcome,
-    tp_str,
 )
 from pybroker.controller.partition_state_machine import (
     PartitionState,
@@ -43,6 +41,7 @@ from pybroker.controller.partition_state_machine import (
 )
 from pybroker.controller.replica_state_machine import ReplicaState, ReplicaStateMachine
 from pybroker.controller.request_batch import RequestBatch
+from pybroker.kernel.types import TopicPartition, tp_str
 from pybroker.security.sasl_client import SaslClientCredentials
 
 log = logging.getLogger(__name__)
@@ -314,8 +313,3 @@ def leader_and_isr_errors(response: Any) -> dict[tuple[Any, int], ErrorCode]:
                 for t in response.topics for e in t.partition_errors}
     return {(e.topic_name, e.partition_index): ErrorCode(e.error_code)
             for e in response.partition_errors}
-
-
-def settle(fut: asyncio.Future[Any], result: Any) -> None:
-    if not fut.done():
-        fut.set_result(result)

@@ -43,7 +43,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pybroker.controller.model import LeaderAndIsr, TopicPartition
+from pybroker.controller.model import LeaderAndIsr
+from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
     from pybroker.controller.context import ControllerContext

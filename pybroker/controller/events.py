@@ -14,9 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocol.errors import ErrorCode, KafkaError
-from pybroker.admin import IsrChange
-
-TopicPartition = tuple[str, int]
+from pybroker.kernel.types import IsrChange, TopicPartition
 
 __all__ = ["IsrChange"]
 

@@ -42,11 +42,7 @@ from pybroker.controller.core import (
     ControllerStore,
     state_change_log,
 )
-from pybroker.controller.model import (
-    LeaderIsrAndControllerEpoch,
-    PartitionAndReplica,
-    TopicPartition,
-)
+from pybroker.controller.model import LeaderIsrAndControllerEpoch, PartitionAndReplica
 from pybroker.controller.partition_state_machine import (
     PartitionState,
 )
@@ -54,6 +50,7 @@ from pybroker.controller.reassignment import ReassignmentManager
 from pybroker.controller.replica_state_machine import ReplicaState
 from pybroker.controller.request_batch import RequestBatch
 from pybroker.controller.topic_deletion import TopicDeletionManager
+from pybroker.kernel.types import TopicPartition
 from pybroker.zk.kafka_zk import ControllerMovedError
 
 __all__ = ["ControllerMovedError", "ControllerSettings", "ControllerStore", "KafkaController"]

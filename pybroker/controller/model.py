@@ -5,10 +5,10 @@ They mirror Kafka's ``kafka.api.LeaderAndIsr``, ``LeaderIsrAndControllerEpoch``,
 ``ReplicaAssignment`` and ``PartitionAndReplica`` (``controller/ControllerContext.scala``), with
 the same helper methods under Python names, and are immutable: a change builds a new value.
 
-A topic partition is the project's usual ``tuple[str, int]`` (topic, partition), not a class:
-it is what the log manager and the group coordinator already use, and it hashes and sorts as
-it should. :func:`tp_str` prints it as Kafka prints a ``TopicPartition`` (``orders-0``), which
-the state-change messages use.
+A topic partition is the kernel's ``TopicPartition``, a ``tuple[str, int]`` (topic, partition),
+not a class: it is what the log manager and the group coordinator use too, and it hashes and
+sorts as it should. :func:`pybroker.kernel.types.tp_str` prints it as Kafka prints a
+``TopicPartition`` (``orders-0``), which the state-change messages use.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-TopicPartition = tuple[str, int]
+from pybroker.kernel.types import TopicPartition
 
 INITIAL_LEADER_EPOCH = 0
 INITIAL_PARTITION_EPOCH = 0
@@ -29,11 +29,6 @@ EPOCH_DURING_DELETE = -2  # StopReplica's leader epoch for a partition whose top
 
 INITIAL_CONTROLLER_EPOCH = 0
 INITIAL_CONTROLLER_EPOCH_ZK_VERSION = 0
-
-
-def tp_str(tp: TopicPartition) -> str:
-    """``orders-0``, as Kafka's ``TopicPartition.toString``."""
-    return f"{tp[0]}-{tp[1]}"
 
 
 def _ints(values: Iterable[int]) -> str:

@@ -76,11 +76,11 @@ from pybroker.controller.model import (
     LeaderIsrAndControllerEpoch,
     ReadOutcome,
     StateChangeFailure,
-    TopicPartition,
     WriteOutcome,
     ZkError,
-    tp_str,
 )
+from pybroker.kernel.state_table import StateTable
+from pybroker.kernel.types import TopicPartition, tp_str
 
 if TYPE_CHECKING:
     from pybroker.controller.context import ControllerContext
@@ -102,17 +102,15 @@ class PartitionState(enum.Enum):
 _P = PartitionState
 
 #: target state -> the states it may be entered from (Kafka's ``validPreviousStates``).
-VALID_PREVIOUS_STATES: Mapping[PartitionState, frozenset[PartitionState]] = {
-    _P.NON_EXISTENT: frozenset({_P.OFFLINE}),
-    _P.NEW: frozenset({_P.NON_EXISTENT}),
-    _P.ONLINE: frozenset({_P.NEW, _P.ONLINE, _P.OFFLINE}),
-    _P.OFFLINE: frozenset({_P.NEW, _P.ONLINE, _P.OFFLINE}),
-}
+VALID_PREVIOUS_STATES: StateTable[PartitionState] = StateTable({
+    _P.NON_EXISTENT: {_P.OFFLINE},
+    _P.NEW: {_P.NON_EXISTENT},
+    _P.ONLINE: {_P.NEW, _P.ONLINE, _P.OFFLINE},
+    _P.OFFLINE: {_P.NEW, _P.ONLINE, _P.OFFLINE},
+}, initial=_P.NON_EXISTENT)
 
-
-def _states(states: Iterable[PartitionState]) -> str:
-    order = list(PartitionState)
-    return ",".join(s.value for s in sorted(states, key=order.index))
+is_valid_transition = VALID_PREVIOUS_STATES.allows
+legal_transitions = VALID_PREVIOUS_STATES.transitions
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,13 +122,10 @@ class IllegalPartitionTransition:
     target: PartitionState
 
     def __str__(self) -> str:
-        return (f"Partition {tp_str(self.topic_partition)} should be in one of "
-                f"{_states(VALID_PREVIOUS_STATES[self.target])} states before moving to "
-                f"{self.target} state. Instead it is in {self.source} state")
-
-
-def is_valid_transition(source: PartitionState, target: PartitionState) -> bool:
-    return source in VALID_PREVIOUS_STATES[target]
+        expected = ",".join(s.value for s in VALID_PREVIOUS_STATES.sources(self.target))
+        return (f"Partition {tp_str(self.topic_partition)} should be in one of {expected} "
+                f"states before moving to {self.target} state. Instead it is in {self.source} "
+                "state")
 
 
 def check_transition(tp: TopicPartition, source: PartitionState,
@@ -139,13 +134,6 @@ def check_transition(tp: TopicPartition, source: PartitionState,
     if is_valid_transition(source, target):
         return None
     return IllegalPartitionTransition(tp, source, target)
-
-
-def legal_transitions() -> Iterable[tuple[PartitionState, PartitionState]]:
-    """Every allowed ``(source, target)`` pair."""
-    for target, sources in VALID_PREVIOUS_STATES.items():
-        for source in sources:
-            yield source, target
 
 
 @dataclass(slots=True)

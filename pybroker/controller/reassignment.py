@@ -23,20 +23,19 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from protocol.errors import ErrorCode, KafkaError
-from pybroker.admin import Reassignment
 from pybroker.controller import election, events as ev, replicas as checks
-from pybroker.controller.core import ControllerCore, settle as _settle
+from pybroker.controller.core import ControllerCore
 from pybroker.controller.model import (
     LeaderIsrAndControllerEpoch,
     PartitionAndReplica,
     ReplicaAssignment,
-    TopicPartition,
     ZkError,
-    tp_str,
 )
 from pybroker.controller.partition_state_machine import PartitionState
 from pybroker.controller.replica_state_machine import ReplicaState
 from pybroker.controller.request_batch import RequestBatch
+from pybroker.kernel.outcome import settle
+from pybroker.kernel.types import Reassignment, TopicPartition, tp_str
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +48,7 @@ class ReassignmentManager(ControllerCore):
         fut: asyncio.Future[dict[TopicPartition, KafkaError | None]] = \
             asyncio.get_running_loop().create_future()
         self.put(ev.Call(lambda: self._reassign(dict(targets)),
-                         lambda results: _settle(fut, results)))
+                         lambda results: settle(fut, results)))
         return fut
 
     def list_partition_reassignments(self, partitions: Sequence[TopicPartition] | None,
@@ -70,7 +69,7 @@ class ReassignmentManager(ControllerCore):
                 out[tp] = Reassignment(a.replicas, a.adding_replicas, a.removing_replicas)
             return out
 
-        self.put(ev.Call(ongoing, lambda result: _settle(fut, result)))
+        self.put(ev.Call(ongoing, lambda result: settle(fut, result)))
         return fut
 
     async def _reassign(self, targets: dict[TopicPartition, Sequence[int] | None], *,

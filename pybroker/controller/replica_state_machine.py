@@ -68,11 +68,11 @@ from pybroker.controller.model import (
     ReadOutcome,
     ReplicaAssignment,
     StateChangeFailure,
-    TopicPartition,
     WriteOutcome,
     ZkError,
-    tp_str,
 )
+from pybroker.kernel.state_table import StateTable
+from pybroker.kernel.types import TopicPartition, tp_str
 
 if TYPE_CHECKING:
     from pybroker.controller.context import ControllerContext
@@ -97,20 +97,18 @@ class ReplicaState(enum.Enum):
 _R = ReplicaState
 
 #: target state -> the states it may be entered from (Kafka's ``validPreviousStates``).
-VALID_PREVIOUS_STATES: Mapping[ReplicaState, frozenset[ReplicaState]] = {
-    _R.NON_EXISTENT: frozenset({_R.DELETION_SUCCESSFUL}),
-    _R.NEW: frozenset({_R.NON_EXISTENT}),
-    _R.ONLINE: frozenset({_R.NEW, _R.ONLINE, _R.OFFLINE, _R.DELETION_INELIGIBLE}),
-    _R.OFFLINE: frozenset({_R.NEW, _R.ONLINE, _R.OFFLINE, _R.DELETION_INELIGIBLE}),
-    _R.DELETION_STARTED: frozenset({_R.OFFLINE}),
-    _R.DELETION_SUCCESSFUL: frozenset({_R.DELETION_STARTED}),
-    _R.DELETION_INELIGIBLE: frozenset({_R.OFFLINE, _R.DELETION_STARTED}),
-}
+VALID_PREVIOUS_STATES: StateTable[ReplicaState] = StateTable({
+    _R.NON_EXISTENT: {_R.DELETION_SUCCESSFUL},
+    _R.NEW: {_R.NON_EXISTENT},
+    _R.ONLINE: {_R.NEW, _R.ONLINE, _R.OFFLINE, _R.DELETION_INELIGIBLE},
+    _R.OFFLINE: {_R.NEW, _R.ONLINE, _R.OFFLINE, _R.DELETION_INELIGIBLE},
+    _R.DELETION_STARTED: {_R.OFFLINE},
+    _R.DELETION_SUCCESSFUL: {_R.DELETION_STARTED},
+    _R.DELETION_INELIGIBLE: {_R.OFFLINE, _R.DELETION_STARTED},
+}, initial=_R.NON_EXISTENT)
 
-
-def _states(states: Iterable[ReplicaState]) -> str:
-    order = list(ReplicaState)
-    return ",".join(s.value for s in sorted(states, key=order.index))
+is_valid_transition = VALID_PREVIOUS_STATES.allows
+legal_transitions = VALID_PREVIOUS_STATES.transitions
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,13 +120,9 @@ class IllegalReplicaTransition:
     target: ReplicaState
 
     def __str__(self) -> str:
-        return (f"Replica {self.replica} should be in the "
-                f"{_states(VALID_PREVIOUS_STATES[self.target])} states before moving to "
+        expected = ",".join(s.value for s in VALID_PREVIOUS_STATES.sources(self.target))
+        return (f"Replica {self.replica} should be in the {expected} states before moving to "
                 f"{self.target} state. Instead it is in {self.source} state")
-
-
-def is_valid_transition(source: ReplicaState, target: ReplicaState) -> bool:
-    return source in VALID_PREVIOUS_STATES[target]
 
 
 def check_transition(replica: PartitionAndReplica, source: ReplicaState,
@@ -137,13 +131,6 @@ def check_transition(replica: PartitionAndReplica, source: ReplicaState,
     if is_valid_transition(source, target):
         return None
     return IllegalReplicaTransition(replica, source, target)
-
-
-def legal_transitions() -> Iterable[tuple[ReplicaState, ReplicaState]]:
-    """Every allowed ``(source, target)`` pair."""
-    for target, sources in VALID_PREVIOUS_STATES.items():
-        for source in sources:
-            yield source, target
 
 
 @dataclass(slots=True)

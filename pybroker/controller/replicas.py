@@ -16,11 +16,11 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from protocol.errors import ErrorCode, KafkaError
+from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
     from pybroker.controller.local import LocalController
 
-TopicPartition = tuple[str, int]
 
 PREFERRED = 0  # (same numbers as pybroker.admin)
 UNCLEAN = 1

@@ -49,12 +49,8 @@ from protocol.messages.update_metadata_request import (
     UpdateMetadataTopicState,
 )
 from protocol.primitives import ZERO_UUID
-from pybroker.controller.model import (
-    LeaderAndIsr,
-    LeaderIsrAndControllerEpoch,
-    ReplicaAssignment,
-    TopicPartition,
-)
+from pybroker.controller.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, ReplicaAssignment
+from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
     from pybroker.controller.context import ControllerContext

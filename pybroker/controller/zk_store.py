@@ -6,7 +6,6 @@ ZooKeeper's failures into the outcomes the state machines take (:class:`ZkError`
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
@@ -18,10 +17,11 @@ from pybroker.controller.model import (
     LeaderRecoveryState,
     ReadOutcome,
     ReplicaAssignment,
-    TopicPartition,
     WriteOutcome,
     ZkError,
 )
+from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
+from pybroker.kernel.types import TopicPartition
 from pybroker.zk import znodes
 from pybroker.zk.client import NodeExistsError, ZkError as ZkClientError
 from pybroker.zk.kafka_zk import ControllerMovedError, KafkaZkClient
@@ -60,15 +60,17 @@ def _znode(lai: LeaderAndIsr, controller_epoch: int) -> znodes.LeaderIsrAndContr
 
 
 class ZkControllerStore:
-    def __init__(self, zk: KafkaZkClient, *, unclean_default: bool = False) -> None:
+    def __init__(self, zk: KafkaZkClient, *, unclean_default: bool = False,
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self.zk = zk
+        self.clock = clock
         #: the broker's ``unclean.leader.election.enable``, which a topic override replaces
         self.unclean_default = unclean_default
 
     async def register_controller(self, broker_id: int) -> tuple[int, int] | None:
         try:
             return await self.zk.register_controller_and_increment_epoch(
-                broker_id, int(time.time() * 1000))
+                broker_id, self.clock.milliseconds())
         except ControllerMovedError:
             return None
 

@@ -20,14 +20,17 @@ written their transaction's marker to the group's partition and calls
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from pybroker.coordinator.group import GroupConfig, GroupCoordinator, GroupState, LoopScheduler
 from pybroker.coordinator.group.offsets import GroupRetentionView, OffsetManager
-from pybroker.coordinator.group.storage import OffsetsConfig, OffsetsTopic, TopicPartition
+from pybroker.coordinator.group.storage import OffsetsConfig, OffsetsTopic
+from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
+from pybroker.kernel.outcome import settle
+from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
     from pybroker.cluster.metadata_cache import MetadataCache
@@ -37,13 +40,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 class GroupCoordinatorService:
     def __init__(self, config: BrokerConfig, replica_manager: ReplicaManager,
-                 metadata: MetadataCache, admin: Any) -> None:
+                 metadata: MetadataCache, admin: Any, *, clock: Clock = SYSTEM_CLOCK) -> None:
+        #: the time of the coordinator's timers and of the calls that come without one
+        self.clock = clock
         self.offsets_config = OffsetsConfig.from_props(config.props)
         self.topic = OffsetsTopic(replica_manager, metadata, admin, self.offsets_config)
         self.offsets = OffsetManager(self.topic, self.offsets_config)
@@ -78,7 +79,7 @@ class GroupCoordinatorService:
     def startup(self, now_ms: int) -> None:
         loop = asyncio.get_running_loop()
         coordinator = self._coordinator = GroupCoordinator(
-            self.group_config, self.offsets, LoopScheduler(loop, _now_ms),
+            self.group_config, self.offsets, LoopScheduler(loop, self.clock.milliseconds),
             is_coordinator_for=lambda group_id: self.topic.is_leader(
                 self.topic.partition_for(group_id)) if self.topic.exists else True,
         )
@@ -110,7 +111,7 @@ class GroupCoordinatorService:
 
     def partitions_deleted(self, partitions: Iterable[TopicPartition]) -> None:
         """:meth:`on_partitions_deleted` now (a listener of topic deletions)."""
-        self.on_partitions_deleted(partitions, _now_ms())
+        self.on_partitions_deleted(partitions, self.clock.milliseconds())
 
     def on_partitions_deleted(self, partitions: Iterable[TopicPartition], now_ms: int) -> None:
         """Partitions of deleted topics: every group this broker coordinates loses its offsets
@@ -167,9 +168,4 @@ class GroupCoordinatorService:
 def responder() -> tuple[asyncio.Future, Any]:
     """A future and the callback that completes it, for coordinator calls that answer later."""
     fut: asyncio.Future = asyncio.get_running_loop().create_future()
-
-    def respond(result: Any) -> None:
-        if not fut.done():
-            fut.set_result(result)
-
-    return fut, respond
+    return fut, functools.partial(settle, fut)

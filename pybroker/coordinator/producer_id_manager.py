@@ -17,6 +17,8 @@ import logging
 from collections.abc import Awaitable
 from typing import Protocol
 
+from pybroker.kernel.outcome import Outcome, is_pending
+
 log = logging.getLogger(__name__)
 
 BLOCK_SIZE = 1000
@@ -40,7 +42,7 @@ class ProducerIdManager:
         self._waiting: list[asyncio.Future[int]] = []
         self._remote = False  # the source answers later (ZooKeeper): prefetch blocks
 
-    def generate_producer_id(self) -> int | asyncio.Future[int]:
+    def generate_producer_id(self) -> Outcome[int]:
         if self._next >= self._end and self._prefetched is not None:
             self._take(self._prefetched)
             self._prefetched = None
@@ -97,5 +99,5 @@ class ProducerIdManager:
             w = self._waiting.pop(0)
             if not w.done():
                 pid = self.generate_producer_id()
-                assert not isinstance(pid, asyncio.Future)
+                assert not is_pending(pid)
                 w.set_result(pid)

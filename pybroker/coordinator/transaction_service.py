@@ -23,9 +23,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
-import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey
@@ -46,8 +45,10 @@ from pybroker.coordinator.transaction.markers import (
     errors_by_producer,
     write_txn_markers_request,
 )
-from pybroker.coordinator.transaction.metadata import TopicPartition
 from pybroker.coordinator.transaction.storage import transaction_partition_for
+from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
+from pybroker.kernel.outcome import Answer, Outcome, is_pending, when_settled
+from pybroker.kernel.types import TopicPartition
 from pybroker.metadata.topics import TRANSACTION_STATE_TOPIC
 from pybroker.network.client import BrokerClientError, NodeConnections
 from pybroker.security.sasl_client import SaslClientCredentials
@@ -60,16 +61,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
 
 #: after a lost connection or an answer with failed markers, before sending again
 RETRY_BACKOFF_S = 0.1
 #: Kafka's default socket.connection.setup.timeout.ms
 CONNECT_TIMEOUT_S = 10.0
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def write_txn_markers_version(inter_broker_protocol_version: str) -> int:
@@ -94,11 +90,12 @@ class TransactionStateTopic:
     name = TRANSACTION_STATE_TOPIC
 
     def __init__(self, replica_manager: ReplicaManager, metadata: MetadataCache, admin: Any,
-                 config: TransactionConfig) -> None:
+                 config: TransactionConfig, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self.replica_manager = replica_manager
         self.metadata = metadata
         self.admin = admin
         self.config = config
+        self.clock = clock
 
     @property
     def exists(self) -> bool:
@@ -149,17 +146,15 @@ class TransactionStateTopic:
             log.exception("Appending to %s-%d failed", self.name, partition)
             done(ErrorCode.KAFKA_STORAGE_ERROR, now_ms)
             return
-        if not isinstance(outcome, asyncio.Future):
+        if not is_pending(outcome):
             done(outcome[key].error, now_ms)
             return
 
-        def settled(f: asyncio.Future[Any]) -> None:
-            if f.cancelled() or f.exception() is not None:
-                done(ErrorCode.UNKNOWN_SERVER_ERROR, _now_ms())
-            else:
-                done(f.result()[key].error, _now_ms())
+        def replicated(results: dict[TopicPartition, Any]) -> None:
+            done(results[key].error, self.clock.milliseconds())
 
-        outcome.add_done_callback(settled)
+        when_settled(outcome, replicated,
+                     lambda _error: done(ErrorCode.UNKNOWN_SERVER_ERROR, self.clock.milliseconds()))
 
     def read_chunk(self, partition: int, offset: int, max_bytes: int,
                    ) -> tuple[bytes, int] | None:
@@ -189,28 +184,21 @@ class ProducerIds:
     """The coordinator's producer-id source over the broker's :class:`ProducerIdManager`,
     whose ids come at once or (a block being reserved in ZooKeeper) later."""
 
-    def __init__(self, manager: ProducerIdManager) -> None:
+    def __init__(self, manager: ProducerIdManager, clock: Clock = SYSTEM_CLOCK) -> None:
         self.manager = manager
+        self.clock = clock
 
     def generate(self, done: Callable[[int | ErrorCode, int], None]) -> None:
         try:
             outcome = self.manager.generate_producer_id()
         except Exception:
             log.exception("No producer id could be had")
-            done(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, _now_ms())
+            done(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, self.clock.milliseconds())
             return
-        if not isinstance(outcome, asyncio.Future):
-            done(outcome, _now_ms())
-            return
-
-        def arrived(f: asyncio.Future[int]) -> None:
-            if f.cancelled() or f.exception() is not None:
-                # as Kafka's RPCProducerIdManager: retriable, the client asks again
-                done(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, _now_ms())
-            else:
-                done(f.result(), _now_ms())
-
-        outcome.add_done_callback(arrived)
+        # a failure as Kafka's RPCProducerIdManager answers it: retriable, the client asks again
+        when_settled(outcome, lambda producer_id: done(producer_id, self.clock.milliseconds()),
+                     lambda _error: done(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+                                         self.clock.milliseconds()))
 
 
 # ---------------------------------------------------------------------------- markers
@@ -224,9 +212,11 @@ class TxnMarkerChannel:
                  endpoint_of: Callable[[int], BrokerEndpoint | None], *, broker_id: int,
                  request_version: int, request_timeout_ms: int,
                  ssl_context: ssl.SSLContext | None = None,
-                 sasl: SaslClientCredentials | None = None) -> None:
+                 sasl: SaslClientCredentials | None = None,
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self.coordinator = coordinator
         self.endpoint_of = endpoint_of
+        self.clock = clock
         self.client_id = f"broker-{broker_id}-txn-marker-sender"
         self.request_version = request_version
         self.request_timeout_ms = request_timeout_ms
@@ -278,7 +268,7 @@ class TxnMarkerChannel:
     def _call(self, fn: Callable[[list[MarkerEntry], int], None],
               entries: list[MarkerEntry]) -> None:
         if not self._stopped:
-            fn(entries, _now_ms())
+            fn(entries, self.clock.milliseconds())
 
     async def _send(self, destination: int, entries: list[MarkerEntry]) -> bool:
         """Send one request; True when it or some of its markers failed (back off)."""
@@ -320,41 +310,23 @@ class TxnMarkerChannel:
 # ---------------------------------------------------------------------------- the service
 
 
-class _Answer(Generic[T]):
-    """A coordinator call's answer: the value when it came before the call returned, else a
-    future of it."""
-
-    def __init__(self) -> None:
-        self.value: list[T] = []
-        self.future: asyncio.Future[T] | None = None
-
-    def __call__(self, value: T) -> None:
-        if self.future is None:
-            self.value.append(value)
-        elif not self.future.done():
-            self.future.set_result(value)
-
-    def outcome(self) -> T | asyncio.Future[T]:
-        if self.value:
-            return self.value[0]
-        self.future = asyncio.get_running_loop().create_future()
-        return self.future
-
-
 class TransactionCoordinatorService:
     def __init__(self, config: BrokerConfig, replica_manager: ReplicaManager,
                  metadata: MetadataCache, admin: Any, producer_ids: ProducerIdManager,
                  endpoint_of: Callable[[int], BrokerEndpoint | None],
                  ssl_context: ssl.SSLContext | None = None,
-                 sasl: SaslClientCredentials | None = None) -> None:
+                 sasl: SaslClientCredentials | None = None, *,
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         """``endpoint_of``: a broker's endpoint on the inter-broker listener, which markers are
         sent to (over TLS with ``ssl_context``, authenticated with ``sasl``)."""
+        self.clock = clock
         self.config = TransactionConfig.from_props(config.props)
-        self.topic = TransactionStateTopic(replica_manager, metadata, admin, self.config)
+        self.topic = TransactionStateTopic(replica_manager, metadata, admin, self.config,
+                                           clock=clock)
         self.metadata = metadata
         self.endpoint_of = endpoint_of
         self.coordinator = TransactionCoordinator(
-            self.config, self.topic, ProducerIds(producer_ids), self._leader_of,
+            self.config, self.topic, ProducerIds(producer_ids, clock), self._leader_of,
             partition_count=lambda: self.topic.num_partitions,
             on_markers_queued=self._markers_queued,
             on_completion_retry=self._completion_retry)
@@ -363,7 +335,7 @@ class TransactionCoordinatorService:
                                         broker_id=config.broker_id,
                                         request_version=write_txn_markers_version(ibp),
                                         request_timeout_ms=self.config.request_timeout_ms,
-                                        ssl_context=ssl_context, sasl=sasl)
+                                        ssl_context=ssl_context, sasl=sasl, clock=clock)
         self._loads: set[asyncio.Task[None]] = set()
         self._retry_handle: asyncio.TimerHandle | None = None
         self._started = False
@@ -390,7 +362,7 @@ class TransactionCoordinatorService:
 
     def _retry_completions(self) -> None:
         self._retry_handle = None
-        self.coordinator.retry_completions(_now_ms())
+        self.coordinator.retry_completions(self.clock.milliseconds())
 
     # -- leadership ------------------------------------------------------------------------------
 
@@ -417,7 +389,7 @@ class TransactionCoordinatorService:
         ``transaction.state.log.load.buffer.size`` per turn of the loop, as long as the load is
         still the current one (Kafka's ``loadTransactionMetadata``)."""
         await asyncio.sleep(0)  # the leadership change completes first
-        started = time.monotonic()
+        started = self.clock.monotonic()
         replay = PartitionReplay(partition)
         try:
             offset = self.topic.log_start_offset(partition)
@@ -441,10 +413,10 @@ class TransactionCoordinatorService:
         except Exception:
             log.exception("Error loading transactions from %s-%d", self.topic.name, partition)
         if self.coordinator.complete_loading(partition, coordinator_epoch, replay.transactions,
-                                             _now_ms()):
+                                             self.clock.milliseconds()):
             log.info("Finished loading %d transactional id(s) from %s-%d in %d ms",
                      len(replay.transactions), self.topic.name, partition,
-                     (time.monotonic() - started) * 1000)
+                     (self.clock.monotonic() - started) * 1000)
 
     # -- life cycle --------------------------------------------------------------------------------
 
@@ -492,16 +464,16 @@ class TransactionCoordinatorService:
 
     def init_producer_id(self, transactional_id: str, transaction_timeout_ms: int,
                          expected: tuple[int, int] | None, now_ms: int,
-                         ) -> InitProducerIdResult | asyncio.Future[InitProducerIdResult]:
-        answer: _Answer[InitProducerIdResult] = _Answer()
+                         ) -> Outcome[InitProducerIdResult]:
+        answer: Answer[InitProducerIdResult] = Answer()
         self.coordinator.init_producer_id(transactional_id, transaction_timeout_ms, expected,
                                           now_ms, answer)
         return answer.outcome()
 
     def add_partitions_to_transaction(self, transactional_id: str, producer_id: int,
                                       producer_epoch: int, partitions: frozenset[TopicPartition],
-                                      now_ms: int) -> ErrorCode | asyncio.Future[ErrorCode]:
-        answer: _Answer[ErrorCode] = _Answer()
+                                      now_ms: int) -> Outcome[ErrorCode]:
+        answer: Answer[ErrorCode] = Answer()
         self.coordinator.add_partitions_to_transaction(transactional_id, producer_id,
                                                        producer_epoch, partitions, now_ms,
                                                        answer)
@@ -515,8 +487,8 @@ class TransactionCoordinatorService:
             transactional_id, producer_id, producer_epoch, partitions)
 
     def end_transaction(self, transactional_id: str, producer_id: int, producer_epoch: int,
-                        commit: bool, now_ms: int) -> ErrorCode | asyncio.Future[ErrorCode]:
-        answer: _Answer[ErrorCode] = _Answer()
+                        commit: bool, now_ms: int) -> Outcome[ErrorCode]:
+        answer: Answer[ErrorCode] = Answer()
         self.coordinator.end_transaction(transactional_id, producer_id, producer_epoch, commit,
                                          now_ms, answer)
         return answer.outcome()

@@ -64,13 +64,14 @@ import bisect
 import hashlib
 import logging
 import os
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.records.batch import (
     COMPRESSION_MASK,
+    DELETE_HORIZON_MASK,
     HEADER_SIZE,
     LOG_OVERHEAD,
     BatchHeader,
@@ -80,19 +81,20 @@ from protocol.records.batch import (
 from protocol.records.compression import CompressionType, compress
 from protocol.records.control import ControlRecordType, parse_control_key
 from protocol.records.record import Record, _encode_record, decode_batch, iter_batches
+from pybroker.kernel.clock import Clock
+from pybroker.kernel.types import TopicPartition
 
 from .checkpoints import CheckpointError, read_offset_checkpoint, write_offset_checkpoint
 from .config import INT_MAX, LogConfig
 from .index import OffsetIndex, TimeIndex
 from .log import Log
-from .manager import LogManager, TopicPartition
+from .manager import LogManager
 from .segment import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, LogSegment, file_name
 from .txn_index import TXN_INDEX_SUFFIX, AbortedTxn, TransactionIndex
 
 logger = logging.getLogger(__name__)
 
 CLEANER_CHECKPOINT = "cleaner-offset-checkpoint"
-DELETE_HORIZON_MASK = 0x40  # batch attribute bit 6 (KIP-534)
 DEFAULT_MAX_MAP_ENTRIES = 1_000_000
 DEFAULT_STEP_BYTES = 1 << 20
 DEFAULT_BACKOFF_MS = 15_000  # log.cleaner.backoff.ms
@@ -685,11 +687,11 @@ class LogCleaner:
         finally:
             steps.close()  # cancelled mid-pass: the generator discards its .cleaned files
 
-    async def run(self, clock: Callable[[], int]) -> None:
-        """Clean forever (until cancelled), ``clock()`` giving the time in ms for each pass."""
+    async def run(self, clock: Clock) -> None:
+        """Clean forever (until cancelled), each pass at the ``clock``'s time."""
         while True:
             try:
-                stats = await self.clean(clock())
+                stats = await self.clean(clock.milliseconds())
             except Exception:
                 logger.exception("Log cleaner pass failed")
                 stats = None

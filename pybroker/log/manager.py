@@ -31,6 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from protocol.errors import ErrorCode, KafkaError
+from pybroker.kernel.types import TopicPartition
 
 from .checkpoints import (
     CLEAN_SHUTDOWN_MARKER,
@@ -57,7 +58,6 @@ MAX_DIR_NAME_LENGTH = 255
 _LEGAL_TOPIC = re.compile(r"[A-Za-z0-9._-]{1,249}")
 _FUTURE_DIR = re.compile(r"^(?P<name>.+)\.(?P<id>[0-9a-f]{32})" + re.escape(FUTURE_DIR_SUFFIX) + "$")
 
-TopicPartition = tuple[str, int]
 LONG_MAX = (1 << 63) - 1
 #: ``(partition, log replaced, log replacing it)``: a move between log dirs completed
 LogReplacedListener = Callable[[TopicPartition, Log, Log], None]

@@ -16,7 +16,6 @@ import bisect
 import logging
 import os
 import random
-import struct
 from array import array
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,7 +23,15 @@ from pathlib import Path
 from typing import NamedTuple
 
 from protocol.errors import KafkaError
-from protocol.records.batch import HEADER_SIZE, LOG_OVERHEAD, MAGIC, BatchHeader, compute_crc
+from protocol.records.batch import (
+    HEADER_SIZE,
+    LOG_OVERHEAD,
+    MAGIC,
+    PREFIX_SIZE,
+    BatchHeader,
+    compute_crc,
+    read_prefix,
+)
 
 from .config import INT_MAX, LogConfig
 from .file_slice import SEGMENT_FILES, LazyFile, OpenFiles, SharedFile
@@ -37,8 +44,6 @@ LOG_SUFFIX = ".log"
 INDEX_SUFFIX = ".index"
 TIME_INDEX_SUFFIX = ".timeindex"
 
-# baseOffset .. lastOffsetDelta: what a walk over batch boundaries needs.
-_PEEK = struct.Struct(">qiibIhi")
 _MIN_BATCH_LENGTH = HEADER_SIZE - LOG_OVERHEAD
 _SCAN_CHUNK = 4 << 20
 
@@ -299,7 +304,7 @@ class LogSegment:
             if file_size - pos < HEADER_SIZE:
                 reason = "torn batch header"
                 break
-            base, length, _, magic, crc, _, last_delta = _PEEK.unpack(reader.get(pos, _PEEK.size))
+            base, length, _, magic, crc, _, last_delta = read_prefix(reader.get(pos, PREFIX_SIZE))
             size = length + LOG_OVERHEAD
             if length < _MIN_BATCH_LENGTH:
                 reason = f"batch length {length} is too small"
@@ -509,10 +514,10 @@ class LogSegment:
 
     def peek(self, position: int) -> Peek | None:
         """Offsets and size of the batch at ``position`` from a short header read."""
-        data = os.pread(self.fileno(), _PEEK.size, position)
-        if len(data) < _PEEK.size:
+        data = os.pread(self.fileno(), PREFIX_SIZE, position)
+        if len(data) < PREFIX_SIZE:
             return None
-        base, length, _, _, _, _, last_delta = _PEEK.unpack(data)
+        base, length, _, _, _, _, last_delta = read_prefix(data)
         if length < _MIN_BATCH_LENGTH:
             return None
         return Peek(base, length + LOG_OVERHEAD, base + last_delta)

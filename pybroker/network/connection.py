@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ProtocolError
 from protocol.framing import FrameReader
+from pybroker.kernel.outcome import is_pending
 from pybroker.security.principal import ANONYMOUS, KafkaPrincipal
 from pybroker.security.sasl import SaslAuthenticator
 
@@ -129,7 +130,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.closed = True
         self.connections.discard(self)
         for slot in self._slots:
-            if isinstance(slot, asyncio.Future):
+            if is_pending(slot):
                 slot.cancel()
         self._slots.clear()
 
@@ -169,7 +170,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
             if result is None:
                 continue
             self._slots.append(result)
-            if isinstance(result, asyncio.Future):
+            if is_pending(result):
                 result.add_done_callback(self._on_response_ready)
         self._flush()
 
@@ -194,7 +195,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         chunks: list[Any] = []
         while self._slots:
             slot = self._slots[0]
-            if isinstance(slot, asyncio.Future):
+            if is_pending(slot):
                 if not slot.done():
                     break
                 if slot.cancelled() or slot.exception() is not None:

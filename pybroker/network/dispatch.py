@@ -12,7 +12,6 @@ import asyncio
 import inspect
 import logging
 import struct
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -24,7 +23,8 @@ from protocol.messages import ApiKey
 from protocol.primitives import Reader, Writer
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import ApiHandler
-from pybroker.purgatory import then
+from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
+from pybroker.kernel.outcome import is_pending, then
 from pybroker.security.sasl import Admission, SaslAuthenticator
 from pybroker.security.sasl_errors import SaslFailure
 
@@ -78,9 +78,12 @@ class RequestDispatcher:
     """Turns frames into handler calls. It knows the handlers and the services they are given;
     it never calls back into the broker."""
 
-    def __init__(self, services: BrokerServices | None, handlers: Mapping[int, ApiHandler]) -> None:
+    def __init__(self, services: BrokerServices | None, handlers: Mapping[int, ApiHandler], *,
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self.services = services
         self.handlers = handlers
+        #: the time a request is handled at (``RequestContext.now_ms``)
+        self.clock = clock
         self.interceptor: RequestInterceptor | None = None
 
     def dispatch(self, frame: bytes | bytearray | memoryview, conn: KafkaConnection) -> Any:
@@ -93,7 +96,7 @@ class RequestDispatcher:
         header = read_request_header(r)
         api_key = header.request_api_key
         version = header.request_api_version
-        now_ms = int(time.time() * 1000)
+        now_ms = self.clock.milliseconds()
         if sasl is not None:
             admission = sasl.admit(api_key, now_ms)
             if admission is not Admission.HANDLE:
@@ -139,14 +142,14 @@ class RequestDispatcher:
                 conn.authenticated(sasl.principal)
         return self._encoded(ctx, result)
 
-    @staticmethod
-    def _raw_sasl_token(frame: bytes | bytearray | memoryview, conn: KafkaConnection) -> Any:
+    def _raw_sasl_token(self, frame: bytes | bytearray | memoryview,
+                        conn: KafkaConnection) -> Any:
         """A SASL token sent without a request header (after SaslHandshake v0): its answer
         goes back size-prefixed; a failure closes the connection without one, as Kafka does."""
         sasl = conn.sasl
         assert sasl is not None
         try:
-            answer = sasl.raw_token(bytes(frame), int(time.time() * 1000))
+            answer = sasl.raw_token(bytes(frame), self.clock.milliseconds())
         except SaslFailure as e:
             conn.abort(f"SASL authentication failed: {e.message}")
             return None
@@ -202,6 +205,6 @@ class RequestDispatcher:
 
 async def _after(delay_s: float, encoded: Any) -> Any:
     await asyncio.sleep(delay_s)
-    if isinstance(encoded, asyncio.Future):
+    if is_pending(encoded):
         return await encoded
     return encoded

@@ -10,80 +10,8 @@ the event loop that owns the partitions, so no locking is needed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Hashable, Iterable
-from typing import Any, TypeVar
-
-T = TypeVar("T")
-R = TypeVar("R")
-
-
-def then(fut: asyncio.Future[Any], fn: Callable[[Any], Any]) -> asyncio.Future[Any]:
-    """A future of ``fn(fut.result())``, without a task in between."""
-    out: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-
-    def relay(f: asyncio.Future[Any]) -> None:
-        if out.done():
-            return
-        if f.cancelled():
-            out.cancel()
-        elif (exc := f.exception()) is not None:
-            out.set_exception(exc)
-        else:
-            try:
-                out.set_result(fn(f.result()))
-            except Exception as e:
-                out.set_exception(e)
-
-    fut.add_done_callback(relay)
-    return out
-
-
-def when_ready(outcome: T | asyncio.Future[T], fn: Callable[[T], R]) -> R | asyncio.Future[R]:
-    """``fn(result)`` now when ``outcome`` is a result, else a future of it."""
-    if isinstance(outcome, asyncio.Future):
-        return then(outcome, fn)
-    return fn(outcome)
-
-
-def chain(outcome: T | asyncio.Future[T],
-           fn: Callable[[T], R | asyncio.Future[R]]) -> R | asyncio.Future[R]:
-    """``fn(result)`` now when ``outcome`` is a result; else a future of what ``fn`` gives once
-    it is known, itself awaited if it is a future."""
-    if not isinstance(outcome, asyncio.Future):
-        return fn(outcome)
-    out: asyncio.Future[R] = outcome.get_loop().create_future()
-
-    def relay(f: asyncio.Future[R]) -> None:
-        if out.done():
-            return
-        if f.cancelled():
-            out.cancel()
-        elif (exc := f.exception()) is not None:
-            out.set_exception(exc)
-        else:
-            out.set_result(f.result())
-
-    def first(f: asyncio.Future[T]) -> None:
-        if out.done():
-            return
-        if f.cancelled():
-            out.cancel()
-            return
-        if (exc := f.exception()) is not None:
-            out.set_exception(exc)
-            return
-        try:
-            nxt = fn(f.result())
-        except Exception as e:
-            out.set_exception(e)
-            return
-        if isinstance(nxt, asyncio.Future):
-            nxt.add_done_callback(relay)
-        else:
-            out.set_result(nxt)
-
-    outcome.add_done_callback(first)
-    return out
+from collections.abc import Hashable, Iterable
+from typing import Any
 
 
 class DelayedOperation:

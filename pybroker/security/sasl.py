@@ -25,6 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from pybroker.jvm import hash_set_order
+from pybroker.kernel import state_table
+from pybroker.kernel.state_table import StateTable
 from pybroker.security.plain import PasswordCheck, PlainServer
 from pybroker.security.principal import USER_TYPE, KafkaPrincipal
 from pybroker.security.sasl_errors import SaslFailure
@@ -63,20 +65,24 @@ class SaslState(enum.Enum):
     REAUTH_BAD_MECHANISM = "REAUTH_BAD_MECHANISM"
 
 
+class IllegalTransition(state_table.IllegalTransition):
+    """The authenticator tried a transition the state table forbids."""
+
+
 S = SaslState
-#: each state with the states it may be entered from (Kafka's validPreviousStates form)
-VALID_PREVIOUS_STATES: dict[SaslState, frozenset[SaslState]] = {
-    S.HANDSHAKE_OR_VERSIONS_REQUEST: frozenset(),
-    S.HANDSHAKE_REQUEST: frozenset({S.HANDSHAKE_OR_VERSIONS_REQUEST}),
-    S.AUTHENTICATE: frozenset({S.HANDSHAKE_OR_VERSIONS_REQUEST, S.HANDSHAKE_REQUEST,
-                               S.REAUTH_PROCESS_HANDSHAKE}),
-    S.COMPLETE: frozenset({S.AUTHENTICATE}),
-    S.FAILED: frozenset({S.HANDSHAKE_OR_VERSIONS_REQUEST, S.HANDSHAKE_REQUEST, S.AUTHENTICATE,
-                         S.REAUTH_PROCESS_HANDSHAKE, S.REAUTH_BAD_MECHANISM}),
-    S.REAUTH_PROCESS_HANDSHAKE: frozenset({S.COMPLETE}),
-    S.REAUTH_BAD_MECHANISM: frozenset({S.REAUTH_PROCESS_HANDSHAKE}),
-}
 INITIAL_STATE = S.HANDSHAKE_OR_VERSIONS_REQUEST
+#: each state with the states it may be entered from (Kafka's validPreviousStates form)
+VALID_PREVIOUS_STATES: StateTable[SaslState] = StateTable({
+    S.HANDSHAKE_OR_VERSIONS_REQUEST: (),
+    S.HANDSHAKE_REQUEST: {S.HANDSHAKE_OR_VERSIONS_REQUEST},
+    S.AUTHENTICATE: {S.HANDSHAKE_OR_VERSIONS_REQUEST, S.HANDSHAKE_REQUEST,
+                     S.REAUTH_PROCESS_HANDSHAKE},
+    S.COMPLETE: {S.AUTHENTICATE},
+    S.FAILED: {S.HANDSHAKE_OR_VERSIONS_REQUEST, S.HANDSHAKE_REQUEST, S.AUTHENTICATE,
+               S.REAUTH_PROCESS_HANDSHAKE, S.REAUTH_BAD_MECHANISM},
+    S.REAUTH_PROCESS_HANDSHAKE: {S.COMPLETE},
+    S.REAUTH_BAD_MECHANISM: {S.REAUTH_PROCESS_HANDSHAKE},
+}, initial=INITIAL_STATE, error=IllegalTransition)
 
 
 class Admission(enum.Enum):
@@ -130,10 +136,6 @@ class AuthenticateAnswer:
     close_after_ms: int | None = None
 
 
-class IllegalTransition(Exception):
-    pass
-
-
 class SaslAuthenticator:
     """One connection's SASL state; see the module's documentation."""
 
@@ -156,8 +158,7 @@ class SaslAuthenticator:
 
     # -- the table ---------------------------------------------------------------------------
     def _move(self, new: SaslState) -> None:
-        if self.state not in VALID_PREVIOUS_STATES[new]:
-            raise IllegalTransition(f"SASL state {self.state.value} -> {new.value} is illegal")
+        VALID_PREVIOUS_STATES.check("SASL authentication", self.state, new)
         self.state = new
 
     @property

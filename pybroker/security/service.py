@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from pybroker.kernel.outcome import Outcome
 from pybroker.security.acl import (
     CLUSTER_NAME,
     SUPPORTED_OPERATIONS,
@@ -116,12 +117,12 @@ class AclService:
         return self.authorizer.acls(binding_filter)
 
     def create(self, bindings: list[AclBinding],
-               ) -> list[AclError | None] | asyncio.Future[list[AclError | None]]:
+               ) -> Outcome[list[AclError | None]]:
         authorizer = self._require()
         return self._change(lambda: authorizer.plan_create(bindings))
 
     def delete(self, filters: list[AclBindingFilter],
-               ) -> list[list[AclBinding]] | asyncio.Future[list[list[AclBinding]]]:
+               ) -> Outcome[list[list[AclBinding]]]:
         """A store shared with other brokers is read again for the patterns the filters may
         touch first, so that a filter deletes what others added there too (Kafka applies the
         filters to what it reads from ZooKeeper)."""
@@ -141,7 +142,7 @@ class AclService:
 
     def _change(self, plan: Callable[[], tuple[T, AclUpdates]],
                 prepare: Callable[[], Awaitable[None]] | None = None,
-                ) -> T | asyncio.Future[T]:
+                ) -> Outcome[T]:
         """Plan on the cache (after ``prepare``), store, then take over what the store holds.
         Changes that must wait for the store run one at a time, each planned on the ACLs its
         predecessor left."""

@@ -45,7 +45,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
-TopicPartition = tuple[str, int]
+from pybroker.kernel.types import TopicPartition
 
 
 @dataclass(frozen=True)

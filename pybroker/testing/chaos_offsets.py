@@ -33,12 +33,12 @@ from protocol.messages import (
     list_offsets_request as loreq,
     offset_fetch_request as ofreq,
 )
+from pybroker.kernel.types import TopicPartition
 from pybroker.testing.chaos_check import OffsetCommit, OffsetSample
 from pybroker.testing.cluster import ClusterProcesses
 from pybroker.testing.wire_client import WireClient
 
 Clock = Callable[[], float]
-TopicPartition = tuple[str, int]
 LATEST_TIMESTAMP = -1
 
 

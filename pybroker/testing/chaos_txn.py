@@ -27,10 +27,10 @@ from collections.abc import Callable
 
 from confluent_kafka import KafkaError, KafkaException, Producer
 
+from pybroker.kernel.types import TopicPartition
 from pybroker.testing.chaos_check import ABORTED, COMMITTED, UNKNOWN, Txn
 
 Clock = Callable[[], float]
-TopicPartition = tuple[str, int]
 
 
 class TransactionalWorkload:

@@ -1,7 +1,8 @@
 """Print ``docs/state-machines.md``: a diagram and a transition table for each state table.
 
-State machines that the code keeps as tables (Kafka's ``validPreviousStates`` form: each state
-mapped to the states it may be entered from) are drawn from those tables, so the pictures in
+State machines declare their transitions as a :class:`~pybroker.kernel.state_table.StateTable`
+(Kafka's ``validPreviousStates`` form: each state mapped to the states it may be entered from,
+with the state a new instance starts in); they are drawn from those tables, so the pictures in
 the docs cannot drift from the code.  ``make gen`` writes the file and ``make gen-check`` fails
 when it is stale.  A new table only needs an entry in :data:`MACHINES`.
 """
@@ -15,6 +16,8 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from pybroker.kernel.state_table import StateTable, state_name
+
 
 @dataclass(frozen=True)
 class StateMachine:
@@ -22,7 +25,8 @@ class StateMachine:
     module: str
     table: str  # attribute of ``module``: state -> the states it may be entered from
     description: str
-    initial: str | None = None  # the state a new instance starts in, when it has one
+    #: the state a new instance starts in, when it has one (by default the table's own)
+    initial: str | None = None
 
     def load(self) -> Mapping[object, Iterable[object]]:
         return getattr(importlib.import_module(self.module), self.table)
@@ -38,7 +42,6 @@ MACHINES: list[StateMachine] = [
             "with Kafka's states and transitions. A new group starts Empty; any state may move "
             "to Dead (the group was deleted, expired or moved to another coordinator)."
         ),
-        initial="Empty",
     ),
     StateMachine(
         title="Transactional id (transaction coordinator)",
@@ -53,7 +56,6 @@ MACHINES: list[StateMachine] = [
             "of a newer producer's InitProducerId, which turns into PrepareAbort before it is "
             "written; Dead is an id expiring after transactional.id.expiration.ms."
         ),
-        initial="Empty",
     ),
     StateMachine(
         title="Partition (ZooKeeper-mode controller)",
@@ -65,7 +67,6 @@ MACHINES: list[StateMachine] = [
             "once a leader is elected (again on every election), Offline when its leader dies, "
             "and NonExistent again when its topic is deleted."
         ),
-        initial="NonExistentPartition",
     ),
     StateMachine(
         title="Replica (ZooKeeper-mode controller)",
@@ -77,7 +78,6 @@ MACHINES: list[StateMachine] = [
             "Online on a live broker, Offline when its broker dies or shuts down, and the "
             "deletion states while its topic is deleted."
         ),
-        initial="NonExistentReplica",
     ),
     StateMachine(
         title="Followed partition (replica fetcher)",
@@ -102,7 +102,6 @@ MACHINES: list[StateMachine] = [
             "move is cancelled or the partition stopped; a step that fails leaves it Failed "
             "until the move is asked for again (AlterReplicaLogDirs, a LeaderAndIsr, a restart)."
         ),
-        initial="Copying",
     ),
     StateMachine(
         title="SASL authentication of a connection",
@@ -115,16 +114,8 @@ MACHINES: list[StateMachine] = [
             "it after the failure's answer. With connections.max.reauth.ms a SaslHandshake on an "
             "authenticated connection re-authenticates it (KIP-368)."
         ),
-        initial="HANDSHAKE_OR_VERSIONS_REQUEST",
     ),
 ]
-
-
-def state_name(state: object) -> str:
-    """An enum's string value (Kafka's display name), else its member name; else ``str``."""
-    if isinstance(state, enum.Enum):
-        return state.value if isinstance(state.value, str) else state.name
-    return str(state)
 
 
 def _ordered(table: Mapping[object, Iterable[object]]) -> list[object]:
@@ -163,10 +154,13 @@ def render_machine(machine: StateMachine, table: Mapping[object, Iterable[object
         name = state_name(s)
         if _node_id(name) != name:
             lines.append(f'    state "{name}" as {_node_id(name)}')
-    if machine.initial is not None:
-        if machine.initial not in {state_name(s) for s in states}:
-            raise ValueError(f"{machine.title}: initial state {machine.initial} is not in the table")
-        lines.append(f"    [*] --> {_node_id(machine.initial)}")
+    initial = machine.initial
+    if initial is None and isinstance(table, StateTable) and table.initial is not None:
+        initial = state_name(table.initial)
+    if initial is not None:
+        if initial not in {state_name(s) for s in states}:
+            raise ValueError(f"{machine.title}: initial state {initial} is not in the table")
+        lines.append(f"    [*] --> {_node_id(initial)}")
     for target in states:
         for source in previous[target]:
             lines.append(f"    {_node_id(state_name(source))} --> {_node_id(state_name(target))}")
@@ -187,9 +181,10 @@ def render(machines: list[StateMachine] = MACHINES) -> str:
         "# State machines",
         "",
         "Drawn from the state tables in the code by `python -m pybroker.tools.state_diagrams`",
-        "(`make gen`; `make gen-check` fails when this page is stale). Each table maps a state to",
-        "the states it may be entered from, as Kafka's `validPreviousStates` do; an arrow goes",
-        "from a previous state to the state it may enter.",
+        "(`make gen`; `make gen-check` fails when this page is stale). Each table (a `StateTable`,",
+        "`pybroker/kernel/state_table.py`) maps a state to the states it may be entered from, as",
+        "Kafka's `validPreviousStates` do; an arrow goes from a previous state to the state it may",
+        "enter.",
     ]
     for machine in machines:
         lines.append("")

@@ -31,6 +31,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from pybroker.kernel.types import TopicPartition
 from pybroker.zk.client import (
     ANY_VERSION,
     BadVersionError,
@@ -80,7 +81,6 @@ from pybroker.zk.znodes import (
     ProducerIdsBlock,
     ReassignPartitionsZNode,
     TopicAssignment,
-    TopicPartition,
     TopicPartitionStateZNode,
     TopicPartitionsZNode,
     TopicPartitionZNode,

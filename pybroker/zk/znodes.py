@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, unquote
 
-TopicPartition = tuple[str, int]
+from pybroker.kernel.types import TopicPartition
 
 
 class ZNodeDecodeError(ValueError):

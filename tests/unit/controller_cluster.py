@@ -11,8 +11,8 @@ from pybroker.controller.model import (
     LeaderIsrAndControllerEpoch,
     LeaderRecoveryState,
     ReplicaAssignment,
-    TopicPartition,
 )
+from pybroker.kernel.types import TopicPartition
 
 CONTROLLER_ID = 1
 CONTROLLER_EPOCH = 5

@@ -25,6 +25,7 @@ from pybroker.cluster.alter_log_dirs import (
     next_step,
 )
 from pybroker.cluster.replica_manager import ReplicaManager
+from pybroker.kernel.clock import ManualClock
 from pybroker.log import FileSlice, LogConfig, LogManager
 from pybroker.log.leader_epoch import EpochEntry, LeaderEpochFileCache
 from pybroker.log.log import Log
@@ -342,8 +343,7 @@ def test_the_mover_task_runs_beside_a_producer_on_the_loop(manager: LogManager,
 def replicas(dirs: list[Path]) -> Iterator[ReplicaManager]:
     logs = LogManager(dirs, CONFIG)
     logs.startup(T0)
-    rm = ReplicaManager(0, logs, lambda _topic: CONFIG)
-    rm.time_ms = lambda: T0
+    rm = ReplicaManager(0, logs, lambda _topic: CONFIG, clock=ManualClock(T0))
     yield rm
     rm.shutdown()
     logs.shutdown()

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from protocol.errors import ErrorCode, KafkaError
-from pybroker.admin import NewPartitions, NewTopic, when_ready
+from pybroker.admin import NewPartitions, NewTopic
 from pybroker.broker import Broker
 from pybroker.config import BrokerConfig
 from pybroker.coordinator.partitioning import partition_for
+from pybroker.kernel.outcome import when_ready
 from pybroker.metadata.model import PartitionRecord, TopicRecord
 from pybroker.metadata.topics import OFFSETS_TOPIC
 

@@ -11,10 +11,10 @@ from pybroker.controller.model import (
     LeaderRecoveryState,
     PartitionAndReplica,
     ReplicaAssignment,
-    tp_str,
 )
 from pybroker.controller.partition_state_machine import PartitionState
 from pybroker.controller.replica_state_machine import ReplicaState
+from pybroker.kernel.types import tp_str
 from tests.unit.controller_cluster import lead, make_context
 
 A0, A1, B0 = ("a", 0), ("a", 1), ("b", 0)

@@ -30,9 +30,7 @@ from pybroker.admin.configs import (
     SET,
     SUBTRACT,
     change_broker_configs,
-    gather,
     incremental_broker_configs,
-    then,
 )
 from pybroker.admin.zk import ZkAdminManager
 from pybroker.broker import Broker
@@ -45,6 +43,7 @@ from pybroker.config.dynamic import (
     STATIC_BROKER_CONFIG,
     EffectiveBrokerConfig,
 )
+from pybroker.kernel.outcome import gather, then
 from pybroker.log.config import LogConfig
 from pybroker.metadata.config_repository import ConfigRepository
 from pybroker.metadata.local import LocalMetadataStore

@@ -29,6 +29,7 @@ from pybroker.cluster.replica_manager import (
     FetchRequestPartition,
     ReplicaManager,
 )
+from pybroker.kernel.clock import ManualClock
 from pybroker.log import Log, LogConfig
 from pybroker.log.manager import LogManager
 from pybroker.metadata.model import PartitionRecord
@@ -367,11 +368,10 @@ def manager(tmp_path: Path) -> Iterator[tuple[ReplicaManager, Controller]]:
     config = LogConfig(min_insync_replicas=2)
     logs = LogManager([tmp_path / "logs"], config)
     logs.startup(T0)
-    rm = ReplicaManager(0, logs, lambda _topic: config)
+    rm = ReplicaManager(0, logs, lambda _topic: config, clock=ManualClock(T0 + 3 * LAG))
     controller = Controller()
     rm.enable_replication(_NoFetchers(), lambda b: object(),  # type: ignore[arg-type]
                           isr_changes=controller, replica_lag_time_max_ms=LAG)
-    rm.time_ms = lambda: T0 + 3 * LAG
     yield rm, controller
     rm.shutdown()
     logs.shutdown()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.records.batch import BatchHeader, crc_is_valid
+from protocol.records.batch import DELETE_HORIZON_MASK, BatchHeader, crc_is_valid
 from protocol.records.compression import CompressionType
 from protocol.records.control import (
     ControlRecordType,
@@ -19,13 +19,9 @@ from protocol.records.control import (
     build_end_txn_marker_batch,
 )
 from protocol.records.record import Record, build_batch, decode_batch, iter_batches
+from pybroker.kernel.clock import ManualClock
 from pybroker.log import FileSlice, Log, LogConfig, LogManager
-from pybroker.log.cleaner import (
-    CLEANER_CHECKPOINT,
-    DELETE_HORIZON_MASK,
-    LogCleaner,
-    measure,
-)
+from pybroker.log.cleaner import CLEANER_CHECKPOINT, LogCleaner, measure
 from pybroker.log.config import LONG_MAX
 from pybroker.log.producer_state import AppendOrigin
 
@@ -717,7 +713,7 @@ def test_the_cleaner_task_cleans_until_cancelled(manager: LogManager) -> None:
     cleaner = LogCleaner(manager, backoff_ms=60_000)
 
     async def main() -> None:
-        task = asyncio.create_task(cleaner.run(lambda: T0))
+        task = asyncio.create_task(cleaner.run(ManualClock(T0)))
         for _ in range(1000):
             await asyncio.sleep(0)
             if cleaner.checkpoint_of(TOPIC, 0) and cleaner.checkpoint_of(TOPIC, 1):

@@ -1,6 +1,7 @@
 import asyncio
 
-from pybroker.purgatory import DelayedOperation, Purgatory, then
+from pybroker.kernel.outcome import then
+from pybroker.purgatory import DelayedOperation, Purgatory
 
 
 class WaitForValue(DelayedOperation):

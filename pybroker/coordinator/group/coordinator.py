@@ -52,7 +52,6 @@ first vote first (Kafka leaves it to hash order).
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import logging
 import uuid
@@ -64,6 +63,7 @@ from typing import Protocol as TypingProtocol
 from protocol.errors import ErrorCode
 from protocol.messages.group_metadata_value import GroupMetadataValue
 from pybroker.config import broker_default, broker_value
+from pybroker.kernel.outcome import Outcome
 
 from .core import entry_point, heartbeat_key, join_key, pending_key, sync_key
 from .group import ClassicGroup, JoinGroupResult, SyncGroupResult
@@ -107,7 +107,7 @@ class GroupStore(TypingProtocol):
     """Where group metadata is persisted (``__consumer_offsets``)."""
 
     def store_group(self, group_id: str, value: GroupMetadataValue | None,
-                    now_ms: int) -> ErrorCode | asyncio.Future[ErrorCode]:
+                    now_ms: int) -> Outcome[ErrorCode]:
         """Write the group's metadata record: its error at once, or a future of it while the
         record is replicated. The result is what the members are told, so a storage failure
         must already be mapped to a client error (as Kafka maps NOT_LEADER_OR_FOLLOWER to

@@ -22,7 +22,6 @@ methods one mixin calls in another.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import itertools
 import logging
@@ -31,6 +30,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from protocol.errors import ErrorCode
+from pybroker.kernel.outcome import Outcome, is_pending, when_settled
 
 from .group import ClassicGroup, JoinGroupResult, SyncGroupResult
 from .member import MemberMetadata, Responder
@@ -171,23 +171,21 @@ class CoordinatorCore:
             except Exception:
                 log.exception("delivering %r failed", result)
 
-    def _after_store(self, group: ClassicGroup, outcome: ErrorCode | asyncio.Future[ErrorCode],
+    def _after_store(self, group: ClassicGroup, outcome: Outcome[ErrorCode],
                      then: Callable[[ErrorCode, int], None], now_ms: int) -> None:
         """Go on with ``then(error, now_ms)`` once the group's record is stored: at once when
         the store answered at once (the ISR is the leader alone), else when the ISR has it,
         as a coordinator entry point with that moment's time (Kafka's ``storeGroup``
         callback)."""
-        if not isinstance(outcome, asyncio.Future):
+        if not is_pending(outcome):
             then(outcome, now_ms)
             return
         key = ("stored", group.group_id, next(self._stores))
 
-        def settled(f: asyncio.Future[ErrorCode]) -> None:
-            error = (f.result() if not f.cancelled() and f.exception() is None
-                     else E.UNKNOWN_SERVER_ERROR)
+        def stored(error: ErrorCode) -> None:
             self.scheduler.schedule(key, 0, self._timer(then, error))
 
-        outcome.add_done_callback(settled)
+        when_settled(outcome, stored, lambda _error: stored(E.UNKNOWN_SERVER_ERROR))
 
     def _timer(self, fn: Callable[..., None], *args: Any) -> Callable[[int], None]:
         """A timer callback that runs ``fn(*args, now_ms)`` as a coordinator entry point."""

@@ -22,7 +22,6 @@ records to the group's partition, and :meth:`~OffsetManager.expire` reads groups
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import logging
 from collections.abc import Callable, Iterable
@@ -40,7 +39,6 @@ from pybroker.coordinator.group.storage import (
     OffsetRecord,
     OffsetsConfig,
     OffsetsTopic,
-    TopicPartition,
     TxnProducer,
     commit_error_for,
     serialize_group_metadata_key,
@@ -48,6 +46,8 @@ from pybroker.coordinator.group.storage import (
     serialize_offset_commit_value,
 )
 from pybroker.coordinator.group.txn_offsets import PendingTxnOffset, PendingTxnOffsets
+from pybroker.kernel.outcome import Outcome, when_ready
+from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
     from pybroker.cluster.replica_manager import VerificationGuard
@@ -274,8 +274,7 @@ class OffsetManager:
     def commit(self, group_id: str, offsets: Iterable[OffsetToCommit | tuple], now_ms: int,
                retention_ms_override: int = -1, *, producer: TxnProducer | None = None,
                verification_guard: VerificationGuard | None = None,
-               ) -> dict[TopicPartition, ErrorCode] | asyncio.Future[dict[TopicPartition,
-                                                                         ErrorCode]]:
+               ) -> Outcome[dict[TopicPartition, ErrorCode]]:
         """Store an OffsetCommit request's offsets in one batch; per-partition errors, at once
         or, while the batch is being replicated to the ISR, as a future.
 
@@ -345,15 +344,10 @@ class OffsetManager:
                     errors[tp] = mapped
             return errors
 
-        outcome = self.topic.append_offsets(partition, records, now_ms, producer=producer,
-                                            verification_guard=verification_guard)
-        if not isinstance(outcome, asyncio.Future):
-            return settle(outcome)
-        answered: asyncio.Future[dict[TopicPartition, ErrorCode]] = \
-            outcome.get_loop().create_future()
-        outcome.add_done_callback(
-            lambda f: None if answered.done() else answered.set_result(settle(f.result())))
-        return answered
+        return when_ready(self.topic.append_offsets(partition, records, now_ms,
+                                                    producer=producer,
+                                                    verification_guard=verification_guard),
+                          settle)
 
     def _end_in_flight(self, group_id: str, offsets: Iterable[TopicPartition],
                        commit_id: int) -> list[TopicPartition]:
@@ -489,7 +483,7 @@ class OffsetManager:
 
     # -- the group store ---------------------------------------------------------------------
     def store_group(self, group_id: str, value: GroupMetadataValue | None,
-                    now_ms: int) -> ErrorCode | asyncio.Future[ErrorCode]:
+                    now_ms: int) -> Outcome[ErrorCode]:
         """Persist a group's metadata (None writes its tombstone); the client-facing error, at
         once or once the ISR has it."""
         return self.topic.store_group(group_id, value, now_ms)

@@ -41,7 +41,9 @@ A transition that the table does not allow is a bug in the coordinator, not a cl
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pybroker.kernel.state_table import IllegalTransition, StateTable
 
 
 class GroupState(enum.Enum):
@@ -71,44 +73,33 @@ _BY_LOWER_NAME = {s.value.lower(): s for s in GroupState}
 
 _S = GroupState
 
-#: target state -> the states it may be entered from (Kafka's ``validPreviousStates``).
-VALID_PREVIOUS_STATES: Mapping[GroupState, frozenset[GroupState]] = {
-    _S.EMPTY: frozenset({_S.PREPARING_REBALANCE}),
-    _S.PREPARING_REBALANCE: frozenset({_S.STABLE, _S.COMPLETING_REBALANCE, _S.EMPTY}),
-    _S.COMPLETING_REBALANCE: frozenset({_S.PREPARING_REBALANCE}),
-    _S.STABLE: frozenset({_S.COMPLETING_REBALANCE}),
-    _S.DEAD: frozenset(GroupState),
-}
-
-
-class IllegalStateTransition(RuntimeError):
+class IllegalStateTransition(IllegalTransition):
     """The coordinator tried a transition the state table forbids."""
 
-    def __init__(self, group_id: str, source: GroupState, target: GroupState) -> None:
-        allowed = ", ".join(sorted(s.value for s in VALID_PREVIOUS_STATES[target]))
-        super().__init__(f"group {group_id!r} cannot move from {source} to {target} "
-                         f"({target} is entered only from: {allowed})")
-        self.group_id = group_id
-        self.source = source
-        self.target = target
+    @classmethod
+    def describe(cls, subject: Any) -> str:
+        return f"group {subject!r}"
+
+    @property
+    def group_id(self) -> str:
+        return str(self.subject)
 
 
-def is_valid_transition(source: GroupState, target: GroupState) -> bool:
-    return source in VALID_PREVIOUS_STATES[target]
+#: target state -> the states it may be entered from (Kafka's ``validPreviousStates``).
+VALID_PREVIOUS_STATES: StateTable[GroupState] = StateTable({
+    _S.EMPTY: {_S.PREPARING_REBALANCE},
+    _S.PREPARING_REBALANCE: {_S.STABLE, _S.COMPLETING_REBALANCE, _S.EMPTY},
+    _S.COMPLETING_REBALANCE: {_S.PREPARING_REBALANCE},
+    _S.STABLE: {_S.COMPLETING_REBALANCE},
+    _S.DEAD: GroupState,
+}, initial=_S.EMPTY, error=IllegalStateTransition)
 
-
-def check_transition(group_id: str, source: GroupState, target: GroupState) -> None:
-    if not is_valid_transition(source, target):
-        raise IllegalStateTransition(group_id, source, target)
+is_valid_transition = VALID_PREVIOUS_STATES.allows
+#: ``check_transition(group_id, source, target)`` raises :class:`IllegalStateTransition`
+check_transition = VALID_PREVIOUS_STATES.check
+legal_transitions = VALID_PREVIOUS_STATES.transitions
 
 
 def can_rebalance(state: GroupState) -> bool:
     """Whether a group in ``state`` may start a rebalance (move to PreparingRebalance)."""
     return is_valid_transition(state, GroupState.PREPARING_REBALANCE)
-
-
-def legal_transitions() -> Iterable[tuple[GroupState, GroupState]]:
-    """Every allowed ``(source, target)`` pair, for documentation and tests."""
-    for target, sources in VALID_PREVIOUS_STATES.items():
-        for source in sources:
-            yield source, target

@@ -25,7 +25,6 @@ decides whether its offsets count.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import struct
 from collections.abc import Callable, Mapping, Sequence
@@ -46,6 +45,8 @@ from protocol.primitives import Reader
 from protocol.records.record import build_batch, decode_batch, iter_batches
 from pybroker.config import broker_default, broker_value
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
+from pybroker.kernel.outcome import Outcome, when_ready, when_settled
+from pybroker.kernel.types import TopicPartition
 from pybroker.log.producer_state import AppendOrigin
 
 if TYPE_CHECKING:
@@ -55,7 +56,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TopicPartition = tuple[str, int]
 
 # Key versions double as record types.
 LEGACY_OFFSET_COMMIT_KEY_VERSION = 0
@@ -282,18 +282,10 @@ def commit_error_for(append_error: ErrorCode) -> ErrorCode:
     return append_error
 
 
-def map_outcome(outcome: ErrorCode | asyncio.Future[ErrorCode],
-                mapping: Callable[[ErrorCode], ErrorCode]) -> ErrorCode | asyncio.Future[ErrorCode]:
+def map_outcome(outcome: Outcome[ErrorCode],
+                mapping: Callable[[ErrorCode], ErrorCode]) -> Outcome[ErrorCode]:
     """An append's error through ``mapping`` (NONE stays NONE), now or when it is known."""
-    def convert(error: ErrorCode) -> ErrorCode:
-        return mapping(error) if error else ErrorCode.NONE
-
-    if not isinstance(outcome, asyncio.Future):
-        return convert(outcome)
-    mapped: asyncio.Future[ErrorCode] = outcome.get_loop().create_future()
-    outcome.add_done_callback(
-        lambda f: None if mapped.done() else mapped.set_result(convert(f.result())))
-    return mapped
+    return when_ready(outcome, lambda error: mapping(error) if error else ErrorCode.NONE)
 
 
 def group_store_error_for(append_error: ErrorCode) -> ErrorCode:
@@ -531,25 +523,20 @@ class OffsetsTopic:
         return result.error
 
     def append_replicated(self, partition: int, records: Sequence[tuple[bytes, bytes | None]],
-                          now_ms: int) -> ErrorCode | asyncio.Future[ErrorCode]:
+                          now_ms: int) -> Outcome[ErrorCode]:
         """Append ``(key, value)`` records as one batch with acks=all, as Kafka's coordinator
         appends commits and group metadata (``offsets.commit.required.acks`` -1): the append's
         error once every ISR member has the batch, at once when the leader is the whole ISR (a
         single node), else a future of it, bounded by ``offsets.commit.timeout.ms``
         (REQUEST_TIMED_OUT). A commit is answered, and cached, only then: one acknowledged
         and then lost with its coordinator would be a commit the group never made."""
-        outcome = self.append_offsets(partition, records, now_ms)
-        if not isinstance(outcome, asyncio.Future):
-            return outcome.error
-        done: asyncio.Future[ErrorCode] = outcome.get_loop().create_future()
-        outcome.add_done_callback(
-            lambda f: None if done.done() else done.set_result(f.result().error))
-        return done
+        return when_ready(self.append_offsets(partition, records, now_ms),
+                          lambda appended: appended.error)
 
     def append_offsets(self, partition: int, records: Sequence[tuple[bytes, bytes | None]],
                        now_ms: int, *, producer: TxnProducer | None = None,
                        verification_guard: VerificationGuard | None = None,
-                       ) -> Appended | asyncio.Future[Appended]:
+                       ) -> Outcome[Appended]:
         """:meth:`append_replicated`, answering the batch's base offset too (where plain and
         transactional commits meet, the later batch wins). With ``producer`` the batch is a
         TxnOffsetCommit's: the producer's id and epoch, transactional, base sequence 0,
@@ -588,20 +575,8 @@ class OffsetsTopic:
                 return Appended(result.error)
             return Appended(ErrorCode.NONE, result.base_offset)
 
-        if isinstance(outcome, asyncio.Future):
-            done: asyncio.Future[Appended] = outcome.get_loop().create_future()
-
-            def settle(f: asyncio.Future[Any]) -> None:
-                if done.cancelled():
-                    return
-                if f.cancelled() or f.exception() is not None:
-                    done.set_result(Appended(ErrorCode.UNKNOWN_SERVER_ERROR))
-                else:
-                    done.set_result(appended(f.result()))
-
-            outcome.add_done_callback(settle)
-            return done
-        return appended(outcome)
+        return when_settled(outcome, appended,
+                            lambda _error: Appended(ErrorCode.UNKNOWN_SERVER_ERROR))
 
     # -- replay ----------------------------------------------------------------------------
     def replay(self, partition: int) -> ReplayedPartition:
@@ -639,7 +614,7 @@ class OffsetsTopic:
 
     # -- group metadata ----------------------------------------------------------------------
     def store_group(self, group_id: str, value: GroupMetadataValue | None, now_ms: int,
-                    ) -> ErrorCode | asyncio.Future[ErrorCode]:
+                    ) -> Outcome[ErrorCode]:
         """Write a group's metadata (None: its tombstone), replicated to the ISR; the
         client-facing error, at once or as a future (:meth:`append_replicated`)."""
         value_bytes = None if value is None else serialize_group_metadata_value(value)

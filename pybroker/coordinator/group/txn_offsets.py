@@ -32,7 +32,8 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from pybroker.coordinator.group.storage import CommittedOffset, OffsetRecord, TopicPartition
+from pybroker.coordinator.group.storage import CommittedOffset, OffsetRecord
+from pybroker.kernel.types import TopicPartition
 
 __all__ = ["PendingTxnOffset", "PendingTxnOffsets"]
 

@@ -34,13 +34,13 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from protocol.errors import ErrorCode
+from pybroker.kernel.types import TopicPartition
 
 from .manager import Found, ListTransactionsResult, TransactionLog, TransactionStateManager
 from .markers import UNKNOWN_DESTINATION, MarkerEntry, MarkerQueues, PendingCompleteTxn
 from .metadata import (
     NO_PRODUCER_EPOCH,
     NO_PRODUCER_ID,
-    TopicPartition,
     TransactionMetadata,
     TransitionError,
     TxnTransitMetadata,

@@ -27,8 +27,9 @@ from protocol.messages.write_txn_markers_request import (
     WriteTxnMarkersRequest,
 )
 from protocol.messages.write_txn_markers_response import WriteTxnMarkersResponse
+from pybroker.kernel.types import TopicPartition
 
-from .metadata import TopicPartition, TransactionMetadata, TxnTransitMetadata
+from .metadata import TransactionMetadata, TxnTransitMetadata
 
 #: the destination of markers whose partition leader is not alive (Kafka's ``Node.noNode``)
 UNKNOWN_DESTINATION = -1

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from protocol.errors import ErrorCode
+from pybroker.kernel.types import TopicPartition
 
 from .state import TransactionState, check_transition
 
@@ -34,8 +35,6 @@ S = TransactionState
 NO_PRODUCER_ID = -1
 NO_PRODUCER_EPOCH = -1
 SHORT_MAX = 32767
-
-TopicPartition = tuple[str, int]
 
 
 def is_epoch_exhausted(producer_epoch: int) -> bool:

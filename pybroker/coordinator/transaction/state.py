@@ -35,7 +35,10 @@ A transition the table does not allow is a bug in the coordinator, not a client 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
+from typing import Any
+
+from pybroker.kernel.state_table import IllegalTransition, StateTable
 
 
 class TransactionState(enum.Enum):
@@ -90,44 +93,31 @@ _IDS: Mapping[TransactionState, int] = {
 _BY_ID: Mapping[int, TransactionState] = {v: k for k, v in _IDS.items()}
 _EXPIRABLE = frozenset({_S.EMPTY, _S.COMPLETE_COMMIT, _S.COMPLETE_ABORT})
 
-#: target state -> the states it may be entered from (Kafka's ``validPreviousStates``).
-VALID_PREVIOUS_STATES: Mapping[TransactionState, frozenset[TransactionState]] = {
-    _S.EMPTY: frozenset({_S.EMPTY, _S.COMPLETE_COMMIT, _S.COMPLETE_ABORT}),
-    _S.ONGOING: frozenset({_S.ONGOING, _S.EMPTY, _S.COMPLETE_COMMIT, _S.COMPLETE_ABORT}),
-    _S.PREPARE_COMMIT: frozenset({_S.ONGOING}),
-    _S.PREPARE_ABORT: frozenset({_S.ONGOING, _S.PREPARE_EPOCH_FENCE}),
-    _S.COMPLETE_COMMIT: frozenset({_S.PREPARE_COMMIT}),
-    _S.COMPLETE_ABORT: frozenset({_S.PREPARE_ABORT}),
-    _S.DEAD: frozenset({_S.EMPTY, _S.COMPLETE_ABORT, _S.COMPLETE_COMMIT}),
-    _S.PREPARE_EPOCH_FENCE: frozenset({_S.ONGOING}),
-}
-
-
-class IllegalStateTransition(RuntimeError):
+class IllegalStateTransition(IllegalTransition):
     """The coordinator tried a transition the state table forbids."""
 
-    def __init__(self, transactional_id: str, source: TransactionState,
-                 target: TransactionState) -> None:
-        allowed = ", ".join(sorted(s.value for s in VALID_PREVIOUS_STATES[target]))
-        super().__init__(f"transactional id {transactional_id!r} cannot move from {source} to "
-                         f"{target} ({target} is entered only from: {allowed})")
-        self.transactional_id = transactional_id
-        self.source = source
-        self.target = target
+    @classmethod
+    def describe(cls, subject: Any) -> str:
+        return f"transactional id {subject!r}"
+
+    @property
+    def transactional_id(self) -> str:
+        return str(self.subject)
 
 
-def is_valid_transition(source: TransactionState, target: TransactionState) -> bool:
-    return source in VALID_PREVIOUS_STATES[target]
+#: target state -> the states it may be entered from (Kafka's ``validPreviousStates``).
+VALID_PREVIOUS_STATES: StateTable[TransactionState] = StateTable({
+    _S.EMPTY: {_S.EMPTY, _S.COMPLETE_COMMIT, _S.COMPLETE_ABORT},
+    _S.ONGOING: {_S.ONGOING, _S.EMPTY, _S.COMPLETE_COMMIT, _S.COMPLETE_ABORT},
+    _S.PREPARE_COMMIT: {_S.ONGOING},
+    _S.PREPARE_ABORT: {_S.ONGOING, _S.PREPARE_EPOCH_FENCE},
+    _S.COMPLETE_COMMIT: {_S.PREPARE_COMMIT},
+    _S.COMPLETE_ABORT: {_S.PREPARE_ABORT},
+    _S.DEAD: {_S.EMPTY, _S.COMPLETE_ABORT, _S.COMPLETE_COMMIT},
+    _S.PREPARE_EPOCH_FENCE: {_S.ONGOING},
+}, initial=_S.EMPTY, error=IllegalStateTransition)
 
-
-def check_transition(transactional_id: str, source: TransactionState,
-                     target: TransactionState) -> None:
-    if not is_valid_transition(source, target):
-        raise IllegalStateTransition(transactional_id, source, target)
-
-
-def legal_transitions() -> Iterable[tuple[TransactionState, TransactionState]]:
-    """Every allowed ``(source, target)`` pair, for documentation and tests."""
-    for target, sources in VALID_PREVIOUS_STATES.items():
-        for source in sources:
-            yield source, target
+is_valid_transition = VALID_PREVIOUS_STATES.allows
+#: ``check_transition(transactional_id, source, target)`` raises :class:`IllegalStateTransition`
+check_transition = VALID_PREVIOUS_STATES.check
+legal_transitions = VALID_PREVIOUS_STATES.transitions
