@@ -17,7 +17,7 @@ from __future__ import annotations
 import struct
 import uuid
 from collections.abc import Iterator, Sequence, Sized
-from typing import Protocol, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 from protocol.errors import ProtocolError
 
@@ -385,7 +385,7 @@ class Writer(bytearray):
 
     __slots__ = ("splices",)
 
-    def __init__(self, *args) -> None:
+    def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self.splices: list[tuple[int, Splice]] = []
 
@@ -616,7 +616,8 @@ def write_tagged_fields(
 _DECODE_ERRORS = (struct.error, UnicodeDecodeError, ValueError, IndexError, OverflowError, MemoryError)
 
 
-def decode_message(readers: dict, name: str, data: bytes | bytearray | memoryview, version: int):
+def decode_message(readers: dict, name: str, data: bytes | bytearray | memoryview,
+                   version: int) -> Any:
     """Decode all of ``data`` with ``readers[version]``; trailing bytes are an error."""
     reader = readers.get(version)
     if reader is None:

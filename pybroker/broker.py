@@ -258,7 +258,7 @@ class BrokerBase:
         rack = self.current_config.get("broker.rack") or None
         return BrokerEndpoint(self.broker_id, host, port, rack)
 
-    def _schedule(self, name: str, interval_ms: int, job) -> None:
+    def _schedule(self, name: str, interval_ms: int, job: Callable[[int], object]) -> None:
         """Run ``job(now_ms)`` every ``interval_ms`` on the event loop (Kafka's KafkaScheduler);
         a job that returns an awaitable (work handed to :attr:`storage_io`) is waited for
         before the next interval starts."""

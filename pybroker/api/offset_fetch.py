@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TypeAlias
 
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, offset_fetch_request as req, offset_fetch_response as m
@@ -10,8 +11,12 @@ from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.security.acl import AclOperation, ResourceType
 
+#: (topic, partition, offset, leader epoch, metadata, error) - one partition's answer
+FetchedOffset: TypeAlias = tuple[str, int, int, int, str, ErrorCode]
 
-def _fetch(ctx, group_id: str, topics, require_stable: bool):
+
+def _fetch(ctx: RequestContext, group_id: str, topics: list[tuple[str, list[int]]] | None,
+           require_stable: bool) -> tuple[ErrorCode, list[FetchedOffset]]:
     """``topics``: [(name, [partitions])] or None for all; returns (group error, results).
 
     The group needs DESCRIBE; so does each topic, whose offsets are otherwise hidden (all
@@ -44,8 +49,8 @@ def _fetch(ctx, group_id: str, topics, require_stable: bool):
     return ErrorCode.NONE, results + denied
 
 
-def _by_topic(results):
-    grouped: dict[str, list] = defaultdict(list)
+def _by_topic(results: list[FetchedOffset]) -> dict[str, list[FetchedOffset]]:
+    grouped: dict[str, list[FetchedOffset]] = defaultdict(list)
     for r in results:
         grouped[r[0]].append(r)
     return grouped

@@ -15,6 +15,8 @@ of more than one producer fail the whole request (INVALID_PRODUCER_ID_MAPPING).
 
 from __future__ import annotations
 
+from typing import cast
+
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, produce_request as req, produce_response as m
 from protocol.records.batch import (
@@ -45,7 +47,7 @@ ZSTD_MIN_VERSION = 7
 CURRENT_LEADER_MIN_VERSION = 10
 
 
-def validate_records(records, version: int) -> BatchHeader:
+def validate_records(records: bytes | bytearray | memoryview | None, version: int) -> BatchHeader:
     """The checks Kafka makes on the request itself before the log sees it."""
     if records is None or len(records) == 0:
         raise KafkaError(ErrorCode.INVALID_RECORD, "Produce request carried no records")
@@ -153,7 +155,8 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
                 else:
                     batches[key] = converted
             else:
-                records = pdata.records
+                # a decoded request's records are a view of the frame (never a splice)
+                records = cast("bytes | bytearray | memoryview | None", pdata.records)
                 try:
                     validate_records(records, version)
                 except KafkaError as e:

@@ -47,7 +47,7 @@ HANDLERS: dict[int, ApiHandler] = {}
 
 
 def api(api_key: ApiKey, min_version: int, max_version: int, *,
-        modes: frozenset[str] = ALL_MODES):
+        modes: frozenset[str] = ALL_MODES) -> Callable[[Handler], Handler]:
     """Register the decorated function as the handler of ``api_key`` for the given versions.
 
     A handler takes ``(ctx, request)`` and returns the response dataclass, ``None`` for no

@@ -25,6 +25,7 @@ import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from protocol.errors import ErrorCode
 from pybroker.coordinator.group import GroupConfig, GroupCoordinator, GroupState, LoopScheduler
 from pybroker.coordinator.group.offsets import GroupRetentionView, OffsetManager
 from pybroker.coordinator.group.storage import OffsetsConfig, OffsetsTopic
@@ -91,7 +92,7 @@ class GroupCoordinatorService:
         if self._coordinator is not None:
             self._coordinator.shutdown(now_ms)
 
-    def ensure_offsets_topic(self, now_ms: int):
+    def ensure_offsets_topic(self, now_ms: int) -> ErrorCode:
         """Create ``__consumer_offsets`` on first need (Kafka does it on FindCoordinator)."""
         return self.offsets.ensure_topic(now_ms)
 

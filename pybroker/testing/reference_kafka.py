@@ -19,8 +19,9 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from pybroker.testing.broker_process import REPO_ROOT, free_port, port_accepts
 
@@ -254,7 +255,7 @@ class ReferenceKafka:
             return False
         return resp.controller_id >= 0 and any(b.port == self.port for b in resp.brokers)
 
-    def _wait(self, proc: JavaProcess, ready, what: str) -> None:
+    def _wait(self, proc: JavaProcess, ready: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
             if not proc.running():
@@ -299,7 +300,7 @@ class ReferenceKafka:
         return f"ReferenceKafka({self.bootstrap}, zk={self.zookeeper_connect}, dir={self.work_dir})"
 
 
-def _metadata_request():
+def _metadata_request() -> Any:
     from protocol.messages import metadata_request
 
     return metadata_request.MetadataRequest(topics=[])

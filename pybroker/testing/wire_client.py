@@ -10,6 +10,7 @@ from __future__ import annotations
 import socket
 import ssl
 import struct
+from typing import Any
 
 from protocol import messages
 from protocol.headers import request_header_version, response_header_version
@@ -39,10 +40,10 @@ class WireClient:
     def __enter__(self) -> WireClient:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def send(self, api_key: int, version: int, body) -> int:
+    def send(self, api_key: int, version: int, body: Any) -> int:
         self.correlation_id += 1
         w = Writer()
         hv = request_header_version(api_key, version)
@@ -55,7 +56,7 @@ class WireClient:
         self.sock.sendall(struct.pack(">i", len(w)) + bytes(w))
         return self.correlation_id
 
-    def receive(self, api_key: int, version: int, correlation_id: int):
+    def receive(self, api_key: int, version: int, correlation_id: int) -> Any:
         size = struct.unpack(">i", self._recv_exact(4))[0]
         r = Reader(self._recv_exact(size))
         assert r.int32() == correlation_id
@@ -63,7 +64,7 @@ class WireClient:
             r.tagged_fields()
         return messages.response_module(api_key).read(r, version)
 
-    def call(self, api_key: int, version: int, body):
+    def call(self, api_key: int, version: int, body: Any) -> Any:
         return self.receive(api_key, version, self.send(api_key, version, body))
 
     def _recv_exact(self, n: int) -> bytes:
