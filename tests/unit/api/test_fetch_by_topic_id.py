@@ -1,5 +1,5 @@
 """Fetch v13-v17 as the leader answers it, without sockets: requests go through the real
-dispatcher and codecs to a broker of tests/unit/replication_harness. Topics by id (KIP-516):
+dispatcher and codecs to a broker of tests/unit/cluster/replication_harness. Topics by id (KIP-516):
 UNKNOWN_TOPIC_ID after the partitions read, INCONSISTENT_TOPIC_ID for a topic recreated under
 another id; the follower's ReplicaState (KIP-903) reaching its follower state; v16's
 CurrentLeader and NodeEndpoints (KIP-951), and Produce v10's; records left as file splices at

@@ -1,4 +1,4 @@
-"""WriteTxnMarkers through the real handler and dispatcher (tests/unit/replication_harness):
+"""WriteTxnMarkers through the real handler and dispatcher (tests/unit/cluster/replication_harness):
 markers appended as control batches, Kafka's errors, epoch fencing, and the answer waiting for
 the ISR when a follower replicates the marker."""
 

@@ -1,7 +1,7 @@
 """Fetch v13-v17 as a follower sends it: the version each inter-broker protocol allows, v12
 while a partition has no topic id, the request by topic id with the replica and its broker
 epoch in ReplicaState, the answer mapped back to names, and a follower replicating through the
-leader's real handler (tests/unit/replication_harness) at v17, then by name."""
+leader's real handler (tests/unit/cluster/replication_harness) at v17, then by name."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Followers copying their leader's log, in one process (tests/unit/replication_harness):
+"""Followers copying their leader's log, in one process (tests/unit/cluster/replication_harness):
 real logs in temporary directories, through the real Fetch and OffsetForLeaderEpoch handlers.
 Plain catching up, the KIP-101 anomalies of high-watermark truncation, multi-round truncation
 (KIP-279), epoch changes with the same leader (KAFKA-7164), logs out of range, fencing, failed

@@ -1,7 +1,8 @@
-"""Replication between brokers of one partition, in one process (tests/unit/replication_harness):
-the fetcher's pure decisions (fetcher ids, request building, truncation), the leader's side
-(DivergingEpoch, OffsetForLeaderEpoch, follower positions) and the replica manager's part
-(fetchers started, moved and stopped with leadership; checkpointed high watermarks).
+"""Replication between brokers of one partition, in one process
+(tests/unit/cluster/replication_harness): the fetcher's pure decisions (fetcher ids, request
+building, truncation), the leader's side (DivergingEpoch, OffsetForLeaderEpoch, follower
+positions) and the replica manager's part (fetchers started, moved and stopped with leadership;
+checkpointed high watermarks).
 Followers copying real logs are in test_follower_truncation.py.
 
 Fetchers are driven round by round (``do_work``) unless a test runs the real fetcher manager,

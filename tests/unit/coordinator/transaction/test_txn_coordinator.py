@@ -1,6 +1,6 @@
-"""The transaction coordinator's logic with the clock passed in (tests/unit/txn_coordinator_harness):
-producer ids and epochs, fencing, EndTxn and its markers, timeouts, expiry, loading, and what a
-failed or slow write does."""
+"""The transaction coordinator's logic with the clock passed in
+(tests/unit/coordinator/transaction/txn_coordinator_harness): producer ids and epochs, fencing,
+EndTxn and its markers, timeouts, expiry, loading, and what a failed or slow write does."""
 
 from __future__ import annotations
 
