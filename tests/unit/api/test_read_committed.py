@@ -5,8 +5,6 @@ last stable offset held until the high watermark passes the marker."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -25,13 +23,6 @@ T0 = 1_700_000_000_000
 FUTURE = 4_000_000_000_000
 A, B = 9000, 9001
 READ_UNCOMMITTED, READ_COMMITTED = 0, 1
-
-
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[Cluster]:
-    c = Cluster(tmp_path, 2)
-    yield c
-    c.close()
 
 
 def txn(pid: int, seq: int, n: int, ts: int = T0) -> bytearray:

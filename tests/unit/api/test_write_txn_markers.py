@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,13 +25,6 @@ from tests.unit.cluster.replication_harness import TOPIC, Cluster, Node, run, un
 
 T0 = 1_700_000_000_000
 PID = 9000
-
-
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[Cluster]:
-    c = Cluster(tmp_path, 2)
-    yield c
-    c.close()
 
 
 class _Peer:

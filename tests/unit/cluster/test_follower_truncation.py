@@ -10,10 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 
 from protocol.messages import (
     ApiKey,
@@ -43,14 +39,6 @@ from tests.unit.cluster.replication_harness import (
     until,
     values,
 )
-
-
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[Cluster]:
-    c = Cluster(tmp_path)
-    yield c
-    c.close()
-
 
 # -- followers copying their leader ----------------------------------------------------------
 

@@ -81,14 +81,6 @@ def test_a_new_leader_epoch_resets_followers_by_isr_membership() -> None:
 # -- the partition ---------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def logs(tmp_path: Path) -> Iterator[list[Log]]:
-    opened: list[Log] = []
-    yield opened
-    for log in opened:
-        log.close()
-
-
 def leader(tmp_path: Path, logs: list[Log], isr: tuple[int, ...], replicas=(0, 1, 2), *,
            min_isr: int = 1, settings: IsrSettings = SETTINGS, epoch: int = 0,
            now: int = T0) -> Partition:

@@ -3,7 +3,6 @@ log in a temporary directory. Time is passed in; nothing here waits."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,14 +16,6 @@ from pybroker.metadata.model import PartitionRecord
 
 T0 = 1_700_000_000_000
 LOCAL = 0
-
-
-@pytest.fixture
-def logs(tmp_path: Path) -> Iterator[list[Log]]:
-    opened: list[Log] = []
-    yield opened
-    for log in opened:
-        log.close()
 
 
 def open_log(tmp_path: Path, logs: list[Log], name: str = "t-0") -> Log:

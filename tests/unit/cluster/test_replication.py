@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -59,14 +58,6 @@ from tests.unit.cluster.replication_harness import (
     run,
     until,
 )
-
-
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[Cluster]:
-    c = Cluster(tmp_path)
-    yield c
-    c.close()
-
 
 # -- pure decisions --------------------------------------------------------------------------
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -215,14 +214,6 @@ def test_entries_read_out_of_order_keep_the_consistent_prefix() -> None:
 
 
 # -- in a log --------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def logs() -> Iterator[list[Log]]:
-    opened: list[Log] = []
-    yield opened
-    for log in opened:
-        log.close()
 
 
 def open_log(path: Path, logs: list[Log], **kw) -> Log:

@@ -216,11 +216,6 @@ def test_the_channel_hands_each_dir_to_the_handler_once_on_the_loop(tmp_path: Pa
 # -- the log manager --------------------------------------------------------------------------
 
 
-@pytest.fixture
-def dirs(tmp_path: Path) -> list[Path]:
-    return [tmp_path / "a", tmp_path / "b"]
-
-
 def place(manager: LogManager, topic: str, log_dir: Path) -> Log:
     manager.maybe_update_preferred_log_dir(topic, 0, log_dir)
     log = manager.get_or_create_log(topic, 0, CONFIG, T0)

@@ -47,11 +47,6 @@ TP = ("t", 0)
 
 
 @pytest.fixture
-def dirs(tmp_path: Path) -> list[Path]:
-    return [tmp_path / "a", tmp_path / "b"]
-
-
-@pytest.fixture
 def manager(dirs: list[Path]) -> Iterator[LogManager]:
     m = LogManager(dirs, CONFIG)
     m.startup(T0)

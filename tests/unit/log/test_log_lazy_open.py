@@ -60,14 +60,6 @@ def small_cache() -> Iterator[OpenFiles]:
         SEGMENT_FILES.resize(saved)
 
 
-@pytest.fixture
-def logs(tmp_path: Path) -> Iterator[list[Log]]:
-    opened: list[Log] = []
-    yield opened
-    for log in opened:
-        log.close()
-
-
 def open_logs(tmp_path: Path, opened: list[Log], n: int, **config: object) -> list[Log]:
     for i in range(n):
         opened.append(Log.open(tmp_path / f"t-{i}", LogConfig(**config), now_ms=T0))  # type: ignore[arg-type]
