@@ -13,6 +13,15 @@ import pytest
 
 from pybroker.log import Log
 from tests.unit.cluster.replication_harness import Cluster
+from tests.unit.log.helpers import close_opened
+
+
+@pytest.fixture(autouse=True)
+def _close_opened_logs() -> Iterator[None]:
+    """Close the logs the test modules' ``open_log`` helpers opened (``log/helpers.OPENED``):
+    those helpers are called without a fixture, so this one closes after every test."""
+    yield
+    close_opened()
 
 
 @pytest.fixture

@@ -49,21 +49,13 @@ from pybroker.log import Log, LogConfig
 from pybroker.log.producer_state import AppendOrigin, ProducerStateManager
 from pybroker.metadata.model import PartitionRecord
 from pybroker.security.principal import ANONYMOUS
+from tests.unit.log.helpers import OPENED as _opened
 
 E = ErrorCode
 T0 = 1_700_000_000_000
 PID = 4000
 PRODUCE, INIT_PRODUCER_ID, ADD_PARTITIONS_TO_TXN, ADD_OFFSETS_TO_TXN = 0, 22, 24, 25
 TXN_OFFSET_COMMIT, DESCRIBE_GROUPS = 28, 15
-
-_opened: list[Log] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_logs() -> Iterator[None]:
-    yield
-    while _opened:
-        _opened.pop().close()
 
 
 def open_log(path: Path, *, verifying: bool = True) -> Log:

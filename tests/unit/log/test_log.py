@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,16 +16,9 @@ from protocol.records.record import build_batch, decode_batch, iter_batches
 from pybroker.log import FileSlice, Log, LogConfig
 from pybroker.log.index import PENDING_BYTES
 from pybroker.log.validator import InvalidRecords
+from tests.unit.log.helpers import OPENED as _opened
 
 T0 = 1_700_000_000_000
-_opened: list[Log] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_logs() -> Iterator[None]:
-    yield
-    while _opened:
-        _opened.pop().close()
 
 
 def make_batch(n: int = 1, *, ts: int | list[int] = T0, value: bytes = b"v", **kw: int) -> bytearray:

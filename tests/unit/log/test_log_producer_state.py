@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,16 +9,9 @@ import pytest
 from protocol.errors import ErrorCode, KafkaError
 from protocol.records.record import build_batch
 from pybroker.log import AppendInfo, Log, LogConfig
+from tests.unit.log.helpers import OPENED as _opened
 
 T0 = 1_700_000_000_000
-_opened: list[Log] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_logs() -> Iterator[None]:
-    yield
-    while _opened:
-        _opened.pop().close()
 PID = 4000
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import shutil
 import struct
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,21 +27,13 @@ from pybroker.log.producer_state import (
     snapshot_path,
 )
 from pybroker.log.txn_index import AbortedTxn, TransactionIndex, parse_entries
+from tests.unit.log.helpers import OPENED as _opened
 from tests.unit.paths import FIXTURES as FIXTURES_ROOT
 
 T0 = 1_700_000_000_000
 FIXTURES = FIXTURES_ROOT / "txn"
 A, B, C = 1000, 2000, 3000
 COMMIT, ABORT = ControlRecordType.COMMIT, ControlRecordType.ABORT
-
-_opened: list[Log] = []
-
-
-@pytest.fixture(autouse=True)
-def _close_logs() -> Iterator[None]:
-    yield
-    while _opened:
-        _opened.pop().close()
 
 
 def open_log(path: Path, *, clean: bool = True, **config: object) -> Log:
