@@ -26,12 +26,6 @@ from tests.unit.coordinator.group.group_coordinator_harness import (
     S,
 )
 
-
-@pytest.fixture
-def h():
-    return Harness()
-
-
 # -- error codes -----------------------------------------------------------------------------------
 
 

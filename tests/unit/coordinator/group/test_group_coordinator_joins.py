@@ -15,12 +15,6 @@ from tests.unit.coordinator.group.group_coordinator_harness import (
     first_rebalance,
 )
 
-
-@pytest.fixture
-def h():
-    return Harness()
-
-
 # -- joining ---------------------------------------------------------------------------------------
 
 

@@ -9,16 +9,9 @@ from protocol.errors import ErrorCode as E
 from pybroker.coordinator.group import JoinGroupMember, LeavingMember, SyncRequest
 from tests.unit.coordinator.group.group_coordinator_harness import (
     SESSION,
-    Harness,
     S,
     first_rebalance,
 )
-
-
-@pytest.fixture
-def h():
-    return Harness()
-
 
 # -- syncing ---------------------------------------------------------------------------------------
 
