@@ -30,7 +30,8 @@ from protocol.records.record import build_batch
 from pybroker.cluster.metadata_cache import BrokerNode, PartitionInfo, PartitionUpdate
 from pybroker.log import FileSlice
 from pybroker.metadata.model import PartitionRecord
-from tests.unit.cluster.replication_harness import T0, TOPIC, TOPIC_ID, Cluster, Node, _Peer
+from tests.unit.cluster.replication_harness import T0, TOPIC, TOPIC_ID, Cluster, Node
+from tests.unit.network.helpers import LoopbackPeer
 
 OTHER_ID = uuid.UUID("5f1d0c3e-9a4b-4c2d-8e7f-0000000000ff")
 
@@ -64,7 +65,7 @@ def fetch(node: Node, version: int, topics: list[freq.FetchTopic], *, replica_id
     conn = ClientConnection("test")
     _, frame = conn.send_request(ApiKey.FETCH, version, request)
     [raw] = FrameDecoder().feed(frame)
-    encoded = node.dispatcher.dispatch(raw, _Peer())  # type: ignore[arg-type]
+    encoded = node.dispatcher.dispatch(raw, LoopbackPeer())  # type: ignore[arg-type]
     assert not isinstance(encoded, asyncio.Future)
     [(_, response)] = conn.receive_data(encoded.to_bytes())
     assert isinstance(response, fresp.FetchResponse)
@@ -200,7 +201,7 @@ def produce(node: Node, version: int) -> presp.ProduceResponse:
     conn = ClientConnection("test")
     _, frame = conn.send_request(ApiKey.PRODUCE, version, request)
     [raw] = FrameDecoder().feed(frame)
-    encoded = node.dispatcher.dispatch(raw, _Peer())  # type: ignore[arg-type]
+    encoded = node.dispatcher.dispatch(raw, LoopbackPeer())  # type: ignore[arg-type]
     assert not isinstance(encoded, asyncio.Future)
     [(_, response)] = conn.receive_data(bytes(encoded))
     assert isinstance(response, presp.ProduceResponse)

@@ -10,9 +10,7 @@ from typing import Any
 
 import pytest
 
-from protocol.client import ClientConnection
 from protocol.errors import ErrorCode
-from protocol.framing import FrameDecoder
 from protocol.messages import (
     ApiKey,
     write_txn_markers_request as wreq,
@@ -20,32 +18,16 @@ from protocol.messages import (
 )
 from protocol.records.control import ControlRecordType, EndTransactionMarker, read_end_txn_marker
 from protocol.records.record import build_batch, iter_batches
-from pybroker.security.principal import ANONYMOUS
 from tests.unit.cluster.replication_harness import TOPIC, Cluster, Node, run, until
+from tests.unit.network.helpers import call as dispatch_call
 
 T0 = 1_700_000_000_000
 PID = 9000
 
 
-class _Peer:
-    peer = "loopback"
-    listener = "PLAINTEXT"
-    principal = ANONYMOUS
-
-    def close_after_responses(self) -> None:  # pragma: no cover
-        raise AssertionError("WriteTxnMarkers asked to close its connection")
-
-
 async def call(node: Node, api_key: int, version: int, body: object) -> Any:
     """A request through ``node``'s dispatcher and codecs, as from a socket."""
-    conn = ClientConnection("txn-test")
-    _, frame = conn.send_request(api_key, version, body)
-    [request] = FrameDecoder().feed(frame)
-    result = node.dispatcher.dispatch(request, _Peer())  # type: ignore[arg-type]
-    if isinstance(result, asyncio.Future):
-        result = await result
-    [(_, response)] = conn.receive_data(result.to_bytes())
-    return response
+    return await dispatch_call(node.dispatcher, api_key, version, body, client_id="txn-test")
 
 
 def txn_batch(seq: int, n: int = 2, *, pid: int = PID, epoch: int = 0) -> bytearray:

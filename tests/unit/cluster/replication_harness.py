@@ -20,9 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from protocol.client import ClientConnection
 from protocol.errors import ErrorCode
-from protocol.framing import FrameDecoder
 from protocol.records.record import build_batch, decode_batch, iter_batches
 from pybroker.api.registry import ZOOKEEPER, load_handlers
 from pybroker.api.services import BrokerServices
@@ -45,7 +43,7 @@ from pybroker.log.manager import LogManager
 from pybroker.metadata.config_repository import ConfigRepository
 from pybroker.metadata.model import PartitionRecord
 from pybroker.network.dispatch import RequestDispatcher
-from pybroker.security.principal import ANONYMOUS
+from tests.unit.network.helpers import call
 
 T0 = 1_700_000_000_000
 TOPIC = "t"
@@ -56,15 +54,6 @@ TOPIC_ID = uuid.UUID("5f1d0c3e-9a4b-4c2d-8e7f-000000000001")
 FAST = FetcherConfig(max_wait_ms=0, backoff_ms=10)
 #: for fetchers running as tasks: fetches wait at the leader, as between processes
 LIVE = FetcherConfig(max_wait_ms=100, backoff_ms=10)
-
-
-class _Peer:
-    peer = "loopback"
-    listener = "PLAINTEXT"
-    principal = ANONYMOUS
-
-    def close_after_responses(self) -> None:  # pragma: no cover - handlers here never ask
-        raise AssertionError("a replication request asked to close its connection")
 
 
 @dataclass
@@ -140,14 +129,8 @@ class LoopbackLeader(RemoteLeaderEndpoint):
         if self.fail_next is not None:
             error, self.fail_next = self.fail_next, None
             raise error
-        conn = ClientConnection(self.client_id)
-        _, frame = conn.send_request(api_key, version, body)
-        [request] = FrameDecoder().feed(frame)
-        result = self.leader.dispatcher.dispatch(request, _Peer())  # type: ignore[arg-type]
-        if isinstance(result, asyncio.Future):
-            result = await result
-        [(_, response)] = conn.receive_data(result.to_bytes())  # (size-prefixed already)
-        return response
+        return await call(self.leader.dispatcher, api_key, version, body,
+                          client_id=self.client_id)
 
 
 class Cluster:

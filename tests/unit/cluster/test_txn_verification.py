@@ -14,9 +14,7 @@ from typing import Any
 
 import pytest
 
-from protocol.client import ClientConnection
 from protocol.errors import ErrorCode, KafkaError
-from protocol.framing import FrameDecoder
 from protocol.messages import (
     add_offsets_to_txn_request as aot,
     add_partitions_to_txn_request as apt,
@@ -50,6 +48,7 @@ from pybroker.log.producer_state import AppendOrigin, ProducerStateManager
 from pybroker.metadata.model import PartitionRecord
 from pybroker.security.principal import ANONYMOUS
 from tests.unit.log.helpers import OPENED as _opened
+from tests.unit.network.helpers import call as dispatch_call
 
 E = ErrorCode
 T0 = 1_700_000_000_000
@@ -363,16 +362,8 @@ class Node:
 
     async def call(self, api_key: int, version: int, body: object, peer: _Peer | None = None,
                    ) -> Any:
-        conn = ClientConnection("verify-test")
-        _, frame = conn.send_request(api_key, version, body)
-        [request] = FrameDecoder().feed(frame)
-        result = self.broker.dispatcher.dispatch(request, peer or _Peer())  # type: ignore[arg-type]
-        if isinstance(result, asyncio.Future):
-            result = await result
-        if result is None:
-            return None
-        [(_, response)] = conn.receive_data(result.to_bytes())
-        return response
+        return await dispatch_call(self.broker.dispatcher, api_key, version, body,
+                                   client_id="verify-test", peer=peer or _Peer())
 
     def batch(self, seq: int, n: int = 1, *, pid: int | None = None,
               transactional: bool = True) -> bytes:
