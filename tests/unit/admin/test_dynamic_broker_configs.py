@@ -35,7 +35,7 @@ from pybroker.admin.configs import (
 from pybroker.admin.zk import ZkAdminManager
 from pybroker.broker import Broker
 from pybroker.cluster.metadata_cache import MetadataCache
-from pybroker.config import BrokerConfig, ConfigException
+from pybroker.config import ConfigException
 from pybroker.config.dynamic import (
     DEFAULT_CONFIG,
     DYNAMIC_BROKER_CONFIG,
@@ -53,6 +53,7 @@ from pybroker.reconfigurables import (
     LogConfigReconfigurable,
     ThreadPoolReconfigurable,
 )
+from tests.unit.broker.helpers import storage_broker
 
 T0 = 1_700_000_000_000
 DAY = 86_400_000
@@ -66,11 +67,8 @@ class Op:
 
 
 def start(directory: Path, **static: str) -> Broker:
-    props = {"log.dirs": str(directory), "offsets.topic.num.partitions": "1",
-             **{k.replace("_", "."): v for k, v in static.items()}}
-    broker = Broker(BrokerConfig.from_dict(props))
-    broker.start_storage(T0)
-    return broker
+    return storage_broker(directory, T0, {"offsets.topic.num.partitions": "1",
+                                          **{k.replace("_", "."): v for k, v in static.items()}})
 
 
 def services(broker: Broker) -> Any:

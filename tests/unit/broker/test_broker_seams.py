@@ -14,20 +14,18 @@ import pytest
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.admin import NewPartitions, NewTopic
 from pybroker.broker import Broker
-from pybroker.config import BrokerConfig
 from pybroker.coordinator.partitioning import partition_for
 from pybroker.kernel.outcome import when_ready
 from pybroker.metadata.model import PartitionRecord, TopicRecord
 from pybroker.metadata.topics import OFFSETS_TOPIC
+from tests.unit.broker.helpers import storage_broker
 
 T0 = 1_700_000_000_000
 
 
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[Broker]:
-    b = Broker(BrokerConfig.from_dict({"log.dirs": str(tmp_path / "data"),
-                                       "offsets.topic.num.partitions": "3"}))
-    b.start_storage(T0)
+    b = storage_broker(tmp_path / "data", T0, {"offsets.topic.num.partitions": "3"})
     yield b
     b.stop_storage()
 

@@ -5,15 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from pybroker.broker import Broker
-from pybroker.config import BrokerConfig
+from tests.unit.broker.helpers import storage_broker
 
 T0 = 1_700_000_000_000
 
 
 def start(data: Path) -> Broker:
-    broker = Broker(BrokerConfig.from_dict({"log.dirs": str(data)}))
-    broker.start_storage(T0)
-    return broker
+    return storage_broker(data, T0)
 
 
 def test_logs_reopen_with_their_topics_overrides(tmp_path: Path) -> None:

@@ -32,7 +32,6 @@ from protocol.records.control import (
 )
 from protocol.records.record import build_batch
 from pybroker.api.services import BrokerServices
-from pybroker.broker import Broker
 from pybroker.cluster.txn_verification import (
     PendingVerification,
     TxnErrorMode,
@@ -42,11 +41,11 @@ from pybroker.cluster.txn_verification import (
     produce_error_for,
     verify_request,
 )
-from pybroker.config import BrokerConfig
 from pybroker.log import Log, LogConfig
 from pybroker.log.producer_state import AppendOrigin, ProducerStateManager
 from pybroker.metadata.model import PartitionRecord
 from pybroker.security.principal import ANONYMOUS
+from tests.unit.broker.helpers import storage_broker
 from tests.unit.log.helpers import OPENED as _opened
 from tests.unit.network.helpers import call as dispatch_call
 
@@ -318,12 +317,10 @@ class Node:
     services ``Broker.start`` hands its dispatcher), without its sockets."""
 
     def __init__(self, data: Path, **config: str) -> None:
-        self.broker = Broker(BrokerConfig.from_dict({
-            "log.dirs": str(data), "transaction.state.log.num.partitions": "2",
+        self.broker = b = storage_broker(data, T0, {
+            "transaction.state.log.num.partitions": "2",
             "offsets.topic.num.partitions": "2", "transaction.state.log.min.isr": "1",
-            **config}))
-        b = self.broker
-        b.start_storage(T0)
+            **config})
         assert b.controller is not None and b.admin is not None
         assert b.metadata_cache is not None and b.groups is not None
         b.controller.create_topic(TOPIC, 2, 1, assignments=None, configs={},

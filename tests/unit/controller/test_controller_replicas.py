@@ -14,8 +14,6 @@ from pathlib import Path
 import pytest
 
 from protocol.errors import ErrorCode, KafkaError
-from pybroker.broker import Broker
-from pybroker.config import BrokerConfig
 from pybroker.controller.local import LocalController
 from pybroker.controller.replicas import (
     PREFERRED,
@@ -24,6 +22,7 @@ from pybroker.controller.replicas import (
     ongoing_reassignments,
     reassign_partition,
 )
+from tests.unit.broker.helpers import storage_broker
 
 T0 = 1_700_000_000_000
 TOPIC = "orders"
@@ -33,9 +32,7 @@ class Node:
     """A broker's storage and controller, without sockets (``Broker.start_storage``)."""
 
     def __init__(self, data: Path, broker_id: int) -> None:
-        config = BrokerConfig.from_dict({"log.dirs": str(data), "broker.id": str(broker_id)})
-        self.broker = Broker(config)
-        self.broker.start_storage(T0)
+        self.broker = storage_broker(data, T0, {"broker.id": str(broker_id)})
         self.controller = self.broker.controller
 
     def close(self) -> None:

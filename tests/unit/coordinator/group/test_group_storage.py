@@ -19,8 +19,6 @@ from protocol.messages.group_metadata_value import GroupMetadataValue, MemberMet
 from protocol.messages.offset_commit_key import OffsetCommitKey
 from protocol.records.batch import BatchHeader, set_base_offset
 from protocol.records.record import build_batch, decode_batch, iter_batches
-from pybroker.broker import Broker
-from pybroker.config import BrokerConfig
 from pybroker.coordinator.group.coordinator import GroupStore
 from pybroker.coordinator.group.group import ClassicGroup
 from pybroker.coordinator.group.offsets import (
@@ -49,6 +47,7 @@ from pybroker.coordinator.group.storage import (
 )
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
 from pybroker.metadata.model import PartitionRecord
+from tests.unit.broker.helpers import storage_broker
 
 T0 = 1_700_000_000_000
 MINUTE = 60_000
@@ -187,11 +186,9 @@ class Node:
     """The broker's storage and controller, without sockets (``Broker.start_storage``)."""
 
     def __init__(self, data: Path, **props: str) -> None:
-        config = BrokerConfig.from_dict({"log.dirs": str(data), **props})
-        self.broker = b = Broker(config)
-        b.start_storage(T0)
+        self.broker = b = storage_broker(data, T0, props)
         self.topic = OffsetsTopic(b.replica_manager, b.metadata_cache, b.admin,
-                                  OffsetsConfig.from_props(config.props))
+                                  OffsetsConfig.from_props(b.config.props))
         self.offsets = OffsetManager(self.topic)
         self.closed = False
 

@@ -21,9 +21,7 @@ from protocol.records.control import (
     build_end_txn_marker_batch,
 )
 from protocol.records.record import build_batch, decode_batch, iter_batches
-from pybroker.broker import Broker
 from pybroker.cluster.replica_manager import AppendOrigin
-from pybroker.config import BrokerConfig
 from pybroker.coordinator.group import GroupState
 from pybroker.coordinator.group.offsets import OffsetFetchResult, OffsetManager, TxnProducer
 from pybroker.coordinator.group.storage import (
@@ -39,6 +37,7 @@ from pybroker.coordinator.group.txn_offsets import PendingTxnOffset, PendingTxnO
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
 from pybroker.metadata.model import PartitionRecord
+from tests.unit.broker.helpers import storage_broker
 from tests.unit.coordinator.group.group_coordinator_harness import Harness
 
 E = ErrorCode
@@ -250,10 +249,9 @@ class Node:
     def __init__(self, data: Path) -> None:
         self.data = data
         self.loop = asyncio.new_event_loop()
-        self.broker = Broker(BrokerConfig.from_dict({
-            "log.dirs": str(data), "offsets.topic.num.partitions": "4",
-            "transaction.partition.verification.enable": "false"}))
-        self.broker.start_storage(T0)
+        self.broker = storage_broker(data, T0, {
+            "offsets.topic.num.partitions": "4",
+            "transaction.partition.verification.enable": "false"})
         groups = self.broker.groups
         assert groups is not None
         self.groups: GroupCoordinatorService = groups

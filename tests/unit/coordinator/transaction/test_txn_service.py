@@ -14,7 +14,6 @@ import pytest
 from protocol.errors import ErrorCode
 from protocol.messages import write_txn_markers_request as wreq, write_txn_markers_response as wresp
 from pybroker.broker import Broker
-from pybroker.config import BrokerConfig
 from pybroker.coordinator.transaction import (
     InitProducerIdResult,
     MarkerEntry,
@@ -29,6 +28,7 @@ from pybroker.coordinator.transaction.storage import transaction_partition_for
 from pybroker.coordinator.transaction_service import write_txn_markers_version
 from pybroker.metadata.model import PartitionRecord
 from pybroker.metadata.topics import TRANSACTION_STATE_TOPIC
+from tests.unit.broker.helpers import storage_broker
 
 T0 = 1_700_000_000_000
 PARTITIONS = 3
@@ -36,12 +36,10 @@ PARTITIONS = 3
 
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[Broker]:
-    b = Broker(BrokerConfig.from_dict({
-        "log.dirs": str(tmp_path / "data"),
+    b = storage_broker(tmp_path / "data", T0, {
         "transaction.state.log.num.partitions": str(PARTITIONS),
         "transaction.state.log.min.isr": "1",
-    }))
-    b.start_storage(T0)
+    })
     yield b
     b.stop_storage()
 
