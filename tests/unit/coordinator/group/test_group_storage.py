@@ -18,7 +18,7 @@ from protocol.messages.group_metadata_key import GroupMetadataKey
 from protocol.messages.group_metadata_value import GroupMetadataValue, MemberMetadata
 from protocol.messages.offset_commit_key import OffsetCommitKey
 from protocol.records.batch import BatchHeader, set_base_offset
-from protocol.records.record import build_batch, decode_batch, iter_batches
+from protocol.records.record import build_batch
 from pybroker.coordinator.group.coordinator import GroupStore
 from pybroker.coordinator.group.group import ClassicGroup
 from pybroker.coordinator.group.offsets import (
@@ -48,6 +48,7 @@ from pybroker.coordinator.group.storage import (
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
 from pybroker.metadata.model import PartitionRecord
 from tests.unit.broker.helpers import storage_broker
+from tests.unit.cluster.helpers import partition_batches
 
 T0 = 1_700_000_000_000
 MINUTE = 60_000
@@ -196,16 +197,9 @@ class Node:
         return self.offsets.load_led_partitions()
 
     def batches(self, partition: int) -> list:
-        """Every batch of the partition (a read stops at a segment's end, hence the loop)."""
-        p = self.broker.replica_manager.get_partition(OFFSETS_TOPIC, partition)
-        out = []
-        offset = p.log_start_offset
-        while offset < p.log_end_offset:
-            buf = p.read(offset, 1 << 30, min_one_batch=True).records.read_bytes()
-            for pos, header in iter_batches(buf):
-                out.append(decode_batch(buf, pos))
-                offset = header.base_offset + header.last_offset_delta + 1
-        return out
+        """Every batch of the ``__consumer_offsets`` partition."""
+        rm = self.broker.replica_manager
+        return partition_batches(rm.get_partition(OFFSETS_TOPIC, partition))
 
     def close(self) -> None:
         if self.closed:

@@ -20,7 +20,7 @@ from protocol.records.control import (
     EndTransactionMarker,
     build_end_txn_marker_batch,
 )
-from protocol.records.record import build_batch, decode_batch, iter_batches
+from protocol.records.record import build_batch
 from pybroker.cluster.replica_manager import AppendOrigin
 from pybroker.coordinator.group import GroupState
 from pybroker.coordinator.group.offsets import OffsetFetchResult, OffsetManager, TxnProducer
@@ -38,6 +38,7 @@ from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
 from pybroker.metadata.model import PartitionRecord
 from tests.unit.broker.helpers import storage_broker
+from tests.unit.cluster.helpers import partition_batches
 from tests.unit.coordinator.group.group_coordinator_harness import Harness
 
 E = ErrorCode
@@ -300,14 +301,9 @@ class Node:
                 for r in self.offsets.fetch(group, list(tps), require_stable=True)]
 
     def batches(self, partition: int) -> list:
-        p = self.broker.replica_manager.get_partition(OFFSETS_TOPIC, partition)
-        out, offset = [], p.log_start_offset
-        while offset < p.log_end_offset:
-            buf = p.read(offset, 1 << 30, min_one_batch=True).records.read_bytes()
-            for pos, header in iter_batches(buf):
-                out.append(decode_batch(buf, pos))
-                offset = header.base_offset + header.last_offset_delta + 1
-        return out
+        """Every batch of the ``__consumer_offsets`` partition."""
+        rm = self.broker.replica_manager
+        return partition_batches(rm.get_partition(OFFSETS_TOPIC, partition))
 
     def close(self) -> None:
         self.groups.shutdown(T0)
