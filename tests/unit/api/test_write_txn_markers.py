@@ -20,6 +20,7 @@ from protocol.records.control import ControlRecordType, EndTransactionMarker, re
 from protocol.records.record import build_batch, iter_batches
 from tests.unit.cluster.replication_harness import TOPIC, Cluster, Node, run, until
 from tests.unit.network.helpers import call as dispatch_call
+from tests.unit.protocol.records.helpers import value_batch
 
 T0 = 1_700_000_000_000
 PID = 9000
@@ -31,9 +32,8 @@ async def call(node: Node, api_key: int, version: int, body: object) -> Any:
 
 
 def txn_batch(seq: int, n: int = 2, *, pid: int = PID, epoch: int = 0) -> bytearray:
-    return build_batch([(None, b"t%d" % (seq + i), (), T0) for i in range(n)],
-                       producer_id=pid, producer_epoch=epoch, base_sequence=seq,
-                       is_transactional=True)
+    return value_batch(n, tag=b"t", first=seq, ts_step=0, producer_id=pid, producer_epoch=epoch,
+                       base_sequence=seq, is_transactional=True)
 
 
 def produce(node: Node, batch: bytearray, partition: int = 0) -> ErrorCode:

@@ -44,6 +44,7 @@ from pybroker.metadata.config_repository import ConfigRepository
 from pybroker.metadata.model import PartitionRecord
 from pybroker.network.dispatch import RequestDispatcher
 from tests.unit.network.helpers import call
+from tests.unit.protocol.records.helpers import value_batch
 
 T0 = 1_700_000_000_000
 TOPIC = "t"
@@ -198,8 +199,7 @@ async def until(condition: Callable[[], object], what: str, timeout: float = 5.0
 
 
 def records(n: int, *, base: int = 0, epoch: int = -1, tag: bytes = b"v") -> bytearray:
-    return build_batch([(None, tag + b"%d" % (base + i), (), T0 + i) for i in range(n)],
-                       base_offset=base, partition_leader_epoch=epoch)
+    return value_batch(n, tag=tag, first=base, base_offset=base, partition_leader_epoch=epoch)
 
 
 def produce(node: Node, n: int = 1, tag: bytes = b"v") -> int:

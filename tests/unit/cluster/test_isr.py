@@ -33,6 +33,7 @@ from pybroker.kernel.clock import ManualClock
 from pybroker.log import Log, LogConfig
 from pybroker.log.manager import LogManager
 from pybroker.metadata.model import PartitionRecord
+from tests.unit.protocol.records.helpers import value_batch
 
 T0 = 1_700_000_000_000
 LAG = 10_000
@@ -93,7 +94,7 @@ def leader(tmp_path: Path, logs: list[Log], isr: tuple[int, ...], replicas=(0, 1
 
 
 def append(p: Partition, n: int = 1, acks: int = 1, now: int = T0) -> int:
-    batch = build_batch([(None, b"v%d" % i, (), T0 + i) for i in range(n)])
+    batch = value_batch(n)
     assert p.log is not None
     info = p.append_records_to_leader(batch, required_acks=acks,
                                       min_insync_replicas=p.log.config.min_insync_replicas,

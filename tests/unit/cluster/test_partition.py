@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.records.record import build_batch, iter_batches
+from protocol.records.record import iter_batches
 from pybroker.cluster.isr import CommittedPartitionState, PendingExpandIsr, PendingShrinkIsr
 from pybroker.cluster.partition import Partition, Role
 from pybroker.log import FileSlice, Log, LogConfig
 from pybroker.metadata.model import PartitionRecord
+from tests.unit.protocol.records.helpers import value_batch as batch
 
 T0 = 1_700_000_000_000
 LOCAL = 0
@@ -22,10 +23,6 @@ def open_log(tmp_path: Path, logs: list[Log], name: str = "t-0") -> Log:
     log = Log.open(tmp_path / name, LogConfig(), now_ms=T0)
     logs.append(log)
     return log
-
-
-def batch(n: int = 1, **kw: int) -> bytearray:
-    return build_batch([(None, b"v%d" % i, (), T0 + i) for i in range(n)], **kw)
 
 
 def leader(tmp_path: Path, logs: list[Log], isr: tuple[int, ...] = (LOCAL,),

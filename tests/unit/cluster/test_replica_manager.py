@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from protocol.errors import ErrorCode
-from protocol.records.record import build_batch
 from pybroker.cluster.replica_manager import (
     FetchParams,
     FetchRequestPartition,
@@ -21,6 +20,7 @@ from pybroker.cluster.replica_manager import (
 from pybroker.log import LogConfig
 from pybroker.log.manager import LogManager
 from pybroker.metadata.model import PartitionRecord
+from tests.unit.protocol.records.helpers import value_batch as batch
 
 T0 = 1_700_000_000_000
 TP = ("t", 0)
@@ -39,10 +39,6 @@ def manager(tmp_path: Path) -> Iterator[ReplicaManager]:
 def lead(rm: ReplicaManager, isr: tuple[int, ...], epoch: int = 0,
          replicas: tuple[int, ...] | None = None) -> None:
     rm.become_leader_or_follower("t", [PartitionRecord(0, replicas or isr, isr, 0, epoch)], T0)
-
-
-def batch(n: int = 1) -> bytearray:
-    return build_batch([(None, b"v%d" % i, (), T0 + i) for i in range(n)])
 
 
 def follower_fetch(rm: ReplicaManager, replica: int, offset: int, **kw: int):

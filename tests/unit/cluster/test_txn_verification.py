@@ -48,6 +48,7 @@ from pybroker.security.principal import ANONYMOUS
 from tests.unit.broker.helpers import storage_broker
 from tests.unit.log.helpers import OPENED as _opened
 from tests.unit.network.helpers import call as dispatch_call
+from tests.unit.protocol.records.helpers import value_batch
 
 E = ErrorCode
 T0 = 1_700_000_000_000
@@ -65,9 +66,8 @@ def open_log(path: Path, *, verifying: bool = True) -> Log:
 
 def txn_batch(seq: int, n: int = 1, *, pid: int = PID, epoch: int = 0,
               transactional: bool = True) -> bytearray:
-    return build_batch([(None, b"v%d" % (seq + i), (), T0) for i in range(n)],
-                       producer_id=pid, producer_epoch=epoch, base_sequence=seq,
-                       is_transactional=transactional)
+    return value_batch(n, first=seq, ts_step=0, producer_id=pid, producer_epoch=epoch,
+                       base_sequence=seq, is_transactional=transactional)
 
 
 def marker(commit: bool, *, pid: int = PID, epoch: int = 0) -> bytearray:

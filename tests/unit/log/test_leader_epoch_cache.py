@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.records.record import build_batch
 from pybroker.log import Log, LogConfig
 from pybroker.log.checkpoints import CheckpointError
 from pybroker.log.leader_epoch import (
@@ -22,6 +21,7 @@ from pybroker.log.leader_epoch import (
     format_leader_epoch_checkpoint,
     read_leader_epoch_checkpoint,
 )
+from tests.unit.protocol.records.helpers import value_batch
 
 T0 = 1_700_000_000_000
 
@@ -223,8 +223,7 @@ def open_log(path: Path, logs: list[Log], **kw) -> Log:
 
 
 def records(n: int, *, base: int = 0, epoch: int = -1) -> bytearray:
-    return build_batch([(None, b"v%d" % i, (), T0 + i) for i in range(n)], base_offset=base,
-                       partition_leader_epoch=epoch)
+    return value_batch(n, base_offset=base, partition_leader_epoch=epoch)
 
 
 def lead(log: Log, n: int, epoch: int) -> None:

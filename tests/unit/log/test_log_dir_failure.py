@@ -43,6 +43,7 @@ from pybroker.log.manager import BackgroundIO, LogDirError, write_offset_checkpo
 from pybroker.log.segment import LogSegment
 from pybroker.metadata.model import PartitionRecord
 from tests.unit.cluster.replication_harness import TP, Cluster, follow, produce, rounds, run
+from tests.unit.protocol.records.helpers import value_batch
 
 T0 = 1_700_000_000_000
 CONFIG = LogConfig()
@@ -50,7 +51,7 @@ NO_ID = uuid.UUID(int=0)
 
 
 def batch(n: int = 3, tag: bytes = b"v", base: int = 0) -> bytearray:
-    return build_batch([(None, tag + b"%d" % i, (), T0) for i in range(n)], base_offset=base)
+    return value_batch(n, tag=tag, ts_step=0, base_offset=base)
 
 
 @contextmanager

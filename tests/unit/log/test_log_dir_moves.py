@@ -40,6 +40,7 @@ from pybroker.log.manager import (
 )
 from pybroker.log.producer_state import AppendOrigin
 from pybroker.log.txn_index import AbortedTxn
+from tests.unit.protocol.records.helpers import value_batch
 
 T0 = 1_700_000_000_000
 CONFIG = LogConfig()
@@ -55,7 +56,7 @@ def manager(dirs: list[Path]) -> Iterator[LogManager]:
 
 
 def records(n: int, tag: bytes = b"v", **kw: object) -> bytearray:
-    return build_batch([(None, tag + b"%d" % i, (), T0) for i in range(n)], **kw)  # type: ignore[arg-type]
+    return value_batch(n, tag=tag, ts_step=0, **kw)
 
 
 def fill(log: Log, batches: int, *, epoch: int = 0, size: int = 3) -> None:

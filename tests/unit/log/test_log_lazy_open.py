@@ -14,16 +14,17 @@ from pathlib import Path
 import pytest
 
 from protocol.records.batch import crc_is_valid, set_base_offset
-from protocol.records.record import build_batch, decode_batch, iter_batches
+from protocol.records.record import decode_batch, iter_batches
 from pybroker.log import FileSlice, Log, LogConfig, file_slice as file_slice_module
 from pybroker.log.file_slice import SEGMENT_FILES, OpenFiles
 from pybroker.log.segment import LogSegment
+from tests.unit.protocol.records.helpers import value_batch
 
 T0 = 1_700_000_000_000
 
 
 def make_batch(n: int = 1, value: bytes = b"v", *, base: int = 0) -> bytearray:
-    batch = build_batch([(None, value + b"%d" % i, (), T0 + i) for i in range(n)])
+    batch = value_batch(n, tag=value)
     set_base_offset(batch, base)
     return batch
 

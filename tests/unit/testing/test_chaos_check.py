@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 
-from protocol.records.record import build_batch
 from pybroker.testing.chaos_check import (
     ABORTED,
     COMMITTED,
@@ -31,6 +30,7 @@ from pybroker.testing.chaos_check import (
     parse_broker_log,
     stall_begun,
 )
+from tests.unit.protocol.records.helpers import value_batch
 
 TP = ("t", 0)
 T0 = 1_700_000_000_000
@@ -97,9 +97,8 @@ def test_longest_gap_counts_from_the_first_send_to_the_end() -> None:
 
 
 def batch(base: int, n: int, epoch: int = 0) -> bytes:
-    data = build_batch([(None, b"r%d" % (base + i), (), T0 + i) for i in range(n)],
-                       base_offset=base, partition_leader_epoch=epoch)
-    return bytes(data)
+    return bytes(value_batch(n, tag=b"r", first=base, base_offset=base,
+                             partition_leader_epoch=epoch))
 
 
 def test_batches_and_the_part_below_the_high_watermark() -> None:
