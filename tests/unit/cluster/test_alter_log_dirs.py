@@ -26,10 +26,11 @@ from pybroker.cluster.alter_log_dirs import (
 )
 from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.kernel.clock import ManualClock
-from pybroker.log import FileSlice, LogConfig, LogManager
+from pybroker.log import LogConfig, LogManager
 from pybroker.log.leader_epoch import EpochEntry, LeaderEpochFileCache
 from pybroker.log.log import Log
 from pybroker.metadata.model import PartitionRecord
+from tests.unit.log.helpers import log_batches
 
 T0 = 1_700_000_000_000
 TP = ("t", 0)
@@ -150,18 +151,8 @@ def values(n: int, start: int, tag: bytes = b"r") -> bytearray:
 
 
 def all_values(log: Log) -> list[bytes]:
-    out, offset = [], log.log_start_offset
-    while offset < log.log_end_offset:
-        data = log.read(offset, 1 << 20).records
-        assert isinstance(data, FileSlice)
-        raw = data.read_bytes()
-        pos = 0
-        while pos < len(raw):
-            header = BatchHeader.parse(raw, pos)
-            _, recs = decode_batch(raw[pos : pos + header.size])
-            out += [r.value for r in recs if r.offset >= log.log_start_offset]
-            offset, pos = header.next_offset, pos + header.size
-    return out
+    return [r.value for batch in log_batches(log) for r in decode_batch(batch)[1]
+            if r.offset >= log.log_start_offset]
 
 
 def start_move(manager: LogManager, dirs: list[Path], n_batches: int,

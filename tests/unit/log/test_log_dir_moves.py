@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from protocol.errors import KafkaError
-from protocol.records.batch import BatchHeader
 from protocol.records.control import (
     ControlRecordType,
     EndTransactionMarker,
@@ -40,6 +39,7 @@ from pybroker.log.manager import (
 )
 from pybroker.log.producer_state import AppendOrigin
 from pybroker.log.txn_index import AbortedTxn
+from tests.unit.log.helpers import log_batches as batches
 from tests.unit.protocol.records.helpers import value_batch
 
 T0 = 1_700_000_000_000
@@ -70,22 +70,6 @@ def copy_all(source: Log, dest: Log) -> None:
         data = source.read(dest.log_end_offset, 1 << 20).records
         assert isinstance(data, FileSlice)
         dest.append_as_follower(data.read_bytes(), T0, allow_offset_gaps=True)
-
-
-def batches(log: Log) -> list[bytes]:
-    """Every batch of the log from its start, as bytes."""
-    out, offset = [], log.log_start_offset
-    while offset < log.log_end_offset:
-        data = log.read(offset, 1 << 20).records
-        assert isinstance(data, FileSlice)
-        raw = data.read_bytes()
-        pos = 0
-        while pos < len(raw):
-            header = BatchHeader.parse(raw, pos)
-            out.append(raw[pos : pos + header.size])
-            offset = header.next_offset
-            pos += header.size
-    return out
 
 
 def place_in(manager: LogManager, log_dir: Path, topic: str = "t", partition: int = 0) -> Log:
