@@ -12,14 +12,12 @@ from pybroker.compat.security import (
     ScramClient,
     plain_token,
 )
-
-# RFC 7677's SCRAM-SHA-256 example
-NONCE = "rOprNGfwEbeRWgbNEkqO"
-SERVER_FIRST = (b"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
-                b"s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096")
-CLIENT_FINAL = (b"c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
-                b"p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=")
-SERVER_FINAL = b"v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="
+from tests.unit.security.helpers import (  # RFC 7677's SCRAM-SHA-256 example
+    RFC_CLIENT_FINAL as CLIENT_FINAL,
+    RFC_NONCE as NONCE,
+    RFC_SERVER_FINAL as SERVER_FINAL,
+    RFC_SERVER_FIRST as SERVER_FIRST,
+)
 
 
 def test_scram_client_follows_rfc_7677() -> None:

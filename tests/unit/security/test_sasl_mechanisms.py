@@ -24,15 +24,13 @@ from pybroker.security.scram import (
     new_credential,
     parse_client_first,
 )
-
-# RFC 7677, section 3
-RFC_SALT = base64.b64decode("W22ZaJ0SNY7soEsUEjb6gQ==")
-RFC_CLIENT_FIRST = b"n,,n=user,r=rOprNGfwEbeRWgbNEkqO"
-RFC_SERVER_FIRST = (b"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
-                    b"s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096")
-RFC_CLIENT_FINAL = (b"c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
-                    b"p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=")
-RFC_SERVER_FINAL = b"v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="
+from tests.unit.security.helpers import (
+    RFC_CLIENT_FINAL,
+    RFC_CLIENT_FIRST,
+    RFC_SALT,
+    RFC_SERVER_FINAL,
+    RFC_SERVER_FIRST,
+)
 
 
 def _server(credentials: dict[str, ScramCredential], mechanism=SCRAM_SHA_256,
