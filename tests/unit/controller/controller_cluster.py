@@ -60,3 +60,11 @@ def lead(ctx: ControllerContext, tp: TopicPartition, leader: int, isr: Sequence[
         CONTROLLER_EPOCH if controller_epoch is None else controller_epoch)
     ctx.put_partition_leadership_info(tp, info)
     return info
+
+
+def read(leader: int, isr: list[int], epoch: int, version: int,
+         controller_epoch: int = CONTROLLER_EPOCH) -> LeaderIsrAndControllerEpoch:
+    """A partition's state as the controller reads it back from its znode (``version``: the
+    znode's, which becomes the partition epoch)."""
+    return LeaderIsrAndControllerEpoch(
+        LeaderAndIsr(leader, epoch, tuple(isr), partition_epoch=version), controller_epoch)

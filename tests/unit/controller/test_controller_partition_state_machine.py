@@ -21,16 +21,11 @@ from tests.unit.controller.controller_cluster import (
     CONTROLLER_ID,
     lead,
     make_context,
+    read,
 )
 
 P = PartitionState
 T0, T1 = ("orders", 0), ("orders", 1)
-
-
-def read(leader: int, isr: list[int], epoch: int, version: int,
-         controller_epoch: int = CONTROLLER_EPOCH) -> LeaderIsrAndControllerEpoch:
-    return LeaderIsrAndControllerEpoch(
-        LeaderAndIsr(leader, epoch, tuple(isr), partition_epoch=version), controller_epoch)
 
 
 def test_new_partitions_get_their_first_leader_and_isr():

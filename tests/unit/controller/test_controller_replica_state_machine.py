@@ -8,7 +8,6 @@ import pytest
 from pybroker.controller.model import (
     BAD_VERSION,
     LeaderAndIsr,
-    LeaderIsrAndControllerEpoch,
     PartitionAndReplica,
     ZkError,
 )
@@ -19,16 +18,11 @@ from tests.unit.controller.controller_cluster import (
     CONTROLLER_ID,
     lead,
     make_context,
+    read,
 )
 
 R = ReplicaState
 P0, P1, P2, P3, P4 = (("orders", p) for p in range(5))
-
-
-def read(leader: int, isr: list[int], epoch: int, version: int,
-         controller_epoch: int = CONTROLLER_EPOCH) -> LeaderIsrAndControllerEpoch:
-    return LeaderIsrAndControllerEpoch(
-        LeaderAndIsr(leader, epoch, tuple(isr), partition_epoch=version), controller_epoch)
 
 
 def replicas(broker: int, *partitions):
