@@ -81,7 +81,7 @@ class BrokerBase:
     """What every broker process has, whatever runs the cluster: its configuration, the logs,
     the replica manager and the topic configs they run with, the request handlers and the
     socket server, the scheduled tasks, and the order of shutdown. The embedded single node
-    (:class:`Broker`) and a ZooKeeper-mode broker (:mod:`pybroker.zk_broker`) build the rest."""
+    (:class:`Broker`) and a ZooKeeper-mode broker (:mod:`pybroker.modes.zookeeper.broker`) build the rest."""
 
     #: the handler set this kind of broker serves (pybroker.api.registry's modes)
     mode = EMBEDDED
@@ -405,7 +405,7 @@ class Broker(BrokerBase):
     def __init__(self, config: BrokerConfig) -> None:
         if config.zookeeper_connect:
             raise ConfigError("zookeeper.connect is set: this is a ZooKeeper-mode broker "
-                              "(pybroker.zk_broker.ZkBroker)")
+                              "(pybroker.modes.zookeeper.broker.ZkBroker)")
         super().__init__(config)
         self.store = LocalMetadataStore(self.log_dirs[0], self.broker_id, self.failures)
         self.producer_ids = ProducerIdManager(self.store)

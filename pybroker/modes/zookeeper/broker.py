@@ -38,8 +38,6 @@ from typing import Any
 
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, controlled_shutdown_request
-from pybroker.admin.user_credentials import ZkUserCredentials
-from pybroker.admin.zk import ZkAdminManager
 from pybroker.api.registry import ZOOKEEPER
 from pybroker.api.services import BrokerServices
 from pybroker.broker import BrokerBase, ConfigError
@@ -53,13 +51,16 @@ from pybroker.config import BrokerConfig
 from pybroker.config.dynamic import DEFAULT_ENTITY, EffectiveBrokerConfig
 from pybroker.controller.assignment import assign_replicas_rack_unaware
 from pybroker.controller.kafka_controller import KafkaController
-from pybroker.controller.zk_store import ZkControllerStore
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
 from pybroker.coordinator.transaction_service import TransactionCoordinatorService
 from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
 from pybroker.kernel.outcome import Outcome
 from pybroker.metadata.local import check_meta_properties
+from pybroker.modes.zookeeper.acls import AclChangeWatcher, ZkAclStore
+from pybroker.modes.zookeeper.admin import ZkAdminManager
+from pybroker.modes.zookeeper.controller_store import ZkControllerStore
+from pybroker.modes.zookeeper.user_credentials import ZkUserCredentials
 from pybroker.network.client import BrokerClient, BrokerClientError
 from pybroker.reconfigurables import ThreadPoolReconfigurable, UncleanLeaderElectionReconfigurable
 from pybroker.security.sasl_client import SaslClientCredentials
@@ -76,7 +77,6 @@ from pybroker.zk.znodes import (
     desanitize,
     sanitize,
 )
-from pybroker.zk_acls import AclChangeWatcher, ZkAclStore
 
 log = logging.getLogger(__name__)
 
