@@ -20,7 +20,8 @@ import pytest
 from kazoo.client import KazooClient  # type: ignore[import-untyped]
 
 from protocol.errors import ErrorCode, KafkaError
-from pybroker.modes.zookeeper.broker import ConfigChangeWatcher, expired_notifications
+from pybroker.modes.zookeeper.change_notifications import expired_notifications
+from pybroker.modes.zookeeper.config_changes import ConfigChangeWatcher
 from pybroker.testing.zookeeper import ZooKeeperServer
 from pybroker.zk.client import (
     BadVersionError,
