@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 from pybroker.admin.local import LocalAdminManager
 from pybroker.admin.user_credentials import LocalUserCredentials
 from pybroker.api.registry import EMBEDDED, load_handlers
+from pybroker.api.router import RequestRouter
 from pybroker.api.services import BrokerServices
 from pybroker.cluster.fetch_session import FetchSessionCache
 from pybroker.cluster.metadata_cache import BrokerEndpoint, BrokerNode, MetadataCache
@@ -40,7 +41,6 @@ from pybroker.log.manager import (
 from pybroker.metadata.acls import LocalAclStore
 from pybroker.metadata.config_repository import ConfigRepository
 from pybroker.metadata.local import LocalMetadataStore
-from pybroker.network.dispatch import RequestDispatcher
 from pybroker.network.server import SocketServer
 from pybroker.reconfigurables import (
     ListenerReconfigurable,
@@ -149,7 +149,7 @@ class BrokerBase:
         self.handlers = load_handlers(self.mode)
         self.fetch_sessions = FetchSessionCache(
             config.get_int("max.incremental.fetch.session.cache.slots"))
-        self.dispatcher = RequestDispatcher(None, self.handlers, clock=self.clock)
+        self.dispatcher = RequestRouter(None, self.handlers, clock=self.clock)
         self.socket_server = SocketServer(
             self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"),
             security=lambda listener: listener_security(self.current_config, listener))
