@@ -30,7 +30,7 @@ from protocol.messages import (
     metadata_response,
     produce_request,
 )
-from pybroker.network.dispatch import encode_response
+from pybroker.api.router import encode_response
 
 SPECS: dict[str, MessageSpec] = {spec.name: spec for spec in load_schema().specs}
 FRAMES = Path(__file__).resolve().parents[1] / "fixtures" / "frames"
