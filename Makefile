@@ -101,15 +101,17 @@ test-compat: setup ## real clients against a real broker process
 import-specs: $(GEN_STAMP) ## rewrite protocol/schema/kafka-3.9.json from Kafka's spec folder (SPECS=path; KAFKA_VERSION=tag without PINNED)
 	$(PY) -m protocol.codegen.import_specs $(SPECS) $(if $(KAFKA_VERSION),--kafka-version $(KAFKA_VERSION))
 
-gen: $(GEN_STAMP) ## regenerate protocol/messages from protocol/schema/kafka-3.9.json, docs/apis.md and docs/state-machines.md
+gen: $(GEN_STAMP) ## regenerate protocol/messages from protocol/schema/kafka-3.9.json, docs/apis.md, docs/state-machines.md and the layer table of docs/architecture.md
 	$(PY) -m protocol.codegen protocol/messages
 	$(PY) -m pybroker.tools.apis_doc > docs/apis.md
 	$(PY) -m pybroker.tools.state_diagrams > docs/state-machines.md
+	$(PY) -m pybroker.tools.layers_doc --write
 
 gen-check: $(GEN_STAMP) ## fail if the committed generated code or docs differ from what make gen writes
 	$(PY) -m protocol.codegen protocol/messages --check
 	$(PY) -m pybroker.tools.apis_doc | diff -u docs/apis.md - >/dev/null || { echo "docs/apis.md is stale: run make gen"; exit 1; }
 	$(PY) -m pybroker.tools.state_diagrams | diff -u docs/state-machines.md - >/dev/null || { echo "docs/state-machines.md is stale: run make gen"; exit 1; }
+	$(PY) -m pybroker.tools.layers_doc --check
 
 .PHONY: peer-deps compat-peers
 peer-deps: ## build the peer broker franz-go's kfake (tools/kfake, Go toolchain) into .cache/go

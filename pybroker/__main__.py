@@ -1,3 +1,5 @@
+"""``python -m pybroker``: the ``pybroker`` command (:mod:`pybroker.cli`)."""
+
 import sys
 
 from pybroker.cli import main

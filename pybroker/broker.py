@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 from pybroker.admin.local import LocalAdminManager
 from pybroker.admin.user_credentials import LocalUserCredentials
 from pybroker.api.registry import EMBEDDED, load_handlers
+from pybroker.api.router import RequestRouter
 from pybroker.api.services import BrokerServices
 from pybroker.cluster.fetch_session import FetchSessionCache
 from pybroker.cluster.metadata_cache import BrokerEndpoint, BrokerNode, MetadataCache
@@ -40,7 +41,6 @@ from pybroker.log.manager import (
 from pybroker.metadata.acls import LocalAclStore
 from pybroker.metadata.config_repository import ConfigRepository
 from pybroker.metadata.local import LocalMetadataStore
-from pybroker.network.dispatch import RequestDispatcher
 from pybroker.network.server import SocketServer
 from pybroker.reconfigurables import (
     ListenerReconfigurable,
@@ -81,7 +81,7 @@ class BrokerBase:
     """What every broker process has, whatever runs the cluster: its configuration, the logs,
     the replica manager and the topic configs they run with, the request handlers and the
     socket server, the scheduled tasks, and the order of shutdown. The embedded single node
-    (:class:`Broker`) and a ZooKeeper-mode broker (:mod:`pybroker.zk_broker`) build the rest."""
+    (:class:`Broker`) and a ZooKeeper-mode broker (:mod:`pybroker.modes.zookeeper.broker`) build the rest."""
 
     #: the handler set this kind of broker serves (pybroker.api.registry's modes)
     mode = EMBEDDED
@@ -149,7 +149,7 @@ class BrokerBase:
         self.handlers = load_handlers(self.mode)
         self.fetch_sessions = FetchSessionCache(
             config.get_int("max.incremental.fetch.session.cache.slots"))
-        self.dispatcher = RequestDispatcher(None, self.handlers, clock=self.clock)
+        self.dispatcher = RequestRouter(None, self.handlers, clock=self.clock)
         self.socket_server = SocketServer(
             self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"),
             security=lambda listener: listener_security(self.current_config, listener))
@@ -405,7 +405,7 @@ class Broker(BrokerBase):
     def __init__(self, config: BrokerConfig) -> None:
         if config.zookeeper_connect:
             raise ConfigError("zookeeper.connect is set: this is a ZooKeeper-mode broker "
-                              "(pybroker.zk_broker.ZkBroker)")
+                              "(pybroker.modes.zookeeper.broker.ZkBroker)")
         super().__init__(config)
         self.store = LocalMetadataStore(self.log_dirs[0], self.broker_id, self.failures)
         self.producer_ids = ProducerIdManager(self.store)

@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         broker: BrokerBase
         if config.zookeeper_connect:
-            from pybroker.zk_broker import ZkBroker
+            from pybroker.modes.zookeeper.broker import ZkBroker
 
             broker = ZkBroker(config)
         else:

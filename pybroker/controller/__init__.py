@@ -1,2 +1,2 @@
-"""Controllers decide topic and partition layout. The embedded single-node mode uses
-:class:`pybroker.controller.local.LocalController`; the ZooKeeper mode adds its own beside it."""
+"""Controllers decide topic and partition layout: the embedded node's ``LocalController``, and
+``KafkaController``, which every broker of a ZooKeeper-mode cluster runs."""

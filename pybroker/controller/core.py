@@ -51,8 +51,15 @@ state_change_log = logging.getLogger("pybroker.state.change")
 Watch = Callable[[], None]
 
 
+class ControllerMovedError(Exception):
+    """Another broker is (or became) the controller: a write was fenced off by the
+    ``/controller_epoch`` check, or the election was lost (Kafka's ControllerMovedException).
+    The store raises it; the controller resigns on it."""
+
+
 class ControllerStore(Protocol):
-    """The ZooKeeper operations the controller performs (``pybroker.zk``). Writes raise
+    """The ZooKeeper operations the controller performs (implemented by
+    :mod:`pybroker.modes.zookeeper.controller_store`). Writes raise
     :class:`ControllerMovedError` when the ``/controller_epoch`` check fails."""
 
     async def register_controller(self, broker_id: int) -> tuple[int, int] | None:

@@ -38,6 +38,7 @@ from pybroker.controller import election, events as ev
 from pybroker.controller.controller_requests import ControllerRequests
 from pybroker.controller.core import (
     ControllerCore,
+    ControllerMovedError,
     ControllerSettings,
     ControllerStore,
     state_change_log,
@@ -51,7 +52,6 @@ from pybroker.controller.replica_state_machine import ReplicaState
 from pybroker.controller.request_batch import RequestBatch
 from pybroker.controller.topic_deletion import TopicDeletionManager
 from pybroker.kernel.types import TopicPartition
-from pybroker.zk.kafka_zk import ControllerMovedError
 
 __all__ = ["ControllerMovedError", "ControllerSettings", "ControllerStore", "KafkaController"]
 

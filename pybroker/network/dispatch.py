@@ -1,210 +1,23 @@
-"""From a request frame to an encoded response: header, version check, handler, encoding.
+"""What the network layer hands each request frame to: a :class:`RequestDispatcher`.
 
-A :class:`RequestInterceptor` set on the dispatcher sees every decoded request before its
-handler and may answer it in its place, hold its answer back for a while or for good, or close
-the connection (the in-process test broker's fault injection, :mod:`pybroker.testing.faults`).
-Without one, dispatching costs one attribute test more.
+The network layer frames, orders and writes; which handler a request goes to, and with which
+context, is the request router's (:class:`pybroker.api.router.RequestRouter`), which the broker
+hands the socket server when it starts. Kafka's ``SocketServer`` knows ``KafkaApis`` the same
+way, only through the request channel. Per request this is one method call, as before.
 """
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-import logging
-import struct
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from protocol import messages
-from protocol.errors import ErrorCode, ProtocolError
-from protocol.headers import read_request_header, response_header_version, write_response_header
-from protocol.messages import ApiKey
-from protocol.primitives import Reader, Writer
-from pybroker.api.context import RequestContext
-from pybroker.api.registry import ApiHandler
-from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
-from pybroker.kernel.outcome import is_pending, then
-from pybroker.security.sasl import Admission, SaslAuthenticator
-from pybroker.security.sasl_errors import SaslFailure
-
 if TYPE_CHECKING:
-    from pybroker.api.services import BrokerServices
     from pybroker.network.connection import KafkaConnection
 
-log = logging.getLogger(__name__)
 
-_SIZE = struct.Struct(">i")
-
-
-@dataclass(frozen=True, slots=True)
-class Interception:
-    """What a :class:`RequestInterceptor` decided for one request.
-
-    ``disconnect``: close the connection instead of handling the request. ``respond``: answer
-    with this response body (the request's own type, valid at its version) instead of handling
-    the request. Otherwise the handler runs, and with ``drop`` its answer is never sent (the
-    connection's later answers wait behind it, as behind a lost response, until the client
-    gives up and closes the connection), or with ``delay_s`` it is sent that many seconds
-    later, still in request order.
-    """
-
-    respond: Any = None
-    delay_s: float = 0.0
-    drop: bool = False
-    disconnect: bool = False
-
-
-class RequestInterceptor(Protocol):
-    """Called on the event loop with each decoded request; ``None`` lets it through."""
-
-    def __call__(self, ctx: RequestContext, request: Any) -> Interception | None: ...
-
-
-def encode_response(api_key: int, version: int, correlation_id: int, body: Any) -> Writer:
-    """The whole response frame, size prefix included (file splices count toward the size)."""
-    w = Writer()
-    w += b"\0\0\0\0"
-    write_response_header(w, correlation_id, response_header_version(api_key, version))
-    messages.response_module(api_key).write(w, body, version)
-    size = len(w) - 4
-    for _, obj in getattr(w, "splices", ()) or ():
-        size += len(obj)
-    _SIZE.pack_into(w, 0, size)
-    return w
-
-
-class RequestDispatcher:
-    """Turns frames into handler calls. It knows the handlers and the services they are given;
-    it never calls back into the broker."""
-
-    def __init__(self, services: BrokerServices | None, handlers: Mapping[int, ApiHandler], *,
-                 clock: Clock = SYSTEM_CLOCK) -> None:
-        self.services = services
-        self.handlers = handlers
-        #: the time a request is handled at (``RequestContext.now_ms``)
-        self.clock = clock
-        self.interceptor: RequestInterceptor | None = None
+class RequestDispatcher(Protocol):
+    """Called on the event loop with each complete request frame of a connection."""
 
     def dispatch(self, frame: bytes | bytearray | memoryview, conn: KafkaConnection) -> Any:
-        """Handle one request frame. Returns the encoded response, a future of it, or None."""
-        # (connections stood in for by tests may have no SASL attribute)
-        sasl: SaslAuthenticator | None = getattr(conn, "sasl", None)
-        if sasl is not None and sasl.raw_tokens:
-            return self._raw_sasl_token(frame, conn)
-        r = Reader(frame)
-        header = read_request_header(r)
-        api_key = header.request_api_key
-        version = header.request_api_version
-        now_ms = self.clock.milliseconds()
-        if sasl is not None:
-            admission = sasl.admit(api_key, now_ms)
-            if admission is not Admission.HANDLE:
-                if admission is Admission.CLOSE:
-                    conn.abort(f"{'session expired: ' if sasl.authenticated else ''}"
-                               f"api key {api_key} is not allowed in SASL state "
-                               f"{sasl.state.value}")
-                return None
-        handler = self.handlers.get(api_key)
-        if handler is None:
-            raise ProtocolError(f"unknown api key {api_key}")
-        if not handler.supports(version):
-            if api_key == ApiKey.API_VERSIONS:
-                # KIP-511: answer in the v0 layout with our ApiVersions range so the client retries.
-                return encode_response(api_key, 0, header.correlation_id,
-                                       self.unsupported_api_versions_response())
-            raise ProtocolError(f"{handler.name} v{version} is not supported")
-        request = messages.request_module(api_key).read(r, version)
-        assert self.services is not None, "requests arrive only once the services exist"
-        ctx = RequestContext(
-            services=self.services,
-            api_key=api_key,
-            api_version=version,
-            correlation_id=header.correlation_id,
-            client_id=header.client_id,
-            peer=conn.peer,
-            listener=conn.listener,
-            principal=conn.principal,
-            sasl=sasl,
-            now_ms=now_ms,
-        )
-        if self.interceptor is not None:
-            decision = self.interceptor(ctx, request)
-            if decision is not None:
-                return self._intercepted(decision, handler, ctx, request, conn)
-        result = handler.handle(ctx, request)
-        if ctx.close_connection:
-            conn.close_after_responses()
-        if sasl is not None:
-            if api_key == ApiKey.API_VERSIONS:
-                sasl.api_versions_answered()
-            if sasl.principal is not None and conn.principal != sasl.principal:
-                conn.authenticated(sasl.principal)
-        return self._encoded(ctx, result)
-
-    def _raw_sasl_token(self, frame: bytes | bytearray | memoryview,
-                        conn: KafkaConnection) -> Any:
-        """A SASL token sent without a request header (after SaslHandshake v0): its answer
-        goes back size-prefixed; a failure closes the connection without one, as Kafka does."""
-        sasl = conn.sasl
-        assert sasl is not None
-        try:
-            answer = sasl.raw_token(bytes(frame), self.clock.milliseconds())
-        except SaslFailure as e:
-            conn.abort(f"SASL authentication failed: {e.message}")
-            return None
-        if sasl.principal is not None and conn.principal != sasl.principal:
-            conn.authenticated(sasl.principal)
-        return _SIZE.pack(len(answer)) + answer
-
-    @staticmethod
-    def _encoded(ctx: RequestContext, result: Any) -> Any:
-        """The handler's result as an encoded response, a future of one, or None."""
-        if result is None:
-            return None
-        api_key, version, correlation_id = ctx.api_key, ctx.api_version, ctx.correlation_id
-        if inspect.isawaitable(result):
-            return then(
-                asyncio.ensure_future(result),
-                lambda body: None if body is None
-                else encode_response(api_key, version, correlation_id, body),
-            )
-        return encode_response(api_key, version, correlation_id, result)
-
-    def _intercepted(self, decision: Interception, handler: ApiHandler, ctx: RequestContext,
-                     request: Any, conn: KafkaConnection) -> Any:
-        if decision.disconnect:
-            conn.abort(f"request interceptor: {handler.name} v{ctx.api_version} "
-                       f"closes the connection")
-            return None
-        if decision.respond is not None:
-            result = decision.respond
-        else:
-            result = handler.handle(ctx, request)
-            if ctx.close_connection:
-                conn.close_after_responses()
-        encoded = self._encoded(ctx, result)
-        if encoded is None:
-            return None
-        if decision.drop:
-            # never completed; the connection cancels it when it closes
-            return asyncio.get_running_loop().create_future()
-        if decision.delay_s > 0:
-            return asyncio.ensure_future(_after(decision.delay_s, encoded))
-        return encoded
-
-    def unsupported_api_versions_response(self) -> Any:
-        mod = messages.response_module(ApiKey.API_VERSIONS)
-        h = self.handlers[ApiKey.API_VERSIONS]
-        return mod.ApiVersionsResponse(
-            error_code=ErrorCode.UNSUPPORTED_VERSION,
-            api_keys=[mod.ApiVersion(api_key=ApiKey.API_VERSIONS, min_version=h.min_version,
-                                     max_version=h.max_version)],
-        )
-
-
-async def _after(delay_s: float, encoded: Any) -> Any:
-    await asyncio.sleep(delay_s)
-    if is_pending(encoded):
-        return await encoded
-    return encoded
+        """The encoded response (a buffer, or a ``Writer`` with file splices), a future of it,
+        or None when nothing is to be sent (acks=0, a request the connection is closed on)."""
+        ...

@@ -2,7 +2,7 @@
 error, answer it late, never answer it, or close the connection.
 
 A :class:`FaultInjector` is the broker dispatcher's request interceptor
-(:class:`pybroker.network.dispatch.RequestInterceptor`): the dispatcher hands it every decoded
+(:class:`pybroker.api.router.RequestInterceptor`): the dispatcher hands it every decoded
 request, on the broker's event loop, before the handler. Tests add rules from their own thread (``ApiKey`` and ``ErrorCode`` can be imported from
 this module)::
 
@@ -46,7 +46,7 @@ from protocol import messages
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey
 from pybroker.api.context import RequestContext
-from pybroker.network.dispatch import Interception
+from pybroker.api.router import Interception
 
 #: ApiKey and ErrorCode are here too, so a test needs one import for its rules
 __all__ = ["ApiKey", "ErrorCode", "FaultInjector", "FaultRule", "error_response"]

@@ -141,7 +141,7 @@ class InProcessBroker:
 
     ``overrides`` are ``server.properties`` settings over :data:`TEST_DEFAULTS`; with
     ``zookeeper.connect`` among them the broker is a ZooKeeper-mode cluster member
-    (:class:`pybroker.zk_broker.ZkBroker`), otherwise the embedded single node. ``start()``
+    (:class:`pybroker.modes.zookeeper.broker.ZkBroker`), otherwise the embedded single node. ``start()``
     returns once the listener accepts connections; ``stop()`` shuts down cleanly (logs flushed,
     checkpoints written), ``restart()`` does both on the same port and data. Usable as a
     context manager.
@@ -208,7 +208,7 @@ class InProcessBroker:
     async def _start(self, config: BrokerConfig) -> BrokerBase:
         broker: BrokerBase
         if config.zookeeper_connect:
-            from pybroker.zk_broker import ZkBroker
+            from pybroker.modes.zookeeper.broker import ZkBroker
 
             broker = ZkBroker(config)
         else:

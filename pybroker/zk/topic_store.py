@@ -1,4 +1,5 @@
-"""The ZooKeeper-mode admin manager's topic store (``pybroker.admin.zk.TopicStore``) over
+"""The ZooKeeper-mode admin manager's topic store
+(``pybroker.modes.zookeeper.admin.TopicStore``) over
 :class:`~pybroker.zk.kafka_zk.KafkaZkClient`.
 
 It is the part of Kafka's ``AdminZkClient`` a broker uses to answer CreateTopics,

@@ -20,6 +20,8 @@ import pytest
 from kazoo.client import KazooClient  # type: ignore[import-untyped]
 
 from protocol.errors import ErrorCode, KafkaError
+from pybroker.modes.zookeeper.change_notifications import expired_notifications
+from pybroker.modes.zookeeper.config_changes import ConfigChangeWatcher
 from pybroker.testing.zookeeper import ZooKeeperServer
 from pybroker.zk.client import (
     BadVersionError,
@@ -55,7 +57,6 @@ from pybroker.zk.znodes import (
     TopicPartitionStateZNode,
     TopicZNode,
 )
-from pybroker.zk_broker import ConfigChangeWatcher, expired_notifications
 
 T = TypeVar("T")
 DEADLINE = 60.0

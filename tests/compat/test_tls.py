@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from pybroker.api.context import RequestContext
-from pybroker.network.dispatch import Interception
+from pybroker.api.router import Interception
 from pybroker.testing.certs import CertificateAuthority, Credential, server_properties
 from pybroker.testing.inprocess import InProcessBroker
 

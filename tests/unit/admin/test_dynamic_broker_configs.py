@@ -32,7 +32,6 @@ from pybroker.admin.configs import (
     change_broker_configs,
     incremental_broker_configs,
 )
-from pybroker.admin.zk import ZkAdminManager
 from pybroker.broker import Broker
 from pybroker.cluster.metadata_cache import MetadataCache
 from pybroker.config import ConfigException
@@ -47,6 +46,7 @@ from pybroker.kernel.outcome import gather, then
 from pybroker.log.config import LogConfig
 from pybroker.metadata.config_repository import ConfigRepository
 from pybroker.metadata.local import LocalMetadataStore
+from pybroker.modes.zookeeper.admin import ZkAdminManager
 from pybroker.reconfigurables import (
     ListenerReconfigurable,
     LogCleanerReconfigurable,

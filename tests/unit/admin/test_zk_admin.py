@@ -1,4 +1,4 @@
-"""The ZooKeeper-mode admin manager's own logic (pybroker.admin.zk): what it checks, what it
+"""The ZooKeeper-mode admin manager's own logic (pybroker.modes.zookeeper.admin): what it checks, what it
 writes, and how its answers wait for the controller's outcome in the metadata cache. ZooKeeper
 itself is stood in for by a dictionary here; tests/cluster drives the real thing."""
 
@@ -12,7 +12,6 @@ import pytest
 
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.admin import NewPartitions, NewTopic
-from pybroker.admin.zk import ZkAdminManager
 from pybroker.cluster.metadata_cache import (
     BrokerNode,
     MetadataCache,
@@ -22,6 +21,7 @@ from pybroker.cluster.metadata_cache import (
 from pybroker.log.config import LogConfig
 from pybroker.metadata.config_repository import ConfigRepository
 from pybroker.metadata.model import TopicRecord
+from pybroker.modes.zookeeper.admin import ZkAdminManager
 
 
 class Topics:

@@ -23,6 +23,7 @@ from typing import Any
 from protocol.errors import ErrorCode
 from protocol.records.record import build_batch, decode_batch, iter_batches
 from pybroker.api.registry import ZOOKEEPER, load_handlers
+from pybroker.api.router import RequestRouter
 from pybroker.api.services import BrokerServices
 from pybroker.cluster.fetch_session import FetchSessionCache
 from pybroker.cluster.fetcher_state import FetcherConfig, InitialFetchState
@@ -42,7 +43,6 @@ from pybroker.log import Log, LogConfig
 from pybroker.log.manager import LogManager
 from pybroker.metadata.config_repository import ConfigRepository
 from pybroker.metadata.model import PartitionRecord
-from pybroker.network.dispatch import RequestDispatcher
 from tests.unit.network.helpers import call
 from tests.unit.protocol.records.helpers import value_batch
 
@@ -77,7 +77,7 @@ class Node:
             metadata_cache=self.cache, admin=None, configs=configs,  # type: ignore[arg-type]
             groups=None, producer_ids=None, apis=handlers,  # type: ignore[arg-type]
             fetch_sessions=FetchSessionCache(1000))
-        self.dispatcher = RequestDispatcher(services, handlers)
+        self.dispatcher = RequestRouter(services, handlers)
         self.endpoint = BrokerEndpoint(self.broker_id, "127.0.0.1", 9000 + self.broker_id)
         self.closed = False
 

@@ -20,6 +20,7 @@ import pytest
 from protocol.framing import FrameDecoder
 from protocol.headers import RequestHeader, decode_request
 from protocol.messages import ApiKey, metadata_request, metadata_response, produce_request
+from pybroker.api.router import encode_response
 from pybroker.controller.channel import ChannelRequestFailed, ControllerChannelManager
 from pybroker.network.client import (
     BrokerClient,
@@ -27,7 +28,6 @@ from pybroker.network.client import (
     ConnectionLostError,
     RequestTimeoutError,
 )
-from pybroker.network.dispatch import encode_response
 
 T = TypeVar("T")
 

@@ -30,7 +30,7 @@ from protocol.messages import (
     metadata_response,
     produce_request,
 )
-from pybroker.network.dispatch import encode_response
+from pybroker.api.router import encode_response
 from tests.unit.paths import FIXTURES
 
 SPECS: dict[str, MessageSpec] = {spec.name: spec for spec in load_schema().specs}

@@ -7,10 +7,16 @@ every broker rereads that pattern. Kafka's tools and brokers share these znodes 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 
 from pybroker.kernel.clock import Clock
+from pybroker.modes.zookeeper.change_notifications import (
+    CHANGE_EXPIRATION_MS,
+    AclChangeNotifications,
+    ZkNodeChangeNotificationListener,
+)
 from pybroker.security import acl_json
 from pybroker.security.acl import AccessControlEntry, ResourcePattern
 from pybroker.security.authorizer import AclAuthorizer, AclChange, AclChanges, AclUpdates
@@ -21,8 +27,6 @@ log = logging.getLogger(__name__)
 
 #: how often a change is tried again when another broker changed the same znode meanwhile
 MAX_UPDATE_RETRIES = 10
-#: notifications older than this are deleted by whoever processes them (Kafka's 15 minutes)
-CHANGE_EXPIRATION_MS = 15 * 60 * 1000
 
 
 def _encode(entries: frozenset[AccessControlEntry]) -> bytes | None:
@@ -98,62 +102,37 @@ class ZkAclStore:
 
 
 class AclChangeWatcher:
-    """Rereads the patterns named by new ACL change notifications (Kafka's
-    ``ZkNodeChangeNotificationListener`` on both change roots) and hands their ACLs to the
-    authorizer; deletes notifications older than :data:`CHANGE_EXPIRATION_MS`."""
+    """Rereads the patterns named by new ACL change notifications and hands their ACLs to the
+    authorizer: one :class:`~pybroker.modes.zookeeper.change_notifications.
+    ZkNodeChangeNotificationListener` on each change root, as Kafka's ``AclAuthorizer`` keeps
+    one for literal and one for prefixed patterns; each deletes notifications older than
+    :data:`CHANGE_EXPIRATION_MS`."""
 
     def __init__(self, zk: KafkaZkClient, authorizer: AclAuthorizer,
                  clock: Clock, lock: asyncio.Lock) -> None:
         self.zk = zk
         self.authorizer = authorizer
-        self.clock = clock
         self.lock = lock
-        self.last_seen: dict[str, str] = {}
-        self._pending = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self.listeners = {
+            root: ZkNodeChangeNotificationListener(
+                AclChangeNotifications(zk, root),
+                functools.partial(self._process, root), kind="ACL",
+                task_name=root.strip('/'), sessions=zk.zk,
+                expiration_ms=CHANGE_EXPIRATION_MS, clock=clock)
+            for root in AclChangeNotificationZNode.ROOTS}
 
     async def start(self) -> None:
-        for root in AclChangeNotificationZNode.ROOTS:
-            names = await self.zk.get_acl_change_notifications(root)
-            self.last_seen[root] = names[-1] if names else ""
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="acl-changes")
-        self._pending.set()
+        for listener in self.listeners.values():
+            await listener.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        for listener in self.listeners.values():
+            await listener.stop()
 
-    async def _run(self) -> None:
-        while True:
-            await self._pending.wait()
-            self._pending.clear()
-            try:
-                for root in AclChangeNotificationZNode.ROOTS:
-                    await self._process(root)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("Could not process ACL change notifications; retrying")
-                await asyncio.sleep(1)
-                self._pending.set()
-
-    async def _process(self, root: str) -> None:
-        names = await self.zk.get_acl_change_notifications(root, lambda _e: self._pending.set())
-        expired = []
-        for name in names:
-            found = await self.zk.get_acl_change_notification(root, name)
-            if found is None:
-                continue
-            data, ctime = found
-            if ctime < self.clock.milliseconds() - CHANGE_EXPIRATION_MS:
-                expired.append(name)
-            if name <= self.last_seen[root]:
-                continue
-            self.last_seen[root] = name
-            pattern = acl_json.pattern_from_change(root, data)
-            async with self.lock:
-                entries = _decode(await self.zk.get_acl_node(acl_json.pattern_path(pattern)))
-                self.authorizer.apply({pattern: entries})
-        if expired:
-            await self.zk.delete_acl_change_notifications(root, expired)
+    async def _process(self, root: str, data: bytes) -> None:
+        """Kafka's ``AclChangedNotificationHandler``: the pattern's ACLs as ZooKeeper holds
+        them now, read and applied under the authorizer lock."""
+        pattern = acl_json.pattern_from_change(root, data)
+        async with self.lock:
+            entries = _decode(await self.zk.get_acl_node(acl_json.pattern_path(pattern)))
+            self.authorizer.apply({pattern: entries})

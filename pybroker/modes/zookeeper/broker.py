@@ -32,14 +32,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
-from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, controlled_shutdown_request
-from pybroker.admin.user_credentials import ZkUserCredentials
-from pybroker.admin.zk import ZkAdminManager
 from pybroker.api.registry import ZOOKEEPER
 from pybroker.api.services import BrokerServices
 from pybroker.broker import BrokerBase, ConfigError
@@ -53,13 +50,16 @@ from pybroker.config import BrokerConfig
 from pybroker.config.dynamic import DEFAULT_ENTITY, EffectiveBrokerConfig
 from pybroker.controller.assignment import assign_replicas_rack_unaware
 from pybroker.controller.kafka_controller import KafkaController
-from pybroker.controller.zk_store import ZkControllerStore
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
 from pybroker.coordinator.transaction_service import TransactionCoordinatorService
-from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
 from pybroker.kernel.outcome import Outcome
 from pybroker.metadata.local import check_meta_properties
+from pybroker.modes.zookeeper.acls import AclChangeWatcher, ZkAclStore
+from pybroker.modes.zookeeper.admin import ZkAdminManager
+from pybroker.modes.zookeeper.config_changes import ConfigChangeWatcher
+from pybroker.modes.zookeeper.controller_store import ZkControllerStore
+from pybroker.modes.zookeeper.user_credentials import ZkUserCredentials
 from pybroker.network.client import BrokerClient, BrokerClientError
 from pybroker.reconfigurables import ThreadPoolReconfigurable, UncleanLeaderElectionReconfigurable
 from pybroker.security.sasl_client import SaslClientCredentials
@@ -76,7 +76,6 @@ from pybroker.zk.znodes import (
     desanitize,
     sanitize,
 )
-from pybroker.zk_acls import AclChangeWatcher, ZkAclStore
 
 log = logging.getLogger(__name__)
 
@@ -112,97 +111,6 @@ class ZkProducerIdBlocks:
 
     def allocate_producer_id_block(self, size: int) -> Any:
         return self._allocate(size)
-
-
-#: how long a change notification stays under /config/changes (Kafka's
-#: ZkNodeChangeNotificationListener: 15 minutes, not configurable)
-CHANGE_EXPIRATION_MS = 15 * 60 * 1000
-
-
-def expired_notifications(created: Mapping[str, int], now: int,
-                          expiration_ms: int = CHANGE_EXPIRATION_MS) -> list[str]:
-    """The notifications (by name, with their creation times) older than ``expiration_ms``
-    at ``now``."""
-    return sorted(name for name, ctime in created.items() if now - ctime > expiration_ms)
-
-
-class ConfigChangeWatcher:
-    """Applies config changes announced under ``/config/changes`` (Kafka's ``ZkConfigManager``
-    for the topics and brokers entities): each notification newer than the last one seen names
-    an entity - a topic, a broker, or the brokers' ``<default>`` - whose configs are read again
-    and handed to that entity type's handler. After each pass, notifications older than 15
-    minutes are deleted, by every broker as in Kafka (whoever comes first)."""
-
-    def __init__(self, zk: KafkaZkClient,
-                 handlers: dict[str, Callable[[str, dict[str, str]], None]],
-                 expiration_ms: int = CHANGE_EXPIRATION_MS, *,
-                 clock: Clock = SYSTEM_CLOCK) -> None:
-        self.zk = zk
-        self.handlers = handlers
-        self.expiration_ms = expiration_ms
-        self.clock = clock
-        self.last_seen = ""
-        #: creation times of the notifications read so far
-        self._created: dict[str, int] = {}
-        self._pending = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        names = await self.zk.get_config_change_notifications()
-        self.last_seen = names[-1] if names else ""
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="config-changes")
-        self._pending.set()
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-
-    async def _run(self) -> None:
-        while True:
-            await self._pending.wait()
-            self._pending.clear()
-            try:
-                names = await self.zk.get_config_change_notifications(
-                    lambda _event: self._pending.set())
-                for name in names:
-                    if name <= self.last_seen:
-                        continue
-                    found = await self.zk.get_config_change_notification(name)
-                    self.last_seen = name
-                    if found is None:
-                        continue
-                    entity_path, self._created[name] = found
-                    entity_type, _, entity = entity_path.partition("/")
-                    handler = self.handlers.get(entity_type)
-                    if handler is not None:
-                        handler(entity, await self.zk.get_entity_configs(entity_type, entity))
-                await self._purge(names)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("Could not process config change notifications; retrying")
-                await asyncio.sleep(1)
-                self._pending.set()
-
-
-    async def _purge(self, names: list[str]) -> None:
-        """Delete the notifications past their expiry (Kafka's ``purgeObsoleteNotifications``);
-        those seen before this broker started are read once for their creation time."""
-        for name in names:
-            if name not in self._created:
-                found = await self.zk.get_config_change_notification(name)
-                if found is not None:
-                    self._created[name] = found[1]
-        present = set(names)
-        self._created = {n: t for n, t in self._created.items() if n in present}
-        expired = expired_notifications(self._created, self.clock.milliseconds(),
-                                        self.expiration_ms)
-        if expired:
-            await self.zk.delete_config_change_notifications(expired)
-            for name in expired:
-                self._created.pop(name, None)
-            log.debug("Purged %d expired config change notification(s)", len(expired))
 
 
 class ZkBroker(BrokerBase):
