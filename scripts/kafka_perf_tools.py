@@ -4,7 +4,7 @@
 scripts/kafka-tools-deps.sh, and the figures parsed from what they print.
 
 scripts/bench_replication.py drives them; the parsers and the sizing are unit-tested in
-tests/unit/test_bench_replication.py.
+tests/unit/scripts/test_bench_replication.py.
 """
 
 from __future__ import annotations
