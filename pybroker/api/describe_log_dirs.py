@@ -19,7 +19,7 @@ from protocol.messages import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
-from pybroker.cluster.replica_manager import LogDirDescription
+from pybroker.cluster.replica_log_dirs import LogDirDescription
 from pybroker.security.acl import AclOperation
 
 

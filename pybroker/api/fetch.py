@@ -42,7 +42,7 @@ from pybroker.api.context import RequestContext
 from pybroker.api.leader_hints import current_leader, leader_endpoint
 from pybroker.api.registry import api
 from pybroker.cluster.fetch_session import CachedPartition, PartitionKey
-from pybroker.cluster.replica_manager import FetchParams, FetchRequestPartition, FetchResult
+from pybroker.cluster.replica_fetch import FetchParams, FetchRequestPartition, FetchResult
 from pybroker.kernel.outcome import when_ready
 from pybroker.security.acl import AclOperation, ResourceType
 

@@ -30,7 +30,7 @@ from pybroker.api import produce_legacy
 from pybroker.api.context import RequestContext
 from pybroker.api.leader_hints import current_leader, leader_endpoint
 from pybroker.api.registry import Response, api
-from pybroker.cluster.replica_manager import ProduceResult
+from pybroker.cluster.replica_append import ProduceResult
 from pybroker.cluster.txn_verification import TxnErrorMode
 from pybroker.kernel.outcome import when_ready
 from pybroker.kernel.types import TopicPartition

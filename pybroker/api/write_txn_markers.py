@@ -36,7 +36,8 @@ from protocol.records.control import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
-from pybroker.cluster.replica_manager import AppendOrigin, ProduceResult
+from pybroker.cluster.replica_append import ProduceResult
+from pybroker.cluster.replica_manager import AppendOrigin
 from pybroker.kernel.outcome import is_pending, then
 from pybroker.kernel.types import TopicPartition
 from pybroker.metadata.topics import OFFSETS_TOPIC

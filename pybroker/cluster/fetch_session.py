@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from protocol.errors import ErrorCode
 from protocol.primitives import ZERO_UUID
 
-from .replica_manager import FetchResult
+from .replica_fetch import FetchResult
 
 log = logging.getLogger(__name__)
 

@@ -34,8 +34,9 @@ from pybroker.kernel.outcome import settle
 from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
+    from pybroker.cluster.hosted_partitions import LeadershipChange
     from pybroker.cluster.metadata_cache import MetadataCache
-    from pybroker.cluster.replica_manager import LeadershipChange, ReplicaManager
+    from pybroker.cluster.replica_manager import ReplicaManager
     from pybroker.config import BrokerConfig
 
 log = logging.getLogger(__name__)

@@ -54,8 +54,9 @@ from pybroker.network.client import BrokerClientError, NodeConnections
 from pybroker.security.sasl_client import SaslClientCredentials
 
 if TYPE_CHECKING:
+    from pybroker.cluster.hosted_partitions import LeadershipChange
     from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
-    from pybroker.cluster.replica_manager import LeadershipChange, ReplicaManager
+    from pybroker.cluster.replica_manager import ReplicaManager
     from pybroker.config import BrokerConfig
     from pybroker.coordinator.producer_id_manager import ProducerIdManager
 

@@ -9,58 +9,49 @@ headers; a transaction marker (a control batch, the one record ever decoded on t
 path) ends it, and an aborted one is written to the ``.txnindex`` of the segment holding its
 marker. The last stable offset is the producer state's for a given high watermark; a read for
 a consumer of committed data collects the aborted transactions overlapping what it returns.
+
+The log's parts follow Kafka's later split of ``UnifiedLog``: :class:`Log` (this module:
+appends, reads, retention, truncation, flushes) stands on
+:class:`~pybroker.log.log_loader.LogLoader` (loading and recovery at open),
+:class:`~pybroker.log.log_lookups.LogLookups` (offsets by timestamp, aborted transactions, leader
+epochs) and :class:`~pybroker.log.local_log.LocalLog` (the segments on disk, the log dir's
+failures, the cleaner's swap). Everything imports :class:`Log` from here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import bisect
-import functools
 import logging
 import os
 import re
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
 
 from protocol.errors import ErrorCode, KafkaError
 from protocol.records.batch import HEADER_SIZE, BatchHeader, crc_is_valid
 from protocol.records.control import EndTransactionMarker, read_end_txn_marker
-from protocol.records.record import decode_batch
 
-from .checkpoints import CheckpointError, fsync_dir, fsync_paths
+from .checkpoints import fsync_paths
 from .config import LogConfig
-from .dir_failure import LogDirFailureChannel, reporting, storage_error
+from .dir_failure import LogDirFailureChannel, reporting
 from .file_slice import FileSlice
-from .index import IndexCorrupt
-from .leader_epoch import (
-    LEADER_EPOCH_CHECKPOINT,
-    UNDEFINED_EPOCH_OFFSET,
-    EpochEntry,
-    LeaderEpochFileCache,
-    Submit,
-    read_leader_epoch_checkpoint,
-)
-from .producer_state import (
-    AppendOrigin,
-    CompletedTxn,
-    ProducerStateManager,
-    VerificationGuard,
-)
-from .segment import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, LogSegment, file_name
-from .txn_index import TXN_INDEX_SUFFIX, AbortedTxn
+from .leader_epoch import LEADER_EPOCH_CHECKPOINT, LeaderEpochFileCache, Submit
+from .local_log import _SEGMENT_SUFFIXES, storage_operation
+from .log_loader import LogLoader
+from .log_lookups import LogLookups
+from .producer_state import AppendOrigin, ProducerStateManager, VerificationGuard
+from .segment import LogSegment, file_name
+from .txn_index import AbortedTxn
 from .validator import LogValidator
 
 logger = logging.getLogger(__name__)
 
 
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)$")
-_TEMP_SUFFIXES = (".tmp", ".deleted", ".cleaned", ".swap")
-_INDEX_SUFFIXES = (INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX)
-_SEGMENT_SUFFIXES = (LOG_SUFFIX, *_INDEX_SUFFIXES)
 
 
 def parse_partition_dir(name: str) -> tuple[str, int] | None:
@@ -74,27 +65,6 @@ def parse_partition_dir(name: str) -> tuple[str, int] | None:
 
 def partition_dir_name(topic: str, partition: int) -> str:
     return f"{topic}-{partition}"
-
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def storage_operation(what: str) -> Callable[[_F], _F]:
-    """A :class:`Log` operation that touches the disk, as Kafka's ``maybeHandleIOException``:
-    on a log whose dir went offline it fails at once with KAFKA_STORAGE_ERROR; an I/O error
-    (``OSError``) reports the dir's failure and fails the operation with KAFKA_STORAGE_ERROR
-    ("``what`` <partition> in dir <log dir>")."""
-    def wrap(fn: _F) -> _F:
-        @functools.wraps(fn)
-        def operation(self: Log, *args: Any, **kwargs: Any) -> Any:
-            if self.offline:
-                raise self._offline_error()
-            try:
-                return fn(self, *args, **kwargs)
-            except OSError as e:
-                raise self.storage_failure(what, e) from e
-        return operation  # type: ignore[return-value]
-    return wrap
 
 
 @dataclass(slots=True)
@@ -139,7 +109,7 @@ class FetchDataInfo:
 _EMPTY = b""
 
 
-class Log:
+class Log(LogLoader, LogLookups):
     """Segments, offsets and producer state of one partition. Use :meth:`open`."""
 
     def __init__(self, dir: Path, config: LogConfig, topic: str, partition: int) -> None:
@@ -215,303 +185,6 @@ class Log:
         log.last_flush_ms = now_ms
         log._load(recovery_point, log_start_offset, now_ms, clean_shutdown)
         return log
-
-    def _load(self, recovery_point: int, log_start_offset: int, now_ms: int, clean: bool) -> None:
-        bases = self._scan_dir()
-        self.segments = [LogSegment(self.dir, base, self.config, now_ms) for base in bases]
-        self._bases = list(bases)
-        if not self.segments:
-            self._add_segment(LogSegment(self.dir, log_start_offset, self.config, now_ms))
-
-        first_unflushed = len(self.segments)
-        if not clean:
-            first_unflushed = max(0, bisect.bisect_right(self._bases, recovery_point) - 1)
-        recovered_from = None if clean else self.segments[first_unflushed].base_offset
-
-        last = len(self.segments) - 1
-        for i, segment in enumerate(self.segments[:first_unflushed]):
-            problem = segment.load(verify_indexes=i == last)
-            if problem is None:
-                problem = self._check_txn_index(segment)
-                if problem is None:
-                    continue
-            logger.warning("%s: %s; rebuilding from the log", self._name, problem)
-            self._recover_segment(segment)
-            self._rebuild_txn_index(segment)
-        self._recover_from(first_unflushed)
-        for segment in self.segments:
-            if segment.base_offset in self._swapped_bases:
-                # a cleaned segment swapped in by start-up: its .txnindex did not survive
-                self._rebuild_txn_index(segment)
-        self._swapped_bases.clear()
-
-        self.log_end_offset = self.segments[-1].next_offset
-        self.log_start_offset = max(log_start_offset, self.segments[0].base_offset)
-        if self.log_start_offset > self.log_end_offset:
-            logger.warning(
-                "%s: log start offset %d is past the log end %d; starting empty at %d",
-                self._name, self.log_start_offset, self.log_end_offset, self.log_start_offset,
-            )
-            self._reset_at(self.log_start_offset, now_ms)
-        self.recovery_point = self.log_end_offset
-        self._rebuild_producer_state(take_snapshot=True)
-        self._load_leader_epoch_cache(recovered_from)
-
-    def _load_leader_epoch_cache(self, recovered_from: int | None = None) -> None:
-        """Read ``leader-epoch-checkpoint``, or rebuild it from the batch headers when it is
-        missing or unreadable; then cut it to the log's end and start, as Kafka's loading does
-        (an epoch whose data a crash or a truncation took is forgotten). After a crash
-        (``recovered_from``: the first offset recovery re-read) each epoch the re-read batches
-        start above the cache's latest is added, as Kafka's segment recovery adds it: the
-        checkpoint is written behind the appends (see :mod:`pybroker.log.leader_epoch`)."""
-        path = self.dir / LEADER_EPOCH_CHECKPOINT
-        try:
-            entries = read_leader_epoch_checkpoint(path)
-        except CheckpointError as e:
-            logger.warning("%s: unreadable leader epoch checkpoint (%s); rebuilding it from the "
-                           "log", self._name, e)
-            entries = None
-        rebuilt = entries is None
-        if entries is None:
-            entries = self._epochs_from_batches()
-        io = self.leader_epoch_cache.io
-        self.leader_epoch_cache = cache = LeaderEpochFileCache(path, entries, io=io)
-        if rebuilt and (len(cache) or path.exists()):
-            logger.info("%s: rebuilt the leader epoch cache from the log: %s", self._name, cache)
-            cache.flush()
-        cache.truncate_from_end(self.log_end_offset)
-        if recovered_from is not None and not rebuilt:
-            for segment in self._segments_from(recovered_from):
-                for _, header in segment.headers_from(0):
-                    epoch, latest = header.partition_leader_epoch, cache.latest_epoch
-                    if epoch >= 0 and (latest is None or epoch > latest):
-                        logger.info("%s: epoch %d at offset %d was not in the checkpoint; "
-                                    "added from the recovered log", self._name, epoch,
-                                    header.base_offset)
-                        cache.assign(epoch, header.base_offset)
-        cache.truncate_from_start(self.log_start_offset)
-
-    def _epochs_from_batches(self) -> list[EpochEntry]:
-        """Each epoch's first batch, from the headers of every segment (epochs only go up, as
-        in Kafka's segment recovery: a lower epoch later in the log changes nothing)."""
-        found: list[EpochEntry] = []
-        for segment in self.segments:
-            for _, header in segment.headers_from(0):
-                epoch = header.partition_leader_epoch
-                if epoch >= 0 and (not found or epoch > found[-1].epoch):
-                    found.append(EpochEntry(epoch, header.base_offset))
-        return found
-
-    def _scan_dir(self) -> list[int]:
-        """Segment base offsets in the directory; removes leftovers of interrupted operations."""
-        self._complete_interrupted_swaps()
-        logs: set[int] = set()
-        indexes: list[tuple[int, Path]] = []
-        for path in self.dir.iterdir():
-            name = path.name
-            if name.endswith(_TEMP_SUFFIXES):
-                logger.info("%s: removing leftover file %s", self._name, name)
-                path.unlink(missing_ok=True)
-                continue
-            stem, dot, suffix = name.partition(".")
-            if not (dot and stem.isdigit() and len(stem) == 20):
-                continue
-            if "." + suffix == LOG_SUFFIX:
-                logs.add(int(stem))
-            elif "." + suffix in _INDEX_SUFFIXES:
-                indexes.append((int(stem), path))
-        for base, path in indexes:
-            if base not in logs:
-                logger.info("%s: removing index %s without a log file", self._name, path.name)
-                path.unlink(missing_ok=True)
-        return sorted(logs)
-
-    def _recover_segment(self, segment: LogSegment) -> int:
-        dropped, reason = segment.recover()
-        if dropped:
-            logger.warning(
-                "%s: %s: dropped %d bytes at position %d (%s)",
-                self._name, segment.log_path.name, dropped, segment.size, reason,
-            )
-        segment.flush()
-        return dropped
-
-    def _recover_from(self, first: int) -> None:
-        """Re-validate segments ``first..``; after a cut, later segments cannot be trusted.
-        Their transaction indexes are rebuilt from their markers."""
-        if first >= len(self.segments):
-            return
-        for i in range(first, len(self.segments)):
-            segment = self.segments[i]
-            if self._recover_segment(segment):
-                self._drop_segments_after(i)
-                break
-        self._rebuild_txn_indexes_from(self.segments[first].base_offset)
-
-    def _check_txn_index(self, segment: LogSegment) -> str | None:
-        try:
-            segment.txn_index.sanity_check()
-        except IndexCorrupt as e:
-            return f"transaction index {segment.txn_index.path.name}: {e}"
-        return None
-
-    def _rebuild_txn_index(self, segment: LogSegment) -> None:
-        self._rebuild_txn_indexes_from(segment.base_offset, only=segment)
-
-    def _rebuild_txn_indexes_from(self, offset: int, only: LogSegment | None = None) -> None:
-        """Rewrite the transaction indexes of the segments from the one at ``offset`` (or of
-        ``only``) from their markers, replaying producer state from the latest snapshot at or
-        below that segment's base (Kafka's segment recovery)."""
-        i = bisect.bisect_left(self._bases, offset)
-        targets = [only] if only is not None else self.segments[i:]
-        if not targets:
-            return
-        for segment in targets:
-            segment.txn_index.reset()
-        state = ProducerStateManager(self.dir)
-        start = state.load_latest_snapshot(targets[0].base_offset, delete_later=False)
-        start = start if start is not None else self.segments[0].base_offset
-        end = targets[-1].next_offset
-        indexed = {id(s) for s in targets}
-        for segment in self._segments_from(start):
-            if segment.base_offset >= end:
-                break
-            for position, header in self._headers_of(segment, start):
-                completed = self._replay_batch(state, segment, position, header)
-                if completed is not None and completed.is_aborted and id(segment) in indexed:
-                    segment.txn_index.append(AbortedTxn(
-                        completed.producer_id, completed.first_offset, completed.last_offset,
-                        state.last_stable_offset_of(completed)))
-                if completed is not None:
-                    state.complete_txn(completed)
-        for segment in targets:
-            if len(segment.txn_index):
-                logger.info("%s: rebuilt %s: %d aborted transaction(s)", self._name,
-                            segment.txn_index.path.name, len(segment.txn_index))
-            segment.txn_index.flush()
-
-    def _drop_segments_after(self, index: int) -> None:
-        for segment in self.segments[index + 1 :]:
-            logger.warning(
-                "%s: deleting segment %s (%d bytes) after the recovered tail",
-                self._name, segment.log_path.name, segment.size,
-            )
-            segment.delete()
-        del self.segments[index + 1 :]
-        del self._bases[index + 1 :]
-
-    def _reset_at(self, offset: int, now_ms: int) -> None:
-        """Drop every segment and start an empty log at ``offset``."""
-        for segment in self.segments:
-            segment.delete()
-        self.segments, self._bases = [], []
-        self._add_segment(LogSegment(self.dir, offset, self.config, now_ms))
-        self.log_start_offset = self.log_end_offset = offset
-        self.producer_state.delete_snapshots_after(-1)
-        self.producer_state.clear()
-
-    def _add_segment(self, segment: LogSegment) -> None:
-        self.segments.append(segment)
-        self._bases.append(segment.base_offset)
-
-    def _segments_from(self, offset: int) -> list[LogSegment]:
-        i = max(0, bisect.bisect_right(self._bases, offset) - 1)
-        return self.segments[i:]
-
-    @staticmethod
-    def _headers_of(segment: LogSegment, start: int) -> list[tuple[int, BatchHeader]]:
-        """``(position, header)`` of the segment's batches starting at or after ``start``."""
-        found = segment.translate_offset(start)
-        if found is None:
-            return []
-        return [(pos, h) for pos, h in segment.headers_from(found[0]) if h.base_offset >= start]
-
-    def _replay_batch(self, state: ProducerStateManager, segment: LogSegment, position: int,
-                      header: BatchHeader) -> CompletedTxn | None:
-        """One batch of the log into ``state``: data batches by their header, markers read
-        from the segment. Returns the transaction a marker completed (not yet moved out of
-        the open ones)."""
-        if not header.has_producer_id:
-            return None
-        if not header.is_control:
-            state.replay(header)
-            return None
-        marker = self._marker_at(segment, position, header)
-        if marker is None:
-            return None
-        return state.update_marker(header, marker, header.base_offset, header.max_timestamp)
-
-    def _marker_at(self, segment: LogSegment, position: int, header: BatchHeader,
-                   ) -> EndTransactionMarker | None:
-        try:
-            return read_end_txn_marker(segment.read_at(position, header.size))[1]
-        except KafkaError as e:
-            logger.warning("%s: unreadable control batch at offset %d: %s", self._name,
-                           header.base_offset, e)
-            return None
-
-    def _rebuild_producer_state(self, take_snapshot: bool) -> None:
-        """Latest snapshot at or below the log end, then the batch headers (and markers) after
-        it; transactions completed there count as replicated once the high watermark passes
-        them."""
-        state = self.producer_state
-        snap = state.load_latest_snapshot(self.log_end_offset)
-        start = snap if snap is not None else self.segments[0].base_offset
-        replayed = 0
-        for segment in self._segments_from(start):
-            for position, header in self._headers_of(segment, start):
-                completed = self._replay_batch(state, segment, position, header)
-                if completed is not None:
-                    state.complete_txn(completed)
-                replayed += 1
-        if replayed and take_snapshot:
-            state.take_snapshot(self.log_end_offset)
-
-    @property
-    def _name(self) -> str:
-        return f"{self.topic}-{self.partition}"
-
-    # -- log dir failures ------------------------------------------------------------------
-
-    def storage_failure(self, what: str, error: OSError) -> KafkaError:
-        """Report an I/O error met while doing ``what`` as the failure of this log's dir; the
-        KAFKA_STORAGE_ERROR to fail the operation with."""
-        message = f"{what} {self._name} in dir {self.dir.parent}"
-        if self.failures is not None:
-            # this log takes nothing more at once; the rest of the dir follows when the
-            # broker's handler takes it offline
-            self.offline = True
-            self.failures.maybe_add_offline_log_dir(self.dir.parent, message, error)
-        return storage_error(f"{message}: {error}")
-
-    def _offline_error(self) -> KafkaError:
-        return storage_error(f"The log dir {self.dir.parent} of {self._name} is offline")
-
-    def mark_offline(self) -> None:
-        """The log's dir failed (Kafka's ``closeHandlers``): close the files without writing
-        anything more (no index entries kept in memory, no producer snapshot, no fsync); from
-        now on every operation fails with KAFKA_STORAGE_ERROR. A restart recovers the log from
-        its last recovery point."""
-        self.offline = True
-        if self._closed:
-            return
-        self._closed = True
-        for segment in [*self.segments, *(s for _, s in self._pending_deletes)]:
-            try:
-                segment.close(final_time_entry=False)
-            except OSError as e:
-                logger.debug("%s: closing %s: %s", self._name, segment.log_path.name, e)
-        self._pending_deletes.clear()
-
-    # -- properties ------------------------------------------------------------------------
-
-    @property
-    def active_segment(self) -> LogSegment:
-        return self.segments[-1]
-
-    @property
-    def size_in_bytes(self) -> int:
-        return sum(s.size for s in self.segments)
 
     def update_config(self, config: LogConfig) -> None:
         self.config = config
@@ -801,77 +474,6 @@ class Log:
             raise self.storage_failure("Exception while reading from", e) from e
         return FetchDataInfo(_EMPTY, offset, none)
 
-    def _collect_aborted_txns(self, k: int, offset: int, end_position: int) -> list[AbortedTxn]:
-        """The aborted transactions overlapping a read from ``offset`` that ends at
-        ``end_position`` of segment ``k`` (Kafka's ``addAbortedTransactions``): the upper bound
-        is the offset index's first entry at or after that position, else the next segment's
-        base, else the log end; the indexes are searched from segment ``k`` on."""
-        segment = self.segments[k]
-        upper = segment.offset_index.fetch_upper_bound_offset(end_position)
-        if upper is None:
-            upper = (self.segments[k + 1].base_offset if k + 1 < len(self.segments)
-                     else self.log_end_offset)
-        return self.collect_aborted_transactions(offset, upper, k)
-
-    @storage_operation("Exception while reading the transaction index of")
-    def collect_aborted_transactions(self, start_offset: int, upper_bound_offset: int,
-                                     first_segment: int | None = None) -> list[AbortedTxn]:
-        """Aborted transactions with a marker at or after ``start_offset`` and a first offset
-        below ``upper_bound_offset`` (Kafka's ``collectAbortedTransactions``)."""
-        if first_segment is None:
-            first_segment = max(0, bisect.bisect_right(self._bases, start_offset) - 1)
-        out: list[AbortedTxn] = []
-        for segment in self.segments[first_segment:]:
-            result = segment.txn_index.collect(start_offset, upper_bound_offset)
-            out.extend(result.aborted)
-            if result.is_complete:
-                break
-        return out
-
-    def last_stable_offset(self, high_watermark: int) -> int:
-        """The offset below which every transaction is decided and replicated, bounded by the
-        high watermark (Kafka's ``lastStableOffset``)."""
-        return self.producer_state.last_stable_offset(high_watermark, self.log_start_offset)
-
-    @storage_operation("Error while fetching offset by timestamp for")
-    def offset_for_timestamp(self, timestamp: int) -> tuple[int, int] | None:
-        """``(offset, timestamp)`` of the first record whose timestamp is >= ``timestamp``."""
-        start = self.log_start_offset
-        for segment in self.segments:
-            if segment.max_timestamp < timestamp or segment.next_offset <= start:
-                continue
-            for position, header in segment.find_timestamp_candidates(timestamp, start):
-                if header.is_log_append_time:
-                    return max(header.base_offset, start), header.max_timestamp
-                _, records = decode_batch(segment.read_at(position, header.size), verify_crc=False)
-                for record in records:
-                    if record.offset >= start and record.timestamp >= timestamp:
-                        return record.offset, record.timestamp
-        return None
-
-    @storage_operation("Error while fetching the max timestamp of")
-    def max_timestamp_and_offset(self) -> tuple[int, int] | None:
-        """``(offset, timestamp)`` of the record with the largest timestamp (ListOffsets
-        MAX_TIMESTAMP, KIP-734): the first such record if several share it. None when empty."""
-        start = self.log_start_offset
-        live = [s for s in self.segments if s.next_offset > start and s.max_timestamp >= 0]
-        if not live:
-            return None
-        best = max(s.max_timestamp for s in live)
-        for segment in live:
-            if segment.max_timestamp != best:
-                continue
-            for position, header in segment.headers_from(0):
-                if header.max_timestamp != best or header.next_offset <= start:
-                    continue
-                if header.is_log_append_time:
-                    return max(header.base_offset, start), best
-                _, records = decode_batch(segment.read_at(position, header.size), verify_crc=False)
-                for record in records:
-                    if record.offset >= start and record.timestamp == best:
-                        return record.offset, best
-        return None
-
     # -- log start offset ----------------------------------------------------------------------
 
     @storage_operation("Exception while increasing the log start offset of")
@@ -964,15 +566,6 @@ class Log:
         self._delete_due_segments(now_ms)
         return doomed
 
-    def _delete_due_segments(self, now_ms: int) -> None:
-        keep = []
-        for due, segment in self._pending_deletes:
-            if due <= now_ms:
-                segment.delete()
-            else:
-                keep.append((due, segment))
-        self._pending_deletes = keep
-
     # -- truncation and teardown -----------------------------------------------------------
 
     @storage_operation("Error while truncating the log of")
@@ -1010,26 +603,6 @@ class Log:
         self.recovery_point = offset
         self.leader_epoch_cache.clear_and_flush()
 
-    # -- leader epochs ---------------------------------------------------------------------
-
-    @property
-    def latest_epoch(self) -> int | None:
-        """The epoch of the last entry of the leader epoch cache (None when it is empty)."""
-        return self.leader_epoch_cache.latest_epoch
-
-    @storage_operation("Error while writing the leader epochs of")
-    def assign_epoch_start_offset(self, leader_epoch: int, start_offset: int) -> None:
-        """A new leader records where its epoch starts (its log end offset at election)."""
-        self.leader_epoch_cache.assign(leader_epoch, start_offset)
-
-    def end_offset_for_epoch(self, leader_epoch: int) -> tuple[int, int] | None:
-        """``(epoch, end offset)`` for OffsetForLeaderEpoch (Kafka's ``endOffsetForEpoch``):
-        the largest epoch not above ``leader_epoch`` and the offset where it ended (the log
-        end offset for the latest epoch); None when undefined."""
-        epoch, offset = self.leader_epoch_cache.end_offset_for(leader_epoch,
-                                                               self.log_end_offset)
-        return None if offset == UNDEFINED_EPOCH_OFFSET else (epoch, offset)
-
     def close(self) -> None:
         """Snapshot producer state at the log end and close the files (no fsync of data)."""
         if self._closed:
@@ -1061,116 +634,6 @@ class Log:
     def files(self) -> list[str]:
         """File names in the partition directory (for diagnostics and tests)."""
         return sorted(os.listdir(self.dir))
-
-    # -- compaction ------------------------------------------------------------------------
-    #
-    # The cleaner writes a group's survivors to ``<base>.log.cleaned`` (+ ``.index.cleaned``,
-    # ``.timeindex.cleaned``), ``base`` being the group's first segment, then calls
-    # :meth:`replace_segments`. The swap is Kafka's: renaming the log to ``.log.swap`` is the
-    # commit point; after it the old segments go ``.deleted`` and the new files take their
-    # final names. A crash before the commit leaves ``.cleaned`` files that start-up deletes;
-    # a crash after it leaves a ``.log.swap`` that start-up completes.
-
-    CLEANED_SUFFIX = ".cleaned"
-    SWAP_SUFFIX = ".swap"
-
-    def is_cleanable_run(self, segments: Sequence[LogSegment]) -> bool:
-        """Whether ``segments`` are still consecutive inactive segments of this open log
-        (retention, truncation or a close since the cleaner looked make them stale)."""
-        if self._closed or not segments:
-            return False
-        try:
-            i = next(i for i, s in enumerate(self.segments) if s is segments[0])
-        except StopIteration:
-            return False
-        run = self.segments[i : i + len(segments)]
-        return i + len(segments) < len(self.segments) and all(a is b for a, b in zip(run, segments, strict=True))
-
-    @storage_operation("Error while replacing cleaned segments of")
-    def replace_segments(self, old: Sequence[LogSegment], now_ms: int) -> LogSegment | None:
-        """Swap the cleaned files of ``old[0].base_offset`` in for the segments ``old``.
-
-        Returns the new segment, or None (nothing touched) when ``old`` is no longer a run of
-        inactive segments of this log. The old files are renamed ``*.deleted`` and removed
-        ``file.delete.delay.ms`` later, so fetches holding slices of them still finish.
-        """
-        if not self.is_cleanable_run(old):
-            return None
-        base = old[0].base_offset
-        cleaned = {suffix: self.dir / (file_name(base, suffix) + self.CLEANED_SUFFIX)
-                   for suffix in _SEGMENT_SUFFIXES}
-        swap = self.dir / (file_name(base, LOG_SUFFIX) + self.SWAP_SUFFIX)
-        os.replace(cleaned[LOG_SUFFIX], swap)
-        fsync_dir(self.dir)  # committed: from here on start-up completes the swap
-        for segment in old:
-            segment.mark_deleted()
-            self._pending_deletes.append((now_ms + self.config.file_delete_delay_ms, segment))
-        for suffix in _INDEX_SUFFIXES:
-            if cleaned[suffix].exists():
-                os.replace(cleaned[suffix], self.dir / file_name(base, suffix))
-        os.replace(swap, self.dir / file_name(base, LOG_SUFFIX))
-        fsync_dir(self.dir)
-
-        segment = LogSegment(self.dir, base, self.config, now_ms)
-        problem = segment.load(verify_indexes=True)
-        if problem is not None:
-            logger.warning("%s: cleaned segment: %s; rebuilding its indexes", self._name, problem)
-            self._recover_segment(segment)
-        i = next(i for i, s in enumerate(self.segments) if s is old[0])
-        self.segments[i : i + len(old)] = [segment]
-        self._bases[i : i + len(old)] = [base]
-        return segment
-
-    def _complete_interrupted_swaps(self) -> None:
-        """Finish swaps whose ``.log.swap`` was committed before a crash.
-
-        As in Kafka, the swap replaces every segment whose base offset lies in
-        ``[swap base, swap next offset)``; its indexes are rebuilt from the log. Segments
-        past that range are kept: they only hold records the cleaner had dropped.
-        """
-        tail = LOG_SUFFIX + self.SWAP_SUFFIX
-        swaps = sorted(self.dir.glob("*" + tail))
-        for swap in swaps:
-            stem = swap.name[: -len(tail)]
-            if not (stem.isdigit() and len(stem) == 20):
-                continue
-            base = int(stem)
-            end = max(self._next_offset_of(swap, base), base + 1)
-            for path in self.dir.iterdir():
-                name, dot, suffix = path.name.partition(".")
-                if (dot and name.isdigit() and len(name) == 20 and base <= int(name) < end
-                        and "." + suffix in _SEGMENT_SUFFIXES):
-                    path.unlink()
-            os.replace(swap, self.dir / file_name(base, LOG_SUFFIX))
-            self._swapped_bases.add(base)
-            logger.info("%s: completed the interrupted swap of cleaned segment %s", self._name, stem)
-            segment = LogSegment(self.dir, base, self.config, 0)
-            try:
-                segment.recover()
-                segment.flush()
-            finally:
-                segment.close()
-        if swaps:
-            fsync_dir(self.dir)
-
-    @staticmethod
-    def _next_offset_of(path: Path, base: int) -> int:
-        """The offset after the last whole batch of the log file ``path``."""
-        next_offset = base
-        with open(path, "rb") as f:
-            fd = f.fileno()
-            size = os.fstat(fd).st_size
-            pos = 0
-            while size - pos >= HEADER_SIZE:
-                try:
-                    header = BatchHeader.parse(os.pread(fd, HEADER_SIZE, pos))
-                except KafkaError:
-                    break
-                if header.size < HEADER_SIZE or pos + header.size > size:
-                    break
-                next_offset = header.next_offset
-                pos += header.size
-        return next_offset
 
 
 __all__ = [

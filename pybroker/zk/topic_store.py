@@ -16,7 +16,9 @@ from collections.abc import Mapping, Sequence
 
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.zk.client import BadVersionError, NodeExistsError, NoNodeError
-from pybroker.zk.kafka_zk import ControllerMovedError, KafkaZkClient, TopicExistsError
+from pybroker.zk.kafka_zk import KafkaZkClient
+from pybroker.zk.kafka_zk_base import ControllerMovedError
+from pybroker.zk.kafka_zk_topics import TopicExistsError
 from pybroker.zk.znodes import CONFIG_BROKER, ZERO_UUID, ReplicaAssignment, TopicAssignment
 
 

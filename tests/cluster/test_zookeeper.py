@@ -36,12 +36,10 @@ from pybroker.zk.client import (
     WatchEventType,
     ZkClient,
 )
-from pybroker.zk.kafka_zk import (
-    ControllerMovedError,
-    DuplicateBrokerIdError,
-    KafkaZkClient,
-    TopicExistsError,
-)
+from pybroker.zk.kafka_zk import KafkaZkClient
+from pybroker.zk.kafka_zk_base import ControllerMovedError
+from pybroker.zk.kafka_zk_brokers import DuplicateBrokerIdError
+from pybroker.zk.kafka_zk_topics import TopicExistsError
 from pybroker.zk.topic_store import ZkTopicStore
 from pybroker.zk.znodes import (
     BrokerIdZNode,

@@ -43,9 +43,9 @@ from pybroker.broker import BrokerBase, ConfigError
 from pybroker.cluster.alter_partition import AlterPartitionManager
 from pybroker.cluster.control import ControlRequestHandler
 from pybroker.cluster.fetcher_state import FetcherConfig
+from pybroker.cluster.hosted_partitions import write_high_watermark_checkpoints
 from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
 from pybroker.cluster.replica_fetcher import ReplicaFetcherManager
-from pybroker.cluster.replica_manager import write_high_watermark_checkpoints
 from pybroker.config import BrokerConfig
 from pybroker.config.dynamic import DEFAULT_ENTITY, EffectiveBrokerConfig
 from pybroker.controller.assignment import assign_replicas_rack_unaware

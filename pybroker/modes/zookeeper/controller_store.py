@@ -29,7 +29,8 @@ from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
 from pybroker.kernel.types import TopicPartition
 from pybroker.zk import znodes
 from pybroker.zk.client import NodeExistsError, ZkError as ZkClientError
-from pybroker.zk.kafka_zk import ControllerMovedError as ZkControllerMovedError, KafkaZkClient
+from pybroker.zk.kafka_zk import KafkaZkClient
+from pybroker.zk.kafka_zk_base import ControllerMovedError as ZkControllerMovedError
 from pybroker.zk.znodes import CONFIG_TOPIC
 
 Watch = Callable[[], None]

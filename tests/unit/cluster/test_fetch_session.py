@@ -17,7 +17,7 @@ from pybroker.cluster.fetch_session import (
     IncrementalFetchContext,
     next_epoch,
 )
-from pybroker.cluster.replica_manager import FetchResult
+from pybroker.cluster.replica_fetch import FetchResult
 
 T = 1_000_000
 TOPIC_ID = uuid.UUID("0b6e4a52-8f0b-4c2b-9d4e-1f2a3b4c5d6e")

@@ -24,11 +24,8 @@ from pybroker.cluster.isr import (
     ReplicaState,
 )
 from pybroker.cluster.partition import Partition
-from pybroker.cluster.replica_manager import (
-    FetchParams,
-    FetchRequestPartition,
-    ReplicaManager,
-)
+from pybroker.cluster.replica_fetch import FetchParams, FetchRequestPartition
+from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.kernel.clock import ManualClock
 from pybroker.log import Log, LogConfig
 from pybroker.log.manager import LogManager

@@ -11,12 +11,9 @@ from pathlib import Path
 import pytest
 
 from protocol.errors import ErrorCode
-from pybroker.cluster.replica_manager import (
-    FetchParams,
-    FetchRequestPartition,
-    LeadershipChange,
-    ReplicaManager,
-)
+from pybroker.cluster.hosted_partitions import LeadershipChange
+from pybroker.cluster.replica_fetch import FetchParams, FetchRequestPartition
+from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.log import LogConfig
 from pybroker.log.manager import LogManager
 from pybroker.metadata.model import PartitionRecord

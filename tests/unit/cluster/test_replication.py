@@ -40,7 +40,7 @@ from pybroker.cluster.fetcher_state import (
 from pybroker.cluster.leader_endpoint import FetchPartitionRequest, build_fetch_request
 from pybroker.cluster.metadata_cache import PartitionInfo, PartitionUpdate
 from pybroker.cluster.partition import Role, diverging_epoch
-from pybroker.cluster.replica_manager import FetchParams, FetchRequestPartition
+from pybroker.cluster.replica_fetch import FetchParams, FetchRequestPartition
 from pybroker.config import BrokerConfig
 from pybroker.log.checkpoints import REPLICATION_OFFSET_CHECKPOINT
 from tests.unit.cluster.replication_harness import (

@@ -21,7 +21,8 @@ from protocol.records.control import (
 from protocol.records.record import Record, build_batch, decode_batch, iter_batches
 from pybroker.kernel.clock import ManualClock
 from pybroker.log import FileSlice, Log, LogConfig, LogManager
-from pybroker.log.cleaner import CLEANER_CHECKPOINT, LogCleaner, measure
+from pybroker.log.cleaner import LogCleaner
+from pybroker.log.cleaner_manager import CLEANER_CHECKPOINT, measure
 from pybroker.log.config import LONG_MAX
 from pybroker.log.producer_state import AppendOrigin
 

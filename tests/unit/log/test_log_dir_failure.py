@@ -30,7 +30,8 @@ from protocol.records.batch import crc_is_valid
 from protocol.records.record import build_batch, iter_batches
 from pybroker.cluster.control import ControlRequestHandler, LeaderAndIsrPartition
 from pybroker.cluster.metadata_cache import MetadataCache
-from pybroker.cluster.replica_manager import FetchParams, FetchRequestPartition, ReplicaManager
+from pybroker.cluster.replica_fetch import FetchParams, FetchRequestPartition
+from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.log import LogConfig, LogManager
 from pybroker.log.checkpoints import (
     CLEAN_SHUTDOWN_MARKER,

@@ -23,7 +23,8 @@ from pybroker.log.checkpoints import (
     RECOVERY_POINT_CHECKPOINT,
     read_offset_checkpoint,
 )
-from pybroker.log.cleaner import CLEANER_CHECKPOINT, LogCleaner
+from pybroker.log.cleaner import LogCleaner
+from pybroker.log.cleaner_manager import CLEANER_CHECKPOINT
 from pybroker.log.file_slice import SEGMENT_FILES
 from pybroker.log.leader_epoch import (
     LEADER_EPOCH_CHECKPOINT,

@@ -16,7 +16,7 @@ from pybroker.zk.client import (
     map_error,
     split_connect_string,
 )
-from pybroker.zk.kafka_zk import EphemeralOwner, ephemeral_owner
+from pybroker.zk.kafka_zk_brokers import EphemeralOwner, ephemeral_owner
 
 
 def test_connect_strings() -> None:
