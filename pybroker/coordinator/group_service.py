@@ -7,10 +7,12 @@ and ``__consumer_offsets`` wired together on the event loop.
 * :class:`~pybroker.coordinator.group.storage.OffsetsTopic` - the internal topic itself.
 
 The service follows the leadership of ``__consumer_offsets`` (a leadership listener on the
-replica manager, Kafka's ``onElection`` / ``onResignation``): a partition this broker starts
-leading is replayed and its groups loaded; one it stops leading has its groups unloaded, their
-parked JoinGroup and SyncGroup requests answered NOT_COORDINATOR. At start-up every partition
-already led is loaded. Offsets expire on ``offsets.retention.check.interval.ms``.
+replica manager, Kafka's ``onElection`` / ``onResignation``) through the coordinator runtime
+(:mod:`pybroker.coordinator.runtime`): a partition this broker starts leading is replayed,
+chunk by chunk and giving the loop back between them, and its groups loaded (its requests
+answer COORDINATOR_LOAD_IN_PROGRESS meanwhile); one it stops leading has its groups unloaded,
+their parked JoinGroup and SyncGroup requests answered NOT_COORDINATOR. At start-up every
+partition already led is loaded. Offsets expire on ``offsets.retention.check.interval.ms``.
 
 Transactional offsets (TxnOffsetCommit) stay pending until the WriteTxnMarkers handler has
 written their transaction's marker to the group's partition and calls
@@ -27,15 +29,26 @@ from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ErrorCode
 from pybroker.coordinator.group import GroupConfig, GroupCoordinator, GroupState, LoopScheduler
-from pybroker.coordinator.group.offsets import GroupRetentionView, OffsetManager
-from pybroker.coordinator.group.storage import OffsetsConfig, OffsetsTopic
+from pybroker.coordinator.group.offsets import (
+    GroupRetentionView,
+    OffsetManager,
+)
+from pybroker.coordinator.group.storage import (
+    OffsetsConfig,
+    OffsetsTopic,
+    PartitionReplay,
+)
+from pybroker.coordinator.runtime import CoordinatorRuntime, CoordinatorState, LoadSummary
 from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
 from pybroker.kernel.outcome import settle
 from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
     from pybroker.cluster.metadata_cache import MetadataCache
-    from pybroker.cluster.replica_manager import LeadershipChange, ReplicaManager
+    from pybroker.cluster.replica_manager import (
+        LeadershipChange,
+        ReplicaManager,
+    )
     from pybroker.config import BrokerConfig
 
 log = logging.getLogger(__name__)
@@ -46,29 +59,75 @@ class GroupCoordinatorService:
                  metadata: MetadataCache, admin: Any, *, clock: Clock = SYSTEM_CLOCK) -> None:
         #: the time of the coordinator's timers and of the calls that come without one
         self.clock = clock
+        self.replica_manager = replica_manager
+        self.metadata = metadata
         self.offsets_config = OffsetsConfig.from_props(config.props)
-        self.topic = OffsetsTopic(replica_manager, metadata, admin, self.offsets_config)
+        self.topic = OffsetsTopic(replica_manager, metadata, admin, self.offsets_config,
+                                  clock=clock)
         self.offsets = OffsetManager(self.topic, self.offsets_config)
+        #: the partitions of __consumer_offsets loaded here; a partition whose log fits in the
+        #: first slice is loaded within its leadership change, a larger one on the loop
+        self.runtime: CoordinatorRuntime[PartitionReplay] = CoordinatorRuntime(
+            self.topic.writer, self.topic.loader, self, clock=clock, inline_first_slice=True)
         self._coordinator: GroupCoordinator | None = None  # built by startup()
         self.group_config = GroupConfig.from_properties(config.props)
         replica_manager.add_leadership_listener(self.topic.name, self.on_leadership_change)
 
+    # -- leadership ------------------------------------------------------------------------
+
     def on_leadership_change(self, change: LeadershipChange, now_ms: int) -> None:
         """Load the groups of a partition this broker now leads; unload those of one it no
         longer leads. Before :meth:`startup` nothing is loaded: startup loads what is led."""
+        if self._coordinator is not None:
+            self.runtime.on_leadership_change(change, now_ms)
+
+    # the runtime's shard: the group coordinator's replay and what it does with one
+
+    def new_replay(self, partition: int) -> PartitionReplay:
+        return self.topic.new_replay(partition)
+
+    def on_loading(self, partition: int, epoch: int) -> None:
+        """Requests for the partition's groups answer COORDINATOR_LOAD_IN_PROGRESS from now
+        until the replay is taken over (:meth:`on_loaded`)."""
+
+    def on_loaded(self, partition: int, epoch: int, replay: PartitionReplay,
+                  summary: LoadSummary, now_ms: int) -> None:
+        groups = self.offsets.install_partition(partition, replay.result(summary.end_offset))
+        coordinator = self._coordinator
+        if coordinator is not None:
+            for group_id, value in groups.items():
+                coordinator.load_group(group_id, value, now_ms)
+
+    def on_load_failed(self, partition: int, epoch: int, replay: PartitionReplay,
+                       error: BaseException, now_ms: int) -> None:
+        """Nothing of a partition whose load broke off is taken: its groups answer
+        NOT_COORDINATOR until its next election."""
+
+    def on_unloaded(self, partition: int, epoch: int | None, now_ms: int) -> None:
+        self.offsets.unload_partition(partition)
         coordinator = self._coordinator
         if coordinator is None:
             return
-        if change.is_leader:
-            for group_id, value in self.offsets.load_partition(change.partition).items():
-                coordinator.load_group(group_id, value, now_ms)
-            return
-        self.offsets.unload_partition(change.partition)
         coordinator.unload_groups(
             [g.group_id for g in coordinator.groups()
-             if self.topic.partition_for(g.group_id) == change.partition], now_ms)
+             if self.topic.partition_for(g.group_id) == partition], now_ms)
         log.info("Unloaded the groups of %s-%d (no longer its leader)", self.topic.name,
-                 change.partition)
+                 partition)
+
+    def _is_loading(self, group_id: str | None) -> bool:
+        """Whether the group's partition (None: any partition) is still being replayed."""
+        if group_id is None:
+            return self.runtime.is_loading()
+        return self.topic.exists and self.runtime.is_loading(self.topic.partition_for(group_id))
+
+    def _is_coordinator_for(self, group_id: str) -> bool:
+        if not self.topic.exists:
+            return True
+        partition = self.topic.partition_for(group_id)
+        return (self.topic.is_leader(partition)
+                and self.runtime.state(partition) is not CoordinatorState.FAILED)
+
+    # -- life cycle ------------------------------------------------------------------------
 
     @property
     def coordinator(self) -> GroupCoordinator:
@@ -81,20 +140,26 @@ class GroupCoordinatorService:
         loop = asyncio.get_running_loop()
         coordinator = self._coordinator = GroupCoordinator(
             self.group_config, self.offsets, LoopScheduler(loop, self.clock.milliseconds),
-            is_coordinator_for=lambda group_id: self.topic.is_leader(
-                self.topic.partition_for(group_id)) if self.topic.exists else True,
-        )
-        for group_id, value in self.offsets.load_led_partitions().items():
-            coordinator.load_group(group_id, value, now_ms)
+            is_coordinator_for=self._is_coordinator_for, is_loading=self._is_loading)
+        self.runtime.load_led_partitions(now_ms)
         coordinator.startup()
 
     def shutdown(self, now_ms: int) -> None:
+        self.runtime.close()
         if self._coordinator is not None:
             self._coordinator.shutdown(now_ms)
 
     def ensure_offsets_topic(self, now_ms: int) -> ErrorCode:
-        """Create ``__consumer_offsets`` on first need (Kafka does it on FindCoordinator)."""
-        return self.offsets.ensure_topic(now_ms)
+        """Create ``__consumer_offsets`` on first need (Kafka does it on FindCoordinator); a
+        topic created here has nothing to replay, so its partitions load at once."""
+        if self.topic.exists:
+            return ErrorCode.NONE
+        if self._coordinator is None:
+            return self.offsets.ensure_topic(now_ms)
+        error = self.topic.ensure_created(now_ms)
+        if not error:
+            self.runtime.load_led_partitions(now_ms)
+        return error
 
     def delete_offsets(self, group_id: str, partitions: list[tuple[str, int]],
                        now_ms: int) -> None:

@@ -1,5 +1,6 @@
 """The coordinator runtime both coordinators share: its state table, the internal-topic
-writer's error mappings and appends, the chunked loader and the per-partition runtime.
+writer's error mappings and appends, the chunked loader, the per-partition runtime, and a
+failover that loads ~100 MB of ``__consumer_offsets`` while the event loop keeps running.
 
 The loader and writer tests run the broker's real log and replica manager on a temporary
 directory (no sockets), as the group storage tests do.
@@ -8,17 +9,26 @@ directory (no sockets), as the group storage tests do.
 from __future__ import annotations
 
 import asyncio
+import gc
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.records.record import decode_batch
+from protocol.records.record import build_batch, decode_batch
 from pybroker.broker import Broker
 from pybroker.cluster.replica_manager import LeadershipChange
 from pybroker.config import BrokerConfig
-from pybroker.coordinator.partitioning import partition_for
+from pybroker.coordinator.group.storage import (
+    CommittedOffset,
+    commit_error_for,
+    group_store_error_for,
+    serialize_offset_commit_key,
+    serialize_offset_commit_value,
+)
+from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
 from pybroker.coordinator.runtime import (
     GROUP_STORE_ERRORS,
     OFFSET_COMMIT_ERRORS,
@@ -36,7 +46,9 @@ from pybroker.coordinator.runtime.state import (
     VALID_PREVIOUS_STATES,
     IllegalCoordinatorTransition,
 )
+from pybroker.coordinator.transaction.manager import append_error_for
 from pybroker.kernel.clock import ManualClock
+from pybroker.log.producer_state import AppendOrigin
 
 E = ErrorCode
 S = CoordinatorState
@@ -104,10 +116,10 @@ def test_each_write_maps_append_errors_as_kafka_does(error: ErrorCode, commit: E
                                                      group_store: ErrorCode,
                                                      transaction_log: ErrorCode) -> None:
     """maybeConvertOffsetCommitError, storeGroup and appendTransactionToLog: one shared part,
-    each write's own rows."""
-    assert OFFSET_COMMIT_ERRORS(error) is commit
-    assert GROUP_STORE_ERRORS(error) is group_store
-    assert TRANSACTION_LOG_ERRORS(error) is transaction_log
+    each write's own rows; the coordinators' names for them are these mappings."""
+    assert OFFSET_COMMIT_ERRORS(error) is commit is commit_error_for(error)
+    assert GROUP_STORE_ERRORS(error) is group_store is group_store_error_for(error)
+    assert TRANSACTION_LOG_ERRORS(error) is transaction_log is append_error_for(error)
 
 
 # ------------------------------------------------------------------ a broker without sockets
@@ -432,3 +444,112 @@ def test_a_load_that_breaks_off_leaves_the_partition_failed(node: Node) -> None:
     asyncio.run(main())
     assert shard.events == [("loading", 0, 1), ("failed", 0, 1, 3),
                             ("loading", 0, 0), ("failed", 0, 0, 3)]
+
+
+# ------------------------------------------------------------------ a failover with 100 MB
+
+
+#: ~1 KB of offset metadata per commit, as a consumer that stores its position's context
+METADATA = "m" * 1000
+FAILOVER_BYTES = 100 * 1024 * 1024
+GROUPS = 500
+
+
+def test_a_failover_with_100_mb_of_offsets_keeps_the_loop_running(tmp_path: Path) -> None:
+    """``__consumer_offsets``-0 holds ~100 MB of offset commits, written with the real codec
+    into the real partition log; a leadership change (as the replica manager announces one)
+    makes the group coordinator load it while a probe measures how long the event loop is
+    held at a time. The assertions are about counts (chunks no larger than
+    ``offsets.load.buffer.size``, the loop given back at least once a chunk, the groups'
+    requests answered COORDINATOR_LOAD_IN_PROGRESS until the load is over, every offset
+    loaded); the times are printed for the record (``pytest -s``)."""
+    n = Node(tmp_path / "data", **{"offsets.topic.num.partitions": "1"})
+    try:
+        b = n.broker
+        groups = b.groups
+        assert groups is not None and groups.topic.ensure_created(T0) is E.NONE
+        written = commits = 0
+        batch_no = 0
+        while written < FAILOVER_BYTES:
+            group = f"group-{batch_no % GROUPS}"
+            batch = build_batch([
+                (serialize_offset_commit_key(group, "orders", batch_no * 9 + j),
+                 serialize_offset_commit_value(CommittedOffset(batch_no, -1, METADATA, T0)))
+                for j in range(9)], default_timestamp=T0)
+            result, _ = b.replica_manager.append_to_leader(
+                OFFSETS_TOPIC, 0, batch, required_acks=1, now_ms=T0,
+                origin=AppendOrigin.COORDINATOR)
+            assert result.error is E.NONE
+            written += len(batch)
+            commits += 9
+            batch_no += 1
+        buffer = groups.offsets_config.load_buffer_size
+
+        async def failover() -> tuple[float, float, list[ErrorCode]]:
+            loop = asyncio.get_running_loop()
+            groups.startup(T0)
+            gaps: list[float] = []
+            answers: list[ErrorCode] = []
+            loading = True
+
+            async def probe() -> None:
+                while loading:
+                    before = loop.time()
+                    await asyncio.sleep(0.001)
+                    gaps.append(loop.time() - before)
+                    answers.append(groups.coordinator.handle_fetch_offsets("group-1"))
+
+            prober = loop.create_task(probe())
+            await asyncio.sleep(0.01)
+            epoch = (groups.topic.writer.leader_epoch(0) or 0) + 1
+            started = time.monotonic()
+            groups.on_leadership_change(LeadershipChange(OFFSETS_TOPIC, 0, epoch, True), T0)
+            inline_s = time.monotonic() - started
+            assert groups.runtime.state(0) is S.LOADING
+            task = groups.runtime.load_task(0)
+            assert task is not None
+            await task
+            loading = False
+            await prober
+            groups.shutdown(T0)
+            return max(gaps), inline_s, answers
+
+        collections: list[float] = []
+        started_at = [0.0]
+
+        def on_gc(phase: str, info: dict) -> None:
+            if info["generation"] != 2:
+                return
+            if phase == "start":
+                started_at[0] = time.monotonic()
+            else:
+                collections.append(time.monotonic() - started_at[0])
+
+        gc.callbacks.append(on_gc)
+        try:
+            max_gap, inline_s, answers = asyncio.run(failover())
+        finally:
+            gc.callbacks.remove(on_gc)
+
+        summary = groups.runtime.summary(0)
+        assert summary is not None and groups.runtime.state(0) is S.ACTIVE
+        assert summary.bytes == written >= FAILOVER_BYTES and summary.batches == batch_no
+        assert summary.max_chunk_bytes <= buffer
+        assert summary.chunks >= written // buffer
+        assert summary.yields >= summary.chunks - 1
+        # the probe's requests were answered "loading" while it ran, never "not coordinator"
+        assert E.COORDINATOR_LOAD_IN_PROGRESS in answers
+        assert set(answers) <= {E.COORDINATOR_LOAD_IN_PROGRESS, E.NONE}
+        assert answers[-1] is E.NONE
+        assert len(groups.offsets.groups()) == GROUPS
+        assert sum(len(groups.offsets.offsets_of(g)) for g in groups.offsets.groups()) == commits
+        assert groups.offsets.offsets_of("group-1")[("orders", 9)] == CommittedOffset(
+            1, -1, METADATA, T0)
+        print(f"\nfailover load of {written / 2**20:.1f} MiB ({commits} offsets, "
+              f"{summary.chunks} chunks of <= {buffer} bytes, {summary.yields} yields) in "
+              f"{summary.elapsed_ms:.0f} ms; first slice inline {inline_s * 1000:.1f} ms; "
+              f"longest loader slice {summary.max_slice_ms:.1f} ms; longest loop gap "
+              f"{max_gap * 1000:.1f} ms; full collections during the load: "
+              f"{', '.join(f'{c * 1000:.0f}' for c in collections) or 'none'} ms")
+    finally:
+        n.close()
