@@ -21,6 +21,7 @@ from protocol.records.record import build_batch, decode_batch
 from pybroker.broker import Broker
 from pybroker.cluster.replica_manager import LeadershipChange
 from pybroker.config import BrokerConfig
+from pybroker.coordinator.group.offsets import OffsetToCommit
 from pybroker.coordinator.group.storage import (
     CommittedOffset,
     commit_error_for,
@@ -497,7 +498,7 @@ def test_a_failover_with_100_mb_of_offsets_keeps_the_loop_running(tmp_path: Path
                     before = loop.time()
                     await asyncio.sleep(0.001)
                     gaps.append(loop.time() - before)
-                    answers.append(groups.coordinator.handle_fetch_offsets("group-1"))
+                    answers.append(groups.fetch_offsets("group-1", None)[0])
 
             prober = loop.create_task(probe())
             await asyncio.sleep(0.01)
@@ -506,6 +507,10 @@ def test_a_failover_with_100_mb_of_offsets_keeps_the_loop_running(tmp_path: Path
             groups.on_leadership_change(LeadershipChange(OFFSETS_TOPIC, 0, epoch, True), T0)
             inline_s = time.monotonic() - started
             assert groups.runtime.state(0) is S.LOADING
+            # a commit while the partition loads is refused before anything is written
+            assert groups.commit_offsets("group-1", "", None, -1,
+                                         [OffsetToCommit(OFFSETS_TOPIC, 0, 5)], T0) == {
+                (OFFSETS_TOPIC, 0): E.COORDINATOR_LOAD_IN_PROGRESS}
             task = groups.runtime.load_task(0)
             assert task is not None
             await task
