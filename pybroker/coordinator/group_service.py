@@ -100,7 +100,10 @@ class GroupCoordinatorService:
 
     def on_loading(self, partition: int, epoch: int) -> None:
         """Requests for the partition's groups answer COORDINATOR_LOAD_IN_PROGRESS from now
-        until the replay is taken over (:meth:`on_loaded`)."""
+        until the replay is taken over (:meth:`on_loaded`); what was cached of the partition
+        no longer counts as loaded, so that neither expiry nor a transaction's completion
+        acts on it meanwhile (the load replays whatever marker is written until then)."""
+        self.offsets.loaded_partitions.discard(partition)
 
     def on_loaded(self, partition: int, epoch: int, replay: PartitionReplay,
                   summary: LoadSummary, now_ms: int) -> None:

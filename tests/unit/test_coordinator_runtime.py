@@ -253,6 +253,21 @@ def test_the_loader_reads_chunks_of_at_most_its_buffer(node: Node) -> None:
     assert summary.yields == summary.chunks - 1
 
 
+def test_what_is_appended_while_loading_is_loaded_too(node: Node) -> None:
+    """A transaction marker may be written to a partition while its coordinator loads it:
+    the load reads to the log end as it is at each chunk, not as it was at the start."""
+    writer = _filled(node, 10)
+    replay = RecordingReplay()
+    steps = CoordinatorLoader(writer, 200, clock=ManualClock()).steps(0, replay,
+                                                                     LoadSummary(0))
+    next(steps)
+    assert writer.append(0, records(99), T0, required_acks=1, timeout_ms=1000).error is E.NONE
+    with pytest.raises(StopIteration) as done:
+        while True:
+            next(steps)
+    assert replay.batches[-1] == (20, 1) and done.value.value.end_offset == 21
+
+
 def test_a_batch_larger_than_the_buffer_is_read_whole(node: Node) -> None:
     writer = _filled(node, 3, size=500)
     replay = RecordingReplay()

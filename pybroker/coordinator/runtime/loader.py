@@ -2,10 +2,13 @@
 ``CoordinatorLoaderImpl``).
 
 A coordinator that starts leading a partition rebuilds its state from the partition's log,
-from the log start to the log end as it was when the load began: chunk by chunk of at most
-the coordinator's load buffer (``offsets.load.buffer.size``,
+from the log start to the log end: chunk by chunk of at most the coordinator's load buffer (``offsets.load.buffer.size``,
 ``transaction.state.log.load.buffer.size``; one batch larger than that is read whole, as
-Kafka grows its buffer), each batch handed to the coordinator's :class:`Replay`. Kafka loads on
+Kafka grows its buffer), each batch handed to the coordinator's :class:`Replay`. The log end
+is read afresh with every chunk: the coordinator refuses writes while it loads, but a
+transaction marker may still be appended to the partition meanwhile, and the load must
+replay it (the coordinator takes the replay over in the same turn of the loop as the last
+read, so nothing falls between the two). Kafka loads on
 a thread of its own; here the load shares the event loop with every request, so it gives the
 loop back after every chunk and, within a chunk, once it has worked for
 :data:`DEFAULT_MAX_SLICE_MS`: a load of hundreds of megabytes then delays a request by a
@@ -94,8 +97,7 @@ class CoordinatorLoader:
             chunk = self.writer.read_chunk(partition, offset, self.load_buffer_size)
             if chunk is None:
                 raise not_led(self.writer.name, partition)
-            if end is None:
-                end = chunk.log_end_offset  # the log end when the load began
+            end = chunk.log_end_offset
             buf = chunk.records
             if not buf:
                 break
