@@ -386,6 +386,7 @@ def test_a_small_partition_is_active_within_its_leadership_change(node: Node) ->
         assert summary is not None and summary.batches == 5
         runtime.on_leadership_change(LeadershipChange(TOPIC, 0, 4, False), T0)
         assert runtime.state(0) is S.UNLOADED and runtime.error_for(0) is E.NOT_COORDINATOR
+        assert runtime.freezes == 0  # a small load leaves the collector alone
 
     asyncio.run(main())
     assert shard.events == [("loading", 0, 3), ("loaded", 0, 3, 5), ("unloaded", 0, 4)]
@@ -404,6 +405,7 @@ def test_a_large_partition_loads_on_the_loop_and_answers_load_in_progress(node: 
         assert task is not None
         await task
         assert runtime.state(0) is S.ACTIVE
+        assert runtime.freezes == 2  # after its first slice and at its end: its clock stood
 
     asyncio.run(main())
     assert shard.events == [("loading", 0, 1), ("loaded", 0, 1, 30)]
@@ -557,6 +559,7 @@ def test_a_failover_with_100_mb_of_offsets_keeps_the_loop_running(tmp_path: Path
         assert summary.max_chunk_bytes <= buffer
         assert summary.chunks >= written // buffer
         assert summary.yields >= summary.chunks - 1
+        assert groups.runtime.freezes >= 2  # during the load and once it was over
         # the probe's requests were answered "loading" while it ran, never "not coordinator"
         assert E.COORDINATOR_LOAD_IN_PROGRESS in answers
         assert set(answers) <= {E.COORDINATOR_LOAD_IN_PROGRESS, E.NONE}
@@ -567,7 +570,8 @@ def test_a_failover_with_100_mb_of_offsets_keeps_the_loop_running(tmp_path: Path
             1, -1, METADATA, T0)
         print(f"\nfailover load of {written / 2**20:.1f} MiB ({commits} offsets, "
               f"{summary.chunks} chunks of <= {buffer} bytes, {summary.yields} yields) in "
-              f"{summary.elapsed_ms:.0f} ms; first slice inline {inline_s * 1000:.1f} ms; "
+              f"{summary.elapsed_ms:.0f} ms, the heap frozen {groups.runtime.freezes} times; "
+              f"first slice inline {inline_s * 1000:.1f} ms; "
               f"longest loader slice {summary.max_slice_ms:.1f} ms; longest loop gap "
               f"{max_gap * 1000:.1f} ms; full collections during the load: "
               f"{', '.join(f'{c * 1000:.0f}' for c in collections) or 'none'} ms")
