@@ -1,4 +1,6 @@
-"""OffsetDelete (47): drop a group's committed offsets for partitions it no longer consumes."""
+"""OffsetDelete (47): drop a group's committed offsets for partitions it no longer consumes.
+The ACL checks are the handler's; the group's verdict and the removal are the group
+service's (``remove_offsets``)."""
 
 from __future__ import annotations
 
@@ -18,25 +20,15 @@ def handle(ctx: RequestContext, request: req.OffsetDeleteRequest) -> m.OffsetDel
                                       throttle_time_ms=0)
     readable = acls.authorized(ctx, AclOperation.READ, ResourceType.TOPIC,
                                (t.name for t in request.topics))
-    topics = [t.name for t in request.topics if t.name in readable]
-    error, subscribed = groups.coordinator.validate_delete_offsets(request.group_id, topics)
+    error, errors = groups.remove_offsets(
+        request.group_id, [(t.name, p.partition_index) for t in request.topics
+                           if t.name in readable for p in t.partitions], ctx.now_ms)
     if error:
         return m.OffsetDeleteResponse(error_code=error, throttle_time_ms=0)
-    errors: dict[tuple[str, int], ErrorCode] = {}
-    deletable = []
     for t in request.topics:
-        for p in t.partitions:
-            key = (t.name, p.partition_index)
-            if t.name not in readable:
-                errors[key] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
-            elif t.name in subscribed:
-                errors[key] = ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC
-            elif ctx.services.metadata_cache.partition(t.name, p.partition_index) is None:
-                errors[key] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-            else:
-                deletable.append(key)
-    if deletable:
-        groups.delete_offsets(request.group_id, deletable, ctx.now_ms)
+        if t.name not in readable:
+            for p in t.partitions:
+                errors[(t.name, p.partition_index)] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
     return m.OffsetDeleteResponse(
         error_code=ErrorCode.NONE, throttle_time_ms=0,
         topics=[m.OffsetDeleteResponseTopic(name=t.name, partitions=[

@@ -1,4 +1,6 @@
-"""OffsetFetch (9): committed offsets of one group (v0-7) or several (v8+)."""
+"""OffsetFetch (9): committed offsets of one group (v0-7) or several (v8+). The ACL checks
+are the handler's; the group's status and the offsets come from the group service
+(``fetch_offsets``)."""
 
 from __future__ import annotations
 
@@ -29,10 +31,7 @@ def _fetch(ctx: RequestContext, group_id: str, topics: list[tuple[str, list[int]
         # coordinator's path, whose refused group has no partitions (nor, before v2, an error)
         return error, ([(name, p, -1, -1, "", error) for name, ps in (topics or []) for p in ps]
                        if ctx.api_version == 0 else [])
-    error = groups.coordinator.handle_fetch_offsets(group_id)
-    if error:
-        return error, [(name, p, -1, -1, "", error) for name, ps in (topics or []) for p in ps]
-    denied = []
+    denied: list[FetchedOffset] = []
     if topics is None:
         partitions = None
     else:
@@ -41,7 +40,10 @@ def _fetch(ctx: RequestContext, group_id: str, topics: list[tuple[str, list[int]
         denied = [(name, p, -1, -1, "", ErrorCode.TOPIC_AUTHORIZATION_FAILED)
                   for name, ps in topics if name not in allowed for p in ps]
         partitions = [(name, p) for name, ps in topics if name in allowed for p in ps]
-    results = groups.offsets.fetch(group_id, partitions, require_stable=require_stable)
+    error, fetched = groups.fetch_offsets(group_id, partitions, require_stable=require_stable)
+    if error:
+        return error, [(name, p, -1, -1, "", error) for name, ps in (topics or []) for p in ps]
+    results: list[FetchedOffset] = list(fetched)
     if topics is None and acls.enabled:
         allowed = acls.authorized(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC,
                                   {r[0] for r in results})

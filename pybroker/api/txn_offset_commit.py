@@ -7,7 +7,8 @@ created), then the group's partition is verified with the transaction coordinato
 producer's transaction is not open there yet (KIP-890: AddOffsetsToTxn must have added it), and
 only then is the member checked and the batch written, with the verification's guard. A failed
 verification answers every partition with the coordinator's error as an offset commit maps it
-(TRANSACTION_ABORTABLE from v4, INVALID_TXN_STATE before)."""
+(TRANSACTION_ABORTABLE from v4, INVALID_TXN_STATE before). The ACL checks are the handler's;
+the rest is the group service's (``commit_transactional_offsets``)."""
 
 from __future__ import annotations
 
@@ -19,11 +20,9 @@ from protocol.messages import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import Response, api
-from pybroker.cluster.replica_manager import NO_SEQUENCE, VerificationGuard
 from pybroker.cluster.txn_verification import TxnErrorMode
 from pybroker.coordinator.group.offsets import OffsetToCommit, TxnProducer
-from pybroker.coordinator.group.storage import commit_error_for
-from pybroker.kernel.outcome import Outcome, chain, is_pending, when_ready
+from pybroker.kernel.outcome import when_ready
 from pybroker.security.acl import AclOperation, ResourceType
 
 
@@ -32,7 +31,6 @@ def handle(ctx: RequestContext, request: req.TxnOffsetCommitRequest,
            ) -> Response[m.TxnOffsetCommitResponse]:
     v = ctx.api_version
     groups = ctx.services.groups
-    cache = ctx.services.metadata_cache
     errors: dict[tuple[str, int], ErrorCode] = {}
     wanted: list[OffsetToCommit] = []
     acls = ctx.services.acls
@@ -50,8 +48,6 @@ def handle(ctx: RequestContext, request: req.TxnOffsetCommitRequest,
                 errors[(topic.name, p.partition_index)] = refusal
             elif topic.name not in readable:
                 errors[(topic.name, p.partition_index)] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
-            elif cache.partition(topic.name, p.partition_index) is None:
-                errors[(topic.name, p.partition_index)] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             else:
                 wanted.append(OffsetToCommit(
                     topic.name, p.partition_index, p.committed_offset,
@@ -73,42 +69,15 @@ def handle(ctx: RequestContext, request: req.TxnOffsetCommitRequest,
                 for p in topic.partitions])
             for topic in request.topics])
 
-    # As in Kafka, unknown partitions are answered before the group is looked at: a request
-    # naming none that exists reaches no group (and creates none).
     if not wanted:
         return respond({})
-    error = groups.coordinator.begin_txn_offset_commit(request.group_id, ctx.now_ms)
-    if error:
-        return respond({(o.topic, o.partition): error for o in wanted})
-    replica_manager = ctx.services.replica_manager
-    verification = replica_manager.maybe_start_transaction_verification_for_partition(
-        (groups.topic.name, groups.topic.partition_for(request.group_id)),
-        request.transactional_id, request.producer_id, request.producer_epoch, NO_SEQUENCE,
-        TxnErrorMode.for_txn_offset_commit(v), ctx.now_ms)
-    later = is_pending(verification)
-
-    def commit(verified: tuple[ErrorCode, VerificationGuard | None],
-               ) -> Outcome[m.TxnOffsetCommitResponse]:
-        error, guard = verified
-        if error:
-            mapped = commit_error_for(error)
-            return respond({(o.topic, o.partition): mapped for o in wanted})
-        now_ms = replica_manager.clock.milliseconds() if later else ctx.now_ms
-        error = groups.coordinator.handle_commit_offsets(
-            request.group_id,
-            request.member_id if v >= 3 else "",
-            request.group_instance_id if v >= 3 else None,
-            request.generation_id if v >= 3 else -1,
-            now_ms,
-            transactional=True,
-        )
-        if error:
-            return respond({(o.topic, o.partition): error for o in wanted})
-        producer = TxnProducer(request.producer_id, request.producer_epoch)
-        # answered once the batch is replicated to the ISR (at once on a single node); its
-        # offsets count only when the transaction's COMMIT marker follows
-        return when_ready(groups.offsets.commit(request.group_id, wanted, now_ms,
-                                                producer=producer, verification_guard=guard),
-                          respond)
-
-    return chain(verification, commit)
+    # answered once the batch is replicated to the ISR (at once on a single node); its
+    # offsets count only when the transaction's COMMIT marker follows
+    return when_ready(groups.commit_transactional_offsets(
+        request.group_id, request.transactional_id,
+        TxnProducer(request.producer_id, request.producer_epoch),
+        request.member_id if v >= 3 else "",
+        request.group_instance_id if v >= 3 else None,
+        request.generation_id if v >= 3 else -1,
+        wanted, TxnErrorMode.for_txn_offset_commit(v), ctx.now_ms,
+    ), respond)

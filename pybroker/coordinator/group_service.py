@@ -7,10 +7,17 @@ and ``__consumer_offsets`` wired together on the event loop.
 * :class:`~pybroker.coordinator.group.storage.OffsetsTopic` - the internal topic itself.
 
 The service follows the leadership of ``__consumer_offsets`` (a leadership listener on the
-replica manager, Kafka's ``onElection`` / ``onResignation``): a partition this broker starts
-leading is replayed and its groups loaded; one it stops leading has its groups unloaded, their
-parked JoinGroup and SyncGroup requests answered NOT_COORDINATOR. At start-up every partition
-already led is loaded. Offsets expire on ``offsets.retention.check.interval.ms``.
+replica manager, Kafka's ``onElection`` / ``onResignation``) through the coordinator runtime
+(:mod:`pybroker.coordinator.runtime`): a partition this broker starts leading is replayed,
+chunk by chunk and giving the loop back between them, and its groups loaded (its requests
+answer COORDINATOR_LOAD_IN_PROGRESS meanwhile); one it stops leading has its groups unloaded,
+their parked JoinGroup and SyncGroup requests answered NOT_COORDINATOR. At start-up every
+partition already led is loaded.
+
+The offset APIs (OffsetCommit, TxnOffsetCommit, OffsetFetch, OffsetDelete) are the service's
+whole: validation, the group's verdict, KIP-890 verification and the write
+(:meth:`GroupCoordinatorService.commit_offsets` and the others); their handlers check ACLs
+and build responses. Offsets expire on ``offsets.retention.check.interval.ms``.
 
 Transactional offsets (TxnOffsetCommit) stay pending until the WriteTxnMarkers handler has
 written their transaction's marker to the group's partition and calls
@@ -22,21 +29,35 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ErrorCode
+from pybroker.cluster.replica_manager import NO_SEQUENCE
 from pybroker.coordinator.group import GroupConfig, GroupCoordinator, GroupState, LoopScheduler
-from pybroker.coordinator.group.offsets import GroupRetentionView, OffsetManager
-from pybroker.coordinator.group.storage import OffsetsConfig, OffsetsTopic
+from pybroker.coordinator.group.offsets import (
+    GroupRetentionView,
+    OffsetFetchResult,
+    OffsetManager,
+    OffsetToCommit,
+)
+from pybroker.coordinator.group.storage import (
+    OffsetsConfig,
+    OffsetsTopic,
+    PartitionReplay,
+    TxnProducer,
+    commit_error_for,
+)
+from pybroker.coordinator.runtime import CoordinatorRuntime, CoordinatorState, LoadSummary
 from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
-from pybroker.kernel.outcome import settle
+from pybroker.kernel.outcome import Outcome, chain, is_pending, settle, when_ready
 from pybroker.kernel.types import TopicPartition
 
 if TYPE_CHECKING:
     from pybroker.cluster.hosted_partitions import LeadershipChange
     from pybroker.cluster.metadata_cache import MetadataCache
-    from pybroker.cluster.replica_manager import ReplicaManager
+    from pybroker.cluster.replica_manager import ReplicaManager, VerificationGuard
+    from pybroker.cluster.txn_verification import TxnErrorMode
     from pybroker.config import BrokerConfig
 
 log = logging.getLogger(__name__)
@@ -47,29 +68,78 @@ class GroupCoordinatorService:
                  metadata: MetadataCache, admin: Any, *, clock: Clock = SYSTEM_CLOCK) -> None:
         #: the time of the coordinator's timers and of the calls that come without one
         self.clock = clock
+        self.replica_manager = replica_manager
+        self.metadata = metadata
         self.offsets_config = OffsetsConfig.from_props(config.props)
-        self.topic = OffsetsTopic(replica_manager, metadata, admin, self.offsets_config)
+        self.topic = OffsetsTopic(replica_manager, metadata, admin, self.offsets_config,
+                                  clock=clock)
         self.offsets = OffsetManager(self.topic, self.offsets_config)
+        #: the partitions of __consumer_offsets loaded here; a partition whose log fits in the
+        #: first slice is loaded within its leadership change, a larger one on the loop
+        self.runtime: CoordinatorRuntime[PartitionReplay] = CoordinatorRuntime(
+            self.topic.writer, self.topic.loader, self, clock=clock, inline_first_slice=True)
         self._coordinator: GroupCoordinator | None = None  # built by startup()
         self.group_config = GroupConfig.from_properties(config.props)
         replica_manager.add_leadership_listener(self.topic.name, self.on_leadership_change)
 
+    # -- leadership ------------------------------------------------------------------------
+
     def on_leadership_change(self, change: LeadershipChange, now_ms: int) -> None:
         """Load the groups of a partition this broker now leads; unload those of one it no
         longer leads. Before :meth:`startup` nothing is loaded: startup loads what is led."""
+        if self._coordinator is not None:
+            self.runtime.on_leadership_change(change, now_ms)
+
+    # the runtime's shard: the group coordinator's replay and what it does with one
+
+    def new_replay(self, partition: int) -> PartitionReplay:
+        return self.topic.new_replay(partition)
+
+    def on_loading(self, partition: int, epoch: int) -> None:
+        """Requests for the partition's groups answer COORDINATOR_LOAD_IN_PROGRESS from now
+        until the replay is taken over (:meth:`on_loaded`); what was cached of the partition
+        no longer counts as loaded, so that neither expiry nor a transaction's completion
+        acts on it meanwhile (the load replays whatever marker is written until then)."""
+        self.offsets.loaded_partitions.discard(partition)
+
+    def on_loaded(self, partition: int, epoch: int, replay: PartitionReplay,
+                  summary: LoadSummary, now_ms: int) -> None:
+        groups = self.offsets.install_partition(partition, replay.result(summary.end_offset))
+        coordinator = self._coordinator
+        if coordinator is not None:
+            for group_id, value in groups.items():
+                coordinator.load_group(group_id, value, now_ms)
+
+    def on_load_failed(self, partition: int, epoch: int, replay: PartitionReplay,
+                       error: BaseException, now_ms: int) -> None:
+        """Nothing of a partition whose load broke off is taken: its groups answer
+        NOT_COORDINATOR until its next election."""
+
+    def on_unloaded(self, partition: int, epoch: int | None, now_ms: int) -> None:
+        self.offsets.unload_partition(partition)
         coordinator = self._coordinator
         if coordinator is None:
             return
-        if change.is_leader:
-            for group_id, value in self.offsets.load_partition(change.partition).items():
-                coordinator.load_group(group_id, value, now_ms)
-            return
-        self.offsets.unload_partition(change.partition)
         coordinator.unload_groups(
             [g.group_id for g in coordinator.groups()
-             if self.topic.partition_for(g.group_id) == change.partition], now_ms)
+             if self.topic.partition_for(g.group_id) == partition], now_ms)
         log.info("Unloaded the groups of %s-%d (no longer its leader)", self.topic.name,
-                 change.partition)
+                 partition)
+
+    def _is_loading(self, group_id: str | None) -> bool:
+        """Whether the group's partition (None: any partition) is still being replayed."""
+        if group_id is None:
+            return self.runtime.is_loading()
+        return self.topic.exists and self.runtime.is_loading(self.topic.partition_for(group_id))
+
+    def _is_coordinator_for(self, group_id: str) -> bool:
+        if not self.topic.exists:
+            return True
+        partition = self.topic.partition_for(group_id)
+        return (self.topic.is_leader(partition)
+                and self.runtime.state(partition) is not CoordinatorState.FAILED)
+
+    # -- life cycle ------------------------------------------------------------------------
 
     @property
     def coordinator(self) -> GroupCoordinator:
@@ -82,20 +152,149 @@ class GroupCoordinatorService:
         loop = asyncio.get_running_loop()
         coordinator = self._coordinator = GroupCoordinator(
             self.group_config, self.offsets, LoopScheduler(loop, self.clock.milliseconds),
-            is_coordinator_for=lambda group_id: self.topic.is_leader(
-                self.topic.partition_for(group_id)) if self.topic.exists else True,
-        )
-        for group_id, value in self.offsets.load_led_partitions().items():
-            coordinator.load_group(group_id, value, now_ms)
+            is_coordinator_for=self._is_coordinator_for, is_loading=self._is_loading)
+        self.runtime.load_led_partitions(now_ms)
         coordinator.startup()
 
     def shutdown(self, now_ms: int) -> None:
+        self.runtime.close()
         if self._coordinator is not None:
             self._coordinator.shutdown(now_ms)
 
     def ensure_offsets_topic(self, now_ms: int) -> ErrorCode:
-        """Create ``__consumer_offsets`` on first need (Kafka does it on FindCoordinator)."""
-        return self.offsets.ensure_topic(now_ms)
+        """Create ``__consumer_offsets`` on first need (Kafka does it on FindCoordinator); a
+        topic created here has nothing to replay, so its partitions load at once."""
+        if self.topic.exists:
+            return ErrorCode.NONE
+        if self._coordinator is None:
+            return self.offsets.ensure_topic(now_ms)
+        error = self.topic.ensure_created(now_ms)
+        if not error:
+            self.runtime.load_led_partitions(now_ms)
+        return error
+
+    # -- offsets: what the offset handlers call --------------------------------------------
+
+    def _unknown(self, offsets: Iterable[OffsetToCommit],
+                 errors: dict[TopicPartition, ErrorCode]) -> list[OffsetToCommit]:
+        """The offsets of partitions that exist; the others answer UNKNOWN_TOPIC_OR_PARTITION
+        in ``errors``."""
+        known = []
+        for o in offsets:
+            if self.metadata.partition(o.topic, o.partition) is None:
+                errors[(o.topic, o.partition)] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            else:
+                known.append(o)
+        return known
+
+    def commit_offsets(self, group_id: str, member_id: str, group_instance_id: str | None,
+                       generation_id: int, offsets: Sequence[OffsetToCommit], now_ms: int,
+                       retention_ms: int = -1) -> Outcome[dict[TopicPartition, ErrorCode]]:
+        """OffsetCommit (Kafka's ``commitOffsets``): each partition's error, at once or, while
+        the batch is being replicated to the ISR, as a future. Unknown partitions are answered
+        before the group is looked at: a request naming none that exists reaches no group
+        (and creates none). The group's verdict (generation, member) answers every other
+        partition when it refuses; else the offsets are written in one batch."""
+        errors: dict[TopicPartition, ErrorCode] = {}
+        known = self._unknown(offsets, errors)
+        if not known:
+            return errors
+        error = self.coordinator.handle_commit_offsets(group_id, member_id, group_instance_id,
+                                                       generation_id, now_ms)
+        if error:
+            errors.update({(o.topic, o.partition): error for o in known})
+            return errors
+
+        def stored(written: dict[TopicPartition, ErrorCode]) -> dict[TopicPartition, ErrorCode]:
+            errors.update(written)
+            return errors
+
+        return when_ready(self.offsets.commit(group_id, known, now_ms, retention_ms), stored)
+
+    def commit_transactional_offsets(
+        self, group_id: str, transactional_id: str, producer: TxnProducer, member_id: str,
+        group_instance_id: str | None, generation_id: int, offsets: Sequence[OffsetToCommit],
+        error_mode: TxnErrorMode, now_ms: int,
+    ) -> Outcome[dict[TopicPartition, ErrorCode]]:
+        """TxnOffsetCommit (Kafka's ``commitTransactionalOffsets``, as 3.9 orders it): unknown
+        partitions first, then the coordinator's status for the group (an unknown group is
+        created), then the group's partition verified with the transaction coordinator when
+        the producer's transaction is not open there yet (KIP-890: AddOffsetsToTxn must have
+        added it), and only then the member checked and the batch written with the
+        verification's guard. A failed verification answers every partition with the error
+        as an offset commit maps it. The offsets count once the transaction's COMMIT marker
+        follows."""
+        errors: dict[TopicPartition, ErrorCode] = {}
+        known = self._unknown(offsets, errors)
+        if not known:
+            return errors
+
+        def every(error: ErrorCode) -> dict[TopicPartition, ErrorCode]:
+            errors.update({(o.topic, o.partition): error for o in known})
+            return errors
+
+        error = self.coordinator.begin_txn_offset_commit(group_id, now_ms)
+        if error:
+            return every(error)
+        verification = self.replica_manager.maybe_start_transaction_verification_for_partition(
+            (self.topic.name, self.topic.partition_for(group_id)), transactional_id,
+            producer.producer_id, producer.producer_epoch, NO_SEQUENCE, error_mode, now_ms)
+        later = is_pending(verification)
+
+        def commit(verified: tuple[ErrorCode, VerificationGuard | None],
+                   ) -> Outcome[dict[TopicPartition, ErrorCode]]:
+            error, guard = verified
+            if error:
+                return every(commit_error_for(error))
+            at_ms = self.clock.milliseconds() if later else now_ms
+            error = self.coordinator.handle_commit_offsets(
+                group_id, member_id, group_instance_id, generation_id, at_ms, transactional=True)
+            if error:
+                return every(error)
+
+            def stored(written: dict[TopicPartition, ErrorCode],
+                       ) -> dict[TopicPartition, ErrorCode]:
+                errors.update(written)
+                return errors
+
+            return when_ready(self.offsets.commit(group_id, known, at_ms, producer=producer,
+                                                  verification_guard=guard), stored)
+
+        return chain(verification, commit)
+
+    def fetch_offsets(self, group_id: str, partitions: Sequence[TopicPartition] | None, *,
+                      require_stable: bool = False) -> tuple[ErrorCode, list[OffsetFetchResult]]:
+        """OffsetFetch (Kafka's ``fetchOffsets``/``fetchAllOffsets``): the coordinator's
+        status for the group, and the committed offsets of ``partitions`` (None: all)."""
+        error = self.coordinator.handle_fetch_offsets(group_id)
+        if error:
+            return error, []
+        return ErrorCode.NONE, self.offsets.fetch(group_id, partitions,
+                                                  require_stable=require_stable)
+
+    def remove_offsets(self, group_id: str, partitions: Sequence[TopicPartition], now_ms: int,
+                       ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
+        """OffsetDelete (Kafka's ``deleteOffsets``): the group-level error, else each
+        partition's: GROUP_SUBSCRIBED_TO_TOPIC for a topic the group's consumers subscribe
+        to, UNKNOWN_TOPIC_OR_PARTITION for one that does not exist; the others' offsets are
+        removed (:meth:`delete_offsets`)."""
+        error, subscribed = self.coordinator.validate_delete_offsets(
+            group_id, list(dict.fromkeys(t for t, _ in partitions)))
+        if error:
+            return error, {}
+        errors: dict[TopicPartition, ErrorCode] = {}
+        deletable = []
+        for tp in partitions:
+            if tp[0] in subscribed:
+                errors[tp] = ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC
+            elif self.metadata.partition(*tp) is None:
+                errors[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            else:
+                errors[tp] = ErrorCode.NONE
+                deletable.append(tp)
+        if deletable:
+            self.delete_offsets(group_id, deletable, now_ms)
+        return ErrorCode.NONE, errors
 
     def delete_offsets(self, group_id: str, partitions: list[tuple[str, int]],
                        now_ms: int) -> None:

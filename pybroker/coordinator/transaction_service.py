@@ -2,17 +2,17 @@
 :mod:`pybroker.coordinator.transaction` wired to ``__transaction_state``, the producer ids and
 the other brokers, on the event loop.
 
-* :class:`TransactionStateTopic` - the internal topic: its creation through the admin seam
-  (with the configs Kafka enforces), acks=all appends through the replica manager, reads for
-  replay.
+* :class:`TransactionStateTopic` - the internal topic, the runtime's writer with the layout
+  and configs Kafka enforces: its creation through the admin seam, acks=all appends.
 * :class:`TxnMarkerChannel` - Kafka's ``TransactionMarkerChannelManager``: one sender per
   destination broker, each draining its queue into one WriteTxnMarkers request at a time over
   a real connection (this broker included), retrying after a lost connection; entries whose
   partition has no live leader are looked up again every :data:`RETRY_BACKOFF_S`.
 * :class:`TransactionCoordinatorService` - follows the leadership of ``__transaction_state``
-  (a leadership listener, Kafka's ``onElection``/``onResignation``): a partition this broker
-  starts leading is replayed chunk by chunk on the loop, yielding between chunks, and its ids
-  handed to the coordinator, which finishes the transactions left preparing; one it stops
+  (a leadership listener, Kafka's ``onElection``/``onResignation``) through the coordinator
+  runtime (:mod:`pybroker.coordinator.runtime`): a partition this broker starts leading is
+  replayed chunk by chunk on the loop, yielding between chunks, and its ids handed to the
+  coordinator, which finishes the transactions left preparing; one it stops
   leading is forgotten. The coordinator epoch is the partition's leader epoch. The handlers'
   calls answer at once or with a future (:meth:`TransactionCoordinatorService.init_producer_id`
   and the others).
@@ -26,10 +26,16 @@ import ssl
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from protocol.errors import ErrorCode, KafkaError
+from protocol.errors import ErrorCode
 from protocol.messages import ApiKey
-from protocol.records.record import build_batch, iter_batches
-from pybroker.cluster.replica_manager import AppendOrigin
+from pybroker.coordinator.runtime import (
+    Appended,
+    CoordinatorLoader,
+    CoordinatorRuntime,
+    LoadSummary,
+    PartitionWriter,
+    TopicLayout,
+)
 from pybroker.coordinator.transaction import (
     UNKNOWN_DESTINATION,
     DescribedTransaction,
@@ -47,7 +53,7 @@ from pybroker.coordinator.transaction.markers import (
 )
 from pybroker.coordinator.transaction.storage import transaction_partition_for
 from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
-from pybroker.kernel.outcome import Answer, Outcome, is_pending, when_settled
+from pybroker.kernel.outcome import Answer, Outcome, is_pending, then, when_settled
 from pybroker.kernel.types import TopicPartition
 from pybroker.metadata.topics import TRANSACTION_STATE_TOPIC
 from pybroker.network.client import BrokerClientError, NodeConnections
@@ -83,30 +89,31 @@ def write_txn_markers_version(inter_broker_protocol_version: str) -> int:
 
 
 class TransactionStateTopic:
-    """``__transaction_state``: created on first need, written with acks=all, read for replay.
-
-    Its layout comes from the metadata cache; its creation goes through the admin seam (at
-    once on the embedded node; in ZooKeeper mode the controller creates it later)."""
+    """``__transaction_state`` as the transaction coordinator writes it: the runtime's
+    :class:`~pybroker.coordinator.runtime.PartitionWriter` with the topic's layout and the
+    configs Kafka enforces, written uncompressed with acks=all (Kafka's
+    ``EnforcedCompression`` and ``EnforcedRequiredAcks``) for the coordinator's
+    :class:`~pybroker.coordinator.transaction.manager.TransactionLog`."""
 
     name = TRANSACTION_STATE_TOPIC
 
     def __init__(self, replica_manager: ReplicaManager, metadata: MetadataCache, admin: Any,
                  config: TransactionConfig, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self.replica_manager = replica_manager
-        self.metadata = metadata
-        self.admin = admin
         self.config = config
         self.clock = clock
+        self.writer = PartitionWriter(replica_manager, metadata, admin, TopicLayout(
+            TRANSACTION_STATE_TOPIC, config.num_partitions, config.replication_factor,
+            config.topic_configs()), clock=clock)
 
     @property
     def exists(self) -> bool:
-        return self.metadata.topic(self.name) is not None
+        return self.writer.exists
 
     @property
     def num_partitions(self) -> int:
         """The existing topic's partition count, else ``transaction.state.log.num.partitions``."""
-        info = self.metadata.topic(self.name)
-        return len(info.partitions) if info is not None else self.config.num_partitions
+        return self.writer.num_partitions
 
     def partition_for(self, transactional_id: str) -> int:
         return transaction_partition_for(transactional_id, self.num_partitions)
@@ -114,68 +121,22 @@ class TransactionStateTopic:
     def ensure_created(self, now_ms: int) -> ErrorCode:
         """Ask for the topic if it does not exist yet (Kafka does it on the first
         FindCoordinator for a transactional id); COORDINATOR_NOT_AVAILABLE until it exists."""
-        if self.exists:
-            return ErrorCode.NONE
-        outcome = self.admin.create_internal_topic(
-            self.name, self.config.num_partitions, self.config.replication_factor,
-            self.config.topic_configs(), now_ms)
-        if isinstance(outcome, KafkaError) or not self.exists:
-            return ErrorCode.COORDINATOR_NOT_AVAILABLE
-        return ErrorCode.NONE
-
-    def led_partitions(self) -> list[tuple[int, int]]:
-        """``(partition, leader epoch)`` of each partition this broker leads."""
-        out = []
-        for p in self.replica_manager.led_partitions(self.name):
-            partition = self.replica_manager.get_partition(self.name, p)
-            if partition is not None:
-                out.append((p, partition.leader_epoch))
-        return out
+        return self.writer.ensure_created(now_ms)
 
     def append(self, partition: int, records: Sequence[tuple[bytes, bytes | None]], *,
                timeout_ms: int, now_ms: int, done: WriteCallback) -> None:
-        """One uncompressed batch with acks=all (Kafka's ``EnforcedCompression`` and
-        ``EnforcedRequiredAcks``); ``done(error, now_ms)`` once the ISR has it, at once when
-        the leader is the whole ISR."""
-        batch = build_batch(records, default_timestamp=now_ms)
-        key = (self.name, partition)
-        try:
-            outcome = self.replica_manager.append_records(
-                {key: batch}, required_acks=-1, timeout_ms=timeout_ms, now_ms=now_ms,
-                origin=AppendOrigin.COORDINATOR)
-        except OSError:
-            log.exception("Appending to %s-%d failed", self.name, partition)
-            done(ErrorCode.KAFKA_STORAGE_ERROR, now_ms)
-            return
+        """One uncompressed batch with acks=all; ``done(error, now_ms)`` once the ISR has it,
+        at once when the leader is the whole ISR."""
+        outcome = self.writer.append(partition, records, now_ms, required_acks=-1,
+                                     timeout_ms=timeout_ms)
         if not is_pending(outcome):
-            done(outcome[key].error, now_ms)
+            done(outcome.error, now_ms)
             return
 
-        def replicated(results: dict[TopicPartition, Any]) -> None:
-            done(results[key].error, self.clock.milliseconds())
+        def replicated(appended: Appended) -> None:
+            done(appended.error, self.clock.milliseconds())
 
-        when_settled(outcome, replicated,
-                     lambda _error: done(ErrorCode.UNKNOWN_SERVER_ERROR, self.clock.milliseconds()))
-
-    def read_chunk(self, partition: int, offset: int, max_bytes: int,
-                   ) -> tuple[bytes, int] | None:
-        """The batches from ``offset`` (at least one, up to ``max_bytes``) and the log end
-        offset, while this broker leads the partition; None when it does not."""
-        p = self.replica_manager.get_partition(self.name, partition)
-        if p is None or not p.is_leader:
-            return None
-        end = p.log_end_offset
-        if offset >= end:
-            return b"", end
-        info = p.read(offset, max_bytes, min_one_batch=True, up_to_high_watermark=False)
-        if not info.size:
-            return b"", end
-        records = info.records
-        return (records if isinstance(records, bytes) else records.read_bytes()), end
-
-    def log_start_offset(self, partition: int) -> int | None:
-        p = self.replica_manager.get_partition(self.name, partition)
-        return p.log_start_offset if p is not None and p.is_leader else None
+        then(outcome, replicated)
 
 
 # ---------------------------------------------------------------------------- producer ids
@@ -337,7 +298,10 @@ class TransactionCoordinatorService:
                                         request_version=write_txn_markers_version(ibp),
                                         request_timeout_ms=self.config.request_timeout_ms,
                                         ssl_context=ssl_context, sasl=sasl, clock=clock)
-        self._loads: set[asyncio.Task[None]] = set()
+        #: the partitions of __transaction_state loaded here, replayed chunk by chunk on the loop
+        self.runtime = CoordinatorRuntime(
+            self.topic.writer, CoordinatorLoader(self.topic.writer, self.config.load_buffer_size,
+                                                 clock=clock), self, clock=clock)
         self._retry_handle: asyncio.TimerHandle | None = None
         self._started = False
         replica_manager.add_leadership_listener(self.topic.name, self.on_leadership_change)
@@ -370,71 +334,50 @@ class TransactionCoordinatorService:
     def on_leadership_change(self, change: LeadershipChange, now_ms: int) -> None:
         """Load a partition this broker now leads; forget one it no longer leads. Before
         :meth:`startup` nothing is loaded: startup loads what is led."""
-        if not self._started:
-            return
-        if change.is_leader:
-            self._elect(change.partition, change.leader_epoch)
-        else:
-            self.coordinator.on_resignation(change.partition, change.leader_epoch)
+        if self._started:
+            self.runtime.on_leadership_change(change, now_ms)
 
-    def _elect(self, partition: int, coordinator_epoch: int) -> None:
-        self.coordinator.on_election(partition, coordinator_epoch)
-        task = asyncio.get_running_loop().create_task(
-            self._load(partition, coordinator_epoch),
-            name=f"load-txns-{self.topic.name}-{partition}")
-        self._loads.add(task)
-        task.add_done_callback(self._loads.discard)
+    # the runtime's shard: the coordinator's replay and what it does with one
 
-    async def _load(self, partition: int, coordinator_epoch: int) -> None:
-        """Replay the partition to its log end, one chunk of
-        ``transaction.state.log.load.buffer.size`` per turn of the loop, as long as the load is
-        still the current one (Kafka's ``loadTransactionMetadata``)."""
-        await asyncio.sleep(0)  # the leadership change completes first
-        started = self.clock.monotonic()
-        replay = PartitionReplay(partition)
-        try:
-            offset = self.topic.log_start_offset(partition)
-            while offset is not None and self.coordinator.is_loading(partition,
-                                                                     coordinator_epoch):
-                chunk = self.topic.read_chunk(partition, offset, self.config.load_buffer_size)
-                if chunk is None:
-                    break  # no longer led here
-                buf, end = chunk
-                progressed = False
-                for pos, header in iter_batches(buf):
-                    next_offset = header.base_offset + header.last_offset_delta + 1
-                    if next_offset <= offset:
-                        continue
-                    replay.apply_batch(buf, pos)
-                    offset = next_offset
-                    progressed = True
-                if not progressed or offset >= end:
-                    break
-                await asyncio.sleep(0)
-        except Exception:
-            log.exception("Error loading transactions from %s-%d", self.topic.name, partition)
-        if self.coordinator.complete_loading(partition, coordinator_epoch, replay.transactions,
+    def new_replay(self, partition: int) -> PartitionReplay:
+        return PartitionReplay(partition)
+
+    def on_loading(self, partition: int, epoch: int) -> None:
+        self.coordinator.on_election(partition, epoch)
+
+    def on_loaded(self, partition: int, epoch: int, replay: PartitionReplay,
+                  summary: LoadSummary, now_ms: int) -> None:
+        self._complete_loading(partition, epoch, replay, summary.elapsed_ms)
+
+    def on_load_failed(self, partition: int, epoch: int, replay: PartitionReplay,
+                       error: BaseException, now_ms: int) -> None:
+        """What was read before the error is taken, as Kafka's loader keeps what it loaded."""
+        self._complete_loading(partition, epoch, replay, None)
+
+    def on_unloaded(self, partition: int, epoch: int | None, now_ms: int) -> None:
+        self.coordinator.on_resignation(partition, epoch)
+
+    def _complete_loading(self, partition: int, epoch: int, replay: PartitionReplay,
+                          elapsed_ms: float | None) -> None:
+        if self.coordinator.complete_loading(partition, epoch, replay.transactions,
                                              self.clock.milliseconds()):
-            log.info("Finished loading %d transactional id(s) from %s-%d in %d ms",
+            log.info("Finished loading %d transactional id(s) from %s-%d%s",
                      len(replay.transactions), self.topic.name, partition,
-                     (self.clock.monotonic() - started) * 1000)
+                     "" if elapsed_ms is None else f" in {elapsed_ms:.0f} ms")
 
     # -- life cycle --------------------------------------------------------------------------------
 
     def startup(self, now_ms: int) -> None:
         self.coordinator.startup()
         self._started = True
-        for partition, epoch in self.topic.led_partitions():
-            self._elect(partition, epoch)
+        self.runtime.load_led_partitions(now_ms)
 
     async def shutdown(self) -> None:
         self._started = False
         if self._retry_handle is not None:
             self._retry_handle.cancel()
             self._retry_handle = None
-        for task in list(self._loads):
-            task.cancel()
-        await asyncio.gather(*self._loads, return_exceptions=True)
+        await self.runtime.shutdown()
         await self.channel.shutdown()
         self.coordinator.shutdown()
 

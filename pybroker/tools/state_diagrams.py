@@ -58,6 +58,19 @@ MACHINES: list[StateMachine] = [
         ),
     ),
     StateMachine(
+        title="Coordinator partition (coordinator runtime)",
+        module="pybroker.coordinator.runtime.state",
+        table="VALID_PREVIOUS_STATES",
+        description=(
+            "Each partition of a coordinator's internal topic (__consumer_offsets, "
+            "__transaction_state) on this broker, as both coordinators' runtime keeps it "
+            "(Kafka's CoordinatorState): Loading while its log is replayed after this broker "
+            "became its leader (its requests answer COORDINATOR_LOAD_IN_PROGRESS), Active once "
+            "the replay was handed over, Failed when the load broke off, Unloaded when another "
+            "broker leads it (NOT_COORDINATOR). A new election loads it again from any state."
+        ),
+    ),
+    StateMachine(
         title="Partition (ZooKeeper-mode controller)",
         module="pybroker.controller.partition_state_machine",
         table="VALID_PREVIOUS_STATES",

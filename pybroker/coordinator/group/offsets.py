@@ -39,6 +39,7 @@ from pybroker.coordinator.group.storage import (
     OffsetRecord,
     OffsetsConfig,
     OffsetsTopic,
+    ReplayedPartition,
     TxnProducer,
     commit_error_for,
     serialize_group_metadata_key,
@@ -155,20 +156,25 @@ class OffsetManager:
 
     # -- loading ---------------------------------------------------------------------------
     def load_partition(self, partition: int) -> dict[str, GroupMetadataValue | None]:
-        """Replay a partition into the offset cache; returns the groups the membership layer
-        should load: each group with stored metadata, and each group known only through its
-        offsets, committed or pending (as None: Kafka loads those as Empty groups). Groups
+        """Replay a partition at once and :meth:`install_partition` it (the broker loads
+        through the coordinator runtime instead, which gives the loop back between chunks)."""
+        return self.install_partition(partition, self.topic.replay(partition))
+
+    def install_partition(self, partition: int, replayed: ReplayedPartition,
+                          ) -> dict[str, GroupMetadataValue | None]:
+        """Take a partition's replay into the offset cache; returns the groups the membership
+        layer should load: each group with stored metadata, and each group known only through
+        its offsets, committed or pending (as None: Kafka loads those as Empty groups). Groups
         whose metadata was deleted and that have no offsets are left out. Transactions without
         a marker yet leave their offsets pending, as before the reload."""
-        replayed = self.topic.replay(partition)
         self.unload_partition(partition)
-        for group in replayed.offsets:
-            self._offsets[group] = replayed.records(group)
+        for group, records in replayed.offset_records.items():
+            self._offsets[group] = records
         self.pending.load(partition, replayed.pending)
         self.loaded_partitions.add(partition)
         groups: dict[str, GroupMetadataValue | None] = {
             g: v for g, v in replayed.groups.items() if v is not None}
-        for group in [*replayed.offsets, *sorted(self.pending.groups(partition))]:
+        for group in [*replayed.offset_records, *sorted(self.pending.groups(partition))]:
             groups.setdefault(group, None)
         log.info("Loaded %s-%d: %d group(s), %d with stored metadata, %d transaction(s) open",
                  self.topic.name, partition, len(groups),

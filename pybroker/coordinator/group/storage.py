@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 import struct
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -42,16 +42,25 @@ from protocol.messages.group_metadata_key import GroupMetadataKey
 from protocol.messages.group_metadata_value import GroupMetadataValue
 from protocol.messages.offset_commit_key import OffsetCommitKey
 from protocol.primitives import Reader
-from protocol.records.record import build_batch, decode_batch, iter_batches
+from protocol.records.record import decode_batch
 from pybroker.config import broker_default, broker_value
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
-from pybroker.kernel.outcome import Outcome, when_ready, when_settled
+from pybroker.coordinator.runtime.errors import GROUP_STORE_ERRORS, OFFSET_COMMIT_ERRORS
+from pybroker.coordinator.runtime.loader import CoordinatorLoader
+from pybroker.coordinator.runtime.writer import (
+    COORDINATOR_BASE_SEQUENCE,
+    Appended as Appended,
+    PartitionWriter,
+    TopicLayout,
+    TransactionalProducer,
+    map_outcome,
+)
+from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
+from pybroker.kernel.outcome import Outcome, when_ready
 from pybroker.kernel.types import TopicPartition
-from pybroker.log.producer_state import AppendOrigin
 
 if TYPE_CHECKING:
     from pybroker.cluster.metadata_cache import MetadataCache
-    from pybroker.cluster.partition import Partition
     from pybroker.cluster.replica_manager import ReplicaManager, VerificationGuard
 
 log = logging.getLogger(__name__)
@@ -145,24 +154,11 @@ class OffsetRecord(NamedTuple):
         return self.batch_offset < batch_offset
 
 
-class TxnProducer(NamedTuple):
-    """The transactional producer a TxnOffsetCommit writes for."""
+#: the transactional producer a TxnOffsetCommit writes for
+TxnProducer = TransactionalProducer
 
-    producer_id: int
-    producer_epoch: int
-
-
-#: the base sequence of the coordinator's transactional batches, as Kafka writes it: every
-#: batch the coordinator writes is appended as the coordinator's (``AppendOrigin.COORDINATOR``),
-#: whose sequences the log does not check (only the producer's epoch)
-TXN_OFFSET_COMMIT_BASE_SEQUENCE = 0
-
-
-class Appended(NamedTuple):
-    """An append's error and, when it succeeded, the base offset its batch got (-1 if not)."""
-
-    error: ErrorCode
-    base_offset: int = -1
+#: the base sequence of a TxnOffsetCommit's batch, as Kafka's coordinator writes it
+TXN_OFFSET_COMMIT_BASE_SEQUENCE = COORDINATOR_BASE_SEQUENCE
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,39 +265,13 @@ def deserialize_group_metadata_value(
 def commit_error_for(append_error: ErrorCode) -> ErrorCode:
     """What an OffsetCommit answers when its append failed (Kafka's
     ``maybeConvertOffsetCommitError``): clients retry or rediscover the coordinator."""
-    if append_error in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_ENOUGH_REPLICAS,
-                        ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND):
-        return ErrorCode.COORDINATOR_NOT_AVAILABLE
-    if append_error in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR):
-        return ErrorCode.NOT_COORDINATOR
-    if append_error in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE,
-                        ErrorCode.INVALID_FETCH_SIZE):
-        return ErrorCode.INVALID_COMMIT_OFFSET_SIZE
-    if append_error == ErrorCode.NETWORK_EXCEPTION:
-        return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
-    return append_error
-
-
-def map_outcome(outcome: Outcome[ErrorCode],
-                mapping: Callable[[ErrorCode], ErrorCode]) -> Outcome[ErrorCode]:
-    """An append's error through ``mapping`` (NONE stays NONE), now or when it is known."""
-    return when_ready(outcome, lambda error: mapping(error) if error else ErrorCode.NONE)
+    return OFFSET_COMMIT_ERRORS(append_error)
 
 
 def group_store_error_for(append_error: ErrorCode) -> ErrorCode:
     """What a SyncGroup (or any group write) answers when the group's append failed
     (Kafka's ``storeGroup`` mapping)."""
-    if append_error in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_ENOUGH_REPLICAS,
-                        ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND):
-        return ErrorCode.COORDINATOR_NOT_AVAILABLE
-    if append_error in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR):
-        return ErrorCode.NOT_COORDINATOR
-    if append_error == ErrorCode.REQUEST_TIMED_OUT:
-        return ErrorCode.REBALANCE_IN_PROGRESS
-    if append_error in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE,
-                        ErrorCode.INVALID_FETCH_SIZE):
-        return ErrorCode.UNKNOWN_SERVER_ERROR
-    return append_error
+    return GROUP_STORE_ERRORS(append_error)
 
 
 # ---------------------------------------------------------------------------- the topic
@@ -311,26 +281,36 @@ def group_store_error_for(append_error: ErrorCode) -> ErrorCode:
 class ReplayedPartition:
     """What one ``__consumer_offsets`` partition holds once its log is replayed.
 
-    ``offsets`` maps group -> (topic, partition) -> committed offset, and ``batch_offsets``
-    the same keys to the base offset of the batch that wrote it; ``groups`` maps each group
+    ``offset_records`` maps group -> (topic, partition) -> committed offset with the base
+    offset of the batch that wrote it, the form the offset cache keeps (so a loaded partition
+    is handed over by reference, not copied offset by offset); ``groups`` maps each group
     whose metadata appears in the log to its latest value, or None when the last record was a
     tombstone (the group was deleted). ``pending`` holds the transactional offsets whose
     transaction has no marker yet: producer id -> group -> (topic, partition) -> record.
     """
 
     partition: int
-    offsets: dict[str, dict[TopicPartition, CommittedOffset]] = field(default_factory=dict)
+    offset_records: dict[str, dict[TopicPartition, OffsetRecord]] = field(default_factory=dict)
     groups: dict[str, GroupMetadataValue | None] = field(default_factory=dict)
     end_offset: int = 0
-    batch_offsets: dict[str, dict[TopicPartition, int]] = field(default_factory=dict)
     pending: dict[int, dict[str, dict[TopicPartition, OffsetRecord]]] = field(
         default_factory=dict)
 
+    @property
+    def offsets(self) -> dict[str, dict[TopicPartition, CommittedOffset]]:
+        """group -> (topic, partition) -> committed offset."""
+        return {g: {tp: r.committed for tp, r in rs.items()}
+                for g, rs in self.offset_records.items()}
+
+    @property
+    def batch_offsets(self) -> dict[str, dict[TopicPartition, int]]:
+        """group -> (topic, partition) -> the base offset of the batch that wrote it."""
+        return {g: {tp: r.batch_offset for tp, r in rs.items()}
+                for g, rs in self.offset_records.items()}
+
     def records(self, group: str) -> dict[TopicPartition, OffsetRecord]:
         """The group's committed offsets with their batch offsets."""
-        batch_offsets = self.batch_offsets.get(group, {})
-        return {tp: OffsetRecord(batch_offsets[tp], c)
-                for tp, c in self.offsets.get(group, {}).items()}
+        return self.offset_records.get(group, {})
 
 
 class PartitionReplay:
@@ -347,14 +327,19 @@ class PartitionReplay:
     def __init__(self, partition: int, num_partitions: int) -> None:
         self.partition = partition
         self.num_partitions = num_partitions
-        # (group, topic, partition) -> (offset of the batch that wrote it, value)
-        self.offsets: dict[tuple[str, str, int], tuple[int, CommittedOffset]] = {}
-        self.pending: dict[int, dict[tuple[str, str, int], tuple[int, CommittedOffset]]] = {}
+        #: group -> (topic, partition) -> (offset of the batch that wrote it, value)
+        self.offsets: dict[str, dict[TopicPartition, OffsetRecord]] = {}
+        #: producer id -> group -> (topic, partition) -> record
+        self.pending: dict[int, dict[str, dict[TopicPartition, OffsetRecord]]] = {}
         self.groups: dict[str, GroupMetadataValue | None] = {}
         self.foreign_groups: set[str] = set()
+        self._owned_groups: set[str] = set()
 
     def _owned(self, group: str) -> bool:
+        if group in self._owned_groups:
+            return True
         if partition_for(group, self.num_partitions) == self.partition:
+            self._owned_groups.add(group)
             return True
         if group not in self.foreign_groups:
             self.foreign_groups.add(group)
@@ -386,17 +371,18 @@ class PartitionReplay:
                     if not self._owned(key.group):
                         continue
                     value = deserialize_offset_commit_value(record.value)
-                    tp = (key.group, key.topic, key.partition)
-                    if transactional:
-                        pending = self.pending.setdefault(header.producer_id, {})
-                        if value is None:
-                            pending.pop(tp, None)
-                        else:
-                            pending[tp] = (header.base_offset, value)
-                    elif value is None:
-                        self.offsets.pop(tp, None)
+                    tp = (key.topic, key.partition)
+                    target = (self.pending.setdefault(header.producer_id, {}) if transactional
+                              else self.offsets)
+                    if value is None:
+                        group = target.get(key.group)
+                        if group is not None:
+                            group.pop(tp, None)
+                            if not group:
+                                del target[key.group]
                     else:
-                        self.offsets[tp] = (header.base_offset, value)
+                        target.setdefault(key.group, {})[tp] = OffsetRecord(header.base_offset,
+                                                                            value)
                 elif isinstance(key, GroupMetadataKey):
                     if self._owned(key.group):
                         self.groups[key.group] = deserialize_group_metadata_value(record.value)
@@ -416,54 +402,58 @@ class PartitionReplay:
         _, marker = _CONTROL_KEY.unpack_from(records[0].key)
         if marker != _CONTROL_COMMIT:
             return
-        for tp, (batch_offset, value) in pending.items():
-            current = self.offsets.get(tp)
-            if current is None or current[0] < batch_offset:
-                self.offsets[tp] = (batch_offset, value)
+        for group_id, offsets in pending.items():
+            committed = self.offsets.setdefault(group_id, {})
+            for tp, record in offsets.items():
+                current = committed.get(tp)
+                if current is None or current.older_than(record.batch_offset):
+                    committed[tp] = record
 
     def result(self, end_offset: int) -> ReplayedPartition:
-        out = ReplayedPartition(self.partition, groups=self.groups, end_offset=end_offset)
-        for (group, topic, partition), (batch_offset, value) in self.offsets.items():
-            out.offsets.setdefault(group, {})[(topic, partition)] = value
-            out.batch_offsets.setdefault(group, {})[(topic, partition)] = batch_offset
-        for producer_id, offsets in self.pending.items():
-            for (group, topic, partition), (batch_offset, value) in offsets.items():
-                out.pending.setdefault(producer_id, {}).setdefault(group, {})[
-                    (topic, partition)] = OffsetRecord(batch_offset, value)
-        return out
+        """The replay's state, by reference: the replay is done with once this is taken."""
+        return ReplayedPartition(
+            self.partition, offset_records={g: o for g, o in self.offsets.items() if o},
+            groups=self.groups, end_offset=end_offset,
+            pending={pid: gs for pid, gs in self.pending.items() if any(gs.values())})
 
 
 class OffsetsTopic:
-    """Creates ``__consumer_offsets`` on first use, appends coordinator records to it, and
-    replays a partition of it into offsets and group metadata.
+    """``__consumer_offsets`` as the group coordinator writes and reads it: the runtime's
+    :class:`~pybroker.coordinator.runtime.PartitionWriter` with the topic's layout
+    (``offsets.topic.*``), its codec (``offsets.topic.compression.codec``) and its acks
+    (``offsets.commit.required.acks``, ``offsets.commit.timeout.ms``), and the replay of a
+    partition (:class:`PartitionReplay`) through the runtime's chunked loader.
 
-    The topic's layout comes from the metadata cache; its creation goes through the admin seam
-    (at once on the embedded single node; in ZooKeeper mode the controller creates it later).
+    The topic is created on first use (an append creates it too): at once on the embedded
+    single node; in ZooKeeper mode the controller creates it later.
     """
 
     name = OFFSETS_TOPIC
 
     def __init__(self, replica_manager: ReplicaManager, metadata: MetadataCache, admin: Any,
-                 config: OffsetsConfig | None = None) -> None:
+                 config: OffsetsConfig | None = None, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self.replica_manager = replica_manager
         self.metadata = metadata
         self.admin = admin
         self.config = config or OffsetsConfig()
+        self.writer = PartitionWriter(replica_manager, metadata, admin, TopicLayout(
+            OFFSETS_TOPIC, self.config.num_partitions, self.config.replication_factor,
+            self.topic_configs(), create_on_append=True), clock=clock)
+        self.loader = CoordinatorLoader(self.writer, self.config.load_buffer_size, clock=clock)
 
     # -- layout ----------------------------------------------------------------------------
     @property
     def exists(self) -> bool:
-        return self.metadata.topic(self.name) is not None
+        return self.writer.exists
 
     @property
     def num_partitions(self) -> int:
         """The existing topic's partition count, else ``offsets.topic.num.partitions``: group
         placement must follow the topic as it was created."""
-        info = self.metadata.topic(self.name)
-        return len(info.partitions) if info is not None else self.config.num_partitions
+        return self.writer.num_partitions
 
     def partition_for(self, group_id: str) -> int:
-        return partition_for(group_id, self.num_partitions)
+        return self.writer.partition_for(group_id)
 
     def topic_configs(self) -> dict[str, str]:
         return {
@@ -474,28 +464,15 @@ class OffsetsTopic:
 
     def ensure_created(self, now_ms: int) -> ErrorCode:
         """Ask for the topic if it does not exist yet (Kafka does this on the first
-        FindCoordinator). The replication factor is capped at the live brokers, so a single
-        broker gets a usable topic with the default of 3. Until the topic exists, groups have
-        no coordinator: COORDINATOR_NOT_AVAILABLE."""
-        if self.exists:
-            return ErrorCode.NONE
-        outcome = self.admin.create_internal_topic(
-            self.name, self.config.num_partitions, self.config.replication_factor,
-            self.topic_configs(), now_ms)
-        if isinstance(outcome, KafkaError) or not self.exists:
-            return ErrorCode.COORDINATOR_NOT_AVAILABLE
-        return ErrorCode.NONE
-
-    def _partition(self, partition: int) -> Partition | None:
-        return self.replica_manager.get_partition(self.name, partition)
+        FindCoordinator); COORDINATOR_NOT_AVAILABLE until it exists."""
+        return self.writer.ensure_created(now_ms)
 
     def is_leader(self, partition: int) -> bool:
-        p = self._partition(partition)
-        return p is not None and p.is_leader
+        return self.writer.is_leader(partition)
 
     def led_partitions(self) -> list[int]:
         """The partitions of the topic this broker leads: the groups it coordinates."""
-        return self.replica_manager.led_partitions(self.name)
+        return self.writer.led_partitions()
 
     # -- writes ----------------------------------------------------------------------------
     def append(self, partition: int, records: Sequence[tuple[bytes, bytes | None]], now_ms: int,
@@ -503,24 +480,9 @@ class OffsetsTopic:
         """Append ``(key, value)`` records as one batch without waiting for the followers
         (tombstones, which the next cleanup writes again if lost); returns the append's own
         error. Commits and group metadata go through :meth:`append_replicated`."""
-        if not records:
-            return ErrorCode.NONE
-        if not self.exists:
-            error = self.ensure_created(now_ms)
-            if error:
-                return error
-        batch = build_batch(records, codec=self.config.compression_codec, default_timestamp=now_ms)
-        try:
-            result, _ = self.replica_manager.append_to_leader(
-                self.name, partition, batch, required_acks=required_acks, now_ms=now_ms,
-                origin=AppendOrigin.COORDINATOR)
-        except OSError:
-            log.exception("Appending to %s-%d failed", self.name, partition)
-            return ErrorCode.KAFKA_STORAGE_ERROR
-        if result.error:
-            log.debug("Appending %d record(s) to %s-%d failed: %s %s", len(records), self.name,
-                      partition, result.error.name, result.error_message or "")
-        return result.error
+        return self.writer.append_to_leader(partition, records, now_ms,
+                                            required_acks=required_acks,
+                                            codec=self.config.compression_codec)
 
     def append_replicated(self, partition: int, records: Sequence[tuple[bytes, bytes | None]],
                           now_ms: int) -> Outcome[ErrorCode]:
@@ -528,8 +490,7 @@ class OffsetsTopic:
         appends commits and group metadata (``offsets.commit.required.acks`` -1): the append's
         error once every ISR member has the batch, at once when the leader is the whole ISR (a
         single node), else a future of it, bounded by ``offsets.commit.timeout.ms``
-        (REQUEST_TIMED_OUT). A commit is answered, and cached, only then: one acknowledged
-        and then lost with its coordinator would be a commit the group never made."""
+        (REQUEST_TIMED_OUT)."""
         return when_ready(self.append_offsets(partition, records, now_ms),
                           lambda appended: appended.error)
 
@@ -541,76 +502,23 @@ class OffsetsTopic:
         transactional commits meet, the later batch wins). With ``producer`` the batch is a
         TxnOffsetCommit's: the producer's id and epoch, transactional, base sequence 0,
         appended with its transaction's ``verification_guard`` (KIP-890)."""
-        if not records:
-            return Appended(ErrorCode.NONE)
-        if not self.exists:
-            error = self.ensure_created(now_ms)
-            if error:
-                return Appended(error)
-        if producer is None:
-            batch = build_batch(records, codec=self.config.compression_codec,
-                                default_timestamp=now_ms)
-        else:
-            batch = build_batch(records, codec=self.config.compression_codec,
-                                default_timestamp=now_ms, producer_id=producer.producer_id,
-                                producer_epoch=producer.producer_epoch,
-                                base_sequence=TXN_OFFSET_COMMIT_BASE_SEQUENCE,
-                                is_transactional=True)
-        key = (self.name, partition)
-        try:
-            outcome = self.replica_manager.append_records(
-                {key: batch}, required_acks=self.config.commit_required_acks,
-                timeout_ms=self.config.commit_timeout_ms, now_ms=now_ms,
-                origin=AppendOrigin.COORDINATOR,
-                verification_guards={key: verification_guard} if verification_guard else None)
-        except OSError:
-            log.exception("Appending to %s-%d failed", self.name, partition)
-            return Appended(ErrorCode.KAFKA_STORAGE_ERROR)
-
-        def appended(results: Mapping[Any, Any]) -> Appended:
-            result = results[key]
-            if result.error:
-                log.debug("Appending %d record(s) to %s-%d failed: %s", len(records), self.name,
-                          partition, result.error.name)
-                return Appended(result.error)
-            return Appended(ErrorCode.NONE, result.base_offset)
-
-        return when_settled(outcome, appended,
-                            lambda _error: Appended(ErrorCode.UNKNOWN_SERVER_ERROR))
+        return self.writer.append(
+            partition, records, now_ms, required_acks=self.config.commit_required_acks,
+            timeout_ms=self.config.commit_timeout_ms, codec=self.config.compression_codec,
+            producer=producer, verification_guard=verification_guard)
 
     # -- replay ----------------------------------------------------------------------------
-    def replay(self, partition: int) -> ReplayedPartition:
-        """Read the partition's log from its start to its end and rebuild its state.
+    def new_replay(self, partition: int) -> PartitionReplay:
+        return PartitionReplay(partition, self.num_partitions)
 
-        Like Kafka's loader this reads to the log end, not the high watermark: the leader's
-        own log is what it serves from. Raises ``KafkaError(NOT_COORDINATOR)`` when this
-        broker does not lead the partition.
+    def replay(self, partition: int) -> ReplayedPartition:
+        """Read the partition's log from its start to its end at once and rebuild its state
+        (the broker loads through the runtime instead, giving the loop back between chunks).
+        Raises ``KafkaError(NOT_COORDINATOR)`` when this broker does not lead the partition.
         """
-        p = self._partition(partition)
-        if p is None or not p.is_leader:
-            raise KafkaError(ErrorCode.NOT_COORDINATOR,
-                             f"{self.name}-{partition} is not led by this broker")
-        state = PartitionReplay(partition, self.num_partitions)
-        end = p.log_end_offset
-        offset = p.log_start_offset
-        while offset < end:
-            info = p.read(offset, self.config.load_buffer_size, min_one_batch=True,
-                          up_to_high_watermark=False)
-            if not info.size:
-                break
-            records = info.records
-            buf = records if isinstance(records, bytes) else records.read_bytes()
-            progressed = False
-            for pos, header in iter_batches(buf):
-                next_offset = header.base_offset + header.last_offset_delta + 1
-                if next_offset <= offset:
-                    continue  # a batch wholly before the offset asked for
-                state.apply_batch(buf, pos)
-                offset = next_offset
-                progressed = True
-            if not progressed:
-                break
-        return state.result(offset)
+        state = self.new_replay(partition)
+        summary = self.loader.load_now(partition, state)
+        return state.result(summary.end_offset)
 
     # -- group metadata ----------------------------------------------------------------------
     def store_group(self, group_id: str, value: GroupMetadataValue | None, now_ms: int,

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
 from protocol.errors import ErrorCode
+from pybroker.coordinator.runtime.errors import TRANSACTION_LOG_ERRORS
 
 from .metadata import TransactionMetadata, TxnTransitMetadata
 from .state import TransactionState
@@ -89,17 +90,9 @@ class TimedOut:
     producer_epoch: int
 
 
-def append_error_for(error: ErrorCode) -> ErrorCode:
-    """What a failed write answers (Kafka's mapping in ``appendTransactionToLog``): clients
-    retry, or look the coordinator up again."""
-    if error in (E.UNKNOWN_TOPIC_OR_PARTITION, E.NOT_ENOUGH_REPLICAS,
-                 E.NOT_ENOUGH_REPLICAS_AFTER_APPEND, E.REQUEST_TIMED_OUT):
-        return E.COORDINATOR_NOT_AVAILABLE
-    if error in (E.NOT_LEADER_OR_FOLLOWER, E.KAFKA_STORAGE_ERROR):
-        return E.NOT_COORDINATOR
-    if error in (E.MESSAGE_TOO_LARGE, E.RECORD_LIST_TOO_LARGE):
-        return E.UNKNOWN_SERVER_ERROR
-    return error
+#: what a failed write answers (Kafka's mapping in ``appendTransactionToLog``): clients retry,
+#: or look the coordinator up again
+append_error_for = TRANSACTION_LOG_ERRORS
 
 
 class TransactionStateManager:
