@@ -12,41 +12,33 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from pybroker.admin.local import LocalAdminManager
-from pybroker.admin.user_credentials import LocalUserCredentials
 from pybroker.api.registry import EMBEDDED, load_handlers
 from pybroker.api.router import RequestRouter
 from pybroker.api.services import BrokerServices
 from pybroker.cluster.fetch_session import FetchSessionCache
-from pybroker.cluster.metadata_cache import BrokerEndpoint, BrokerNode, MetadataCache
+from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
 from pybroker.cluster.replica_manager import ReplicaManager
 from pybroker.cluster.txn_verification import AddPartitionsToTxnManager
 from pybroker.config import BrokerConfig, ConfigException, Endpoint
 from pybroker.config.dynamic import DEFAULT_ENTITY, DynamicBrokerConfig, EffectiveBrokerConfig
 from pybroker.config.listeners import SASL_PROTOCOLS, TLS_PROTOCOLS
-from pybroker.controller.local import LocalController
 from pybroker.coordinator.group_service import GroupCoordinatorService
-from pybroker.coordinator.producer_id_manager import ProducerIdManager
 from pybroker.coordinator.transaction_service import TransactionCoordinatorService
 from pybroker.kernel.clock import Clock, SystemClock
 from pybroker.log.cleaner import LogCleaner
 from pybroker.log.config import LogConfig
-from pybroker.log.dir_failure import LogDirFailureChannel, log_dir_key
+from pybroker.log.dir_failure import LogDirFailureChannel
 from pybroker.log.manager import (
     BackgroundIO,
-    LogDirError,
     LogManager,
     write_offset_checkpoints,
 )
-from pybroker.metadata.acls import LocalAclStore
 from pybroker.metadata.config_repository import ConfigRepository
-from pybroker.metadata.local import LocalMetadataStore
 from pybroker.network.server import SocketServer
 from pybroker.reconfigurables import (
     ListenerReconfigurable,
     LogCleanerReconfigurable,
     LogConfigReconfigurable,
-    ThreadPoolReconfigurable,
     TransactionVerificationReconfigurable,
 )
 from pybroker.security.credentials import CredentialCache
@@ -81,7 +73,8 @@ class BrokerBase:
     """What every broker process has, whatever runs the cluster: its configuration, the logs,
     the replica manager and the topic configs they run with, the request handlers and the
     socket server, the scheduled tasks, and the order of shutdown. The embedded single node
-    (:class:`Broker`) and a ZooKeeper-mode broker (:mod:`pybroker.modes.zookeeper.broker`) build the rest."""
+    (:mod:`pybroker.modes.embedded.broker`) and a ZooKeeper-mode broker
+    (:mod:`pybroker.modes.zookeeper.broker`) build the rest."""
 
     #: the handler set this kind of broker serves (pybroker.api.registry's modes)
     mode = EMBEDDED
@@ -223,11 +216,11 @@ class BrokerBase:
     def _advertised_listeners_changed(self, new: EffectiveBrokerConfig) -> None:
         """What this broker advertises changed (a dynamic ``advertised.listeners``)."""
 
-    async def _open_listeners(self) -> None:
+    async def _open_listeners(self, *, serving: bool = True) -> None:
         """Open the configured listeners (a TLS listener whose stores cannot be read is a
-        ConfigError)."""
+        ConfigError); without ``serving``, bound but not accepting yet."""
         try:
-            await self.socket_server.start(self.current_config.listeners)
+            await self.socket_server.start(self.current_config.listeners, serving=serving)
         except ConfigException as e:
             raise ConfigError(e.message) from e
 
@@ -397,127 +390,3 @@ class BrokerBase:
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
         await self.stop()
-
-
-class Broker(BrokerBase):
-    """The embedded single node: its own controller, its metadata in its first log dir."""
-
-    def __init__(self, config: BrokerConfig) -> None:
-        if config.zookeeper_connect:
-            raise ConfigError("zookeeper.connect is set: this is a ZooKeeper-mode broker "
-                              "(pybroker.modes.zookeeper.broker.ZkBroker)")
-        super().__init__(config)
-        self.store = LocalMetadataStore(self.log_dirs[0], self.broker_id, self.failures)
-        self.producer_ids = ProducerIdManager(self.store)
-        # built by start_storage, once the stored metadata is read
-        self.controller: LocalController | None = None
-        self.admin: LocalAdminManager | None = None
-        self.credentials: LocalUserCredentials | None = None
-
-    # -- life cycle ------------------------------------------------------------------------
-    def start_storage(self, now: int) -> int:
-        """Open the log dirs, the metadata store, every log, the controller and the group
-        coordinator's and the transaction coordinator's wiring; no sockets.
-
-        The controller restores the stored topics before any log opens, so that each log opens
-        with its topic's overrides (max.message.bytes, retention, cleanup policy, ...) rather
-        than the broker defaults. The group coordinator listens for leadership before the
-        partitions are led. Returns the number of topics.
-        """
-        self._check_log_dirs()
-        try:
-            image = self.store.load()
-        except OSError as e:
-            reason = f"{e.strerror}: {e.filename}" if e.strerror and e.filename else str(e)
-            raise LogDirError(self.log_dirs[0], reason) from e
-        self._apply_stored_broker_configs(image.broker_configs)
-        if self.authorizer is not None:
-            acl_store = LocalAclStore(self.store)
-            self.authorizer.load(acl_store.load())
-            self.acls = AclService(self.authorizer, acl_store)
-        cache = self.metadata_cache = MetadataCache(
-            image.cluster_id, controller_id=self.broker_id,
-            listener=self.current_config.advertised_listeners[0].listener)
-        self.controller = LocalController(self.broker_id, self.store, cache,
-                                          self.replica_manager, self.configs)
-        self.controller.restore(image.topics)
-        self.controller.restore_broker_configs(image.broker_configs)
-        self.credentials = LocalUserCredentials(self.store, image.user_configs,
-                                                self.credential_cache)
-        self.log_manager.startup(now, config_for=self.configs.log_config)
-        self.admin = LocalAdminManager(
-            self.controller,
-            default_partitions=self.config.get_int("num.partitions"),
-            default_replication_factor=self.config.get_int("default.replication.factor"),
-            dynamic_config=self.dynamic_config)
-        self.groups = GroupCoordinatorService(self.config, self.replica_manager, cache,
-                                              self.admin, clock=self.clock)
-        self.controller.deleted_partition_listeners.append(self.groups.partitions_deleted)
-        self.transactions = TransactionCoordinatorService(
-            self.config, self.replica_manager, cache, self.admin, self.producer_ids,
-            endpoint_of=lambda b: cache.alive_endpoint(b, self.inter_broker[0]),
-            ssl_context=self.inter_broker_tls, sasl=self.inter_broker_sasl, clock=self.clock)
-        self._set_up_transaction_verification(
-            cache, lambda b: cache.alive_endpoint(b, self.inter_broker[0]))
-        self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable())
-        self.controller.lead_all(now)
-        return len(image.topics)
-
-    def _advertised_listeners_changed(self, new: EffectiveBrokerConfig) -> None:
-        """Metadata answers with the new endpoints once the listeners they name are open."""
-        self._background(self.socket_server.when_listening(self._announce_endpoints),
-                         "advertise-listeners")
-
-    def _announce_endpoints(self) -> None:
-        """What the metadata cache answers about this broker: its first advertised listener,
-        and every advertised listener for the clients that connect through each."""
-        if self.metadata_cache is None:
-            return
-        rack = self.current_config.get("broker.rack") or None
-        self.metadata_cache.set_brokers(
-            [self._advertised_endpoint()],
-            [BrokerNode(self.broker_id, tuple(self._advertised_endpoints()), rack)])
-
-    def stop_storage(self) -> None:
-        """Close what :meth:`start_storage` opened (the logs checkpoint and mark a clean shutdown)."""
-        super().stop_storage()
-        self.store.close()
-
-    def _log_dir_failed(self, log_dir: Path, partitions: list[tuple[str, int]]) -> None:
-        """The single node's metadata lives in its first log dir: without it the node halts
-        (as a KRaft broker does when its metadata log dir fails)."""
-        if log_dir_key(log_dir) == log_dir_key(self.log_dirs[0]):
-            self._halt(f"Shutdown broker because the metadata log dir {self.log_dirs[0]} has "
-                       f"failed")
-
-    async def start(self) -> None:
-        started = self.clock.monotonic()
-        self._watch_log_dirs()
-        topics = self.start_storage(self.clock.milliseconds())
-        assert self.metadata_cache is not None and self.admin is not None
-        assert self.groups is not None and self.transactions is not None
-        self.groups.startup(self.clock.milliseconds())
-        self.transactions.startup(self.clock.milliseconds())
-        self.services = self.dispatcher.services = BrokerServices(
-            broker_id=self.broker_id,
-            config=self.config,
-            dynamic_config=self.dynamic_config,
-            replica_manager=self.replica_manager,
-            metadata_cache=self.metadata_cache,
-            admin=self.admin,
-            configs=self.configs,
-            groups=self.groups,
-            producer_ids=self.producer_ids,
-            apis=self.handlers,
-            fetch_sessions=self.fetch_sessions,
-            transactions=self.transactions,
-            acls=self.acls,
-            credentials=self.credentials,
-        )
-        await self._open_listeners()
-        self._announce_endpoints()
-        self._add_listener_reconfigurable()
-        self._start_scheduled_tasks()
-        self.started = True
-        log.info("broker %d started in %.2fs (cluster %s, %d topic(s))", self.broker_id,
-                 self.clock.monotonic() - started, self.metadata_cache.cluster_id, topics)

@@ -93,8 +93,9 @@ def main(argv: list[str] | None = None) -> int:
         log.error("cannot read the configuration: %s", e)
         return 2
 
-    from pybroker.broker import Broker, BrokerBase, ConfigError
+    from pybroker.broker import BrokerBase, ConfigError
     from pybroker.log.manager import LogDirError
+    from pybroker.modes.embedded.broker import Broker
     from pybroker.network.heap import keep_large_buffers_on_heap
 
     keep_large_buffers_on_heap()

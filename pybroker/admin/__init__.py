@@ -3,12 +3,11 @@
 CreateTopics, DeleteTopics, CreatePartitions, topic config changes, dynamic broker configs,
 leader elections and partition reassignments (and the creation of the internal topics the
 coordinators need) go through one :class:`AdminManager`. What it returns is an
-:data:`~pybroker.kernel.outcome.Outcome`: the results at once, or a future of them. The
-embedded single node (:class:`~pybroker.admin.local.LocalAdminManager`) decides everything on
-the spot through its local controller. In ZooKeeper mode a broker writes the request to
-ZooKeeper and the outcome arrives later from the controller (LeaderAndIsr, UpdateMetadata), so
-the answer waits in a purgatory, as in Kafka's ``ZkAdminManager``. Handlers use
-:func:`~pybroker.kernel.outcome.when_ready` and never need to know which.
+:data:`~pybroker.kernel.outcome.Outcome`: the results at once, or a future of them. A broker
+writes the request to the znode tree (a ZooKeeper ensemble, or the embedded node's own file)
+and the outcome arrives later from the controller (LeaderAndIsr, UpdateMetadata), so the
+answer waits in a purgatory, as in Kafka's ``ZkAdminManager`` (:mod:`pybroker.modes.zookeeper.admin`).
+Handlers use :func:`~pybroker.kernel.outcome.when_ready` and never need to know when.
 
 Results never share mutable state with the controller: topics come back as the immutable
 records of :mod:`pybroker.metadata.model`.
@@ -57,9 +56,19 @@ class AdminManager(Protocol):
     """Changes to the cluster's layout. Each result is per item: a record or None when it
     succeeded, the :class:`KafkaError` (Kafka's code and message) when it did not."""
 
+    #: how long a Metadata request that auto-creates a topic waits for it to be led: 0 answers
+    #: LEADER_NOT_AVAILABLE at once, as Kafka does; the embedded node, whose controller is its
+    #: own, answers with the leader
+    auto_create_timeout_ms: int
+
     def create_topics(self, topics: Sequence[NewTopic], *, validate_only: bool,
                       timeout_ms: int, now_ms: int,
                       ) -> Outcome[list[TopicRecord | KafkaError]]: ...
+
+    def wait_until_led(self, topic: str, timeout_ms: int) -> Outcome[bool]:
+        """True once every partition of ``topic`` has a leader; False when ``timeout_ms``
+        passes first."""
+        ...
 
     def delete_topics(self, names: Sequence[str], *, timeout_ms: int, now_ms: int,
                       ) -> Outcome[list[TopicRecord | KafkaError]]: ...

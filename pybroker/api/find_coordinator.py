@@ -23,8 +23,9 @@ from protocol.messages import (
 )
 from pybroker.api.acl_requests import AUTHORIZATION_MESSAGES
 from pybroker.api.context import RequestContext
-from pybroker.api.registry import api
+from pybroker.api.registry import Response, api
 from pybroker.coordinator.partitioning import partition_for
+from pybroker.kernel.outcome import gather, when_ready
 from pybroker.metadata.topics import OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC
 from pybroker.security.acl import AclOperation, ResourceType
 
@@ -46,7 +47,10 @@ MESSAGES = {
 NO_NODE = (-1, "", -1)
 
 
-def _lookup(ctx: RequestContext, key: str, key_type: int) -> tuple[ErrorCode, tuple[int, str, int]]:
+def _lookup(ctx: RequestContext, key: str, key_type: int, waits: set[str] | None,
+            ) -> tuple[ErrorCode, tuple[int, str, int]]:
+    """The key's coordinator; an internal topic still being created (or led) is added to
+    ``waits`` when given (the embedded node answers once it is led)."""
     services = ctx.services
     acls = services.acls
     if key_type == GROUP and not acls.authorize(ctx, AclOperation.DESCRIBE, ResourceType.GROUP,
@@ -66,29 +70,42 @@ def _lookup(ctx: RequestContext, key: str, key_type: int) -> tuple[ErrorCode, tu
         return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
     if key_type == TRANSACTION:
         transactions = services.transactions
-        if transactions is None or transactions.ensure_topic(ctx.now_ms):
+        if transactions is None:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
         name = TRANSACTION_STATE_TOPIC
+        created = transactions.ensure_topic(ctx.now_ms) == ErrorCode.NONE
     else:
-        if services.groups.ensure_offsets_topic(ctx.now_ms):
-            return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
         name = OFFSETS_TOPIC
+        created = services.groups.ensure_offsets_topic(ctx.now_ms) == ErrorCode.NONE
     cache = services.metadata_cache
-    topic = cache.topic(name)
-    if topic is None:
-        return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
-    info = topic.partitions.get(partition_for(key, len(topic.partitions)))
-    if info is None:
-        return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
-    node = cache.brokers_for(ctx.listener).get(info.leader)
+    topic = cache.topic(name) if created else None
+    info = (topic.partitions.get(partition_for(key, len(topic.partitions)))
+            if topic is not None else None)
+    node = cache.brokers_for(ctx.listener).get(info.leader) if info is not None else None
     if node is None:
+        if waits is not None and topic is None:  # being created (not merely leaderless)
+            waits.add(name)
         return ErrorCode.COORDINATOR_NOT_AVAILABLE, NO_NODE
     return ErrorCode.NONE, (node.node_id, node.host, node.port)
 
 
 @api(ApiKey.FIND_COORDINATOR, 0, 6)
 def handle(ctx: RequestContext, request: req.FindCoordinatorRequest,
-           ) -> m.FindCoordinatorResponse:
+           ) -> Response[m.FindCoordinatorResponse]:
+    admin = ctx.services.admin
+    waits: set[str] | None = set() if admin.auto_create_timeout_ms > 0 else None
+    answer = _answer(ctx, request, waits)
+    if not waits:
+        return answer
+    # the embedded node answers once the internal topics it creates are led, as it always
+    # has (Kafka answers COORDINATOR_NOT_AVAILABLE meanwhile, and clients ask again)
+    led = gather([admin.wait_until_led(name, admin.auto_create_timeout_ms)
+                  for name in sorted(waits)])
+    return when_ready(led, lambda _led: _answer(ctx, request, None))
+
+
+def _answer(ctx: RequestContext, request: req.FindCoordinatorRequest, waits: set[str] | None,
+            ) -> m.FindCoordinatorResponse:
     v4 = ctx.api_version >= 4
     if request.key_type not in (GROUP, TRANSACTION, SHARE):
         # Kafka fails the whole request (InvalidRequestException) with the default message.
@@ -103,11 +120,11 @@ def handle(ctx: RequestContext, request: req.FindCoordinatorRequest,
     if v4:
         coordinators = []
         for key in request.coordinator_keys:
-            error, (node_id, host, port) = _lookup(ctx, key, request.key_type)
+            error, (node_id, host, port) = _lookup(ctx, key, request.key_type, waits)
             coordinators.append(m.Coordinator(key=key, node_id=node_id, host=host, port=port,
                                               error_code=error, error_message=""))
         return m.FindCoordinatorResponse(throttle_time_ms=0, coordinators=coordinators)
-    error, (node_id, host, port) = _lookup(ctx, request.key, request.key_type)
+    error, (node_id, host, port) = _lookup(ctx, request.key, request.key_type, waits)
     return m.FindCoordinatorResponse(throttle_time_ms=0, error_code=error,
                                      error_message=MESSAGES[error], node_id=node_id, host=host,
                                      port=port)

@@ -1,8 +1,8 @@
 """Metadata (3): brokers, controller, topics and their partitions; auto-creates topics.
 
-Answered from the metadata cache. A topic auto-created through the admin seam is described at
-once when its creation is decided at once (the embedded node); otherwise, as Kafka answers while
-the controller creates it, with LEADER_NOT_AVAILABLE.
+Answered from the metadata cache. A topic auto-created through the admin seam is answered, as
+Kafka answers while the controller creates it, with LEADER_NOT_AVAILABLE; the embedded node,
+whose controller is its own, answers once the topic is led (``auto_create_timeout_ms``).
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, metadata_request as req, metadata_response as m
 from pybroker.admin import NewTopic
 from pybroker.api.context import RequestContext
-from pybroker.api.registry import api
+from pybroker.api.registry import Response, api
 from pybroker.cluster.metadata_cache import TopicInfo
-from pybroker.kernel.outcome import is_pending
+from pybroker.kernel.outcome import Outcome, gather, is_pending, when_ready
+from pybroker.metadata.model import TopicRecord
 from pybroker.metadata.topics import OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, validate_topic_name
 from pybroker.security.acl import CLUSTER_NAME, AclOperation, ResourceType
 
@@ -50,8 +51,10 @@ def _error_topic(name: str | None, code: ErrorCode,
     return m.MetadataResponseTopic(error_code=code, name=name, topic_id=topic_id)
 
 
-def _auto_create(ctx: RequestContext, name: str) -> ErrorCode:
-    """Create ``name`` with the broker's defaults; NONE once it exists."""
+def _auto_create(ctx: RequestContext, name: str, wait: bool,
+                 ) -> ErrorCode | Outcome[list[TopicRecord | KafkaError]]:
+    """Create ``name`` with the broker's defaults; NONE once it exists, or (``wait``, on a
+    broker whose admin waits for auto-created topics) the future of the creation."""
     services = ctx.services
     if name == OFFSETS_TOPIC:
         services.groups.ensure_offsets_topic(ctx.now_ms)
@@ -59,20 +62,39 @@ def _auto_create(ctx: RequestContext, name: str) -> ErrorCode:
     if name == TRANSACTION_STATE_TOPIC and services.transactions is not None:
         services.transactions.ensure_topic(ctx.now_ms)
         return ErrorCode.NONE
+    try:
+        validate_topic_name(name)  # refused at once, as Kafka's auto-creation refuses it
+    except KafkaError as e:
+        return e.code
+    timeout_ms = services.admin.auto_create_timeout_ms if wait else 0
     outcome = services.admin.create_topics([NewTopic(name)], validate_only=False,
-                                           timeout_ms=0, now_ms=ctx.now_ms)
+                                           timeout_ms=timeout_ms, now_ms=ctx.now_ms)
     if is_pending(outcome):
+        if timeout_ms > 0:
+            return outcome
         return ErrorCode.LEADER_NOT_AVAILABLE  # the controller creates it; ask again soon
     [created] = outcome
     return created.code if isinstance(created, KafkaError) else ErrorCode.NONE
 
 
 @api(ApiKey.METADATA, 0, 12)
-def handle(ctx: RequestContext, request: req.MetadataRequest) -> m.MetadataResponse:
+def handle(ctx: RequestContext, request: req.MetadataRequest) -> Response[m.MetadataResponse]:
+    answer, creating = _answer(ctx, request, wait=True)
+    if not creating:
+        return answer
+    # the admin waits for the topics it auto-creates: answer again once they are led
+    return when_ready(gather(creating), lambda _created: _answer(ctx, request, wait=False)[0])
+
+
+def _answer(ctx: RequestContext, request: req.MetadataRequest, wait: bool,
+            ) -> tuple[m.MetadataResponse, list[Outcome[list[TopicRecord | KafkaError]]]]:
+    """The answer, and the auto-creations it waits for (``wait``: when the admin waits for
+    auto-created topics)."""
     services = ctx.services
     cache = services.metadata_cache
     version = ctx.api_version
     topics: list[m.MetadataResponseTopic] = []
+    creating: list[Outcome[list[TopicRecord | KafkaError]]] = []
 
     acls = services.acls
     if request.topics is None or (version == 0 and not request.topics):
@@ -111,7 +133,10 @@ def handle(ctx: RequestContext, request: req.MetadataRequest) -> m.MetadataRespo
                 create_denied.append(denied)
                 continue
             if info is None and auto_create:
-                error = _auto_create(ctx, name)
+                error = _auto_create(ctx, name, wait)
+                if not isinstance(error, ErrorCode):
+                    creating.append(error)
+                    continue
                 if error:
                     topics.append(_error_topic(name, error))
                     continue
@@ -136,7 +161,7 @@ def handle(ctx: RequestContext, request: req.MetadataRequest) -> m.MetadataRespo
     if 8 <= version <= 10 and request.include_cluster_authorized_operations:
         cluster_operations = (acls.authorized_operations(ctx, ResourceType.CLUSTER, CLUSTER_NAME)
                               if acls.authorize_cluster(ctx, AclOperation.DESCRIBE) else 0)
-    return m.MetadataResponse(
+    answer = m.MetadataResponse(
         throttle_time_ms=0,
         cluster_authorized_operations=cluster_operations,
         brokers=[
@@ -147,3 +172,4 @@ def handle(ctx: RequestContext, request: req.MetadataRequest) -> m.MetadataRespo
         controller_id=cache.controller_id,
         topics=topics,
     )
+    return answer, creating

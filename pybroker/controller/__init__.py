@@ -1,2 +1,3 @@
-"""Controllers decide topic and partition layout: the embedded node's ``LocalController``, and
-``KafkaController``, which every broker of a ZooKeeper-mode cluster runs."""
+"""The controller (Kafka's ``KafkaController``): decides topic and partition layout, leaders and
+ISRs over the znode tree, and tells the brokers - of a ZooKeeper-mode cluster and the embedded
+single node alike."""

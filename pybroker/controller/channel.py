@@ -26,9 +26,9 @@ import asyncio
 import collections
 import logging
 import ssl
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 from protocol import messages
 from pybroker.network.client import BrokerClient, BrokerClientError
@@ -87,10 +87,16 @@ class _BrokerState:
     client: BrokerClient | None = None
     task: asyncio.Task[None] | None = None
     failing: bool = False  # the last attempt failed and was logged; its retries are not
+    #: the broker's requests handed to it in this process, without a socket (or None)
+    local: LocalDelivery | None = None
 
     @property
     def address(self) -> str:
         return f"{self.host}:{self.port}"
+
+
+#: hands a request (api key, version, body) to a broker in this process; its response
+LocalDelivery: TypeAlias = Callable[[int, int, Any], Awaitable[Any]]
 
 
 class ControllerChannelManager:
@@ -110,8 +116,12 @@ class ControllerChannelManager:
         retry_backoff_ms: int = DEFAULT_RETRY_BACKOFF_MS,
         ssl_context: ssl.SSLContext | None = None,
         sasl: SaslClientCredentials | None = None,
+        local: Mapping[int, LocalDelivery] | None = None,
     ) -> None:
         self.controller_id = controller_id
+        #: the brokers in this process, reached without a socket (the embedded node's own
+        #: control requests: a loopback channel)
+        self.local = dict(local or {})
         #: how to authenticate to the brokers (a SASL_* inter-broker listener), or None
         self.sasl = sasl
         #: TLS to the brokers (an SSL or SASL_SSL inter-broker listener), or None
@@ -140,7 +150,7 @@ class ControllerChannelManager:
             raise RuntimeError("the controller channel has been shut down")
         if broker_id in self._brokers:
             return
-        state = _BrokerState(broker_id, host, port)
+        state = _BrokerState(broker_id, host, port, local=self.local.get(broker_id))
         state.task = self._loop.create_task(
             self._send_loop(state),
             name=f"controller-{self.controller_id}-to-broker-{broker_id}-sender",
@@ -219,6 +229,8 @@ class ControllerChannelManager:
             self._deliver(item, outcome)
 
     async def _send_until_answered(self, state: _BrokerState, item: _QueueItem) -> Any:
+        if state.local is not None:
+            return await state.local(item.api_key, item.version, item.body)
         while True:
             client = await self._ready_client(state)
             try:

@@ -185,11 +185,16 @@ class ControllerCore:
         self.channel: ControllerChannelManager | None = None
         #: the controller as last read from /controller (-1: none known)
         self.active_controller_id = -1
+        #: this broker is the controller and has sent every broker the cluster's state
+        #: (its requests may still be on their way)
+        self.failover_complete = False
         self._queue: asyncio.Queue[ev.ControllerEvent] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._timers: list[asyncio.Task[None]] = []
         #: called with the controller id whenever it changes (the broker logs it)
         self.on_controller_change: Callable[[int], None] = lambda _id: None
+        #: called with each topic whose deletion this controller completed
+        self.deletion_listeners: list[Callable[[str], None]] = []
 
     @property
     def is_active(self) -> bool:

@@ -224,6 +224,7 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
 
     async def _resign_locally(self) -> None:
         """Kafka's ``onControllerResignation``: forget the view, stop the channels and timers."""
+        self.failover_complete = False
         for timer in self._timers:
             timer.cancel()
         self._timers.clear()
@@ -283,6 +284,7 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
         if self.settings.auto_leader_rebalance:
             self._timers.append(asyncio.get_running_loop().create_task(
                 self._rebalance_timer(), name="controller-auto-rebalance"))
+        self.failover_complete = True
         log.info("Controller %d epoch %d is ready: %d broker(s), %d topic(s), %d partition(s)",
                  self.broker_id, ctx.epoch, len(ctx.live_broker_ids), len(ctx.all_topics),
                  len(ctx.all_partitions()))

@@ -86,9 +86,8 @@ class ReassignmentManager(ControllerCore):
         built: dict[TopicPartition, ReplicaAssignment] = {}
         for tp, target in targets.items():
             try:
-                if tp not in ctx.all_partitions() or ctx.is_topic_queued_up_for_deletion(tp[0]):
-                    raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-                                     checks.PARTITION_DOES_NOT_EXIST)
+                # as Kafka: the target is checked (a cancel, against a reassignment in
+                # progress) before the partition is looked up
                 current = ctx.partition_full_replica_assignment(tp)
                 if target is None:
                     if not current.is_being_reassigned:
@@ -97,6 +96,9 @@ class ReassignmentManager(ControllerCore):
                     target = current.origin_replicas
                 elif not from_zk:
                     checks.validate_replicas(target, current.replicas, live)
+                if tp not in ctx.all_partitions() or ctx.is_topic_queued_up_for_deletion(tp[0]):
+                    raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+                                     checks.PARTITION_DOES_NOT_EXIST)
                 built[tp] = current.reassign_to(target)
             except KafkaError as e:
                 results[tp] = e

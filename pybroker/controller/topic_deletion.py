@@ -106,4 +106,6 @@ class TopicDeletionManager(ControllerCore):
         ctx.remove_topic(topic)
         ctx.all_topics.discard(topic)
         log.info("Deletion of topic %s completed", topic)
+        for listener in self.deletion_listeners:
+            listener(topic)
 

@@ -1,10 +1,7 @@
-"""Cluster metadata: the records that describe topics and partitions, and where they are kept.
+"""Cluster metadata: the records that describe topics and partitions, the topic configs the
+logs run with, and what a log dir says of its cluster (``meta.properties``). Where the records
+are kept is the control plane's business (the znode tree, :mod:`pybroker.zk`)."""
 
-The embedded single-node mode keeps them in a local file (:mod:`pybroker.metadata.local`); the
-ZooKeeper mode keeps the same records in znodes. Both implement :class:`MetadataStore`.
-"""
+from pybroker.metadata.model import PartitionRecord, TopicRecord
 
-from pybroker.metadata.model import ClusterImage, PartitionRecord, TopicRecord
-from pybroker.metadata.store import MetadataStore
-
-__all__ = ["ClusterImage", "MetadataStore", "PartitionRecord", "TopicRecord"]
+__all__ = ["PartitionRecord", "TopicRecord"]

@@ -11,7 +11,6 @@ import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any
 
 
 def _frozen(mapping: Mapping) -> Mapping:
@@ -97,18 +96,3 @@ class TopicRecord:
             {int(p): PartitionRecord.from_json(int(p), r) for p, r in data["partitions"].items()},
             dict(data.get("configs", {})),
         )
-
-
-@dataclass(slots=True)
-class ClusterImage:
-    """Everything a store holds, as loaded at start-up."""
-
-    cluster_id: str
-    topics: dict[str, TopicRecord] = field(default_factory=dict)
-    next_producer_id: int = 0
-    #: dynamic broker configs by entity: a broker id, or ``<default>`` for the cluster's
-    broker_configs: dict[str, dict[str, str]] = field(default_factory=dict)
-    #: ACL documents by Kafka's ZooKeeper path (``/kafka-acl/Topic/orders``), in Kafka's JSON
-    acls: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: users' config entities (their SCRAM credentials), as ZooKeeper's /config/users holds them
-    user_configs: dict[str, dict[str, str]] = field(default_factory=dict)

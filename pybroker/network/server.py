@@ -42,6 +42,9 @@ class SocketServer:
         self._servers: dict[str, list[asyncio.base_events.Server]] = {}
         self.bound: list[tuple[str, str, int]] = []
         self._changing = asyncio.Lock()
+        #: whether the listeners accept connections (Kafka's ``enableRequestProcessing``: a
+        #: broker may bind its ports first, to register them, and serve once it is ready)
+        self.serving = True
         #: what every connection reads into between frames (all run on one event loop)
         self._read_chunk = bytearray(DEFAULT_CHUNK_SIZE)
         #: a new connection's SASL authenticator, by the listener that accepted it (None: the
@@ -76,7 +79,8 @@ class SocketServer:
         server = await loop.create_server(
             lambda: self._new_connection(ep.listener, security),
             host=ep.host or None, port=ep.port, reuse_address=True, backlog=1024, ssl=tls,
-            ssl_handshake_timeout=security.handshake_timeout_s if tls is not None else None)
+            ssl_handshake_timeout=security.handshake_timeout_s if tls is not None else None,
+            start_serving=self.serving)
         self._servers.setdefault(ep.listener, []).append(server)
         self.listener_security[ep.listener] = security
         for sock in server.sockets:
@@ -84,10 +88,21 @@ class SocketServer:
             self.bound.append((ep.listener, host, port))
             log.info("listening on %s://%s:%d (%s)", ep.listener, host, port, security.protocol)
 
-    async def start(self, endpoints: list[Endpoint]) -> None:
+    async def start(self, endpoints: list[Endpoint], *, serving: bool = True) -> None:
+        """Open ``endpoints``; without ``serving`` they are bound (their ports known) but
+        accept nothing until :meth:`enable_request_processing`."""
         async with self._changing:
+            self.serving = serving
             for ep in endpoints:
                 await self._open(ep)
+
+    async def enable_request_processing(self) -> None:
+        """Accept connections on every listener from now on."""
+        async with self._changing:
+            self.serving = True
+            for group in self._servers.values():
+                for server in group:
+                    await server.start_serving()
 
     async def add_listeners(self, endpoints: Iterable[Endpoint]) -> None:
         """Open more listeners."""

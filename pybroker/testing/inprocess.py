@@ -212,7 +212,7 @@ class InProcessBroker:
 
             broker = ZkBroker(config)
         else:
-            from pybroker.broker import Broker
+            from pybroker.modes.embedded.broker import Broker
 
             broker = Broker(config)
         broker.dispatcher.interceptor = self.faults
@@ -333,14 +333,27 @@ class InProcessBroker:
             preq.TopicProduceData(name=topic, partition_data=[
                 preq.PartitionProduceData(index=partition, records=bytes(batch))])])
         with self.client() as client:
-            client.call(ApiKey.METADATA, 12, mreq.MetadataRequest(
-                topics=[mreq.MetadataRequestTopic(name=topic)], allow_auto_topic_creation=True))
+            self._wait_for_leader(client, topic, partition)
             response = client.call(ApiKey.PRODUCE, 9, request)
         [answer] = response.responses[0].partition_responses
         if answer.error_code != ErrorCode.NONE:
             raise KafkaError(ErrorCode(answer.error_code),
                              answer.error_message or f"cannot produce to {topic}-{partition}")
         return int(answer.base_offset)
+
+    def _wait_for_leader(self, client: WireClient, topic: str, partition: int) -> None:
+        """Ask for the topic's metadata until the partition has a leader, as a producer does
+        (the first request creates the topic when ``auto.create.topics.enable`` allows; the
+        controller elects its leader a moment later)."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            response = client.call(ApiKey.METADATA, 12, mreq.MetadataRequest(
+                topics=[mreq.MetadataRequestTopic(name=topic)], allow_auto_topic_creation=True))
+            [found] = response.topics
+            if any(p.partition_index == partition and p.leader_id >= 0
+                   for p in found.partitions) or time.monotonic() > deadline:
+                return
+            time.sleep(0.01)
 
     def records(self, topic: str, partition: int | None = None) -> list[StoredRecord]:
         """What the broker stored for ``topic`` (one partition, or every partition it leads),

@@ -34,7 +34,7 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, Protocol, TypeAlias, TypeVar
 
 from kazoo import exceptions as kx  # type: ignore[import-untyped]
 from kazoo.client import KazooClient, KazooState  # type: ignore[import-untyped]
@@ -212,6 +212,51 @@ class CheckOp:
 Op: TypeAlias = CreateOp | SetDataOp | DeleteOp | CheckOp
 #: a created path (CreateOp), the new stat (SetDataOp), None (DeleteOp, CheckOp)
 OpResult: TypeAlias = str | ZnodeStat | None
+
+
+class ZnodeStore(Protocol):
+    """What Kafka's znode operations need of a ZooKeeper session: :class:`ZkClient` over an
+    ensemble, or :class:`~pybroker.zk.local.LocalZkClient` over a file (the embedded node)."""
+
+    @property
+    def connect(self) -> str: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def connected(self) -> bool: ...
+
+    @property
+    def session_id(self) -> int | None: ...
+
+    async def start(self, timeout: float | None = None) -> None: ...
+
+    async def close(self) -> None: ...
+
+    def close_now(self, timeout: float) -> None: ...
+
+    async def wait_until_connected(self, timeout: float | None = None) -> None: ...
+
+    def add_session_listener(self, listener: SessionListener) -> None: ...
+
+    def remove_session_listener(self, listener: SessionListener) -> None: ...
+
+    async def get(self, path: str, watch: Watch | None = None) -> tuple[bytes, ZnodeStat]: ...
+
+    async def get_children(self, path: str, watch: Watch | None = None) -> list[str]: ...
+
+    async def exists(self, path: str, watch: Watch | None = None) -> ZnodeStat | None: ...
+
+    async def create(self, path: str, data: bytes = b"", *, ephemeral: bool = False,
+                     sequence: bool = False, makepath: bool = False) -> str: ...
+
+    async def set(self, path: str, data: bytes, version: int = ANY_VERSION) -> ZnodeStat: ...
+
+    async def delete(self, path: str, version: int = ANY_VERSION,
+                     recursive: bool = False) -> None: ...
+
+    async def multi(self, ops: Sequence[Op]) -> list[OpResult]: ...
 
 
 def split_connect_string(connect: str) -> tuple[str, str | None]:

@@ -1,4 +1,4 @@
-"""The ZooKeeper operations a Kafka cluster performs, over :class:`~pybroker.zk.client.ZkClient`.
+"""The ZooKeeper operations a Kafka cluster performs, over a :class:`~pybroker.zk.client.ZnodeStore`.
 
 Modelled on Kafka 3.9's ``KafkaZkClient`` (with the parts of ``AdminZkClient`` and
 ``ZkProducerIdManager`` that write znodes): the same paths, the same JSON

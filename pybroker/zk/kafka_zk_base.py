@@ -19,9 +19,9 @@ from pybroker.zk.client import (
     Op,
     OpResult,
     Watch,
-    ZkClient,
     ZkError,
     ZnodeStat,
+    ZnodeStore,
 )
 from pybroker.zk.znodes import (
     ControllerEpochZNode,
@@ -39,7 +39,7 @@ class KafkaZkBase:
     """The plumbing under every part of Kafka's ZooKeeper operations. Every method is a
     coroutine run on the client's loop."""
 
-    def __init__(self, zk: ZkClient) -> None:
+    def __init__(self, zk: ZnodeStore) -> None:
         self.zk = zk
         self._registered_session: int | None = None  # Kafka's currentZooKeeperSessionId
 

@@ -20,6 +20,7 @@ import pytest
 from kazoo.client import KazooClient  # type: ignore[import-untyped]
 
 from protocol.errors import ErrorCode, KafkaError
+from pybroker.modes.embedded.store import LocalZkClient
 from pybroker.modes.zookeeper.change_notifications import expired_notifications
 from pybroker.modes.zookeeper.config_changes import ConfigChangeWatcher
 from pybroker.testing.zookeeper import ZooKeeperServer
@@ -35,6 +36,7 @@ from pybroker.zk.client import (
     WatchEvent,
     WatchEventType,
     ZkClient,
+    ZnodeStore,
 )
 from pybroker.zk.kafka_zk import KafkaZkClient
 from pybroker.zk.kafka_zk_base import ControllerMovedError
@@ -64,9 +66,22 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(asyncio.wait_for(coro, DEADLINE))
 
 
+@pytest.fixture(params=["zookeeper", "local"])
+def znodes(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a one-session test's znodes are: the real ZooKeeper (a chroot of its own), or the
+    embedded node's store, a file (``local:<path>``): the same assertions hold for both."""
+    if request.param == "zookeeper":
+        return str(request.getfixturevalue("zk_connect"))
+    return f"local:{tmp_path / 'znodes.json'}"
+
+
 @asynccontextmanager
-async def client(connect: str) -> AsyncIterator[ZkClient]:
-    zk = ZkClient(connect, session_timeout_ms=10000, connection_timeout_ms=15000)
+async def client(connect: str) -> AsyncIterator[ZnodeStore]:
+    zk: ZnodeStore
+    if connect.startswith("local:"):
+        zk = LocalZkClient(Path(connect.removeprefix("local:")))
+    else:
+        zk = ZkClient(connect, session_timeout_ms=10000, connection_timeout_ms=15000)
     await zk.start()
     try:
         yield zk
@@ -168,10 +183,10 @@ async def _true(value: bool) -> bool:
     return value
 
 
-def test_a_watch_fires_before_the_reply_that_sees_its_change(zk_connect: str) -> None:
+def test_a_watch_fires_before_the_reply_that_sees_its_change(znodes: str) -> None:
     async def main() -> None:
         order: list[str] = []
-        async with client(zk_connect) as zk:
+        async with client(znodes) as zk:
             await zk.create("/n", b"0")
             for i in range(200):
                 await zk.get("/n", lambda e, i=i: order.append(f"watch {i}"))
@@ -182,9 +197,9 @@ def test_a_watch_fires_before_the_reply_that_sees_its_change(zk_connect: str) ->
     run(main())
 
 
-def test_multi_is_all_or_nothing(zk_connect: str) -> None:
+def test_multi_is_all_or_nothing(znodes: str) -> None:
     async def main() -> None:
-        async with client(zk_connect) as zk:
+        async with client(znodes) as zk:
             await zk.create("/a", b"0")
             results = await zk.multi([CheckOp("/a", 0), SetDataOp("/a", b"1", 0),
                                       CreateOp("/b", b"e", ephemeral=True)])
@@ -269,9 +284,9 @@ def test_a_server_restart_keeps_the_session_and_requests_wait_for_it(
 
 # -- brokers ----------------------------------------------------------------------------------
 
-def test_broker_epoch_is_the_registration_czxid(zk_connect: str) -> None:
+def test_broker_epoch_is_the_registration_czxid(znodes: str) -> None:
     async def main() -> None:
-        async with kafka_zk(zk_connect) as kzk:
+        async with kafka_zk(znodes) as kzk:
             info = registration(1)
             epoch = await kzk.register_broker(info)
             data, stat = await kzk.zk.get(BrokerIdZNode.path(1))
@@ -399,10 +414,10 @@ def test_a_stale_controller_is_fenced_off(zk_connect: str) -> None:
     run(main())
 
 
-def test_partition_state_is_a_compare_and_set(zk_connect: str) -> None:
+def test_partition_state_is_a_compare_and_set(znodes: str) -> None:
     async def main() -> None:
         tps = [("t", 0), ("t", 1)]
-        async with kafka_zk(zk_connect) as kzk:
+        async with kafka_zk(znodes) as kzk:
             epoch, version = await kzk.register_controller_and_increment_epoch(1, now_ms=0)
             await kzk.create_topic_assignment("t", uuid.uuid4(), {0: [1], 1: [1]})
             first = LeaderIsrAndControllerEpoch(1, 0, (1,), epoch)
@@ -446,9 +461,9 @@ def test_producer_id_blocks_from_two_brokers_never_overlap(zk_connect: str) -> N
 
 
 def test_the_first_producer_id_block_starts_at_zero_without_top_level_paths(
-        zk_connect: str) -> None:
+        znodes: str) -> None:
     async def main() -> None:
-        async with kafka_zk(zk_connect, top_level=False) as kzk:
+        async with kafka_zk(znodes, top_level=False) as kzk:
             block = await kzk.allocate_producer_id_block(3)
             assert (block.assigned_broker_id, block.first_producer_id, block.size) == (3, 0, 1000)
 
@@ -457,10 +472,10 @@ def test_the_first_producer_id_block_starts_at_zero_without_top_level_paths(
 
 # -- topics, configs, admin znodes ------------------------------------------------------------
 
-def test_topic_creation_writes_configs_first_and_needs_a_controller(zk_connect: str) -> None:
+def test_topic_creation_writes_configs_first_and_needs_a_controller(znodes: str) -> None:
     async def main() -> None:
         topic_id = uuid.uuid4()
-        async with kafka_zk(zk_connect) as kzk:
+        async with kafka_zk(znodes) as kzk:
             with pytest.raises(ControllerMovedError):
                 await kzk.create_topic_assignment("t", topic_id, {0: [1]})
             assert await kzk.get_all_topics() == set()
@@ -490,9 +505,9 @@ def test_topic_creation_writes_configs_first_and_needs_a_controller(zk_connect: 
     run(main())
 
 
-def test_topic_config_change_leaves_a_notification(zk_connect: str) -> None:
+def test_topic_config_change_leaves_a_notification(znodes: str) -> None:
     async def main() -> None:
-        async with kafka_zk(zk_connect) as kzk:
+        async with kafka_zk(znodes) as kzk:
             await kzk.register_controller_and_increment_epoch(1, now_ms=0)
             await kzk.create_topic_assignment("t", uuid.uuid4(), {0: [1]})
             await kzk.set_topic_config("t", {"cleanup.policy": "compact"})
@@ -509,9 +524,9 @@ def test_topic_config_change_leaves_a_notification(zk_connect: str) -> None:
     run(main())
 
 
-def test_controller_cleans_up_admin_znodes_under_its_epoch(zk_connect: str) -> None:
+def test_controller_cleans_up_admin_znodes_under_its_epoch(znodes: str) -> None:
     async def main() -> None:
-        async with kafka_zk(zk_connect) as kzk:
+        async with kafka_zk(znodes) as kzk:
             _, version = await kzk.register_controller_and_increment_epoch(1, now_ms=0)
             await kzk.create_partition_reassignment({("t", 0): [2, 3]})
             await kzk.create_preferred_replica_election([("t", 0), ("u", 1)])
@@ -549,10 +564,10 @@ def test_cluster_id_is_created_once(zk_connect: str) -> None:
     run(main())
 
 
-def test_topic_store_answers_as_kafkas_admin_manager(zk_connect: str) -> None:
+def test_topic_store_answers_as_kafkas_admin_manager(znodes: str) -> None:
     async def main() -> None:
         topic_id = uuid.uuid4()
-        async with kafka_zk(zk_connect) as kzk:
+        async with kafka_zk(znodes) as kzk:
             store = ZkTopicStore(kzk)
             with pytest.raises(KafkaError) as no_controller:
                 await store.create_topic("t", topic_id, {0: [1]}, {})
@@ -589,9 +604,9 @@ def test_topic_store_answers_as_kafkas_admin_manager(zk_connect: str) -> None:
     run(main())
 
 
-def test_controller_epoch_znode_holds_plain_text(zk_connect: str) -> None:
+def test_controller_epoch_znode_holds_plain_text(znodes: str) -> None:
     async def main() -> None:
-        async with kafka_zk(zk_connect) as kzk:
+        async with kafka_zk(znodes) as kzk:
             await kzk.register_controller_and_increment_epoch(4, now_ms=0)
             data, _ = await kzk.zk.get(ControllerEpochZNode.PATH)
             assert data == b"1"
@@ -600,12 +615,12 @@ def test_controller_epoch_znode_holds_plain_text(zk_connect: str) -> None:
 
 
 def test_config_change_notifications_are_applied_then_purged_once_expired(
-        zk_connect: str) -> None:
+        znodes: str) -> None:
     """/config/changes: a watcher hands each new notification's entity to its handler, and
     deletes notifications past their expiry (15 minutes on Kafka; 1.5 s here) - including
     those written before it started."""
     async def main() -> None:
-        async with kafka_zk(zk_connect) as kzk:
+        async with kafka_zk(znodes) as kzk:
             await kzk.create_config_change_notification("topics/old")
             seen: list[tuple[str, dict[str, str]]] = []
             watcher = ConfigChangeWatcher(

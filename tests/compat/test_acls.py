@@ -14,6 +14,7 @@ from protocol.errors import ErrorCode
 from protocol.messages import create_acls_request as ca, describe_acls_request as dsa
 from pybroker.testing.broker_process import REPO_ROOT, BrokerProcess
 from pybroker.testing.wire_client import WireClient
+from pybroker.testing.znodes import stored_znodes
 
 DESCRIBE_ACLS, CREATE_ACLS = 29, 30
 SECURITY = {"authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
@@ -50,11 +51,15 @@ def test_acls_survive_a_restart_and_unknown_parts_close_the_connection(tmp_path:
             with pytest.raises(ConnectionError):
                 client.receive(CREATE_ACLS, 3, client.correlation_id)
         broker.stop()
-        stored = json.loads((tmp_path / "logs" / "__pybroker_metadata.json").read_text())
-        assert stored["acls"] == {"/kafka-acl-extended/prefixed/Topic/orders": {
-            "version": 1, "acls": [
-                {"principal": p, "permissionType": "Allow", "operation": "Read", "host": "*"}
-                for p in ("User:alice", "User:bob")]}}
+        # stored as Kafka stores them: the pattern's znode, in the node's znode tree
+        stored = stored_znodes(tmp_path / "logs", "/kafka-acl-extended/prefixed",
+                               "/kafka-acl")
+        assert {path: json.loads(data) for path, data in stored.items()} == {
+            "/kafka-acl-extended/prefixed/Topic/orders": {
+                "version": 1, "acls": [
+                    {"principal": p, "permissionType": "Allow", "operation": "Read",
+                     "host": "*"}
+                    for p in ("User:alice", "User:bob")]}}
         broker.start()
         with WireClient(broker.bootstrap) as client:
             assert _describe(client) == [("orders", 4, "User:alice"), ("orders", 4, "User:bob")]

@@ -13,6 +13,7 @@ import pytest
 from confluent_kafka import Producer
 
 from pybroker.testing.broker_process import BrokerProcess, BrokerStartError
+from pybroker.testing.znodes import set_stored_znode
 from tests.compat import kafka_wire as wire
 from tests.compat.confluent_kafka.helpers import read_back
 
@@ -58,10 +59,9 @@ def test_a_stored_config_this_version_refuses_is_dropped_loudly(
     not keep the topic's log from loading: the broker drops it with a warning and serves."""
     produce(broker.bootstrap, topic, [b"before"])
     broker.stop()
-    store = broker.data_dir / "__pybroker_metadata.json"
-    doc = json.loads(store.read_text())
-    doc["topics"][topic]["configs"] = {"preallocate": "yes", "retention.ms": "3600000"}
-    store.write_text(json.dumps(doc))
+    # the topic's config znode, as an older release or another tool may have left it
+    set_stored_znode(broker.data_dir, f"/config/topics/{topic}", json.dumps(
+        {"version": 1, "config": {"preallocate": "yes", "retention.ms": "3600000"}}).encode())
     broker.start()
     produce(broker.bootstrap, topic, [b"after"])
     got = read_back(broker.bootstrap, topic, [0])[0]

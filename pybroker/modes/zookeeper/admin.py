@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.admin import NewPartitions, NewTopic
 from pybroker.controller.assignment import new_partitions_start_index
-from pybroker.kernel.outcome import Outcome
+from pybroker.kernel.outcome import Outcome, then
 from pybroker.kernel.types import Reassignment, TopicPartition
 from pybroker.metadata.model import PartitionRecord, TopicRecord
 from pybroker.metadata.topics import collision_key, validate_topic_name
@@ -105,8 +105,18 @@ def _not_controller(keys: Sequence[TopicPartition]) -> dict[TopicPartition, Kafk
 class ZkAdminManager:
     def __init__(self, store: TopicStore, metadata: MetadataCache, configs: ConfigRepository,
                  controller: ControllerModule, assign: Assign, *, default_partitions: int,
-                 default_replication_factor: int) -> None:
+                 default_replication_factor: int, cap_internal_replication: bool = False,
+                 ) -> None:
+        """``cap_internal_replication``: an internal topic gets at most as many replicas as
+        there are live brokers (the embedded single node, which serves transactions and
+        groups with Kafka's default replication factor of 3), instead of waiting for them."""
         self.store = store
+        self.cap_internal_replication = cap_internal_replication
+        #: whether the controller has finished deleting a topic (None: a deletion is answered
+        #: once no broker serves the topic, as Kafka's; the embedded node, whose controller is
+        #: local, answers once it is deleted, so that it can be created again at once)
+        self.deletion_completed: Callable[[str], bool] | None = None
+        self.auto_create_timeout_ms = 0
         self.metadata = metadata
         self.configs = configs
         self.controller = controller
@@ -132,7 +142,21 @@ class ZkAdminManager:
         return check
 
     def _gone(self, topic: str) -> Callable[[], bool]:
-        return lambda: self.metadata.topic(topic) is None
+        completed = self.deletion_completed
+        if completed is None:
+            return lambda: self.metadata.topic(topic) is None
+        return lambda: self.metadata.topic(topic) is None and completed(topic)
+
+    def wait_until_led(self, topic: str, timeout_ms: int) -> Outcome[bool]:
+        def led() -> bool:
+            info = self.metadata.topic(topic)
+            return info is not None and bool(info.partitions) and all(
+                p.leader >= 0 for p in info.partitions.values())
+        if led():
+            return True
+        waiting = asyncio.ensure_future(
+            self._wait([PendingItem(topic, led, True, False)], timeout_ms))
+        return then(waiting, lambda results: bool(results[0]))
 
     async def _wait(self, items: list[PendingItem], timeout_ms: int) -> list[Any]:
         pending = [i for i in items if not i.done]
@@ -342,7 +366,10 @@ class ZkAdminManager:
             if name in self._internal_in_flight:
                 return None
             live = len(self._live_brokers())
-            if live < replication_factor:
+            replication = replication_factor
+            if self.cap_internal_replication:
+                replication = max(1, min(replication_factor, live))
+            if live < replication:
                 what, setting = _INTERNAL_TOPIC_SETTINGS.get(
                     name, (name, "the topic's replication factor"))
                 log.warning("Number of alive brokers '%d' does not meet the required replication "
@@ -353,7 +380,7 @@ class ZkAdminManager:
             self._internal_in_flight.add(name)
             try:
                 [result] = await self._create_topics(
-                    [NewTopic(name, num_partitions, replication_factor, configs=configs)],
+                    [NewTopic(name, num_partitions, replication, configs=configs)],
                     validate_only=False, timeout_ms=0)
             finally:
                 self._internal_in_flight.discard(name)

@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,12 +50,13 @@ from pybroker.cluster.replica_fetcher import ReplicaFetcherManager
 from pybroker.config import BrokerConfig
 from pybroker.config.dynamic import DEFAULT_ENTITY, EffectiveBrokerConfig
 from pybroker.controller.assignment import assign_replicas_rack_unaware
+from pybroker.controller.channel import ControllerChannelManager
 from pybroker.controller.kafka_controller import KafkaController
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
 from pybroker.coordinator.transaction_service import TransactionCoordinatorService
 from pybroker.kernel.outcome import Outcome
-from pybroker.metadata.local import check_meta_properties
+from pybroker.metadata.meta_properties import check_meta_properties
 from pybroker.modes.zookeeper.acls import AclChangeWatcher, ZkAclStore
 from pybroker.modes.zookeeper.admin import ZkAdminManager
 from pybroker.modes.zookeeper.config_changes import ConfigChangeWatcher
@@ -64,7 +66,7 @@ from pybroker.network.client import BrokerClient, BrokerClientError
 from pybroker.reconfigurables import ThreadPoolReconfigurable, UncleanLeaderElectionReconfigurable
 from pybroker.security.sasl_client import SaslClientCredentials
 from pybroker.security.service import AclService
-from pybroker.zk.client import SessionEvent, SessionState, ZkClient
+from pybroker.zk.client import SessionEvent, SessionState, ZkClient, ZnodeStore
 from pybroker.zk.kafka_zk import KafkaZkClient
 from pybroker.zk.topic_store import ZkTopicStore
 from pybroker.zk.znodes import (
@@ -116,12 +118,14 @@ class ZkProducerIdBlocks:
 class ZkBroker(BrokerBase):
     mode = ZOOKEEPER
 
-    def __init__(self, config: BrokerConfig) -> None:
-        if not config.zookeeper_connect:
+    def __init__(self, config: BrokerConfig, metadata_store: ZnodeStore | None = None) -> None:
+        """``metadata_store``: where the cluster's znodes are (a ZooKeeper client; None: the
+        ensemble ``zookeeper.connect`` names)."""
+        if metadata_store is None and not config.zookeeper_connect:
             raise ConfigError("zookeeper.connect is not set: this is the embedded broker")
         super().__init__(config)
         self.inter_broker_listener = self.inter_broker[0]
-        self.zk_client = ZkClient(
+        self.zk_client: ZnodeStore = metadata_store if metadata_store is not None else ZkClient(
             config.zookeeper_connect,
             session_timeout_ms=config.get_int("zookeeper.session.timeout.ms"),
             connection_timeout_ms=config.value("zookeeper.connection.timeout.ms"))
@@ -190,10 +194,11 @@ class ZkBroker(BrokerBase):
             self.zk,
             unclean_default=self.current_config.get_bool("unclean.leader.election.enable"),
             clock=self.clock)
+        settings = ControllerSettings(self.config, self.inter_broker_listener,
+                                      self.inter_broker_tls, self.inter_broker_sasl)
         controller = self.controller = KafkaController(
-            self.broker_id, controller_store,
-            ControllerSettings(self.config, self.inter_broker_listener, self.inter_broker_tls,
-                               self.inter_broker_sasl))
+            self.broker_id, controller_store, settings,
+            channel_factory=self._controller_channel_factory(settings))
 
         def unclean_default(enabled: bool) -> None:
             turned_on = enabled and not controller_store.unclean_default
@@ -208,8 +213,16 @@ class ZkBroker(BrokerBase):
             lambda n, rf, brokers, first, start: list(assign_replicas_rack_unaware(
                 n, rf, sorted(brokers), start_index=start, start_partition_id=first).values()),
             default_partitions=self.config.get_int("num.partitions"),
-            default_replication_factor=self.config.get_int("default.replication.factor"))
+            default_replication_factor=self.config.get_int("default.replication.factor"),
+            cap_internal_replication=self.alone)
         self.control.metadata_listeners.append(self.admin.on_metadata_updated)
+        if self.alone:
+            # the controller is this broker's: a deletion is answered once it is complete, an
+            # auto-created topic once it is led
+            admin = self.admin
+            admin.deletion_completed = lambda topic: topic not in controller.context.all_topics
+            admin.auto_create_timeout_ms = self.config.get_int("request.timeout.ms")
+            controller.deletion_listeners.append(lambda topic: admin.on_metadata_updated([topic]))
         self.control.topic_config_loader = self._load_topic_configs
         self.groups = GroupCoordinatorService(self.config, self.replica_manager, cache,
                                               self.admin, clock=self.clock)
@@ -244,7 +257,8 @@ class ZkBroker(BrokerBase):
             control=self.control, controller=self.controller, transactions=self.transactions,
             acls=self.acls,
             credentials=self.credentials)
-        await self._open_listeners()
+        # the embedded node accepts clients once its controller has applied its state
+        await self._open_listeners(serving=not self.alone)
         self._add_listener_reconfigurable()
         self.zk_client.add_session_listener(self._on_session_event)
         await self._register()
@@ -256,9 +270,22 @@ class ZkBroker(BrokerBase):
         await self.config_watcher.start()
         self._start_scheduled_tasks()
         self.started = True
-        log.info("broker %d started in %.2fs (cluster %s, ZooKeeper %s, broker epoch %d)",
+        log.info("broker %d started in %.2fs (cluster %s, %s, broker epoch %d)",
                  self.broker_id, self.clock.monotonic() - started, cluster_id,
-                 self.config.zookeeper_connect, self.broker_epoch)
+                 self._metadata_location(), self.broker_epoch)
+
+    def _metadata_location(self) -> str:
+        """Where the cluster's metadata is, for the start-up line."""
+        return f"ZooKeeper {self.config.zookeeper_connect}"
+
+    #: the only broker there will ever be (the embedded single node)
+    alone = False
+
+    def _controller_channel_factory(self, settings: ControllerSettings,
+                                    ) -> Callable[[int], ControllerChannelManager] | None:
+        """How the controller module reaches the brokers (None: over their inter-broker
+        listeners, every one of them)."""
+        return None
 
     def _log_dir_failed(self, log_dir: Path, partitions: list[tuple[str, int]]) -> None:
         """Tell the controller (``/log_dir_event_notification``, Kafka's

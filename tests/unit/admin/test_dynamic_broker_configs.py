@@ -1,5 +1,6 @@
-"""Dynamic broker configs (KIP-226) on a broker without sockets (``Broker.start_storage``): the
-changes AlterConfigs and IncrementalAlterConfigs make through the admin seam, their effect on
+"""Dynamic broker configs (KIP-226) on a real embedded node: the changes AlterConfigs and
+IncrementalAlterConfigs make through the admin seam (written to the znode tree, applied when
+the change notification reaches the broker, as in a ZooKeeper-mode cluster), their effect on
 the open logs, what DescribeConfigs says of them, and their survival across a restart; the
 logger levels of BROKER_LOGGER; the ZooKeeper admin seam's writes; the reconfigurables'
 checks."""
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 
 from protocol.errors import ErrorCode, KafkaError
-from pybroker.admin import NewTopic, loggers
+from pybroker.admin import loggers
 from pybroker.admin.config_helper import (
     UNKNOWN_TYPE,
     broker_config_entries,
@@ -32,7 +33,6 @@ from pybroker.admin.configs import (
     change_broker_configs,
     incremental_broker_configs,
 )
-from pybroker.broker import Broker
 from pybroker.cluster.metadata_cache import MetadataCache
 from pybroker.config import ConfigException
 from pybroker.config.dynamic import (
@@ -45,7 +45,6 @@ from pybroker.config.dynamic import (
 from pybroker.kernel.outcome import gather, then
 from pybroker.log.config import LogConfig
 from pybroker.metadata.config_repository import ConfigRepository
-from pybroker.metadata.local import LocalMetadataStore
 from pybroker.modes.zookeeper.admin import ZkAdminManager
 from pybroker.reconfigurables import (
     ListenerReconfigurable,
@@ -53,7 +52,8 @@ from pybroker.reconfigurables import (
     LogConfigReconfigurable,
     ThreadPoolReconfigurable,
 )
-from tests.unit.broker.helpers import storage_broker
+from pybroker.zk.znodes import CONFIG_BROKER
+from tests.unit.broker.embedded_node import EmbeddedNode
 
 T0 = 1_700_000_000_000
 DAY = 86_400_000
@@ -66,35 +66,53 @@ class Op:
     value: str | None = None
 
 
-def start(directory: Path, **static: str) -> Broker:
-    return storage_broker(directory, T0, {"offsets.topic.num.partitions": "1",
-                                          **{k.replace("_", "."): v for k, v in static.items()}})
+def start(directory: Path, **static: str) -> EmbeddedNode:
+    props = {"offsets.topic.num.partitions": "1",
+             **{k.replace("_", "."): v for k, v in static.items()}}
+    return EmbeddedNode.start(directory, **props)
 
 
-def services(broker: Broker) -> Any:
-    """What the config changes use of ``BrokerServices``."""
-    return SimpleNamespace(broker_id=broker.broker_id, metadata_cache=broker.metadata_cache,
-                           configs=broker.configs, admin=broker.admin,
-                           dynamic_config=broker.dynamic_config)
+class Node:
+    """An embedded node and what the config changes use of its ``BrokerServices``; each
+    change is made on the node's loop and waited for."""
+
+    def __init__(self, node: EmbeddedNode) -> None:
+        self.node = node
+        self.broker = node.broker
+        b = node.broker
+        self.services: Any = SimpleNamespace(
+            broker_id=b.broker_id, metadata_cache=b.metadata_cache, configs=b.configs,
+            admin=b.admin, dynamic_config=b.dynamic_config)
+
+    def change(self, name: str, props: dict[str, str], validate_only: bool) -> Any:
+        return self.node.call(change_broker_configs, self.services, name, props, validate_only)
+
+    def incremental(self, name: str, entries: list[Op], validate_only: bool) -> Any:
+        return self.node.call(incremental_broker_configs, self.services, name, entries,
+                              validate_only)
+
+    def eventually(self, read: Any, expected: Any) -> None:
+        """Until ``read()`` is ``expected`` (the change notification has been applied)."""
+        self.node.wait_until(lambda: read() == expected, what=f"{expected!r}")
+        assert read() == expected
+
+    def stop(self) -> None:
+        self.node.stop()
 
 
 @pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Broker]:
-    b = start(tmp_path / "data", log_retention_hours="24")
-    yield b
-    b.stop_storage()
+def node(tmp_path: Path) -> Iterator[Node]:
+    n = Node(start(tmp_path / "data", log_retention_hours="24"))
+    yield n
+    n.stop()
 
 
-def topic(broker: Broker, name: str, **configs: str) -> None:
-    assert broker.admin is not None
-    [created] = broker.admin.create_topics(
-        [NewTopic(name, 1, 1, configs={k.replace("_", "."): v for k, v in configs.items()})],
-        validate_only=False, timeout_ms=0, now_ms=T0)
-    assert not isinstance(created, KafkaError), created
+def topic(node: Node, name: str, **configs: str) -> None:
+    node.node.create_topic(name, 1, {k.replace("_", "."): v for k, v in configs.items()})
 
 
-def log_config(broker: Broker, name: str) -> LogConfig:
-    log = broker.log_manager.get_log(name, 0)
+def log_config(node: Node, name: str) -> LogConfig:
+    log = node.broker.log_manager.get_log(name, 0)
     assert log is not None
     return log.config
 
@@ -106,55 +124,58 @@ def entry(entries: list[Any], name: str) -> Any:
 # -- the effect on the logs ------------------------------------------------------------------
 
 
-def test_a_cluster_default_reaches_every_log_without_an_override(broker: Broker) -> None:
-    topic(broker, "plain")
-    topic(broker, "own", retention_ms="1000")
-    assert log_config(broker, "plain").retention_ms == DAY
-    assert change_broker_configs(services(broker), "", {"log.retention.ms": "5000"},
-                                 validate_only=False) is None
-    assert log_config(broker, "plain").retention_ms == 5000
-    assert log_config(broker, "own").retention_ms == 1000
+def test_a_cluster_default_reaches_every_log_without_an_override(node: Node) -> None:
+    topic(node, "plain")
+    topic(node, "own", retention_ms="1000")
+    assert log_config(node, "plain").retention_ms == DAY
+    assert node.change("", {"log.retention.ms": "5000"}, validate_only=False) is None
+    node.eventually(lambda: log_config(node, "plain").retention_ms, 5000)
+    assert log_config(node, "own").retention_ms == 1000
     # a topic created afterwards starts with it, and the broker's own value wins over it
-    topic(broker, "later")
-    assert log_config(broker, "later").retention_ms == 5000
-    change_broker_configs(services(broker), "0", {"log.retention.ms": "7000",
-                                                  "min.insync.replicas": "2"}, False)
-    assert log_config(broker, "plain").retention_ms == 7000
-    assert log_config(broker, "plain").min_insync_replicas == 2
+    topic(node, "later")
+    assert log_config(node, "later").retention_ms == 5000
+    node.change("0", {"log.retention.ms": "7000", "min.insync.replicas": "2"}, False)
+    node.eventually(lambda: log_config(node, "plain").retention_ms, 7000)
+    assert log_config(node, "plain").min_insync_replicas == 2
     # deleting this broker's own brings the cluster default back
-    assert incremental_broker_configs(services(broker), "0",
-                                      [Op("log.retention.ms", DELETE)], False) is None
-    assert log_config(broker, "plain").retention_ms == 5000
+    assert node.incremental("0", [Op("log.retention.ms", DELETE)], False) is None
+    node.eventually(lambda: log_config(node, "plain").retention_ms, 5000)
 
 
-def test_validate_only_changes_nothing(broker: Broker) -> None:
-    topic(broker, "t")
-    assert change_broker_configs(services(broker), "", {"log.retention.ms": "5000"},
-                                 validate_only=True) is None
-    assert incremental_broker_configs(services(broker), "0",
-                                      [Op("log.retention.ms", SET, "1")], True) is None
-    assert log_config(broker, "t").retention_ms == DAY
-    assert broker.dynamic_config.default == {} and broker.dynamic_config.broker == {}
+def test_validate_only_changes_nothing(node: Node) -> None:
+    topic(node, "t")
+    assert node.change("", {"log.retention.ms": "5000"}, validate_only=True) is None
+    assert node.incremental("0", [Op("log.retention.ms", SET, "1")], True) is None
+    node.node.settle(0.3)  # what a change notification would have done by now
+    assert log_config(node, "t").retention_ms == DAY
+    assert node.broker.dynamic_config.default == {} and node.broker.dynamic_config.broker == {}
+    stored = node.node.run(node.broker.zk.get_all_entity_configs(CONFIG_BROKER))
+    assert stored == {} or all(not c for c in stored.values())
 
 
 def test_changes_survive_a_restart_and_apply_before_the_logs_open(tmp_path: Path) -> None:
-    first = start(tmp_path / "data")
-    topic(first, "t")
-    change_broker_configs(services(first), "", {"log.segment.bytes": "100000"}, False)
-    change_broker_configs(services(first), "0", {"log.retention.ms": "5000", "x.custom": "1"},
-                          False)
-    first.stop_storage()
-    again = start(tmp_path / "data")
+    first = Node(start(tmp_path / "data"))
     try:
-        assert again.dynamic_config.default == {"log.segment.bytes": "100000"}
-        assert again.dynamic_config.broker == {"log.retention.ms": "5000", "x.custom": "1"}
+        topic(first, "t")
+        first.change("", {"log.segment.bytes": "100000"}, False)
+        first.change("0", {"log.retention.ms": "5000", "x.custom": "1"}, False)
+        first.eventually(lambda: first.broker.dynamic_config.broker,
+                         {"log.retention.ms": "5000", "x.custom": "1"})
+    finally:
+        first.stop()
+    again = Node(start(tmp_path / "data"))
+    try:
+        assert again.broker.dynamic_config.default == {"log.segment.bytes": "100000"}
+        assert again.broker.dynamic_config.broker == {"log.retention.ms": "5000",
+                                                      "x.custom": "1"}
         config = log_config(again, "t")
         assert (config.segment_bytes, config.retention_ms) == (100000, 5000)
-        assert LocalMetadataStore(tmp_path / "data", 0).load().broker_configs == {
+        # where they are kept: Kafka's /config/brokers znodes, in the node's znode tree
+        assert again.node.run(again.broker.zk.get_all_entity_configs(CONFIG_BROKER)) == {
             "<default>": {"log.segment.bytes": "100000"},
             "0": {"log.retention.ms": "5000", "x.custom": "1"}}
     finally:
-        again.stop_storage()
+        again.stop()
 
 
 # -- refusals --------------------------------------------------------------------------------
@@ -165,12 +186,11 @@ def refused(outcome: Any) -> tuple[ErrorCode, str | None]:
     return outcome.code, outcome.message
 
 
-def test_refusals_are_kafkas(broker: Broker) -> None:
-    s = services(broker)
+def test_refusals_are_kafkas(node: Node) -> None:
 
     def alter(name: str, props: dict[str, str]) -> tuple[ErrorCode, str | None]:
         try:
-            return refused(change_broker_configs(s, name, props, False))
+            return refused(node.change(name, props, False))
         except KafkaError as e:
             return e.code, e.message
 
@@ -192,22 +212,23 @@ def test_refusals_are_kafkas(broker: Broker) -> None:
         "Cannot update these configs at default cluster level, broker id must be specified: "
         "Set(listener.name.x.sasl.jaas.config)")
     # +0 is broker 0, as Java parses it
-    assert change_broker_configs(s, "+0", {"log.cleaner.backoff.ms": "100"}, False) is None
-    assert broker.dynamic_config.broker == {"log.cleaner.backoff.ms": "100"}
+    assert node.change("+0", {"log.cleaner.backoff.ms": "100"}, False) is None
+    node.eventually(lambda: node.broker.dynamic_config.broker, {"log.cleaner.backoff.ms": "100"})
 
 
-def test_incremental_operations_on_the_stored_set(broker: Broker) -> None:
-    s = services(broker)
-
+def test_incremental_operations_on_the_stored_set(node: Node) -> None:
     def ops(*entries: Op, name: str = "0") -> Any:
-        return incremental_broker_configs(s, name, list(entries), False)
+        return node.incremental(name, list(entries), False)
+
+    def stored() -> dict[str, str]:
+        return node.broker.dynamic_config.broker
 
     assert ops(Op("log.cleanup.policy", APPEND, "compact")) is None
-    assert broker.dynamic_config.broker == {"log.cleanup.policy": "delete,compact"}
+    node.eventually(stored, {"log.cleanup.policy": "delete,compact"})
     assert ops(Op("log.cleanup.policy", SUBTRACT, "delete")) is None
-    assert broker.dynamic_config.broker == {"log.cleanup.policy": "compact"}
+    node.eventually(stored, {"log.cleanup.policy": "compact"})
     assert ops(Op("log.retention.ms", SET, "9000"), Op("log.cleanup.policy", DELETE)) is None
-    assert broker.dynamic_config.broker == {"log.retention.ms": "9000"}
+    node.eventually(stored, {"log.retention.ms": "9000"})
     assert refused(ops(Op("log.retention.ms", APPEND, "1"))) == (
         ErrorCode.INVALID_CONFIG, "Config value append is not allowed for config key: "
                                   "log.retention.ms")
@@ -225,11 +246,13 @@ def test_incremental_operations_on_the_stored_set(broker: Broker) -> None:
 # -- what DescribeConfigs says -----------------------------------------------------------------
 
 
-def test_describe_shows_each_layer(broker: Broker) -> None:
-    s = services(broker)
-    change_broker_configs(s, "", {"log.retention.ms": "5000", "my.setting": "x"}, False)
-    change_broker_configs(s, "0", {"min.insync.replicas": "2"}, False)
+def test_describe_shows_each_layer(node: Node) -> None:
+    broker = node.broker
+    node.change("", {"log.retention.ms": "5000", "my.setting": "x"}, False)
+    node.change("0", {"min.insync.replicas": "2"}, False)
     dynamic = broker.dynamic_config
+    node.eventually(lambda: (dynamic.default, dynamic.broker), (
+        {"log.retention.ms": "5000", "my.setting": "x"}, {"min.insync.replicas": "2"}))
     entries = broker_config_entries(dynamic)
     retention = entry(entries, "log.retention.ms")
     assert (retention.value, retention.source, retention.read_only) == (
@@ -251,7 +274,7 @@ def test_describe_shows_each_layer(broker: Broker) -> None:
     assert [e.name for e in defaults] == ["log.retention.ms", "my.setting"]
     assert entry(defaults, "log.retention.ms").synonyms == [
         ("log.retention.ms", "5000", DYNAMIC_DEFAULT_BROKER_CONFIG)]
-    topic(broker, "t")
+    topic(node, "t")
     retention_ms = entry(topic_config_entries(dynamic, broker.configs, {}), "retention.ms")
     assert (retention_ms.value, retention_ms.source) == ("5000", DYNAMIC_DEFAULT_BROKER_CONFIG)
 

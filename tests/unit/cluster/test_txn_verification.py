@@ -31,7 +31,6 @@ from protocol.records.control import (
     build_end_txn_marker_batch,
 )
 from protocol.records.record import build_batch
-from pybroker.api.services import BrokerServices
 from pybroker.cluster.txn_verification import (
     PendingVerification,
     TxnErrorMode,
@@ -45,7 +44,7 @@ from pybroker.log import Log, LogConfig
 from pybroker.log.producer_state import AppendOrigin, ProducerStateManager
 from pybroker.metadata.model import PartitionRecord
 from pybroker.security.principal import ANONYMOUS
-from tests.unit.broker.helpers import storage_broker
+from tests.unit.broker.embedded_node import EmbeddedNode
 from tests.unit.log.helpers import OPENED as _opened
 from tests.unit.network.helpers import call as dispatch_call
 from tests.unit.protocol.records.helpers import value_batch
@@ -313,32 +312,33 @@ class _Peer:
 
 
 class Node:
-    """A broker's storage, coordinators and real handlers (``Broker.start_storage``, the
-    services ``Broker.start`` hands its dispatcher), without its sockets."""
+    """A real embedded node and its real handlers, reached through its dispatcher (the
+    services ``Broker.start`` hands it) rather than a socket; :func:`run` drives a scenario
+    on the node's loop."""
 
     def __init__(self, data: Path, **config: str) -> None:
-        self.broker = b = storage_broker(data, T0, {
+        self.node = EmbeddedNode.start(data, **{
             "transaction.state.log.num.partitions": "2",
             "offsets.topic.num.partitions": "2", "transaction.state.log.min.isr": "1",
             **config})
+        self.broker = b = self.node.broker
         assert b.controller is not None and b.admin is not None
         assert b.metadata_cache is not None and b.groups is not None
-        b.controller.create_topic(TOPIC, 2, 1, assignments=None, configs={},
-                                  validate_only=False, now_ms=T0, defaults=(1, 1))
-        b.dispatcher.services = BrokerServices(
-            broker_id=b.broker_id, config=b.config, replica_manager=b.replica_manager,
-            metadata_cache=b.metadata_cache, admin=b.admin, configs=b.configs, groups=b.groups,
-            producer_ids=b.producer_ids, apis=b.handlers, fetch_sessions=b.fetch_sessions,
-            dynamic_config=b.dynamic_config, transactions=b.transactions)
+        assert b.dispatcher.services is not None
+        self.node.create_topic(TOPIC, 2)
         self.pid = self.epoch = -1
 
     async def start(self) -> None:
         b = self.broker
         assert b.groups is not None and b.transactions is not None
-        b.groups.startup(T0)
-        b.transactions.startup(T0)
-        assert b.transactions.ensure_topic(T0) == E.NONE
-        assert b.groups.ensure_offsets_topic(T0) == E.NONE
+        # as Kafka's ZooKeeper mode: each internal topic is there once the controller made it
+        for ensure in (b.transactions.ensure_topic, b.groups.ensure_offsets_topic):
+            for _ in range(300):
+                if ensure(T0) == E.NONE:
+                    break
+                await asyncio.sleep(0.01)
+            assert ensure(T0) == E.NONE
+        assert len(b.transactions.topic.writer.led_partitions()) == 2
         for _ in range(300):
             init = await self.call(INIT_PRODUCER_ID, 4, ipi.InitProducerIdRequest(
                 transactional_id=TXN, transaction_timeout_ms=60_000))
@@ -348,14 +348,8 @@ class Node:
             await asyncio.sleep(0.01)
         raise AssertionError(f"no producer id: {init}")
 
-    async def stop(self) -> None:
-        b = self.broker
-        if b.txn_verification is not None:
-            await b.txn_verification.shutdown()
-        assert b.transactions is not None and b.groups is not None
-        await b.transactions.shutdown()
-        b.groups.shutdown(T0)
-        b.stop_storage()
+    def close(self) -> None:
+        self.node.stop()
 
     async def call(self, api_key: int, version: int, body: object, peer: _Peer | None = None,
                    ) -> Any:
@@ -400,17 +394,18 @@ def answers(response: Any) -> list[tuple[int, ErrorCode, str | None]]:
 def node(tmp_path: Path) -> Iterator[Node]:
     n = Node(tmp_path / "data")
     yield n
+    n.close()
 
 
 def run(node: Node, scenario) -> None:  # noqa: ANN001
     async def main() -> None:
         await node.start()
-        try:
-            await scenario()
-        finally:
-            await node.stop()
+        await scenario()
 
-    asyncio.run(main())
+    try:
+        node.node.run(main(), timeout=30)
+    finally:
+        node.close()
 
 
 def test_a_partition_never_added_is_not_written(node: Node) -> None:

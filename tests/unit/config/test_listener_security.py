@@ -6,9 +6,10 @@ import asyncio
 
 import pytest
 
-from pybroker.broker import Broker, ConfigError
+from pybroker.broker import ConfigError
 from pybroker.config import BrokerConfig, ConfigException
 from pybroker.config.listeners import parse_security_protocol_map
+from pybroker.modes.embedded.broker import Broker
 
 
 def config(**props: str) -> BrokerConfig:

@@ -297,7 +297,8 @@ def _broker_config(tmp_path, **extra: str):
 
 
 def test_a_sasl_listener_with_bad_jaas_stops_the_broker(tmp_path) -> None:
-    from pybroker.broker import Broker, ConfigError
+    from pybroker.broker import ConfigError
+    from pybroker.modes.embedded.broker import Broker
 
     config = _broker_config(tmp_path, **{
         "listeners": "PLAINTEXT://127.0.0.1:0,EXTRA://127.0.0.1:0",
@@ -307,7 +308,7 @@ def test_a_sasl_listener_with_bad_jaas_stops_the_broker(tmp_path) -> None:
 
 
 def test_a_sasl_listener_added_later_with_bad_jaas_fails_closed(tmp_path) -> None:
-    from pybroker.broker import Broker
+    from pybroker.modes.embedded.broker import Broker
 
     broker = Broker(_broker_config(tmp_path, **{
         "listener.name.extra.plain.sasl.jaas.config": BAD_JAAS}))

@@ -1,7 +1,8 @@
 """``__consumer_offsets``: record formats, topic creation, commits, replay, deletes and expiry.
 
-The storage tests run the broker's real log, replica manager and controller on a temporary
-directory (no sockets) and reopen them to check what a restarted coordinator would load.
+The storage tests run a real embedded node (its log, replica manager, controller and admin
+manager) on a temporary directory and restart it to check what a restarted coordinator would
+load.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ from pybroker.coordinator.group.storage import (
 )
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
 from pybroker.metadata.model import PartitionRecord
-from tests.unit.broker.helpers import storage_broker
+from pybroker.zk.znodes import CONFIG_TOPIC
+from tests.unit.broker.embedded_node import EmbeddedNode
 from tests.unit.cluster.helpers import partition_batches
 
 T0 = 1_700_000_000_000
@@ -180,18 +182,35 @@ def test_offsets_config_reads_broker_properties_with_defaults() -> None:
     assert cfg.segment_bytes == 104857600 and cfg.replication_factor == 3
 
 
-# ------------------------------------------------------------------ a broker without sockets
+# ------------------------------------------------------------------ a real embedded node
 
 
 class Node:
-    """The broker's storage and controller, without sockets (``Broker.start_storage``)."""
+    """A real embedded node, and an offsets topic and offset manager of the test's own over
+    its replica manager, metadata cache and admin manager; their methods run on the node's
+    loop (``on_loop``), each call waiting for its outcome."""
 
     def __init__(self, data: Path, **props: str) -> None:
-        self.broker = b = storage_broker(data, T0, props)
-        self.topic = OffsetsTopic(b.replica_manager, b.metadata_cache, b.admin,
-                                  OffsetsConfig.from_props(b.config.props))
-        self.offsets = OffsetManager(self.topic)
+        self.node = EmbeddedNode.start(data, **props)
+        self.broker = b = self.node.broker
+        config = b.config
+        self._topic = OffsetsTopic(b.replica_manager, b.metadata_cache, b.admin,
+                                   OffsetsConfig.from_props(config.props))
+        self._offsets = OffsetManager(self._topic)
+        self.topic = self.node.on_loop(self._topic)
+        self.offsets = self.node.on_loop(self._offsets)
+        self.replica_manager = self.node.on_loop(b.replica_manager)
         self.closed = False
+
+    def create_topic(self) -> ErrorCode:
+        """Ask for the topic until it exists and every partition is led here; the first
+        answer (COORDINATOR_NOT_AVAILABLE while the controller creates it, as in Kafka's
+        ZooKeeper mode)."""
+        first = self.node.ensure_internal_topic(self._topic.ensure_created)
+        count = self._topic.config.num_partitions
+        self.node.wait_until(lambda: self._topic.led_partitions() == list(range(count)),
+                             what="every offsets partition led here")
+        return first
 
     def load_all(self) -> dict[str, GroupMetadataValue | None]:
         return self.offsets.load_led_partitions()
@@ -205,7 +224,7 @@ class Node:
         if self.closed:
             return
         self.closed = True
-        self.broker.stop_storage()
+        self.node.stop()
 
 
 @pytest.fixture
@@ -218,6 +237,7 @@ def node(tmp_path: Path) -> Iterator[Node]:
 @pytest.fixture
 def coord(node: Node) -> Node:
     """A node coordinating every partition of an existing ``__consumer_offsets``."""
+    node.create_topic()
     assert node.topic.ensure_created(T0) == ErrorCode.NONE
     node.load_all()
     return node
@@ -230,19 +250,24 @@ def reopen(n: Node, tmp_path: Path) -> Node:
 
 def test_topic_is_created_on_first_use_with_kafka_configs(node: Node) -> None:
     assert not node.topic.exists
+    assert node.create_topic() == ErrorCode.COORDINATOR_NOT_AVAILABLE
     assert node.topic.ensure_created(T0) == ErrorCode.NONE
-    record = node.broker.controller.topics[OFFSETS_TOPIC]
-    assert len(record.partitions) == 4
+    assert node.broker.controller is not None
+    assignment = node.broker.controller.context.partition_replica_assignment_for_topic(
+        OFFSETS_TOPIC)
+    assert len(assignment) == 4
     # offsets.topic.replication.factor=3 is capped at the one live broker.
-    assert all(p.replicas == (0,) for p in record.partitions.values())
-    assert record.configs == {"cleanup.policy": "compact", "segment.bytes": "104857600",
-                              "compression.type": "producer"}
+    assert all(replicas == (0,) for replicas in assignment.values())
+    stored = node.node.run(node.broker.zk.get_entity_configs(CONFIG_TOPIC, OFFSETS_TOPIC))
+    assert stored == {"cleanup.policy": "compact", "segment.bytes": "104857600",
+                      "compression.type": "producer"}
+    assert node.broker.configs.topic_overrides(OFFSETS_TOPIC) == stored
     assert node.topic.led_partitions() == [0, 1, 2, 3]
     assert node.topic.ensure_created(T0) == ErrorCode.NONE  # idempotent
 
 
 def test_commit_writes_one_batch_and_survives_a_restart(node: Node, tmp_path: Path) -> None:
-    node.topic.ensure_created(T0)
+    node.create_topic()
     node.load_all()
     errors = node.offsets.commit("group-a", [("orders", 0, 10, 3, "m0"), ("orders", 1, 20, 3, None),
                                              OffsetToCommit("audit", 0, 5)], T0)
@@ -278,7 +303,9 @@ def test_replay_reads_across_segments_and_small_load_buffers(tmp_path: Path) -> 
              "offsets.load.buffer.size": "120"}
     n = Node(tmp_path / "data", **props)
     try:
+        assert n.create_topic() == ErrorCode.COORDINATOR_NOT_AVAILABLE
         assert n.offsets.ensure_topic(T0) == ErrorCode.NONE
+        n.load_all()
         assert n.offsets.loaded_partitions == {0}
         for i in range(30):
             n.offsets.commit("g", [("t", i % 3, i, -1, "")], T0 + i)
@@ -296,6 +323,7 @@ def test_replay_reads_across_segments_and_small_load_buffers(tmp_path: Path) -> 
 
 
 def test_fetch_of_uncommitted_partitions_and_unknown_groups(node: Node) -> None:
+    node.create_topic()
     node.offsets.commit("g", [("t", 0, 7, -1, "")], T0)
     assert node.offsets.fetch("g", [("t", 1), ("t", 0)]) == [
         OffsetFetchResult("t", 1, -1, -1, "", ErrorCode.NONE),
@@ -308,6 +336,7 @@ def test_fetch_of_uncommitted_partitions_and_unknown_groups(node: Node) -> None:
 
 
 def test_later_commits_win_on_replay(node: Node, tmp_path: Path) -> None:
+    node.create_topic()
     for offset in (1, 2, 3):
         node.offsets.commit("g", [("t", 0, offset, -1, f"v{offset}")], T0 + offset)
     node = reopen(node, tmp_path)
@@ -322,6 +351,7 @@ def test_metadata_too_large_is_rejected_per_partition(tmp_path: Path) -> None:
     n = Node(tmp_path / "data", **{"offsets.topic.num.partitions": "1",
                                    "offset.metadata.max.bytes": "4"})
     try:
+        n.create_topic()
         errors = n.offsets.commit("g", [("t", 0, 1, -1, "abcd"), ("t", 1, 1, -1, "abcde")], T0)
         assert errors == {("t", 0): ErrorCode.NONE, ("t", 1): ErrorCode.OFFSET_METADATA_TOO_LARGE}
         assert n.offsets.fetch("g")[0][:3] == ("t", 0, 1)
@@ -335,11 +365,13 @@ def test_metadata_too_large_is_rejected_per_partition(tmp_path: Path) -> None:
 
 
 def test_failed_append_leaves_the_cache_alone(node: Node) -> None:
+    node.create_topic()
     node.offsets.commit("g", [("t", 0, 1, -1, "")], T0)
     p = partition_for("g", 4)
     record = node.broker.metadata_cache.partition(OFFSETS_TOPIC, p)
-    # leadership moved away: broker 99 leads in the next epoch
-    node.broker.replica_manager.become_leader_or_follower(OFFSETS_TOPIC, [PartitionRecord(
+    # leadership moved away: broker 99 (alive) leads in the next epoch
+    node.node.announce_peer(99)
+    node.replica_manager.become_leader_or_follower(OFFSETS_TOPIC, [PartitionRecord(
         p, (0, 99), (0, 99), 99, record.leader_epoch + 1)], T0)
     errors = node.offsets.commit("g", [("t", 0, 2, -1, "")], T0)
     assert errors == {("t", 0): ErrorCode.NOT_COORDINATOR}
@@ -348,6 +380,7 @@ def test_failed_append_leaves_the_cache_alone(node: Node) -> None:
 
 
 def test_retention_override_writes_an_expire_timestamp(node: Node, tmp_path: Path) -> None:
+    node.create_topic()
     node.offsets.commit("g", [("t", 0, 1, 4, "")], T0, retention_ms_override=MINUTE)
     node.offsets.commit("g", [("t", 1, 1, -1, "", T0 - 5)], T0)  # v1 commit timestamp
     assert node.offsets.offsets_of("g") == {
@@ -371,6 +404,7 @@ def _group_value(generation: int = 1, members: int = 1) -> GroupMetadataValue:
 
 
 def test_group_metadata_store_and_replay(node: Node, tmp_path: Path) -> None:
+    node.create_topic()
     assert node.offsets.store_group("g", _group_value(1), T0) == ErrorCode.NONE
     assert node.offsets.store_group("g", _group_value(2), T0 + 1) == ErrorCode.NONE
     assert node.offsets.store_group("gone", _group_value(1), T0) == ErrorCode.NONE
@@ -386,6 +420,7 @@ def test_group_metadata_store_and_replay(node: Node, tmp_path: Path) -> None:
 
 
 def test_delete_offsets_writes_tombstones(node: Node, tmp_path: Path) -> None:
+    node.create_topic()
     node.offsets.commit("g", [("t", 0, 1, -1, ""), ("t", 1, 2, -1, ""), ("u", 0, 3, -1, "")], T0)
     removed = node.offsets.delete_offsets("g", [("t", 0), ("t", 9)], T0)
     assert removed == [("t", 0)]
@@ -404,6 +439,7 @@ def test_delete_offsets_writes_tombstones(node: Node, tmp_path: Path) -> None:
 
 
 def test_delete_offsets_can_tombstone_an_emptied_group(node: Node) -> None:
+    node.create_topic()
     node.offsets.store_group("g", _group_value(1, members=0), T0)
     node.offsets.commit("g", [("t", 0, 1, -1, "")], T0)
     node.offsets.delete_offsets("g", [("t", 0)], T0, tombstone_group_if_empty=True)
@@ -414,6 +450,7 @@ def test_delete_offsets_can_tombstone_an_emptied_group(node: Node) -> None:
 
 
 def test_delete_group_writes_one_batch_of_tombstones(node: Node, tmp_path: Path) -> None:
+    node.create_topic()
     node.offsets.store_group("g", _group_value(3), T0)
     node.offsets.commit("g", [("t", 0, 1, -1, ""), ("t", 1, 1, -1, "")], T0)
     assert node.offsets.delete_group("g", T0) == ErrorCode.NONE
@@ -431,13 +468,13 @@ def test_delete_group_writes_one_batch_of_tombstones(node: Node, tmp_path: Path)
 
 
 def _raw_append(n: Node, partition: int, batch: bytearray) -> None:
-    result, _ = n.broker.replica_manager.append_to_leader(OFFSETS_TOPIC, partition, batch,
+    result, _ = n.replica_manager.append_to_leader(OFFSETS_TOPIC, partition, batch,
                                                           required_acks=-1, now_ms=T0)
     assert result.error == ErrorCode.NONE
 
 
 def test_replay_ignores_other_partitions_groups_and_unknown_keys(node: Node) -> None:
-    node.topic.ensure_created(T0)
+    node.create_topic()
     mine = "g"
     p = partition_for(mine, 4)
     stranger = next(f"x{i}" for i in range(100) if partition_for(f"x{i}", 4) != p)

@@ -1,7 +1,7 @@
 """Transactional offset commits in the group coordinator (KIP-98, KIP-447): the pending
 offsets' bookkeeping, their replay, TxnOffsetCommit's checks, and the offset manager on the
-broker's real log and replica manager (no sockets): one transactional batch per commit, pending
-offsets invisible to OffsetFetch (UNSTABLE_OFFSET_COMMIT with ``require_stable``) until the
+broker's real log and replica manager (a real embedded node): one transactional batch per
+commit, pending offsets invisible to OffsetFetch (UNSTABLE_OFFSET_COMMIT with ``require_stable``) until the
 transaction completes, the order of transactional and plain commits, reloads, unloading,
 DeleteGroups, OffsetDelete and expiry."""
 
@@ -37,7 +37,7 @@ from pybroker.coordinator.group.txn_offsets import PendingTxnOffset, PendingTxnO
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
 from pybroker.metadata.model import PartitionRecord
-from tests.unit.broker.helpers import storage_broker
+from tests.unit.broker.embedded_node import EmbeddedNode
 from tests.unit.cluster.helpers import partition_batches
 from tests.unit.coordinator.group.group_coordinator_harness import Harness
 
@@ -242,25 +242,29 @@ def test_txn_commits_create_unknown_groups_and_need_a_group_id() -> None:
 
 
 class Node:
-    """A broker's storage with its group coordinator service started (no sockets), every
-    ``__consumer_offsets`` partition led and loaded. The tests here play the transaction
+    """A real embedded node with its group coordinator service (called on the node's loop),
+    every ``__consumer_offsets`` partition led and loaded. The tests here play the transaction
     coordinator (they write the markers), so the leaders do not verify transactions with one
     (KIP-890's verification of TxnOffsetCommit is tested in test_txn_verification.py)."""
 
     def __init__(self, data: Path) -> None:
         self.data = data
-        self.loop = asyncio.new_event_loop()
-        self.broker = storage_broker(data, T0, {
+        self.node = EmbeddedNode.start(data, **{
             "offsets.topic.num.partitions": "4",
             "transaction.partition.verification.enable": "false"})
+        self.broker = self.node.broker
         groups = self.broker.groups
         assert groups is not None
-        self.groups: GroupCoordinatorService = groups
-        self.loop.run_until_complete(self._start())
-
-    async def _start(self) -> None:
-        self.groups.startup(T0)
+        self._groups: GroupCoordinatorService = groups
+        #: the service, its methods called on the node's loop
+        self.groups = self.node.on_loop(groups)
+        if not groups.offsets.topic.exists:
+            # as Kafka's ZooKeeper mode: no coordinator until the controller created the topic
+            assert self.node.ensure_internal_topic(groups.ensure_offsets_topic) == \
+                E.COORDINATOR_NOT_AVAILABLE
         assert self.groups.ensure_offsets_topic(T0) == E.NONE
+        self.node.wait_until(lambda: groups.offsets.loaded_partitions == {0, 1, 2, 3},
+                             what="every offsets partition loaded")
 
     @property
     def offsets(self) -> OffsetManager:
@@ -285,12 +289,18 @@ class Node:
         coordinator's to the groups' partitions, then the transaction completed there."""
         partitions = sorted({partition_for(g, 4) for g in groups})
         kind = ControlRecordType.COMMIT if commit else ControlRecordType.ABORT
-        results = self.broker.replica_manager.append_records(
-            {(OFFSETS_TOPIC, p): build_end_txn_marker_batch(
-                pid, epoch, EndTransactionMarker(kind, 0), timestamp=T0) for p in partitions},
-            required_acks=-1, timeout_ms=1000, now_ms=T0, origin=AppendOrigin.COORDINATOR)
-        assert not isinstance(results, asyncio.Future)
-        assert all(r.error == E.NONE for r in results.values()), results
+
+        def append() -> None:
+            results = self.broker.replica_manager.append_records(
+                {(OFFSETS_TOPIC, p): build_end_txn_marker_batch(
+                    pid, epoch, EndTransactionMarker(kind, 0), timestamp=T0)
+                 for p in partitions},
+                required_acks=-1, timeout_ms=1000, now_ms=T0, origin=AppendOrigin.COORDINATOR)
+            # the ISR is this broker alone: acks=all is answered at once
+            assert not isinstance(results, asyncio.Future)
+            assert all(r.error == E.NONE for r in results.values()), results
+
+        self.node.call(append)
         self.groups.complete_transaction(pid, partitions, commit)
 
     def committed(self, group: str) -> dict[tuple[str, int], int]:
@@ -306,9 +316,7 @@ class Node:
         return partition_batches(rm.get_partition(OFFSETS_TOPIC, partition))
 
     def close(self) -> None:
-        self.groups.shutdown(T0)
-        self.broker.stop_storage()
-        self.loop.close()
+        self.node.stop()
 
 
 @pytest.fixture
@@ -403,7 +411,8 @@ def test_a_group_with_only_pending_offsets_is_loaded(node: Node) -> None:
 def test_unloading_a_partition_drops_its_pending_offsets(node: Node) -> None:
     p = partition_for("g", 4)
     node.txn_commit("g", 7, {("t", 0): 10})
-    rm = node.broker.replica_manager
+    node.node.announce_peer(9)  # alive: the partition can follow it
+    rm = node.node.on_loop(node.broker.replica_manager)
     rm.become_leader_or_follower(OFFSETS_TOPIC, [PartitionRecord(p, (0, 9), (0, 9), 9, 1)], T0)
     assert node.offsets.pending.groups(p) == set() and not node.offsets.has_offsets("g")
     node.groups.complete_transaction(7, [p], True)  # not coordinated here: skipped

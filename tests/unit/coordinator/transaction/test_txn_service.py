@@ -1,4 +1,4 @@
-"""The transaction coordinator service on a broker without sockets (``Broker.start_storage``):
+"""The transaction coordinator service on a real embedded node (a one-broker cluster):
 ``__transaction_state`` created with Kafka's configs, state changes written to and replayed
 from its real logs as its leadership moves, WriteTxnMarkers built and read back, and the
 WriteTxnMarkers version by inter-broker protocol."""
@@ -13,7 +13,6 @@ import pytest
 
 from protocol.errors import ErrorCode
 from protocol.messages import write_txn_markers_request as wreq, write_txn_markers_response as wresp
-from pybroker.broker import Broker
 from pybroker.coordinator.transaction import (
     InitProducerIdResult,
     MarkerEntry,
@@ -28,20 +27,21 @@ from pybroker.coordinator.transaction.storage import transaction_partition_for
 from pybroker.coordinator.transaction_service import write_txn_markers_version
 from pybroker.metadata.model import PartitionRecord
 from pybroker.metadata.topics import TRANSACTION_STATE_TOPIC
-from tests.unit.broker.helpers import storage_broker
+from pybroker.modes.embedded.broker import Broker
+from tests.unit.broker.embedded_node import EmbeddedNode
 
 T0 = 1_700_000_000_000
 PARTITIONS = 3
 
 
 @pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Broker]:
-    b = storage_broker(tmp_path / "data", T0, {
+def node(tmp_path: Path) -> Iterator[EmbeddedNode]:
+    n = EmbeddedNode.start(tmp_path / "data", **{
         "transaction.state.log.num.partitions": str(PARTITIONS),
         "transaction.state.log.min.isr": "1",
     })
-    yield b
-    b.stop_storage()
+    yield n
+    n.stop()
 
 
 async def settled(outcome):
@@ -58,12 +58,28 @@ async def loaded(broker: Broker) -> None:
     raise AssertionError("the partitions never loaded")
 
 
-def test_the_topic_is_created_with_kafkas_configs(broker: Broker) -> None:
+async def created(broker: Broker) -> None:
+    """Ask for the topic until the controller has created and led it (as Kafka's ZooKeeper
+    mode: COORDINATOR_NOT_AVAILABLE until then, as the first answer is)."""
+    service = broker.transactions
+    assert service is not None
+    assert service.ensure_topic(T0) == ErrorCode.COORDINATOR_NOT_AVAILABLE
+    for _ in range(1000):
+        if service.ensure_topic(T0) == ErrorCode.NONE and \
+                len(service.topic.writer.led_partitions()) == PARTITIONS:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the topic was never created")
+
+
+def test_the_topic_is_created_with_kafkas_configs(node: EmbeddedNode) -> None:
+    broker = node.broker
+
     async def main() -> None:
         service = broker.transactions
         assert service is not None and broker.metadata_cache is not None
-        service.startup(T0)
         assert not service.topic.exists
+        await created(broker)
         assert service.ensure_topic(T0) == ErrorCode.NONE
         info = broker.metadata_cache.topic(TRANSACTION_STATE_TOPIC)
         assert info is not None and len(info.partitions) == PARTITIONS
@@ -71,17 +87,17 @@ def test_the_topic_is_created_with_kafkas_configs(broker: Broker) -> None:
             "cleanup.policy": "compact", "compression.type": "uncompressed",
             "min.insync.replicas": "1", "segment.bytes": "104857600",
             "unclean.leader.election.enable": "false"}
-        await service.shutdown()
 
-    asyncio.run(main())
+    node.run(main())
 
 
-def test_state_is_written_and_replayed_as_leadership_moves(broker: Broker) -> None:
+def test_state_is_written_and_replayed_as_leadership_moves(node: EmbeddedNode) -> None:
+    broker = node.broker
+
     async def main() -> None:
         service = broker.transactions
         assert service is not None
-        service.startup(T0)
-        service.ensure_topic(T0)
+        await created(broker)
         await loaded(broker)
         result = await settled(service.init_producer_id("tx", 60_000, None, T0))
         assert isinstance(result, InitProducerIdResult) and result.error == ErrorCode.NONE
@@ -97,6 +113,7 @@ def test_state_is_written_and_replayed_as_leadership_moves(broker: Broker) -> No
 
         p = transaction_partition_for("tx", PARTITIONS)
         rm = broker.replica_manager
+        node.announce_peer(9)  # alive: the partition can follow it
         # broker 9 takes the partition over: the id is forgotten here
         rm.become_leader_or_follower(TRANSACTION_STATE_TOPIC,
                                      [PartitionRecord(p, (0, 9), (0, 9), 9, 1)], T0)
@@ -111,9 +128,8 @@ def test_state_is_written_and_replayed_as_leadership_moves(broker: Broker) -> No
                                                                   "CompleteCommit", pid)
         bumped = await settled(service.init_producer_id("tx", 60_000, None, T0 + 10))
         assert (bumped.error, bumped.producer_id, bumped.producer_epoch) == (ErrorCode.NONE, pid, 1)
-        await service.shutdown()
 
-    asyncio.run(main())
+    node.run(main())
 
 
 def test_write_txn_markers_requests_and_answers() -> None:
