@@ -24,6 +24,7 @@ import asyncio
 import dataclasses
 import inspect
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,16 @@ log = logging.getLogger(__name__)
 
 #: the znode tree's file in the first log dir
 ZNODES_FILE = "__pybroker_znodes.json"
+
+
+def _install(built: Path, path: Path) -> None:
+    """Rename ``built`` to ``path``, durably (the directory fsynced after)."""
+    os.replace(built, path)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 class Broker(ZkBroker):
@@ -96,13 +107,18 @@ class Broker(ZkBroker):
 
     async def _migrate_single_node_document(self) -> None:
         """Move an earlier release's metadata document into the znode tree, once, before the
-        tree is read; the document stays beside it, renamed."""
+        tree is read; the document stays beside it, renamed. The tree is written whole under
+        another name and renamed into place, so a start cut short (a crash, a full disk) leaves
+        the document to be moved again, never half a tree."""
         old = self.log_dirs[0] / METADATA_FILE
         if self.store.path.exists() or not old.exists():
             return
         image = read_document(old)
-        await self.store.start()
-        await migrate(KafkaZkClient(self.store), image, self.broker_id)
+        building = self.store.path.with_name(self.store.path.name + ".migrating")
+        building.unlink(missing_ok=True)
+        async with LocalZkClient(building) as tree:
+            await migrate(KafkaZkClient(tree), image, self.broker_id)
+        await asyncio.to_thread(_install, building, self.store.path)
         old.rename(old.with_name(old.name + MIGRATED_SUFFIX))
         log.info("Moved the cluster metadata of %s (%d topic(s)) into %s", old,
                  len(image.topics), self.store.path)

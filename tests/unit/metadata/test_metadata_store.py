@@ -238,3 +238,21 @@ def test_a_v1_log_dir_starts_with_its_metadata_moved_once(tmp_path: Path) -> Non
         assert node.broker.metadata_cache.cluster_id == "Vbx3lLUCT2m4Ihp2KB6zyw"
     finally:
         node.stop()
+
+
+def test_a_move_cut_short_leaves_the_document_to_be_moved_again(tmp_path: Path) -> None:
+    """A start that died while it wrote the tree left a partial ``.migrating`` file and the
+    document in place: the next start discards the partial tree and moves the document again
+    (never a half tree read as the whole)."""
+    write(tmp_path / "__pybroker_metadata.json", v1_document(topics={}))
+    (tmp_path / "__pybroker_znodes.json.migrating").write_text('{"format": "znodes-1", "zx')
+    node = EmbeddedNode.start(tmp_path)
+    try:
+        assert node.broker.metadata_cache is not None
+        assert node.broker.metadata_cache.cluster_id == "Vbx3lLUCT2m4Ihp2KB6zyw"
+        assert node.broker.dynamic_config.broker == {"log.cleaner.backoff.ms": "12345"}
+    finally:
+        node.stop()
+    assert not (tmp_path / "__pybroker_znodes.json.migrating").exists()
+    assert (tmp_path / "__pybroker_znodes.json").exists()
+    assert (tmp_path / "__pybroker_metadata.json.migrated").exists()
