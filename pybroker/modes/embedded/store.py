@@ -25,13 +25,13 @@ import base64
 import contextlib
 import json
 import logging
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pybroker.metadata.meta_properties import write_atomically
 from pybroker.zk.client import (
     ANY_VERSION,
     BadVersionError,
@@ -97,21 +97,6 @@ def _name(path: str) -> str:
 def _check_path(path: str) -> None:
     if not path.startswith("/") or (path != "/" and path.endswith("/")) or "//" in path:
         raise ZkError(f"invalid path {path!r}", path)
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Replace ``path`` by ``data``, durably: a crash leaves the old or the new content."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class LocalZkClient:
