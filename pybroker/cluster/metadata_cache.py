@@ -1,8 +1,8 @@
 """The broker's view of the cluster, from which Metadata, DescribeCluster and FindCoordinator
 are answered (Kafka's ``ZkMetadataCache``).
 
-In the embedded mode the local controller updates it directly; in ZooKeeper mode it is what
-UpdateMetadata requests update (:meth:`MetadataCache.update_metadata`): the live brokers with
+It is what the controller's UpdateMetadata requests update (on the embedded node too, through
+its loopback channel) (:meth:`MetadataCache.update_metadata`): the live brokers with
 their endpoints, the controller id, and partition states (a leader of -2 removes a partition
 being deleted). Readers get copies of nothing: treat the objects as immutable.
 """

@@ -13,8 +13,8 @@ the way Kafka checks it before storing it (:meth:`DynamicBrokerConfig.validate`)
 stored configs (:meth:`~DynamicBrokerConfig.update_broker_config`,
 :meth:`~DynamicBrokerConfig.update_default_config`) and tells the parts of the broker that take
 changes at run time (:class:`BrokerReconfigurable`) what changed. Where the dynamic configs are
-stored is not its business: the local metadata store on the embedded node, ``/config/brokers``
-in ZooKeeper mode.
+stored is not its business: ``/config/brokers``, in ZooKeeper or in the embedded node's znode
+tree.
 
 The rules, in Kafka's order and words: a read-only property is refused ("Cannot update these
 configs dynamically"), so is an SSL setting without a listener prefix, then each value is parsed

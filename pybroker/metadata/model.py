@@ -1,7 +1,7 @@
 """Plain records of cluster metadata, independent of where they are stored.
 
 The records are immutable: a change builds a new record (``with_partitions``, ``with_configs``,
-``dataclasses.replace``). The controller's view, the metadata store and the metadata cache can
+``dataclasses.replace``). The controller's view, the admin manager and the metadata cache can
 therefore hold the same record without one of them changing what another sees.
 """
 

@@ -11,8 +11,8 @@ ALTER_CONFIGS (denials are never implied). Note that ``allow.everyone.if.no.acl.
 every ACL of the resource, whoever it names.
 
 Changes are planned here (:meth:`AclAuthorizer.plan_create`, :meth:`AclAuthorizer.plan_delete`)
-as the new entry sets of the patterns they touch; the store (the local metadata store,
-ZooKeeper) applies what they add and remove to what it holds, and the sets it stored are
+as the new entry sets of the patterns they touch; the store (the znode tree: ZooKeeper, or the
+embedded node's file) applies what they add and remove to what it holds, and the sets it stored are
 taken over by the cache with :meth:`AclAuthorizer.apply`.
 """
 

@@ -3,8 +3,8 @@ DescribeUserScramCredentials and AlterUserScramCredentials.
 
 A user's credentials are a config entity as Kafka keeps them (``/config/users/<user>`` in
 ZooKeeper): ``{"SCRAM-SHA-256": "salt=...,stored_key=...,server_key=...,iterations=4096"}``.
-The functions here decide; whoever stores the entities (the embedded node's metadata store,
-ZooKeeper) applies what they decide.
+The functions here decide; whoever stores the entities (the znode tree: ZooKeeper, or the
+embedded node's file) applies what they decide.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@ the ACL administration of CreateAcls, DescribeAcls and DeleteAcls over a durable
 
 Without an authorizer (``authorizer.class.name`` empty, Kafka's default) every check allows and
 the ACL APIs answer SECURITY_DISABLED. With one, the checks are :class:`AclAuthorizer`'s and
-each change is written to the :class:`AclStore` (the local metadata store on a single node,
-ZooKeeper's ``/kafka-acl`` in a cluster) before the cache takes it over.
+each change is written to the :class:`AclStore` (``/kafka-acl`` in the znode tree: ZooKeeper,
+or the embedded node's file) before the cache takes it over.
 """
 
 from __future__ import annotations

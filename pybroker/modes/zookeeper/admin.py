@@ -81,7 +81,7 @@ class TopicStore(Protocol):
 
 
 class ControllerModule(Protocol):
-    """The local controller module's admin entry points (``pybroker.controller``)."""
+    """This broker's controller module's admin entry points (``pybroker.controller``)."""
 
     @property
     def is_active(self) -> bool: ...
