@@ -111,9 +111,10 @@ class GroupCoordinatorService:
                 coordinator.load_group(group_id, value, now_ms)
 
     def on_load_failed(self, partition: int, epoch: int, replay: PartitionReplay,
-                       error: BaseException, now_ms: int) -> None:
+                       error: BaseException, now_ms: int) -> bool:
         """Nothing of a partition whose load broke off is taken: its groups answer
         NOT_COORDINATOR until its next election."""
+        return False
 
     def on_unloaded(self, partition: int, epoch: int | None, now_ms: int) -> None:
         self.offsets.unload_partition(partition)

@@ -301,7 +301,8 @@ class TransactionCoordinatorService:
         #: the partitions of __transaction_state loaded here, replayed chunk by chunk on the loop
         self.runtime = CoordinatorRuntime(
             self.topic.writer, CoordinatorLoader(self.topic.writer, self.config.load_buffer_size,
-                                                 clock=clock), self, clock=clock)
+                                                 clock=clock), self, clock=clock,
+            partitions=self.coordinator.partitions)
         self._retry_handle: asyncio.TimerHandle | None = None
         self._started = False
         replica_manager.add_leadership_listener(self.topic.name, self.on_leadership_change)
@@ -350,9 +351,11 @@ class TransactionCoordinatorService:
         self._complete_loading(partition, epoch, replay, summary.elapsed_ms)
 
     def on_load_failed(self, partition: int, epoch: int, replay: PartitionReplay,
-                       error: BaseException, now_ms: int) -> None:
-        """What was read before the error is taken, as Kafka's loader keeps what it loaded."""
+                       error: BaseException, now_ms: int) -> bool:
+        """What was read before the error is taken and served, as Kafka's loader keeps what
+        it loaded."""
         self._complete_loading(partition, epoch, replay, None)
+        return True
 
     def on_unloaded(self, partition: int, epoch: int | None, now_ms: int) -> None:
         self.coordinator.on_resignation(partition, epoch)

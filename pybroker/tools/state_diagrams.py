@@ -66,7 +66,9 @@ MACHINES: list[StateMachine] = [
             "__transaction_state) on this broker, as both coordinators' runtime keeps it "
             "(Kafka's CoordinatorState): Loading while its log is replayed after this broker "
             "became its leader (its requests answer COORDINATOR_LOAD_IN_PROGRESS), Active once "
-            "the replay was handed over, Failed when the load broke off, Unloaded when another "
+            "the replay was handed over, Failed when the load broke off (Active with what was "
+            "read for the transaction coordinator, which serves it as Kafka's does), Unloaded "
+            "when another "
             "broker leads it (NOT_COORDINATOR). A new election loads it again from any state."
         ),
     ),

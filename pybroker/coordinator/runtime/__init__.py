@@ -11,7 +11,7 @@ from .errors import (
 )
 from .loader import CoordinatorLoader, LoadSummary, Replay
 from .runtime import CoordinatorRuntime, CoordinatorShard
-from .state import CoordinatorState
+from .state import CoordinatorPartitions, CoordinatorState
 from .writer import (
     Appended,
     PartitionWriter,
@@ -27,6 +27,7 @@ __all__ = [
     "Appended",
     "CoordinatorLoader",
     "CoordinatorRuntime",
+    "CoordinatorPartitions",
     "CoordinatorShard",
     "CoordinatorState",
     "LoadSummary",

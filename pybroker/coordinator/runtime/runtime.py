@@ -7,9 +7,11 @@ replica manager, Kafka's ``onElection`` / ``onResignation``) through one
 replayed by the :class:`~pybroker.coordinator.runtime.loader.CoordinatorLoader` into the
 coordinator's :class:`CoordinatorShard`, which takes the replay over when it is complete
 (Active); one it stops leading is Unloaded and the shard forgets it; a load that breaks off
-leaves it Failed. A newer election while a load runs starts it again, and the old load's
-replay is dropped. The state table (:mod:`.state`) says what each partition's requests are
-answered, the same for both coordinators: :meth:`CoordinatorRuntime.error_for`.
+leaves it Failed, unless the shard serves what was read before the error (then it is Active).
+A newer election while a load runs starts it again, and the old load's replay is dropped.
+The runtime's :class:`~.state.CoordinatorPartitions` table says what each partition's requests
+are answered, the same for both coordinators (:meth:`CoordinatorRuntime.error_for`); the
+coordinator is handed that table to answer from.
 
 A runtime built with ``inline_first_slice`` replays the first slice of a load inside the
 leadership change itself: a partition whose log fits in it (every partition but a large one)
@@ -42,7 +44,7 @@ from protocol.errors import ErrorCode
 from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
 
 from .loader import CoordinatorLoader, LoadSummary, Replay
-from .state import VALID_PREVIOUS_STATES, CoordinatorState
+from .state import CoordinatorPartitions, CoordinatorState
 from .writer import PartitionWriter
 
 if TYPE_CHECKING:
@@ -82,8 +84,9 @@ class CoordinatorShard(Protocol[R]):
         ...
 
     def on_load_failed(self, partition: int, epoch: int, replay: R, error: BaseException,
-                       now_ms: int) -> None:
-        """The load broke off with ``error``; ``replay`` holds what was read before."""
+                       now_ms: int) -> bool:
+        """The load broke off with ``error``; ``replay`` holds what was read before. True: the
+        shard took that over and serves it (the partition is Active); False: it is Failed."""
         ...
 
     def on_unloaded(self, partition: int, epoch: int | None, now_ms: int) -> None:
@@ -93,18 +96,13 @@ class CoordinatorShard(Protocol[R]):
 
 @dataclass(slots=True)
 class PartitionContext:
-    """One partition's state, the epoch it was elected in, and its running load."""
+    """One partition's running load and its last completed one (its state and epoch are in
+    the runtime's table)."""
 
     partition: int
-    state: CoordinatorState = S.UNLOADED
-    epoch: int = -1
     task: asyncio.Task[None] | None = None
     #: the last completed load's summary
     summary: LoadSummary | None = None
-
-    def transition(self, target: CoordinatorState) -> None:
-        VALID_PREVIOUS_STATES.check(self.partition, self.state, target)
-        self.state = target
 
 
 class CoordinatorRuntime(Generic[R]):
@@ -112,9 +110,11 @@ class CoordinatorRuntime(Generic[R]):
 
     def __init__(self, writer: PartitionWriter, loader: CoordinatorLoader,
                  shard: CoordinatorShard[R], *, clock: Clock = SYSTEM_CLOCK,
-                 inline_first_slice: bool = False, freeze: bool = True) -> None:
+                 inline_first_slice: bool = False, freeze: bool = True,
+                 partitions: CoordinatorPartitions | None = None) -> None:
         """``freeze``: whether a load on the loop freezes the heap as it goes (see the module
-        docstring)."""
+        docstring); ``partitions``: the table the runtime keeps its partitions' states in (the
+        one its coordinator answers from; a new one by default)."""
         self.writer = writer
         self.loader = loader
         self.shard = shard
@@ -123,23 +123,21 @@ class CoordinatorRuntime(Generic[R]):
         self.freeze = freeze
         #: how many times loads froze the heap
         self.freezes = 0
+        self.partitions = partitions if partitions is not None else CoordinatorPartitions()
         self._partitions: dict[int, PartitionContext] = {}
 
     # -- what requests are answered --------------------------------------------------------
     def state(self, partition: int) -> CoordinatorState:
-        context = self._partitions.get(partition)
-        return context.state if context is not None else S.UNLOADED
+        return self.partitions.state(partition)
 
     def error_for(self, partition: int) -> ErrorCode:
         """NONE while ``partition`` is Active here, COORDINATOR_LOAD_IN_PROGRESS while it
         loads, NOT_COORDINATOR otherwise."""
-        return self.state(partition).error
+        return self.partitions.error_for(partition)
 
     def is_loading(self, partition: int | None = None) -> bool:
         """Whether ``partition`` (None: any partition) is loading."""
-        if partition is None:
-            return any(c.state is S.LOADING for c in self._partitions.values())
-        return self.state(partition) is S.LOADING
+        return self.partitions.is_loading(partition)
 
     def summary(self, partition: int) -> LoadSummary | None:
         """The last completed load of ``partition``."""
@@ -163,8 +161,7 @@ class CoordinatorRuntime(Generic[R]):
         with ``inline_first_slice``, the rest (or all of it) in a task on the loop."""
         context = self._partitions.setdefault(partition, PartitionContext(partition))
         self._cancel(context)
-        context.transition(S.LOADING)
-        context.epoch = epoch
+        self.partitions.transition(partition, S.LOADING, epoch)
         self.shard.on_loading(partition, epoch)
         replay = self.shard.new_replay(partition)
         steps = self.loader.steps(partition, replay, LoadSummary(partition))
@@ -179,8 +176,8 @@ class CoordinatorRuntime(Generic[R]):
         context = self._partitions.get(partition)
         if context is not None:
             self._cancel(context)
-            if context.state is not S.UNLOADED:
-                context.transition(S.UNLOADED)
+            if self.partitions.state(partition) is not S.UNLOADED:
+                self.partitions.transition(partition, S.UNLOADED)
         self.shard.on_unloaded(partition, epoch, now_ms)
 
     def load_led_partitions(self, now_ms: int) -> None:
@@ -210,7 +207,8 @@ class CoordinatorRuntime(Generic[R]):
             context.task = None
 
     def _current(self, context: PartitionContext, epoch: int) -> bool:
-        return context.state is S.LOADING and context.epoch == epoch
+        return (self.partitions.is_loading(context.partition)
+                and self.partitions.epoch(context.partition) == epoch)
 
     def _step(self, context: PartitionContext, epoch: int, replay: R,
               steps: Generator[None, None, LoadSummary], now_ms: int) -> bool:
@@ -220,7 +218,7 @@ class CoordinatorRuntime(Generic[R]):
         except StopIteration as done:
             summary: LoadSummary = done.value
             context.summary = summary
-            context.transition(S.ACTIVE)
+            self.partitions.transition(context.partition, S.ACTIVE)
             log.info("Loaded %s-%d at epoch %d: %d byte(s) in %d batch(es), %d chunk(s), "
                      "%.0f ms", self.writer.name, context.partition, epoch, summary.bytes,
                      summary.batches, summary.chunks, summary.elapsed_ms)
@@ -229,8 +227,8 @@ class CoordinatorRuntime(Generic[R]):
         except Exception as exc:
             log.exception("Error loading %s-%d at epoch %d", self.writer.name,
                           context.partition, epoch)
-            context.transition(S.FAILED)
-            self.shard.on_load_failed(context.partition, epoch, replay, exc, now_ms)
+            served = self.shard.on_load_failed(context.partition, epoch, replay, exc, now_ms)
+            self.partitions.transition(context.partition, S.ACTIVE if served else S.FAILED)
             return True
         return False
 
@@ -249,7 +247,7 @@ class CoordinatorRuntime(Generic[R]):
                 slices += 1
                 if self._step(context, epoch, replay, steps, self.clock.milliseconds()):
                     # a load done in one slice was small: nothing worth freezing came of it
-                    if self.freeze and slices > 1 and context.state is S.ACTIVE:
+                    if self.freeze and slices > 1 and self.state(context.partition) is S.ACTIVE:
                         self._freeze()
                     break
                 if self.freeze and self.clock.monotonic() - frozen_at >= FREEZE_INTERVAL_S:

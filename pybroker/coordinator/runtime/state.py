@@ -9,11 +9,16 @@ the log may have changed under another leader meanwhile.
 What a request for a key of the partition is answered follows from the state alone, the same
 for every coordinator: Loading answers COORDINATOR_LOAD_IN_PROGRESS (the client retries),
 Unloaded and Failed NOT_COORDINATOR (the client looks the coordinator up again).
+
+:class:`CoordinatorPartitions` is the table of every partition's state and the epoch it was
+elected in: the runtime owns it and moves its partitions through it, and a coordinator reads
+its answers from it (one table per coordinator, so both answer the same way).
 """
 
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 
 from protocol.errors import ErrorCode
 from pybroker.kernel.state_table import IllegalTransition, StateTable
@@ -50,3 +55,58 @@ VALID_PREVIOUS_STATES: StateTable[CoordinatorState] = StateTable({
     _S.ACTIVE: {_S.LOADING},
     _S.FAILED: {_S.LOADING},
 }, initial=_S.UNLOADED, error=IllegalCoordinatorTransition)
+
+
+@dataclass(slots=True)
+class PartitionStatus:
+    state: CoordinatorState = _S.UNLOADED
+    #: the leader epoch of the partition's last election here (-1: never elected)
+    epoch: int = -1
+
+
+class CoordinatorPartitions:
+    """The state of each partition of one coordinator's topic on this broker, and the epoch it
+    was elected in; a partition never seen is Unloaded."""
+
+    __slots__ = ("_status",)
+
+    def __init__(self) -> None:
+        self._status: dict[int, PartitionStatus] = {}
+
+    def state(self, partition: int) -> CoordinatorState:
+        status = self._status.get(partition)
+        return status.state if status is not None else _S.UNLOADED
+
+    def epoch(self, partition: int) -> int:
+        status = self._status.get(partition)
+        return status.epoch if status is not None else -1
+
+    def error_for(self, partition: int) -> ErrorCode:
+        """NONE while ``partition`` is Active here, COORDINATOR_LOAD_IN_PROGRESS while it
+        loads, NOT_COORDINATOR otherwise."""
+        return self.state(partition).error
+
+    def is_loading(self, partition: int | None = None) -> bool:
+        """Whether ``partition`` (None: any partition) is loading."""
+        if partition is None:
+            return any(s.state is _S.LOADING for s in self._status.values())
+        return self.state(partition) is _S.LOADING
+
+    def loading(self) -> set[int]:
+        return {p for p, s in self._status.items() if s.state is _S.LOADING}
+
+    def elected_in(self, partition: int, epoch: int) -> bool:
+        """Whether ``partition`` is loading or loaded from its election in ``epoch``."""
+        status = self._status.get(partition)
+        return (status is not None and status.epoch == epoch
+                and status.state in (_S.LOADING, _S.ACTIVE))
+
+    def transition(self, partition: int, target: CoordinatorState,
+                   epoch: int | None = None) -> None:
+        """Move ``partition`` to ``target`` (a Loading one with the ``epoch`` it was elected
+        in); an illegal move raises :class:`IllegalCoordinatorTransition`."""
+        status = self._status.setdefault(partition, PartitionStatus())
+        VALID_PREVIOUS_STATES.check(partition, status.state, target)
+        status.state = target
+        if epoch is not None:
+            status.epoch = epoch

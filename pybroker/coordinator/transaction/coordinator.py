@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from protocol.errors import ErrorCode
+from pybroker.coordinator.runtime.state import CoordinatorPartitions
 from pybroker.kernel.types import TopicPartition
 
 from .manager import Found, ListTransactionsResult, TransactionLog, TransactionStateManager
@@ -109,9 +110,14 @@ class TransactionCoordinator:
                  producer_ids: ProducerIdSource, leader_of: LeaderLookup, *,
                  partition_count: Callable[[], int] | None = None,
                  on_markers_queued: Callable[[int], None] | None = None,
-                 on_completion_retry: Callable[[], None] | None = None) -> None:
+                 on_completion_retry: Callable[[], None] | None = None,
+                 partitions: CoordinatorPartitions | None = None) -> None:
+        """``partitions``: the coordinator runtime's table of which partitions of
+        ``__transaction_state`` are loading and loaded here (requests are answered from it)."""
         self.config = config
-        self.state_manager = TransactionStateManager(config, log_writer, partition_count)
+        self.state_manager = TransactionStateManager(config, log_writer, partition_count,
+                                                     partitions)
+        self.partitions = self.state_manager.partitions
         self.producer_ids = producer_ids
         self.leader_of = leader_of
         self.queues = MarkerQueues()
@@ -533,15 +539,12 @@ class TransactionCoordinator:
     # -- leadership of __transaction_state -------------------------------------------------------
 
     def on_election(self, partition: int, coordinator_epoch: int) -> None:
-        """This broker leads ``partition`` in ``coordinator_epoch``: it loads (requests for its
-        ids wait with COORDINATOR_LOAD_IN_PROGRESS) until :meth:`complete_loading`."""
+        """This broker leads ``partition`` in ``coordinator_epoch`` and loads it (the table
+        says so: requests for its ids wait with COORDINATOR_LOAD_IN_PROGRESS) until
+        :meth:`complete_loading`: markers queued under an older epoch are dropped."""
         log.info("Elected as the transaction coordinator for partition %d at epoch %d",
                  partition, coordinator_epoch)
         self.remove_markers_for_partition(partition)
-        self.state_manager.begin_loading(partition, coordinator_epoch)
-
-    def is_loading(self, partition: int, coordinator_epoch: int) -> bool:
-        return self.state_manager.is_loading(partition, coordinator_epoch)
 
     def complete_loading(self, partition: int, coordinator_epoch: int,
                          loaded: dict[str, TransactionMetadata], now_ms: int) -> bool:

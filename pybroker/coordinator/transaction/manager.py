@@ -1,10 +1,11 @@
 """The transaction metadata of the ``__transaction_state`` partitions this broker leads, and
 every write to them (Kafka's ``TransactionStateManager``).
 
-Partitions: a partition this broker starts leading is *loading* (requests for its ids answer
-COORDINATOR_LOAD_IN_PROGRESS) until its replay is handed over (:meth:`complete_loading`);
-from then on its ids are cached under the partition's *coordinator epoch*, the leader epoch
-this broker leads it in. An id whose partition is not cached here answers NOT_COORDINATOR.
+Partitions: whether a partition is loading, loaded or not here is the coordinator runtime's
+:class:`~pybroker.coordinator.runtime.state.CoordinatorPartitions` table, which requests are
+answered from (COORDINATOR_LOAD_IN_PROGRESS while it loads, NOT_COORDINATOR when it is not
+Active here); a loaded partition's ids are cached under its *coordinator epoch*, the leader
+epoch this broker was elected in (:meth:`complete_loading`).
 
 Writes: :meth:`append_transaction_to_log` writes a prepared transition as one record with
 acks=all and takes it over once the ISR has it, unless the partition changed hands meanwhile
@@ -26,6 +27,7 @@ from typing import NamedTuple, Protocol
 
 from protocol.errors import ErrorCode
 from pybroker.coordinator.runtime.errors import TRANSACTION_LOG_ERRORS
+from pybroker.coordinator.runtime.state import CoordinatorPartitions
 
 from .metadata import TransactionMetadata, TxnTransitMetadata
 from .state import TransactionState
@@ -97,12 +99,14 @@ append_error_for = TRANSACTION_LOG_ERRORS
 
 class TransactionStateManager:
     def __init__(self, config: TransactionConfig, log_writer: TransactionLog,
-                 partition_count: Callable[[], int] | None = None) -> None:
+                 partition_count: Callable[[], int] | None = None,
+                 partitions: CoordinatorPartitions | None = None) -> None:
+        """``partitions``: the runtime's table of which partitions are loading and loaded."""
         self.config = config
         self.log_writer = log_writer
         #: the partition count of ``__transaction_state`` (the topic's, once it exists)
         self._partition_count = partition_count or (lambda: config.num_partitions)
-        self._loading: set[tuple[int, int]] = set()  # (partition, coordinator epoch)
+        self.partitions = partitions if partitions is not None else CoordinatorPartitions()
         self._cache: dict[int, CacheEntry] = {}
 
     # -- placement -----------------------------------------------------------------------------
@@ -115,14 +119,11 @@ class TransactionStateManager:
 
     @property
     def loading_partitions(self) -> set[int]:
-        return {p for p, _ in self._loading}
+        return self.partitions.loading()
 
     @property
     def owned_partitions(self) -> list[int]:
         return sorted(self._cache)
-
-    def is_loading(self, partition: int, coordinator_epoch: int) -> bool:
-        return (partition, coordinator_epoch) in self._loading
 
     # -- lookups -------------------------------------------------------------------------------
 
@@ -133,10 +134,11 @@ class TransactionStateManager:
         COORDINATOR_LOAD_IN_PROGRESS while its partition loads, NOT_COORDINATOR when it is not
         led here."""
         partition = self.partition_for(transactional_id)
-        if partition in self.loading_partitions:
-            return E.COORDINATOR_LOAD_IN_PROGRESS
+        error = self.partitions.error_for(partition)
+        if error:
+            return error
         entry = self._cache.get(partition)
-        if entry is None:
+        if entry is None or entry.coordinator_epoch != self.partitions.epoch(partition):
             return E.NOT_COORDINATOR
         metadata = entry.transactions.get(transactional_id)
         if metadata is None and create is not None:
@@ -151,14 +153,12 @@ class TransactionStateManager:
 
     # -- loading and unloading -----------------------------------------------------------------
 
-    def begin_loading(self, partition: int, coordinator_epoch: int) -> None:
-        self._loading.add((partition, coordinator_epoch))
-
     def complete_loading(self, partition: int, coordinator_epoch: int,
                          loaded: dict[str, TransactionMetadata]) -> bool:
-        """Cache a replayed partition, if it is still loading in that epoch (a resignation or
-        a newer election meanwhile drops the replay). Returns whether it was taken."""
-        if (partition, coordinator_epoch) not in self._loading:
+        """Cache a replayed partition, if the table still has it from its election in that
+        epoch (a resignation or a newer election meanwhile drops the replay). Returns whether
+        it was taken."""
+        if not self.partitions.elected_in(partition, coordinator_epoch):
             return False
         previous = self._cache.get(partition)
         if previous is not None:
@@ -166,24 +166,18 @@ class TransactionStateManager:
                         "it at epoch %d", len(previous.transactions), partition,
                         previous.coordinator_epoch, coordinator_epoch)
         self._cache[partition] = CacheEntry(coordinator_epoch, loaded)
-        self._loading.discard((partition, coordinator_epoch))
         return True
 
     def remove_transactions_for_partition(self, partition: int,
                                           coordinator_epoch: int | None = None) -> None:
         """Forget a partition this broker no longer leads (with its epoch: the resignation of
         that election; without: the partition was deleted here)."""
-        if coordinator_epoch is None:
-            self._loading = {(p, e) for p, e in self._loading if p != partition}
-        else:
-            self._loading.discard((partition, coordinator_epoch))
         entry = self._cache.pop(partition, None)
         if entry is not None:
             log.info("Unloaded %d transactional id(s) of partition %d (coordinator epoch %d)",
                      len(entry.transactions), partition, entry.coordinator_epoch)
 
     def shutdown(self) -> None:
-        self._loading.clear()
         self._cache.clear()
 
     # -- writes --------------------------------------------------------------------------------
@@ -244,7 +238,7 @@ class TransactionStateManager:
         """ListTransactions: every id but the Dead ones, filtered by producer id, state and
         (v1) a transaction running longer than ``duration_ms``; -1 filters nothing."""
         result = ListTransactionsResult()
-        if self._loading:
+        if self.partitions.is_loading():
             result.error = E.COORDINATOR_LOAD_IN_PROGRESS
             return result
         states: set[TransactionState] = set()

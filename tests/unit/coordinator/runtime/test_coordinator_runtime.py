@@ -47,6 +47,7 @@ from pybroker.coordinator.runtime import (
 )
 from pybroker.coordinator.runtime.state import (
     VALID_PREVIOUS_STATES,
+    CoordinatorPartitions,
     IllegalCoordinatorTransition,
 )
 from pybroker.coordinator.transaction.manager import append_error_for
@@ -377,9 +378,10 @@ def test_the_load_gives_the_loop_back_and_stops_when_no_longer_wanted(node: Node
 class RecordingShard:
     """A coordinator that records what the runtime tells it."""
 
-    def __init__(self, fail_at: int | None = None) -> None:
+    def __init__(self, fail_at: int | None = None, serve_partial: bool = False) -> None:
         self.events: list[tuple] = []
         self.fail_at = fail_at
+        self.serve_partial = serve_partial
 
     def new_replay(self, partition: int) -> RecordingReplay:
         return RecordingReplay(self.fail_at)
@@ -392,8 +394,9 @@ class RecordingShard:
         self.events.append(("loaded", partition, epoch, len(replay.batches)))
 
     def on_load_failed(self, partition: int, epoch: int, replay: RecordingReplay,
-                       error: BaseException, now_ms: int) -> None:
+                       error: BaseException, now_ms: int) -> bool:
         self.events.append(("failed", partition, epoch, len(replay.batches)))
+        return self.serve_partial
 
     def on_unloaded(self, partition: int, epoch: int | None, now_ms: int) -> None:
         self.events.append(("unloaded", partition, epoch))
@@ -496,6 +499,26 @@ def test_a_load_that_breaks_off_leaves_the_partition_failed(node: Node) -> None:
     node.run(main())
     assert shard.events == [("loading", 0, 1), ("failed", 0, 1, 3),
                             ("loading", 0, 0), ("failed", 0, 0, 3)]
+
+
+def test_a_shard_may_serve_what_a_broken_load_read(node: Node) -> None:
+    """As the transaction coordinator does (Kafka's keeps what its load read)."""
+    writer = _filled(node, 10)
+    shard = RecordingShard(fail_at=6, serve_partial=True)
+    partitions = CoordinatorPartitions()
+
+    async def main() -> None:
+        runtime = CoordinatorRuntime(writer, CoordinatorLoader(writer, 1 << 20), shard,
+                                     inline_first_slice=True, partitions=partitions)
+        runtime.schedule_load(0, 1, T0)
+        # the table handed in is the one the runtime keeps
+        assert partitions.state(0) is S.ACTIVE and partitions.epoch(0) == 1
+        assert partitions.elected_in(0, 1) and not partitions.elected_in(0, 0)
+        runtime.schedule_unload(0, 1, T0)
+        assert partitions.error_for(0) is E.NOT_COORDINATOR
+
+    node.run(main())
+    assert shard.events == [("loading", 0, 1), ("failed", 0, 1, 3), ("unloaded", 0, 1)]
 
 
 # ------------------------------------------------------------------ a failover with 100 MB

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from protocol.errors import ErrorCode as E
+from pybroker.coordinator.runtime import CoordinatorState
 from pybroker.coordinator.transaction import (
     UNKNOWN_DESTINATION,
     TransactionMetadata,
@@ -356,23 +357,27 @@ def test_an_expiry_whose_tombstone_fails_keeps_the_id(h: Harness) -> None:
 
 def test_requests_wait_for_the_load_and_go_elsewhere_after_a_resignation(h: Harness) -> None:
     p = h.coordinator.partition_for("t")
-    h.coordinator.on_resignation(p, 0)
+    h.resign(p, 0)
     assert h.init("t").result.error == E.NOT_COORDINATOR
-    h.coordinator.on_election(p, 1)
+    h.elect(p, 1)
     assert h.init("t").result.error == E.COORDINATOR_LOAD_IN_PROGRESS
     assert h.coordinator.list_transactions(set(), set(), -1, T0).error == \
         E.COORDINATOR_LOAD_IN_PROGRESS
-    # a newer election while loading: requests wait for the newer load too
-    h.coordinator.on_election(p, 2)
-    assert h.coordinator.complete_loading(p, 1, {}, T0)
+    # a newer election while loading: requests wait for the newer load, the older is dropped
+    h.elect(p, 2)
+    assert not h.coordinator.complete_loading(p, 1, {}, T0)
     assert h.init("t").result.error == E.COORDINATOR_LOAD_IN_PROGRESS
-    assert h.coordinator.complete_loading(p, 2, {}, T0)
+    assert h.loaded(p, 2)
     assert h.init_ok("t").producer_epoch == 0
     # a load whose election was resigned is dropped
-    h.coordinator.on_resignation(p, 2)
-    h.coordinator.on_election(p, 3)
-    h.coordinator.on_resignation(p, 3)
+    h.resign(p, 2)
+    h.elect(p, 3)
+    h.resign(p, 3)
     assert not h.coordinator.complete_loading(p, 3, {}, T0)
+    assert h.init("t").result.error == E.NOT_COORDINATOR
+    # the cache of an older election does not answer for a newer one
+    h.elect(p, 4)
+    h.coordinator.partitions.transition(p, CoordinatorState.ACTIVE)
     assert h.init("t").result.error == E.NOT_COORDINATOR
 
 
@@ -381,7 +386,7 @@ def test_a_write_that_completes_after_the_partition_moved_is_not_taken(h: Harnes
     h.log.auto = False
     box = h.add("t", r.producer_id, 0, TP)
     p = h.coordinator.partition_for("t")
-    h.coordinator.on_resignation(p, 0)
+    h.resign(p, 0)
     h.load(p, 1, {"t": h.log.replay(p).transactions["t"]})
     h.log.last.complete()
     assert box.result == E.NOT_COORDINATOR
@@ -397,7 +402,7 @@ def test_a_reload_finishes_the_transactions_left_preparing(h: Harness) -> None:
     again = Harness()
     for p in range(PARTITIONS):
         replayed = h.log.replay(p).transactions
-        again.coordinator.on_resignation(p, 0)
+        again.resign(p, 0)
         again.load(p, 5, replayed, now_ms=T0 + 1000)
     c, o = again.metadata("c"), again.metadata("o")
     assert (c.state, c.pending_state, c.topic_partitions) == (S.PREPARE_COMMIT,
@@ -414,7 +419,7 @@ def test_markers_of_a_partition_no_longer_led_are_dropped(h: Harness) -> None:
     r = begin(h, "t", TP)
     h.end("t", r.producer_id, 0, True)
     assert h.coordinator.transactions_with_pending_markers == 1
-    h.coordinator.on_resignation(h.coordinator.partition_for("t"), 0)
+    h.resign(h.coordinator.partition_for("t"), 0)
     assert h.coordinator.queues.waiting() == 0
     assert h.coordinator.transactions_with_pending_markers == 0
 
@@ -457,6 +462,6 @@ def test_loaded_metadata_is_the_one_served() -> None:
     m = TransactionMetadata.new("t", 77, TIMEOUT, T0)
     m.producer_epoch = 4
     p = h.coordinator.partition_for("t")
-    h.coordinator.on_resignation(p, 0)
+    h.resign(p, 0)
     h.load(p, 1, {"t": m})
     assert h.init_ok("t").producer_epoch == 5

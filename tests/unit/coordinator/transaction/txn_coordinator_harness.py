@@ -12,6 +12,7 @@ from typing import Any
 
 from protocol.errors import ErrorCode as E
 from protocol.records.record import build_batch
+from pybroker.coordinator.runtime import CoordinatorState
 from pybroker.coordinator.transaction import (
     InitProducerIdResult,
     PartitionReplay,
@@ -152,10 +153,29 @@ class Harness:
     def _retry_asked(self) -> None:
         self.retries_asked += 1
 
+    # -- the partition table, moved as the coordinator runtime moves it -----------------------
+    def elect(self, partition: int, epoch: int) -> None:
+        self.coordinator.partitions.transition(partition, CoordinatorState.LOADING, epoch)
+        self.coordinator.on_election(partition, epoch)
+
+    def loaded(self, partition: int, epoch: int, loaded: dict | None = None,
+               now_ms: int = T0) -> bool:
+        """Hand the load of ``epoch``'s election over, as the runtime does once it is complete
+        (only the current election's: the runtime drops an interrupted load)."""
+        if not self.coordinator.partitions.elected_in(partition, epoch):
+            return False
+        self.coordinator.partitions.transition(partition, CoordinatorState.ACTIVE)
+        return self.coordinator.complete_loading(partition, epoch, dict(loaded or {}), now_ms)
+
+    def resign(self, partition: int, epoch: int | None) -> None:
+        if self.coordinator.partitions.state(partition) is not CoordinatorState.UNLOADED:
+            self.coordinator.partitions.transition(partition, CoordinatorState.UNLOADED)
+        self.coordinator.on_resignation(partition, epoch)
+
     def load(self, partition: int, epoch: int, loaded: dict | None = None,
              now_ms: int = T0) -> None:
-        self.coordinator.on_election(partition, epoch)
-        assert self.coordinator.complete_loading(partition, epoch, dict(loaded or {}), now_ms)
+        self.elect(partition, epoch)
+        assert self.loaded(partition, epoch, loaded, now_ms)
 
     # -- requests --------------------------------------------------------------------------
     def init(self, txn: str, now_ms: int = T0, timeout_ms: int = TIMEOUT,
