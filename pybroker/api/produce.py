@@ -69,21 +69,33 @@ def validate_records(records: bytes | bytearray | memoryview | None, version: in
     return header
 
 
-def transactional_batches(request: req.ProduceRequest,
-                          ) -> dict[TopicPartition, tuple[int, int, int]]:
-    """``(producer id, producer epoch, base sequence)`` of each partition whose first batch is
-    transactional (Kafka's ``RequestUtils.hasTransactionalRecords`` asks whether there is one;
-    old message sets never are). Read once per request: the replica manager takes them as
-    they are."""
-    found: dict[TopicPartition, tuple[int, int, int]] = {}
+def read_headers(request: req.ProduceRequest, version: int,
+                 ) -> tuple[dict[TopicPartition, BatchHeader | KafkaError],
+                            dict[TopicPartition, tuple[int, int, int]]]:
+    """Each partition's batch header, read once per request (or why its records are refused:
+    :func:`validate_records`), and ``(producer id, producer epoch, base sequence)`` of each
+    partition whose batch is transactional (Kafka's ``RequestUtils.hasTransactionalRecords``
+    asks whether there is one, before anything else is checked). The replica manager and the
+    log take the headers as they are."""
+    headers: dict[TopicPartition, BatchHeader | KafkaError] = {}
+    producers: dict[TopicPartition, tuple[int, int, int]] = {}
     for topic in request.topic_data:
         for pdata in topic.partition_data:
-            records = pdata.records
-            if isinstance(records, (bytes, bytearray, memoryview)):
-                producer = transactional_producer(records)
-                if producer is not None:
-                    found[(topic.name, pdata.index)] = producer
-    return found
+            key = (topic.name, pdata.index)
+            records = cast("bytes | bytearray | memoryview | None", pdata.records)
+            found: tuple[int, int, int] | None = None
+            try:
+                header = headers[key] = validate_records(records, version)
+            except KafkaError as e:
+                headers[key] = e
+                if isinstance(records, (bytes, bytearray, memoryview)):
+                    found = transactional_producer(records)  # as Kafka reads any first batch
+            else:
+                if header.is_transactional and header.has_producer_id:
+                    found = (header.producer_id, header.producer_epoch, header.base_sequence)
+            if found is not None:
+                producers[key] = found
+    return headers, producers
 
 
 def error_response(ctx: RequestContext, request: req.ProduceRequest, error: ErrorCode,
@@ -117,7 +129,8 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
     version = ctx.api_version
     replica_manager = ctx.services.replica_manager
     acls = ctx.services.acls
-    producers = transactional_batches(request) if version >= V2_ONLY_VERSION else None
+    headers, producers = (read_headers(request, version) if version >= V2_ONLY_VERSION
+                          else ({}, {}))
     if producers and (
             request.transactional_id is None or not acls.authorize(
                 ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactional_id)):
@@ -128,6 +141,7 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
     # refusal, or NONE for an old request's empty message set, of which nothing is appended)
     refused: dict[tuple[str, int], tuple[ErrorCode, str | None]] = {}
     batches: dict[tuple[str, int], bytearray | memoryview] = {}
+    batch_headers: dict[tuple[str, int], BatchHeader] = {}
     for topic in request.topic_data:
         for pdata in topic.partition_data:
             key = (topic.name, pdata.index)
@@ -155,21 +169,21 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
                 else:
                     batches[key] = converted
             else:
-                # a decoded request's records are a view of the frame (never a splice)
-                records = cast("bytes | bytearray | memoryview | None", pdata.records)
-                try:
-                    validate_records(records, version)
-                except KafkaError as e:
-                    refused[key] = (e.code, e.message)
+                checked = headers[key]
+                if isinstance(checked, KafkaError):
+                    refused[key] = (checked.code, checked.message)
                     continue
-                # not None (refused above): a decoded request's records are a memoryview
-                assert isinstance(records, (bytes, bytearray, memoryview))
+                # a decoded request's records are a view of the frame (never a splice), not
+                # None (refused above)
+                records = cast("bytes | bytearray | memoryview", pdata.records)
                 batches[key] = writable_batch(records)
+                batch_headers[key] = checked
     try:
         outcome = replica_manager.handle_produce_append(
             batches, transactional_id=request.transactional_id if version >= V2_ONLY_VERSION
             else None, required_acks=acks, timeout_ms=request.timeout_ms, now_ms=ctx.now_ms,
-            mode=TxnErrorMode.for_produce(version), producers=producers)
+            mode=TxnErrorMode.for_produce(version), producers=producers,
+            headers=batch_headers)
     except KafkaError as e:  # transactional batches of more than one producer
         return error_response(ctx, request, e.code, e.message)
 

@@ -573,6 +573,7 @@ class Partition:
                                  min_insync_replicas: int, now_ms: int,
                                  origin: AppendOrigin = AppendOrigin.CLIENT,
                                  verification_guard: VerificationGuard | None = None,
+                                 header: BatchHeader | None = None,
                                  ) -> AppendInfo:
         log = self.leader_log()
         isr = self.partition_state.isr
@@ -583,7 +584,8 @@ class Partition:
                 f"min.isr requirement of {min_insync_replicas} for partition {self.name}",
             )
         info = log.append_as_leader(batch, leader_epoch=self.leader_epoch, now_ms=now_ms,
-                                    origin=origin, verification_guard=verification_guard)
+                                    origin=origin, verification_guard=verification_guard,
+                                    header=header)
         self.maybe_increment_high_watermark(now_ms)
         return info
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from protocol.errors import ErrorCode, KafkaError
-from protocol.records.batch import transactional_producer
+from protocol.records.batch import BatchHeader, transactional_producer
 from pybroker.cluster.hosted_partitions import HostedPartitions
 from pybroker.cluster.partition import Partition
 from pybroker.cluster.txn_verification import TxnErrorMode, produce_error_for
@@ -52,6 +52,7 @@ class ReplicaAppend(HostedPartitions):
                               mode: TxnErrorMode = TxnErrorMode.GENERIC_ERROR,
                               producers: Mapping[TopicPartition, tuple[int, int, int]]
                               | None = None,
+                              headers: Mapping[TopicPartition, BatchHeader] | None = None,
                               ) -> Outcome[dict[TopicPartition, ProduceResult]]:
         """A client's Produce (Kafka's ``handleProduceAppend``): the transactional batches that
         would open their producer's transaction in a partition are verified with the
@@ -65,7 +66,8 @@ class ReplicaAppend(HostedPartitions):
         ``producers``: the :func:`~protocol.records.batch.transactional_producer` of each
         transactional batch, when the caller has read them already (Produce's handler does, so
         a request's headers are read for them once); partitions not in ``batches`` are
-        ignored. Without it they are read here."""
+        ignored. Without it they are read here. ``headers``: the batches' headers, when the
+        caller has read them (see :meth:`append_records`)."""
         if producers is None:
             producers = {key: found for key, batch in batches.items()
                          if (found := transactional_producer(batch)) is not None}
@@ -81,7 +83,7 @@ class ReplicaAppend(HostedPartitions):
         verifier = self.transaction_verifier
         if not ids or verifier is None or transactional_id is None:
             return self.append_records(batches, required_acks=required_acks,
-                                       timeout_ms=timeout_ms, now_ms=now_ms)
+                                       timeout_ms=timeout_ms, now_ms=now_ms, headers=headers)
         [(producer_id, producer_epoch)] = ids
         errors: dict[TopicPartition, ErrorCode] = {}
         guards: dict[TopicPartition, VerificationGuard] = {}
@@ -112,7 +114,8 @@ class ReplicaAppend(HostedPartitions):
             outcome = self.append_records(
                 rest, required_acks=required_acks, timeout_ms=timeout_ms,
                 now_ms=self.clock.milliseconds() if later else now_ms,
-                verification_guards={k: g for k, g in guards.items() if k not in refused})
+                verification_guards={k: g for k, g in guards.items() if k not in refused},
+                headers=headers)
             if not refused:
                 return outcome
             return when_ready(outcome, lambda results: {**results, **refused})
@@ -146,12 +149,14 @@ class ReplicaAppend(HostedPartitions):
                          required_acks: int, now_ms: int,
                          origin: AppendOrigin = AppendOrigin.CLIENT,
                          verification_guard: VerificationGuard | None = None,
+                         header: BatchHeader | None = None,
                          ) -> tuple[ProduceResult, int]:
         """Append one batch to the leader's log. Returns the result and the offset the high
         watermark must reach for an acks=all answer (-1 when nothing was appended).
         ``origin`` is the client's Produce or the broker's own coordinators (which may write
         control batches: transaction markers); ``verification_guard`` the guard of the
-        transaction's verification (KIP-890), when the append follows one."""
+        transaction's verification (KIP-890), when the append follows one; ``header`` the
+        batch's header, when the caller has read it (the log reads it otherwise)."""
         p: Partition | None = None
         try:
             p = self._leader_partition(topic, partition)
@@ -160,7 +165,7 @@ class ReplicaAppend(HostedPartitions):
             info = p.append_records_to_leader(
                 batch, required_acks=required_acks,
                 min_insync_replicas=p.log.config.min_insync_replicas, now_ms=now_ms,
-                origin=origin, verification_guard=verification_guard)
+                origin=origin, verification_guard=verification_guard, header=header)
         except KafkaError as e:
             result = ProduceResult(error=e.code, error_message=e.message,
                                    record_errors=getattr(e, "record_errors", []))
@@ -183,18 +188,21 @@ class ReplicaAppend(HostedPartitions):
                        origin: AppendOrigin = AppendOrigin.CLIENT,
                        verification_guards: Mapping[TopicPartition, VerificationGuard]
                        | None = None,
+                       headers: Mapping[TopicPartition, BatchHeader] | None = None,
                        ) -> Outcome[dict[TopicPartition, ProduceResult]]:
         """Append each partition's batch. With acks=all, partitions whose batch is not yet
         replicated to the whole ISR wait in the produce purgatory (a future of every result);
         otherwise the results come back at once. ``origin`` and the partitions'
-        ``verification_guards``: see :meth:`append_to_leader`."""
+        ``verification_guards``: see :meth:`append_to_leader`; ``headers``: the batches'
+        headers as Produce's handler read them, so a request's headers are read once."""
         results: dict[TopicPartition, ProduceResult] = {}
         waiting: dict[TopicPartition, ProducePartitionStatus] = {}
         for (topic, partition), batch in batches.items():
             result, required_offset = self.append_to_leader(
                 topic, partition, batch, required_acks=required_acks, now_ms=now_ms,
                 origin=origin, verification_guard=verification_guards.get((topic, partition))
-                if verification_guards else None)
+                if verification_guards else None,
+                header=headers.get((topic, partition)) if headers else None)
             results[(topic, partition)] = result
             if required_acks == -1 and required_offset >= 0:
                 p = self.partitions[(topic, partition)]

@@ -198,8 +198,10 @@ class Log(LogLoader, LogLookups):
         self, batch: bytearray | memoryview, *, leader_epoch: int, now_ms: int,
         origin: AppendOrigin = AppendOrigin.CLIENT,
         verification_guard: VerificationGuard | None = None,
+        header: BatchHeader | None = None,
     ) -> AppendInfo:
-        """Validate one produced v2 batch, assign its offsets in place and append it.
+        """Validate one produced v2 batch, assign its offsets in place and append it
+        (``header``: the batch's, when the caller read it already; read here otherwise).
 
         A batch the idempotent producer already wrote (one of its last five) is not appended
         again: the answer carries the original offsets. Control batches (transaction markers)
@@ -209,7 +211,7 @@ class Log(LogLoader, LogLookups):
         log's dir (as :func:`storage_operation`, written out here: the produce path)."""
         if self.offline:
             raise self._offline_error()
-        validated = self.validator.validate(batch, now_ms, origin)
+        validated = self.validator.validate(batch, now_ms, origin, header)
         header = validated.header
         batch = validated.batch
         marker = None

@@ -96,10 +96,13 @@ class LogValidator:
             else CompressionType.from_name(config.compression_type))
 
     def validate(self, batch: bytearray | memoryview, now_ms: int,
-                 origin: AppendOrigin = AppendOrigin.CLIENT) -> ValidatedBatch:
-        """Check one v2 batch as the leader receives it; raises KafkaError with Kafka's code."""
+                 origin: AppendOrigin = AppendOrigin.CLIENT,
+                 header: BatchHeader | None = None) -> ValidatedBatch:
+        """Check one v2 batch as the leader receives it (``header``: its header, when the
+        caller read it; read here otherwise); raises KafkaError with Kafka's code."""
         cfg = self.config
-        header = BatchHeader.parse(batch)
+        if header is None:
+            header = BatchHeader.parse(batch)
         size = len(batch)
         if header.size != size:
             raise KafkaError(
