@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+from protocol.messages import API_NAMES
 from pybroker.api.registry import EMBEDDED, load_handlers
 from pybroker.api.router import RequestRouter
 from pybroker.api.services import BrokerServices
@@ -34,6 +35,9 @@ from pybroker.log.manager import (
     write_offset_checkpoints,
 )
 from pybroker.metadata.config_repository import ConfigRepository
+from pybroker.metrics.endpoint import MetricsEndpoint, parse_metrics_listener
+from pybroker.metrics.registry import MetricsRegistry
+from pybroker.metrics.request_metrics import RequestChannelMetrics
 from pybroker.network.server import SocketServer
 from pybroker.reconfigurables import (
     ListenerReconfigurable,
@@ -89,6 +93,18 @@ class BrokerBase:
         self.config = config
         #: the time every subsystem built here reads
         self.clock: Clock = SystemClock()
+        #: every metric of this broker (Kafka's MBeans), which subsystems record into
+        self.metrics = MetricsRegistry(self.clock)
+        #: the Prometheus endpoint metrics.listener asks for (None: not served)
+        self.metrics_endpoint: MetricsEndpoint | None = None
+        listener = config.value("metrics.listener")
+        if listener:
+            try:
+                host, port = parse_metrics_listener(listener)
+            except ValueError as e:
+                raise ConfigError(str(e)) from e
+            self.metrics_endpoint = MetricsEndpoint(self.metrics, host, port,
+                                                    ready=lambda: self.serving)
         #: (name, security protocol) of the listener brokers reach each other on
         self.inter_broker: tuple[str, str] = config.inter_broker_listener
         #: TLS for this broker's connections to that listener (None unless it runs over TLS)
@@ -120,7 +136,8 @@ class BrokerBase:
                                       remove_dir=self.storage_io.remove_dir,
                                       io=self.storage_io.submit, failures=self.failures)
         self.replica_manager = ReplicaManager(self.broker_id, self.log_manager,
-                                              self.configs.log_config, clock=self.clock)
+                                              self.configs.log_config, clock=self.clock,
+                                              metrics=self.metrics)
         # a move between log dirs copies at most what a follower fetches of a partition
         self.replica_manager.log_dir_mover.chunk_bytes = config.get_int("replica.fetch.max.bytes")
         self.configs.add_listener(self.replica_manager.update_log_config)
@@ -143,6 +160,8 @@ class BrokerBase:
         self.fetch_sessions = FetchSessionCache(
             config.get_int("max.incremental.fetch.session.cache.slots"))
         self.dispatcher = RequestRouter(None, self.handlers, clock=self.clock)
+        self.dispatcher.request_metrics = RequestChannelMetrics(
+            self.metrics, (API_NAMES[key] for key in sorted(self.handlers)))
         self.socket_server = SocketServer(
             self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"),
             security=lambda listener: listener_security(self.current_config, listener))
@@ -156,6 +175,7 @@ class BrokerBase:
         #: the compacting cleaner, once the scheduled tasks run with log.cleaner.enable
         self.log_cleaner: LogCleaner | None = None
         self._stopped = asyncio.Event()
+        self._stopping = False
         self.started = False
 
     def _sasl_listener_settings(self, listener: str) -> SaslServerSettings | None:
@@ -322,6 +342,21 @@ class BrokerBase:
     async def start(self) -> None:
         raise NotImplementedError
 
+    @property
+    def serving(self) -> bool:
+        """Whether the broker has started and its listeners accept clients (``/ready``)."""
+        return self.started and self.socket_server.serving and not self._stopping
+
+    def _start_metrics_endpoint(self) -> None:
+        """Serve /metrics from the start of start-up (/ready says 503 until serving)."""
+        if self.metrics_endpoint is None:
+            return
+        try:
+            self.metrics_endpoint.start()
+        except OSError as e:
+            raise ConfigError(f"metrics.listener {self.config.value('metrics.listener')}: "
+                              f"{e.strerror or e}") from e
+
     # -- log dir failures (KIP-112) ------------------------------------------------------------
     #: how the broker ends when its storage is gone (Kafka's ``Exit.halt(1)``; an in-process
     #: test broker replaces it)
@@ -363,11 +398,14 @@ class BrokerBase:
 
     async def stop(self) -> None:
         log.info("broker %d shutting down", self.broker_id)
+        self._stopping = True
         await self._stop_cluster()
         for t in self._tasks:
             t.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.socket_server.stop()
+        if self.metrics_endpoint is not None:
+            await self.metrics_endpoint.stop()
         if self.txn_verification is not None:
             await self.txn_verification.shutdown()
         if self.transactions is not None:

@@ -24,14 +24,23 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol import messages
+from protocol.error_counts import error_counts
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.headers import read_request_header, response_header_version, write_response_header
-from protocol.messages import ApiKey
+from protocol.messages import API_NAMES, ApiKey
 from protocol.primitives import Reader, Writer
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import ApiHandler
 from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
 from pybroker.kernel.outcome import is_pending, then
+from pybroker.metrics.request_metrics import (
+    FETCH_CONSUMER,
+    FETCH_FOLLOWER,
+    VERIFY_PARTITIONS_IN_TXN,
+    RequestChannelMetrics,
+    RequestTimes,
+    now_ns,
+)
 from pybroker.security.principal import KafkaPrincipal
 from pybroker.security.sasl import Admission, SaslAuthenticator
 from pybroker.security.sasl_errors import SaslFailure
@@ -113,9 +122,14 @@ class RequestRouter:
         #: the time a request is handled at (``RequestContext.now_ms``)
         self.clock = clock
         self.interceptor: RequestInterceptor | None = None
+        #: every API's RequestMetrics (None: requests are not timed)
+        self.request_metrics: RequestChannelMetrics | None = None
 
-    def dispatch(self, frame: bytes | bytearray | memoryview, conn: Connection) -> Any:
-        """Handle one request frame. Returns the encoded response, a future of it, or None."""
+    def dispatch(self, frame: bytes | bytearray | memoryview, conn: Connection,
+                 times: RequestTimes | None = None) -> Any:
+        """Handle one request frame. Returns the encoded response, a future of it, or None.
+        ``times``: the request's :class:`~pybroker.metrics.request_metrics.RequestTimes`, which
+        the router names and stamps (the connection completes it)."""
         # (connections stood in for by tests may have no SASL attribute)
         sasl: SaslAuthenticator | None = getattr(conn, "sasl", None)
         if sasl is not None and sasl.raw_tokens:
@@ -156,10 +170,14 @@ class RequestRouter:
             sasl=sasl,
             now_ms=now_ms,
         )
+        if times is not None and self.request_metrics is not None:
+            self._begin(times, self.request_metrics, api_key, version, request)
+        else:
+            times = None
         if self.interceptor is not None:
             decision = self.interceptor(ctx, request)
             if decision is not None:
-                return self._intercepted(decision, handler, ctx, request, conn)
+                return self._intercepted(decision, handler, ctx, request, conn, times)
         result = handler.handle(ctx, request)
         if ctx.close_connection:
             conn.close_after_responses()
@@ -168,7 +186,24 @@ class RequestRouter:
                 sasl.api_versions_answered()
             if sasl.principal is not None and conn.principal != sasl.principal:
                 conn.authenticated(sasl.principal)
-        return self._encoded(ctx, result)
+        return self._encoded(ctx, result, times)
+
+    @staticmethod
+    def _begin(times: RequestTimes, metrics: RequestChannelMetrics, api_key: int, version: int,
+               request: Any) -> None:
+        """Name the request as Kafka's metrics do (see :mod:`pybroker.metrics.request_metrics`)."""
+        api = metrics[API_NAMES[api_key]]
+        if api_key == ApiKey.FETCH:
+            state = getattr(request, "replica_state", None)
+            replica_id = state.replica_id if state is not None and version >= 15 \
+                else request.replica_id
+            also = metrics[FETCH_FOLLOWER if replica_id >= 0 else FETCH_CONSUMER]
+            times.begin(api, version, (also, api))
+        elif api_key == ApiKey.ADD_PARTITIONS_TO_TXN and version >= 4 and request.transactions \
+                and all(t.verify_only for t in request.transactions):
+            times.begin(api, version, (metrics[VERIFY_PARTITIONS_IN_TXN],))
+        else:
+            times.begin(api, version)
 
     def _raw_sasl_token(self, frame: bytes | bytearray | memoryview,
                         conn: Connection) -> Any:
@@ -186,21 +221,30 @@ class RequestRouter:
         return _SIZE.pack(len(answer)) + answer
 
     @staticmethod
-    def _encoded(ctx: RequestContext, result: Any) -> Any:
-        """The handler's result as an encoded response, a future of one, or None."""
+    def _encoded(ctx: RequestContext, result: Any, times: RequestTimes | None = None) -> Any:
+        """The handler's result as an encoded response, a future of one, or None; ``times``
+        gets the end of the handler's own work, and the response's errors once it is ready."""
+        if times is not None:
+            times.local_done = now_ns()
         if result is None:
+            if times is not None:
+                times.answered({}, 0)
             return None
         api_key, version, correlation_id = ctx.api_key, ctx.api_version, ctx.correlation_id
         if inspect.isawaitable(result):
-            return then(
-                asyncio.ensure_future(result),
-                lambda body: None if body is None
-                else encode_response(api_key, version, correlation_id, body),
-            )
+            def encode(body: Any) -> Any:
+                if times is not None:
+                    times.answered(error_counts(body) if body is not None else {},
+                                   getattr(body, "throttle_time_ms", 0) or 0)
+                return (None if body is None
+                        else encode_response(api_key, version, correlation_id, body))
+            return then(asyncio.ensure_future(result), encode)
+        if times is not None:
+            times.answered(error_counts(result), getattr(result, "throttle_time_ms", 0) or 0)
         return encode_response(api_key, version, correlation_id, result)
 
     def _intercepted(self, decision: Interception, handler: ApiHandler, ctx: RequestContext,
-                     request: Any, conn: Connection) -> Any:
+                     request: Any, conn: Connection, times: RequestTimes | None) -> Any:
         if decision.disconnect:
             conn.abort(f"request interceptor: {handler.name} v{ctx.api_version} "
                        f"closes the connection")
@@ -211,7 +255,7 @@ class RequestRouter:
             result = handler.handle(ctx, request)
             if ctx.close_connection:
                 conn.close_after_responses()
-        encoded = self._encoded(ctx, result)
+        encoded = self._encoded(ctx, result, times)
         if encoded is None:
             return None
         if decision.drop:

@@ -31,6 +31,8 @@ from pybroker.log.checkpoints import (
     write_offset_checkpoint,
 )
 from pybroker.log.dir_failure import LogDirFailureChannel, storage_error
+from pybroker.metrics.broker_topic_stats import BrokerTopicStats
+from pybroker.metrics.registry import MetricsRegistry
 from pybroker.purgatory import Purgatory
 
 if TYPE_CHECKING:
@@ -138,6 +140,8 @@ class HostedPartitions:
     _isr_changes: IsrChangeSender | None
     log_dir_mover: LogDirMover
     transaction_verifier: TransactionVerifier | None
+    metrics: MetricsRegistry
+    topic_stats: BrokerTopicStats
 
     # -- leadership ------------------------------------------------------------------------
     def add_leadership_listener(self, topic: str, listener: LeadershipListener) -> None:

@@ -16,6 +16,13 @@ from pybroker.cluster.txn_verification import TxnErrorMode, produce_error_for
 from pybroker.kernel.outcome import Outcome, chain, is_pending, when_ready
 from pybroker.kernel.types import TopicPartition
 from pybroker.log.producer_state import AppendOrigin, VerificationGuard
+from pybroker.metrics.broker_topic_stats import (
+    BYTES_IN,
+    BYTES_REJECTED,
+    FAILED_PRODUCE,
+    MESSAGES_IN,
+    TOTAL_PRODUCE,
+)
 from pybroker.purgatory.delayed_produce import DelayedProduce, ProducePartitionStatus
 
 #: the append errors Kafka answers without the partition's log start offset (its
@@ -40,6 +47,16 @@ class ProduceResult:
     #: whether Kafka sends ``error_message`` with this error (its ``hasCustomErrorMessage``:
     #: the verification's own wording)
     has_custom_message: bool = False
+
+
+#: the append errors Kafka does not count as failed produce requests (``appendToLocalLog``:
+#: the client's or the partition's state, not a failure of the broker)
+_NOT_FAILED_PRODUCE = frozenset({
+    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_LEADER_OR_FOLLOWER,
+    ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.CORRUPT_MESSAGE,
+    ErrorCode.KAFKA_STORAGE_ERROR})
+#: ... and those whose bytes count as rejected (a batch over max.message.bytes or the segment)
+_REJECTED_BYTES = frozenset({ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE})
 
 
 class ReplicaAppend(HostedPartitions):
@@ -158,6 +175,8 @@ class ReplicaAppend(HostedPartitions):
         transaction's verification (KIP-890), when the append follows one; ``header`` the
         batch's header, when the caller has read it (the log reads it otherwise)."""
         p: Partition | None = None
+        stats = self.topic_stats
+        stats.mark(topic, TOTAL_PRODUCE)
         try:
             p = self._leader_partition(topic, partition)
             assert p.log is not None
@@ -167,11 +186,17 @@ class ReplicaAppend(HostedPartitions):
                 min_insync_replicas=p.log.config.min_insync_replicas, now_ms=now_ms,
                 origin=origin, verification_guard=verification_guard, header=header)
         except KafkaError as e:
+            if e.code in _REJECTED_BYTES:
+                stats.mark(topic, BYTES_REJECTED, len(batch))
+            if e.code not in _NOT_FAILED_PRODUCE:
+                stats.mark(topic, FAILED_PRODUCE)
             result = ProduceResult(error=e.code, error_message=e.message,
                                    record_errors=getattr(e, "record_errors", []))
             if e.code not in ERRORS_WITHOUT_LOG_START and p is not None and p.log is not None:
                 result.log_start_offset = p.log.log_start_offset
             return result, -1
+        stats.mark(topic, BYTES_IN, len(batch))
+        stats.mark(topic, MESSAGES_IN, info.last_offset - info.first_offset + 1)
         if p.high_watermark > high_watermark:
             self._on_high_watermark_moved((topic, partition))
         elif not info.duplicate:

@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.cluster.hosted_partitions import HostedPartitions
 from pybroker.cluster.partition import LogReadInfo, Partition
-from pybroker.kernel.outcome import Outcome
+from pybroker.kernel.outcome import Outcome, when_ready
+from pybroker.metrics.broker_topic_stats import (
+    BYTES_OUT,
+    FAILED_FETCH,
+    REPLICATION_BYTES_OUT,
+    TOTAL_FETCH,
+)
 from pybroker.purgatory.delayed_fetch import DelayedFetch
 
 if TYPE_CHECKING:
@@ -82,6 +88,14 @@ class FetchResult:
     aborted_transactions: list[AbortedTxn] | None = None
 
 
+#: the read errors Kafka does not count as failed fetch requests (``readFromLog``)
+_NOT_FAILED_FETCH = frozenset({
+    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_LEADER_OR_FOLLOWER,
+    ErrorCode.UNKNOWN_LEADER_EPOCH, ErrorCode.FENCED_LEADER_EPOCH,
+    ErrorCode.REPLICA_NOT_AVAILABLE, ErrorCode.KAFKA_STORAGE_ERROR,
+    ErrorCode.OFFSET_OUT_OF_RANGE, ErrorCode.INCONSISTENT_TOPIC_ID})
+
+
 class ReplicaFetch(HostedPartitions):
     """Fetch, a part of :class:`~pybroker.cluster.replica_manager.ReplicaManager`."""
 
@@ -115,12 +129,16 @@ class ReplicaFetch(HostedPartitions):
         total = 0
         min_one = params.min_one_batch
         answer_now = False
+        stats = self.topic_stats
         for req in partitions:
+            stats.mark(req.topic, TOTAL_FETCH)
             try:
                 p, info = self._read_partition(params, req, max(0, min(req.max_bytes, budget)),
                                                min_one)
             except KafkaError as e:
                 answer_now = True
+                if e.code not in _NOT_FAILED_FETCH:
+                    stats.mark(req.topic, FAILED_FETCH)
                 p_ = self.partitions.get((req.topic, req.partition))
                 results.append(FetchResult(
                     error=e.code,
@@ -193,9 +211,28 @@ class ReplicaFetch(HostedPartitions):
         if params.is_from_follower:
             self._update_follower_positions(params, partitions, results, now_ms)
         if params.max_wait_ms <= 0 or not partitions or total >= params.min_bytes or answer_now:
-            return results
+            return self._count_bytes_out(params, partitions, results)
         op = DelayedFetch(lambda: self.read_from_local_logs(params, partitions),
                           params.min_bytes,
                           lambda: self._may_have_news(params, partitions))
         keys = [(r.topic, r.partition) for r in partitions]
-        return self.fetch_purgatory.try_complete_else_watch(op, keys, params.max_wait_ms)
+        waiting: Outcome[list[FetchResult]] = self.fetch_purgatory.try_complete_else_watch(
+            op, keys, params.max_wait_ms)
+        return when_ready(waiting,
+                          lambda answered: self._count_bytes_out(params, partitions, answered))
+
+    def _count_bytes_out(self, params: FetchParams, partitions: list[FetchRequestPartition],
+                         results: list[FetchResult]) -> list[FetchResult]:
+        """BytesOutPerSec of each partition's records (a follower's: ReplicationBytesOutPerSec,
+        of all topics only), once the answer is final (Kafka's ``updateBytesOut``)."""
+        stats = self.topic_stats
+        if params.is_from_follower:
+            out = sum(len(r.records) for r in results)
+            if out:
+                stats.all.mark(REPLICATION_BYTES_OUT, out)
+            return results
+        for req, result in zip(partitions, results, strict=False):
+            size = len(result.records)
+            if size:
+                stats.mark(req.topic, BYTES_OUT, size)
+        return results

@@ -76,6 +76,7 @@ from pybroker.cluster.leader_endpoint import (
 from pybroker.cluster.metadata_cache import BrokerEndpoint
 from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
 from pybroker.kernel.types import TopicPartition
+from pybroker.metrics.broker_topic_stats import REPLICATION_BYTES_IN, BrokerTopicStats
 from pybroker.network.client import BrokerClientError
 
 if TYPE_CHECKING:
@@ -88,6 +89,9 @@ class FollowerPartitions(Protocol):
     """What a fetcher needs of the replica manager: the partitions it follows."""
 
     def get_partition(self, topic: str, partition: int) -> Partition | None: ...
+
+    @property
+    def topic_stats(self) -> BrokerTopicStats: ...
 
 
 class ReplicaFetcher:
@@ -490,6 +494,8 @@ class ReplicaFetcher:
         info = partition.append_records_to_follower(
             answer.records, answer.high_watermark, now_ms,
             leader_log_start_offset=answer.log_start_offset)
+        if info.valid_bytes:
+            self.replicas.topic_stats.all.mark(REPLICATION_BYTES_IN, info.valid_bytes)
         next_offset = info.last_offset + 1 if info.batches else state.fetch_offset
         last_epoch = info.last_leader_epoch if info.batches and info.last_leader_epoch >= 0 \
             else state.last_fetched_epoch

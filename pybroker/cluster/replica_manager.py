@@ -84,6 +84,8 @@ from pybroker.log.producer_state import (
     AppendOrigin as AppendOrigin,
     VerificationGuard as VerificationGuard,
 )
+from pybroker.metrics.broker_topic_stats import BrokerTopicStats
+from pybroker.metrics.registry import MetricsRegistry
 from pybroker.purgatory import Purgatory
 
 if TYPE_CHECKING:
@@ -104,8 +106,12 @@ NO_SEQUENCE = -1
 class ReplicaManager(ReplicaLeadership, ReplicaAppend, ReplicaFetch):
     def __init__(self, broker_id: int, log_manager: LogManager,
                  log_config_for: Callable[[str], LogConfig], *,
-                 clock: Clock = SYSTEM_CLOCK) -> None:
+                 clock: Clock = SYSTEM_CLOCK, metrics: MetricsRegistry | None = None) -> None:
+        """``metrics``: the broker's registry (a registry of its own by default)."""
         self.broker_id = broker_id
+        self.metrics = metrics if metrics is not None else MetricsRegistry(clock)
+        #: kafka.server:type=BrokerTopicMetrics
+        self.topic_stats = BrokerTopicStats(self.metrics)
         #: the time of answers handled on the event loop (ISR changes, verified produces) and
         #: of the log dir mover's steps
         self.clock = clock

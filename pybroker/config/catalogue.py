@@ -287,6 +287,14 @@ AUTHORIZER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     BrokerConfigKey("allow.everyone.if.no.acl.found", BOOLEAN, False, described=False),
 )}
 
+#: pybroker's own settings, which Kafka has no property for (its metrics are JMX MBeans, which a
+#: Prometheus JMX exporter agent serves; this broker serves them itself): read from
+#: server.properties like the broker's, never described
+PYBROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
+    # where the Prometheus endpoint listens (http://host:port; unset: no endpoint)
+    BrokerConfigKey("metrics.listener", STRING, None, described=False),
+)}
+
 
 def broker_default(name: str) -> Any:
     """Kafka's default of a broker property (None where it has none)."""
@@ -296,7 +304,8 @@ def broker_default(name: str) -> Any:
 def broker_value(props: Mapping[str, str], name: str) -> Any:
     """A broker property's (or an authorizer setting's) value from ``props``
     (server.properties), parsed and validated, or its default when ``props`` does not set it."""
-    key = BROKER_CONFIGS[name] if name in BROKER_CONFIGS else AUTHORIZER_CONFIGS[name]
+    key = (BROKER_CONFIGS.get(name) or AUTHORIZER_CONFIGS.get(name)
+           or PYBROKER_CONFIGS[name])
     raw = props.get(name)
     return key.default if raw is None else key.parse(str(raw))
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .catalogue import AUTHORIZER_CONFIGS, BROKER_CONFIGS, broker_value
+from .catalogue import AUTHORIZER_CONFIGS, BROKER_CONFIGS, PYBROKER_CONFIGS, broker_value
 from .listeners import (
     LISTENER_SECURITY_PROTOCOL_MAP,
     check_inter_broker_advertised,
@@ -109,7 +109,8 @@ class BrokerConfig:
             listener_setting = _LISTENER_SETTING.match(name)
             if listener_setting is not None and listener_setting.group(1) in BROKER_CONFIGS:
                 name = listener_setting.group(1)  # one listener's own value of a setting
-            key = BROKER_CONFIGS.get(name) or AUTHORIZER_CONFIGS.get(name)
+            key = (BROKER_CONFIGS.get(name) or AUTHORIZER_CONFIGS.get(name)
+                   or PYBROKER_CONFIGS.get(name))
             if key is None:
                 # a listener's own settings (listener.name.<listener>.<property>) are read
                 # where the listener is set up

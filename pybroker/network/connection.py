@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import logging
 import os
 import socket
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from protocol.errors import ProtocolError
 from protocol.framing import FrameReader
 from pybroker.kernel.outcome import is_pending
+from pybroker.metrics.request_metrics import RequestTimes, now_ns
 from pybroker.security.principal import ANONYMOUS, KafkaPrincipal
 from pybroker.security.sasl import SaslAuthenticator
 
@@ -92,7 +94,8 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self.transport: asyncio.Transport | None = None
         self.peer = "?"
         self.closed = False
-        self._slots: collections.deque[Any] = collections.deque()
+        #: (response or future of one, its request's times), in request order
+        self._slots: collections.deque[tuple[Any, RequestTimes]] = collections.deque()
         self._sending = False  # a sendfile of a spliced response is under way
         self._fd = -1  # the socket's descriptor, for sending file regions at once
         self._write_paused = False
@@ -129,7 +132,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.connections.discard(self)
-        for slot in self._slots:
+        for slot, _ in self._slots:
             if is_pending(slot):
                 slot.cancel()
         self._slots.clear()
@@ -155,11 +158,13 @@ class KafkaConnection(asyncio.BufferedProtocol):
         except ProtocolError as e:
             self.abort(f"bad frame: {e}")
             return
+        received = now_ns()
         for frame in frames:
             if self.closed:
                 return
+            times = RequestTimes(received, len(frame))
             try:
-                result = self.dispatcher.dispatch(frame, self)
+                result = self.dispatcher.dispatch(frame, self, times)
             except ProtocolError as e:
                 self.abort(f"bad request: {e}")
                 return
@@ -168,8 +173,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 self.abort("internal error")
                 return
             if result is None:
+                times.complete(0)  # nothing to send: an acks=0 produce
                 continue
-            self._slots.append(result)
+            self._slots.append((result, times))
             if is_pending(result):
                 result.add_done_callback(self._on_response_ready)
         self._flush()
@@ -193,8 +199,10 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if self._sending or self.closed or self.transport is None:
             return
         chunks: list[Any] = []
+        #: the requests whose responses this write sends
+        sent: list[RequestTimes] = []
         while self._slots:
-            slot = self._slots[0]
+            slot, times = self._slots[0]
             if is_pending(slot):
                 if not slot.done():
                     break
@@ -202,13 +210,14 @@ class KafkaConnection(asyncio.BufferedProtocol):
                     exc = None if slot.cancelled() else slot.exception()
                     if exc is not None and not isinstance(exc, ProtocolError):
                         log.error("request from %s failed", self.peer, exc_info=exc)
-                    self._write(chunks)
+                    self._write(chunks, sent)
                     self.abort(f"request failed: {exc!r}" if exc is not None
                                else "request cancelled")
                     return
                 response = slot.result()
                 if response is None:  # a request that turned out to need no answer
                     self._slots.popleft()
+                    times.complete(0)
                     continue
             else:
                 response = slot
@@ -216,31 +225,42 @@ class KafkaConnection(asyncio.BufferedProtocol):
             pieces = response_pieces(response)
             if len(pieces) == 1:
                 chunks.append(pieces[0])
+                sent.append(times)
                 continue
             if self.use_sendfile:
-                self._write(chunks)
+                self._write(chunks, sent)
+                send_started = now_ns()
                 rest = self._send_now(pieces)
                 if self.closed:
                     return
                 if rest is None:
+                    times.complete(send_started)
                     continue  # all of it went out
                 self._sending = True
                 task = asyncio.ensure_future(self._send_spliced(*rest))
-                task.add_done_callback(self._on_spliced_sent)
+                task.add_done_callback(functools.partial(self._on_spliced_sent, times=times,
+                                                         send_started=send_started))
                 return
             chunks.extend(p if isinstance(p, _BYTES_TYPES) else p.read_bytes() for p in pieces)
-        self._write(chunks)
+            sent.append(times)
+        self._write(chunks, sent)
         if self._close_after_flush and not self._slots:
             self.transport.close()
 
-    def _write(self, chunks: list[Any]) -> None:
+    def _write(self, chunks: list[Any], sent: list[RequestTimes] | None = None) -> None:
+        """Write ``chunks`` at once, and complete the times of the requests they answer."""
         if not chunks or self.transport is None or self.closed:
             return
+        send_started = now_ns()
         if len(chunks) == 1:
             self.transport.write(chunks[0])
         else:
             self.transport.write(b"".join(chunks))
         chunks.clear()
+        if sent:
+            for times in sent:
+                times.complete(send_started)
+            sent.clear()
 
     def _send_now(self, pieces: list[Any]) -> tuple[list[Any], int] | None:
         """Send a spliced response as far as the socket takes it without waiting: bytes go to
@@ -294,10 +314,13 @@ class KafkaConnection(asyncio.BufferedProtocol):
                     return
             skip = 0
 
-    def _on_spliced_sent(self, task: asyncio.Task) -> None:
+    def _on_spliced_sent(self, task: asyncio.Task, times: RequestTimes | None = None,
+                         send_started: int = 0) -> None:
         self._sending = False
         if task.cancelled() or self.closed:
             return
+        if times is not None and task.exception() is None:
+            times.complete(send_started)
         exc = task.exception()
         if exc is not None:
             if isinstance(exc, NotImplementedError):

@@ -11,13 +11,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from pybroker.metrics.request_metrics import RequestTimes
     from pybroker.network.connection import KafkaConnection
 
 
 class RequestDispatcher(Protocol):
     """Called on the event loop with each complete request frame of a connection."""
 
-    def dispatch(self, frame: bytes | bytearray | memoryview, conn: KafkaConnection) -> Any:
+    def dispatch(self, frame: bytes | bytearray | memoryview, conn: KafkaConnection,
+                 times: RequestTimes | None = None) -> Any:
         """The encoded response (a buffer, or a ``Writer`` with file splices), a future of it,
-        or None when nothing is to be sent (acks=0, a request the connection is closed on)."""
+        or None when nothing is to be sent (acks=0, a request the connection is closed on).
+        ``times``: the request's times, which the dispatcher names and stamps (the connection
+        completes them once the response is written)."""
         ...

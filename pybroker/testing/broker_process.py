@@ -108,6 +108,7 @@ class BrokerProcess:
         env: Mapping[str, str] | None = None,
         host: str = "127.0.0.1",
         cgroup: Path | None = None,
+        metrics: bool = False,
     ) -> None:
         """``source``: a checkout of the repository to run instead of this one. It becomes the
         working directory and the first entry of ``PYTHONPATH`` (which the interpreter searches
@@ -116,11 +117,15 @@ class BrokerProcess:
         environment, which is otherwise this process's. ``host``: the loopback address the
         listener binds and advertises (Linux routes all of 127.0.0.0/8 to ``lo``). ``cgroup``: a
         cgroup v2 directory the broker is started in (moved there before it executes, so every
-        socket it ever opens belongs to it); a restart goes there again."""
+        socket it ever opens belongs to it); a restart goes there again. ``metrics``: serve
+        the Prometheus endpoint (``metrics.listener``) on a free port of ``host``
+        (:attr:`metrics_url`)."""
         self.data_dir = Path(data_dir)
         self.host = host
         self.cgroup = Path(cgroup) if cgroup is not None else None
         self.port = port or free_port(host)
+        #: the metrics endpoint's port (None: not served)
+        self.metrics_port = free_port(host) if metrics else None
         self.source = Path(source).resolve() if source is not None else None
         if self.source is not None and config == DEFAULT_CONFIG:
             config = self.source / "config" / "server.properties"
@@ -143,6 +148,13 @@ class BrokerProcess:
         return f"{self.host}:{self.port}"
 
     @property
+    def metrics_url(self) -> str:
+        """``http://host:port/metrics`` of the broker's metrics endpoint."""
+        if self.metrics_port is None:
+            raise RuntimeError("this broker was started without metrics=True")
+        return f"http://{self.host}:{self.metrics_port}/metrics"
+
+    @property
     def overrides(self) -> dict[str, str]:
         listener = f"PLAINTEXT://{self.host}:{self.port}"
         props: dict[str, object] = {
@@ -153,6 +165,8 @@ class BrokerProcess:
             "num.partitions": 1,
             "auto.create.topics.enable": "true",
         }
+        if self.metrics_port is not None:
+            props["metrics.listener"] = f"http://{self.host}:{self.metrics_port}"
         props.update(self.extra_overrides)
         return {k: str(v) for k, v in props.items()}
 

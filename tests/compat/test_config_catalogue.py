@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from pybroker.config import BROKER_CONFIGS, READ_ONLY, TOPIC_CONFIGS, to_config_string
+from pybroker.config.catalogue import PYBROKER_CONFIGS
 from pybroker.config.kafka_properties import EXTRA_DYNAMIC, KAFKA_READ_ONLY
 
 pytestmark = pytest.mark.compat
@@ -126,3 +127,12 @@ def test_topic_configs_are_kafkas(kafka_topic_table: dict[str, dict[str, str]]) 
                 "Server Default Property": key.synonyms[0][0] if key.synonyms else "null"}
         problems += differences(name, mine, kafka_topic_table[name])
     assert not problems, "\n".join(problems)
+
+
+def test_pybrokers_own_properties_are_not_kafkas(
+        kafka_broker_table: dict[str, dict[str, str]]) -> None:
+    """A setting only this broker has must not shadow one of Kafka's (or be one Kafka has now)."""
+    assert PYBROKER_CONFIGS
+    for name in PYBROKER_CONFIGS:
+        assert name not in kafka_broker_table, f"{name} is a Kafka property now"
+        assert name not in BROKER_CONFIGS

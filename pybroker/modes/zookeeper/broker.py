@@ -145,6 +145,7 @@ class ZkBroker(BrokerBase):
     # -- start-up ------------------------------------------------------------------------------
     async def start(self) -> None:
         started = self.clock.monotonic()
+        self._start_metrics_endpoint()
         self._watch_log_dirs()
         self._check_log_dirs()
         await self.zk_client.start()

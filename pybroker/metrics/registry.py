@@ -1,0 +1,295 @@
+"""The broker's metrics, as Kafka's Yammer metrics are (``KafkaMetricsGroup``): each one is an
+MBean name - ``kafka.server:type=BrokerTopicMetrics,name=BytesInPerSec,topic=orders`` - and one
+of Kafka's kinds:
+
+- a :class:`Meter` counts events (``mark(n)``); Kafka's JMX shows its ``Count`` and decaying
+  one-, five- and fifteen-minute rates, which :class:`MetricsRegistry` derives from the count
+  when it is read (every five seconds of the clock, as Yammer ticks), never per event;
+- a :class:`Histogram` keeps the last :data:`RESERVOIR_SIZE` values (Yammer's biased reservoir
+  also keeps about that many, weighted to the last minutes) and its count; quantiles are taken
+  when it is read;
+- a :class:`Timer` is both: the rate of the events it times and their durations;
+- a :class:`Gauge` is a function read when the metrics are (``Value``);
+- an :class:`AttributeGroup` is an MBean of Kafka's own metrics library rather than Yammer's
+  (``kafka.server:type=socket-server-metrics,listener=...``): no ``name`` key, one attribute
+  per metric (``connection-count``...), read as a mapping when the metrics are.
+
+Metrics are created on first use and then held by the subsystem that updates them, so an update
+is one attribute increment (or one store into the reservoir). Everything here runs on the
+broker's event loop: the endpoint reads a :meth:`MetricsRegistry.snapshot` taken there.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
+
+#: values a histogram keeps (Yammer's ``ExponentiallyDecayingReservoir`` default size)
+RESERVOIR_SIZE = 1028
+#: the quantiles Kafka's JMX attributes name (50thPercentile ... 999thPercentile)
+QUANTILES = (0.50, 0.75, 0.95, 0.98, 0.99, 0.999)
+#: how often a meter's decaying rates move (Yammer's ``Meter.TICK_INTERVAL``)
+TICK_INTERVAL_S = 5.0
+_RATE_WINDOWS_MIN = (1, 5, 15)
+_ALPHAS = tuple(1.0 - math.exp(-TICK_INTERVAL_S / 60.0 / minutes) for minutes in _RATE_WINDOWS_MIN)
+
+
+@dataclass(frozen=True, slots=True)
+class MBean:
+    """A metric's JMX name: ``<domain>:type=<type>,name=<name>[,<tag>=<value>...]``, tags in
+    the order Kafka adds them (the order the Prometheus JMX exporter's rules see)."""
+
+    domain: str
+    type: str
+    name: str
+    tags: tuple[tuple[str, str], ...] = ()
+
+    def __str__(self) -> str:
+        keys = [("type", self.type), *([("name", self.name)] if self.name else []), *self.tags]
+        return f"{self.domain}:" + ",".join(f"{k}={v}" for k, v in keys)
+
+    def exporter_bean(self) -> str:
+        """The MBean as the JMX exporter writes it in the lines its rules match:
+        ``domain<type=T, name=N, key=value>``."""
+        keys = [("type", self.type), *([("name", self.name)] if self.name else []), *self.tags]
+        return f"{self.domain}<" + ", ".join(f"{k}={v}" for k, v in keys) + ">"
+
+    def tag(self, key: str) -> str | None:
+        for k, v in self.tags:
+            if k == key:
+                return v
+        return None
+
+
+def mbean(domain: str, type_: str, name: str, **tags: object) -> MBean:
+    """An :class:`MBean`; tags in the order given, their values as strings."""
+    return MBean(domain, type_, name, tuple((k, str(v)) for k, v in tags.items()))
+
+
+class Meter:
+    """Counts events; see the module docstring."""
+
+    __slots__ = ("count", "_rates", "_last_count", "_last_tick", "_started")
+
+    def __init__(self, now: float) -> None:
+        self.count = 0
+        self._rates: list[float | None] = [None, None, None]
+        self._last_count = 0
+        self._last_tick = now
+        self._started = now
+
+    def mark(self, n: int = 1) -> None:
+        self.count += n
+
+    def _tick(self, now: float) -> None:
+        ticks = int((now - self._last_tick) // TICK_INTERVAL_S)
+        if ticks <= 0:
+            return
+        instant = (self.count - self._last_count) / TICK_INTERVAL_S
+        self._last_count = self.count
+        self._last_tick += ticks * TICK_INTERVAL_S
+        for i, alpha in enumerate(_ALPHAS):
+            rate = self._rates[i]
+            rate = instant if rate is None else rate + alpha * (instant - rate)
+            # the ticks with nothing counted after the first decay the rate further
+            rate *= (1.0 - alpha) ** (ticks - 1)
+            self._rates[i] = rate
+
+    def rates(self, now: float) -> tuple[float, float, float, float]:
+        """``(mean, one-minute, five-minute, fifteen-minute)`` events per second."""
+        self._tick(now)
+        elapsed = now - self._started
+        mean = self.count / elapsed if elapsed > 0 else 0.0
+        r1, r5, r15 = (r or 0.0 for r in self._rates)
+        return mean, r1, r5, r15
+
+
+class Histogram:
+    """Keeps the last :data:`RESERVOIR_SIZE` values and how many there were."""
+
+    __slots__ = ("count", "_values", "_next")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._values: list[float] = []
+        self._next = 0
+
+    def update(self, value: float) -> None:
+        self.count += 1
+        values = self._values
+        if len(values) < RESERVOIR_SIZE:
+            values.append(value)
+        else:
+            values[self._next] = value
+            self._next = (self._next + 1) % RESERVOIR_SIZE
+
+    def quantiles(self) -> list[tuple[float, float]]:
+        """``(quantile, value)`` for each of :data:`QUANTILES`, as Yammer's ``Snapshot``
+        interpolates them (0 for an empty histogram)."""
+        values = sorted(self._values)
+        if not values:
+            return [(q, 0.0) for q in QUANTILES]
+        out = []
+        n = len(values)
+        for q in QUANTILES:
+            pos = q * (n + 1)
+            if pos < 1:
+                v = values[0]
+            elif pos >= n:
+                v = values[-1]
+            else:
+                lower = values[int(pos) - 1]
+                upper = values[int(pos)]
+                v = lower + (pos - math.floor(pos)) * (upper - lower)
+            out.append((q, v))
+        return out
+
+    def stats(self) -> tuple[float, float, float]:
+        """``(min, max, mean)`` of the values kept (0s when empty)."""
+        if not self._values:
+            return 0.0, 0.0, 0.0
+        return min(self._values), max(self._values), sum(self._values) / len(self._values)
+
+
+class Timer:
+    """The rate of the events it times (a :class:`Meter`) and their durations in ms (a
+    :class:`Histogram`)."""
+
+    __slots__ = ("meter", "histogram")
+
+    def __init__(self, now: float) -> None:
+        self.meter = Meter(now)
+        self.histogram = Histogram()
+
+    def update(self, duration_ms: float) -> None:
+        self.meter.count += 1
+        self.histogram.update(duration_ms)
+
+    @property
+    def count(self) -> int:
+        return self.meter.count
+
+
+@dataclass(slots=True)
+class Gauge:
+    """A value read when the metrics are."""
+
+    read: Callable[[], float | int | bool | None]
+
+
+@dataclass(slots=True)
+class AttributeGroup:
+    """The attributes of one MBean of Kafka's own metrics library, read as a mapping."""
+
+    read: Callable[[], Mapping[str, float | int]]
+
+
+Metric = Meter | Histogram | Timer | Gauge | AttributeGroup
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """What one metric read as, at one snapshot: ``kind`` is ``meter``, ``histogram``,
+    ``timer``, ``gauge`` or ``attributes``; ``value`` the gauge's value or the count;
+    ``rates`` a meter's (mean, 1, 5, 15 min); ``quantiles`` a histogram's; ``stats`` its (min,
+    max, mean); ``attributes`` an attribute group's values."""
+
+    mbean: MBean
+    kind: str
+    value: float
+    rates: tuple[float, float, float, float] | None = None
+    quantiles: tuple[tuple[float, float], ...] = ()
+    stats: tuple[float, float, float] | None = None
+    attributes: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass
+class MetricsRegistry:
+    """Every metric of the broker by MBean name; see the module docstring."""
+
+    clock: Clock = SYSTEM_CLOCK
+    _metrics: dict[MBean, Metric] = field(default_factory=dict)
+
+    def meter(self, name: MBean) -> Meter:
+        m = self._metrics.get(name)
+        if m is None:
+            m = self._metrics[name] = Meter(self.clock.monotonic())
+        assert isinstance(m, Meter), f"{name} is a {type(m).__name__}"
+        return m
+
+    def histogram(self, name: MBean) -> Histogram:
+        m = self._metrics.get(name)
+        if m is None:
+            m = self._metrics[name] = Histogram()
+        assert isinstance(m, Histogram), f"{name} is a {type(m).__name__}"
+        return m
+
+    def timer(self, name: MBean) -> Timer:
+        m = self._metrics.get(name)
+        if m is None:
+            m = self._metrics[name] = Timer(self.clock.monotonic())
+        assert isinstance(m, Timer), f"{name} is a {type(m).__name__}"
+        return m
+
+    def gauge(self, name: MBean, read: Callable[[], float | int | bool | None]) -> None:
+        """Register (or replace) a gauge."""
+        self._metrics[name] = Gauge(read)
+
+    def attributes(self, name: MBean, read: Callable[[], Mapping[str, float | int]]) -> None:
+        """Register (or replace) an attribute group (``name.name`` empty)."""
+        self._metrics[name] = AttributeGroup(read)
+
+    def remove(self, name: MBean) -> None:
+        self._metrics.pop(name, None)
+
+    def remove_where(self, matches: Callable[[MBean], bool]) -> int:
+        """Remove every metric whose name ``matches``; how many there were."""
+        gone = [n for n in self._metrics if matches(n)]
+        for n in gone:
+            del self._metrics[n]
+        return len(gone)
+
+    def get(self, name: MBean) -> Metric | None:
+        return self._metrics.get(name)
+
+    def names(self) -> Iterator[MBean]:
+        return iter(list(self._metrics))
+
+    def snapshot(self) -> list[Sample]:
+        """Every metric as it reads now (gauges that fail or read None are left out)."""
+        now = self.clock.monotonic()
+        out: list[Sample] = []
+        for name, m in list(self._metrics.items()):
+            if isinstance(m, Meter):
+                out.append(Sample(name, "meter", m.count, rates=m.rates(now)))
+            elif isinstance(m, Timer):
+                out.append(Sample(name, "timer", m.meter.count, rates=m.meter.rates(now),
+                                  quantiles=tuple(m.histogram.quantiles()),
+                                  stats=m.histogram.stats()))
+            elif isinstance(m, Histogram):
+                out.append(Sample(name, "histogram", m.count, quantiles=tuple(m.quantiles()),
+                                  stats=m.stats()))
+            elif isinstance(m, AttributeGroup):
+                try:
+                    values = m.read()
+                except Exception:  # noqa: BLE001 - a group whose subject went away
+                    continue
+                out.append(Sample(name, "attributes", 0.0, attributes=tuple(
+                    (k, float(v)) for k, v in values.items())))
+            else:
+                try:
+                    value = m.read()
+                except Exception:  # noqa: BLE001 - a gauge whose subject went away
+                    continue
+                if value is None:
+                    continue
+                out.append(Sample(name, "gauge", float(value)))
+        return out
+
+
+def samples_named(samples: Iterable[Sample], type_: str, name: str) -> list[Sample]:
+    """The samples of one MBean type and name (any tags)."""
+    return [s for s in samples if s.mbean.type == type_ and s.mbean.name == name]

@@ -1,0 +1,161 @@
+"""The metrics endpoint of a real broker process, driven by real clients: counters that equal
+the traffic exactly (bytes and messages in and out against the bytes the log holds, requests,
+errors per occurrence), Fetch counted under two names, the time split of each request, and
+the readiness check."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from protocol.messages import ApiKey, produce_request as preq
+from protocol.records.record import build_batch
+from pybroker.testing.broker_process import BrokerProcess, BrokerStartError
+from pybroker.testing.metrics import Scrape, ready, scrape
+from pybroker.testing.wire_client import WireClient
+
+pytestmark = pytest.mark.compat
+
+BTM = "kafka_server_brokertopicmetrics_"
+RM = "kafka_network_requestmetrics_"
+
+
+@pytest.fixture(scope="module")
+def metered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
+    broker = BrokerProcess(tmp_path_factory.mktemp("metrics") / "data", metrics=True,
+                           overrides={"auto.create.topics.enable": "false"})
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+def create(broker: BrokerProcess, topic: str, partitions: int) -> None:
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    admin.create_topics([NewTopic(topic, partitions, 1)])[topic].result(30)
+
+
+def log_bytes(broker: BrokerProcess, topic: str) -> int:
+    """What the topic's segment files hold: every batch appended, as appended."""
+    return sum(f.stat().st_size for f in Path(broker.data_dir).glob(f"{topic}-*/*.log"))
+
+
+def value(page: Scrape, name: str, **labels: str) -> float:
+    return page.value(name, labels, default=0.0)
+
+
+def requests(page: Scrape, request: str) -> float:
+    """RequestsPerSec of one request name, all versions."""
+    return sum(v for labels, v in page.series(RM + "requests_total").items()
+               if ("request", request) in labels)
+
+
+def test_ready_and_the_page(metered: BrokerProcess) -> None:
+    assert ready(metered.metrics_url) == 200
+    page = scrape(metered.metrics_url)
+    # process metrics as prometheus-client reads them, beside Kafka's
+    assert page.value("process_resident_memory_bytes") > 0
+    assert page.value("process_open_fds") > 0
+    assert page.types[BTM + "bytesin_total"] == "counter"
+
+
+def test_bytes_and_messages_in_and_out_equal_the_log(metered: BrokerProcess) -> None:
+    topic = "counted"
+    create(metered, topic, 3)
+    before = scrape(metered.metrics_url)
+    producer = Producer({"bootstrap.servers": metered.bootstrap, "linger.ms": 20})
+    for i in range(3000):
+        producer.produce(topic, value=b"v%05d" % i * 20, partition=i % 3)
+    assert producer.flush(30) == 0
+    after = scrape(metered.metrics_url)
+    stored = log_bytes(metered, topic)
+    assert stored > 3000 * 100
+    assert value(after, BTM + "messagesin_total", topic=topic) == 3000
+    assert value(after, BTM + "bytesin_total", topic=topic) == stored
+    # the series without a topic label is all topics together
+    assert value(after, BTM + "bytesin_total") - value(before, BTM + "bytesin_total") == stored
+    produced = value(after, BTM + "totalproducerequests_total", topic=topic)
+    assert produced >= 3
+    # one Produce request may carry batches of several partitions
+    assert requests(after, "Produce") - requests(before, "Produce") >= produced / 3
+
+    consumer = Consumer({"bootstrap.servers": metered.bootstrap, "group.id": "metrics",
+                         "enable.auto.commit": False})
+    consumer.assign([TopicPartition(topic, p, 0) for p in range(3)])
+    got = 0
+    deadline = time.monotonic() + 30
+    while got < 3000 and time.monotonic() < deadline:
+        got += len(consumer.consume(500, 1.0))
+    consumer.close()
+    assert got == 3000
+    out = scrape(metered.metrics_url)
+    assert value(out, BTM + "bytesout_total", topic=topic) == stored
+    # a consumer's fetch counts under Fetch and under FetchConsumer, the same number of times
+    fetches = requests(out, "Fetch") - requests(before, "Fetch")
+    assert fetches == requests(out, "FetchConsumer") - requests(before, "FetchConsumer") > 0
+    assert requests(out, "FetchFollower") == 0
+
+
+def test_errors_count_once_per_occurrence(metered: BrokerProcess) -> None:
+    topic = "errors"
+    create(metered, topic, 1)
+    batch = bytes(build_batch([(None, b"x")]))
+
+    def produce(partitions: list[int]) -> list[int]:
+        body = preq.ProduceRequest(acks=1, timeout_ms=10_000, topic_data=[preq.TopicProduceData(
+            name=topic, partition_data=[preq.PartitionProduceData(index=p, records=batch)
+                                        for p in partitions])])
+        with WireClient(metered.bootstrap) as client:
+            response = client.call(ApiKey.PRODUCE, 9, body)
+        return [p.error_code for t in response.responses for p in t.partition_responses]
+
+    before = scrape(metered.metrics_url)
+    # three partitions that do not exist and one that does
+    assert sorted(produce([0, 5, 6, 7])) == [0, 3, 3, 3]
+    after = scrape(metered.metrics_url)
+
+    def delta(error: str) -> float:
+        return (value(after, RM + "errors_total", request="Produce", error=error)
+                - value(before, RM + "errors_total", request="Produce", error=error))
+
+    assert delta("UNKNOWN_TOPIC_OR_PARTITION") == 3
+    assert delta("NONE") == 1
+
+
+def test_each_request_time_is_split_as_kafkas(metered: BrokerProcess) -> None:
+    topic = "timed"
+    create(metered, topic, 1)
+    producer = Producer({"bootstrap.servers": metered.bootstrap, "acks": "all"})
+    for i in range(50):
+        producer.produce(topic, value=b"%d" % i)
+        producer.flush(10)
+    page = scrape(metered.metrics_url)
+    produces = requests(page, "Produce")
+    for part in ("requestqueuetimems", "localtimems", "remotetimems", "throttletimems",
+                 "responsequeuetimems", "responsesendtimems", "totaltimems", "requestbytes"):
+        assert value(page, RM + part + "_count_total", request="Produce") == produces, part
+        quantiles = {q: value(page, RM + part, request="Produce", quantile=q)
+                     for q in ("0.50", "0.75", "0.95", "0.98", "0.99", "0.999")}
+        assert all(v >= 0 for v in quantiles.values()), part
+    assert value(page, RM + "totaltimems", request="Produce", quantile="0.99") > 0
+    assert value(page, RM + "totaltimems", request="Produce", quantile="0.99") >= \
+        value(page, RM + "localtimems", request="Produce", quantile="0.50")
+    assert value(page, RM + "requestbytes", request="Produce", quantile="0.50") > 60
+    # every API's histograms exist before its first request, as Kafka's do
+    assert RM + "totaltimems_count_total" in page.names()
+    assert (RM + "totaltimems_count_total", frozenset({("request", "DeleteRecords")})) \
+        in page.samples
+
+
+def test_a_bad_metrics_listener_stops_start_up(tmp_path: Path) -> None:
+    broker = BrokerProcess(tmp_path / "data", overrides={"metrics.listener": "ftp://x:1"})
+    with pytest.raises(BrokerStartError):
+        broker.start()
+    assert "only http is served" in broker.stderr_tail()
+    broker.stop()
