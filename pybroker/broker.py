@@ -29,6 +29,7 @@ from pybroker.kernel.clock import Clock, SystemClock
 from pybroker.log.cleaner import LogCleaner
 from pybroker.log.config import LogConfig
 from pybroker.log.dir_failure import LogDirFailureChannel
+from pybroker.log.log_metrics import register_cleaner, register_log_manager
 from pybroker.log.manager import (
     BackgroundIO,
     LogManager,
@@ -36,7 +37,8 @@ from pybroker.log.manager import (
 )
 from pybroker.metadata.config_repository import ConfigRepository
 from pybroker.metrics.endpoint import MetricsEndpoint, parse_metrics_listener
-from pybroker.metrics.registry import MetricsRegistry
+from pybroker.metrics.loop_idle import IdleShare, current_selector
+from pybroker.metrics.registry import MetricsRegistry, mbean
 from pybroker.metrics.request_metrics import RequestChannelMetrics
 from pybroker.network.server import SocketServer
 from pybroker.reconfigurables import (
@@ -135,6 +137,7 @@ class BrokerBase:
         self.log_manager = LogManager(self.log_dirs, self.default_log_config,
                                       remove_dir=self.storage_io.remove_dir,
                                       io=self.storage_io.submit, failures=self.failures)
+        register_log_manager(self.metrics, self.log_manager)
         self.replica_manager = ReplicaManager(self.broker_id, self.log_manager,
                                               self.configs.log_config, clock=self.clock,
                                               metrics=self.metrics)
@@ -164,7 +167,8 @@ class BrokerBase:
             self.metrics, (API_NAMES[key] for key in sorted(self.handlers)))
         self.socket_server = SocketServer(
             self.dispatcher, max_frame_size=config.get_int("socket.request.max.bytes"),
-            security=lambda listener: listener_security(self.current_config, listener))
+            security=lambda listener: listener_security(self.current_config, listener),
+            metrics=self.metrics)
         #: users' SCRAM credentials, as SASL authentication reads them
         self.credential_cache = CredentialCache()
         self._sasl_settings: dict[str, SaslServerSettings | None] = {}
@@ -314,7 +318,10 @@ class BrokerBase:
             cleaner = self.log_cleaner = LogCleaner(
                 logs, backoff_ms=self.current_config.get_int("log.cleaner.backoff.ms"))
             self.dynamic_config.add_reconfigurable(LogCleanerReconfigurable(cleaner))
-            self._tasks.append(asyncio.create_task(cleaner.run(self.clock), name="log-cleaner"))
+            cleaner_task = asyncio.create_task(cleaner.run(self.clock), name="log-cleaner")
+            self._tasks.append(cleaner_task)
+            register_cleaner(self.metrics, cleaner, lambda: cleaner_task,
+                             self.clock.milliseconds)
         self._schedule(
             "producer-expiration", get("producer.id.expiration.check.interval.ms"),
             lambda now: [log_.remove_expired_producers(now) for log_ in logs.all_logs().values()],
@@ -348,7 +355,18 @@ class BrokerBase:
         return self.started and self.socket_server.serving and not self._stopping
 
     def _start_metrics_endpoint(self) -> None:
-        """Serve /metrics from the start of start-up (/ready says 503 until serving)."""
+        """Serve /metrics from the start of start-up (/ready says 503 until serving), and
+        register what the running loop tells (its idle share, when it was made to)."""
+        selector = current_selector()
+        if selector is not None:
+            idle = IdleShare(selector)
+            self.metrics.gauge(mbean("kafka.network", "SocketServer",
+                                     "NetworkProcessorAvgIdlePercent"), idle.recent)
+            self.metrics.gauge(mbean("kafka.network", "Processor", "IdlePercent",
+                                     networkProcessor=0), idle.since_start)
+            self.metrics.attributes(
+                mbean("kafka.server", "KafkaRequestHandlerPool", "RequestHandlerAvgIdlePercent"),
+                lambda: {"Count": selector.idle_s * 1e9, "MeanRate": idle.since_start()})
         if self.metrics_endpoint is None:
             return
         try:

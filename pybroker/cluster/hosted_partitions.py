@@ -18,8 +18,9 @@ from protocol.errors import ErrorCode, KafkaError
 from pybroker.cluster.alter_log_dirs import LogDirMover
 from pybroker.cluster.alter_partition import IsrAnswer, IsrUpdate
 from pybroker.cluster.fetcher_state import InitialFetchState
-from pybroker.cluster.isr import IsrSettings, PendingIsrChange
+from pybroker.cluster.isr import IsrSettings, PendingExpandIsr, PendingIsrChange
 from pybroker.cluster.partition import Partition
+from pybroker.cluster.replica_metrics import IsrMeters
 from pybroker.cluster.txn_verification import TxnErrorMode
 from pybroker.kernel.clock import Clock
 from pybroker.kernel.outcome import Outcome
@@ -142,6 +143,7 @@ class HostedPartitions:
     transaction_verifier: TransactionVerifier | None
     metrics: MetricsRegistry
     topic_stats: BrokerTopicStats
+    isr_meters: IsrMeters
 
     # -- leadership ------------------------------------------------------------------------
     def add_leadership_listener(self, topic: str, listener: LeadershipListener) -> None:
@@ -285,8 +287,18 @@ class HostedPartitions:
         key = (partition.topic, partition.partition)
         if self.partitions.get(key) is not partition:
             return  # deleted meanwhile
-        moved, again = partition.handle_alter_partition_answer(proposed, answer.result(),
+        result = answer.result()
+        moved, again = partition.handle_alter_partition_answer(proposed, result,
                                                                self.clock.milliseconds())
+        if isinstance(result, ErrorCode):
+            self.isr_meters.failed.count += 1
+        elif (partition.partition_epoch == result.partition_epoch
+              and partition.partition_state.isr == frozenset(result.isr)):
+            # taken: Kafka's markExpand / markShrink
+            if isinstance(proposed, PendingExpandIsr):
+                self.isr_meters.expands.count += 1
+            else:
+                self.isr_meters.shrinks.count += 1
         if moved:
             self._on_high_watermark_moved(key)
         else:

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -77,6 +77,7 @@ from pybroker.cluster.metadata_cache import BrokerEndpoint
 from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
 from pybroker.kernel.types import TopicPartition
 from pybroker.metrics.broker_topic_stats import REPLICATION_BYTES_IN, BrokerTopicStats
+from pybroker.metrics.registry import Meter, MetricsRegistry, mbean
 from pybroker.network.client import BrokerClientError
 
 if TYPE_CHECKING:
@@ -107,6 +108,8 @@ class ReplicaFetcher:
         self.config = config
         self.clock = clock
         self.partitions: dict[TopicPartition, PartitionFetchState] = {}
+        #: the fetch requests sent (the manager's MinFetchRate reads its rate)
+        self.requests = Meter(clock.monotonic())
         #: partitions fenced or broken here, left alone until added again (a LeaderAndIsr)
         self.failed: set[TopicPartition] = set()
         self._changed = asyncio.Event()
@@ -412,6 +415,7 @@ class ReplicaFetcher:
             except TimeoutError:
                 pass
             return
+        self.requests.count += 1
         try:
             answers = await self.leader.fetch(requests)
         except (BrokerClientError, OSError, FetchRequestError) as e:
@@ -579,7 +583,10 @@ class ReplicaFetcherManager:
     def __init__(self, broker_id: int, broker_epoch: Callable[[], int],
                  replicas: FollowerPartitions, config: FetcherConfig, *,
                  endpoint_factory: EndpointFactory | None = None,
-                 clock: Clock = SYSTEM_CLOCK) -> None:
+                 clock: Clock = SYSTEM_CLOCK, metrics: MetricsRegistry | None = None) -> None:
+        """``metrics``: where the fetchers' lag and rate go (Kafka's
+        ``kafka.server:type=ReplicaFetcherManager,clientId=Replica`` gauges MaxLag and
+        MinFetchRate, and ``FetcherLagMetrics`` ConsumerLag per partition)."""
         self.broker_id = broker_id
         self.broker_epoch = broker_epoch
         self.replicas = replicas
@@ -589,6 +596,28 @@ class ReplicaFetcherManager:
         self.fetchers: dict[tuple[int, int], ReplicaFetcher] = {}
         self._stopping: list[asyncio.Task[None]] = []
         self.shutting_down = False
+        if metrics is not None:
+            self._register(metrics)
+
+    def _register(self, registry: MetricsRegistry) -> None:
+        def lags() -> Iterator[tuple[tuple[tuple[str, str], ...], int]]:
+            for fetcher in list(self.fetchers.values()):
+                for (topic, partition), state in list(fetcher.partitions.items()):
+                    yield ((("clientId", fetcher.name), ("topic", topic),
+                            ("partition", str(partition))), state.lag or 0)
+
+        registry.gauge(mbean("kafka.server", "ReplicaFetcherManager", "MaxLag",
+                             clientId="Replica"),
+                       lambda: max((lag for _, lag in lags()), default=0))
+
+        def min_fetch_rate() -> float:
+            now = self.clock.monotonic()
+            return min((f.requests.rates(now)[1] for f in list(self.fetchers.values())),
+                       default=0.0)
+
+        registry.gauge(mbean("kafka.server", "ReplicaFetcherManager", "MinFetchRate",
+                             clientId="Replica"), min_fetch_rate)
+        registry.gauge_family(mbean("kafka.server", "FetcherLagMetrics", "ConsumerLag"), lags)
 
     @property
     def truncation_on_fetch(self) -> bool:

@@ -59,6 +59,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from protocol.errors import ErrorCode, KafkaError
+from pybroker.cluster import replica_metrics
 from pybroker.cluster.alter_log_dirs import LogDirMover
 from pybroker.cluster.hosted_partitions import (
     AliveBroker,
@@ -139,6 +140,8 @@ class ReplicaManager(ReplicaLeadership, ReplicaAppend, ReplicaFetch):
         #: KIP-890's verification of transactional appends; None: not verified
         #: (``transaction.partition.verification.enable=false``)
         self.transaction_verifier: TransactionVerifier | None = None
+        #: the ReplicaManager, Partition, Log and purgatory metrics (replica_metrics)
+        self.isr_meters = replica_metrics.register(self)
 
     def set_transaction_verifier(self, verifier: TransactionVerifier | None) -> None:
         """With a ``verifier``, verify every producer's first transactional batch of a

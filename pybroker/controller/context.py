@@ -26,6 +26,7 @@ Everything runs on the controller's single event loop; nothing here does I/O or 
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from pybroker.controller.model import (
 from pybroker.controller.partition_state_machine import PartitionState
 from pybroker.controller.replica_state_machine import ReplicaState
 from pybroker.kernel.types import TopicPartition
+from pybroker.metrics.registry import Meter
 
 #: Kafka's ``SecurityProtocol`` ids, as UpdateMetadata carries them.
 SECURITY_PROTOCOL_IDS: Mapping[str, int] = {
@@ -88,6 +90,9 @@ class BrokerInfo:
 
 class ControllerContext:
     def __init__(self) -> None:
+        #: unclean leader elections this broker's controller made (Kafka's
+        #: ``ControllerStats.uncleanLeaderElectionRate``; kept across resignations)
+        self.unclean_leader_elections = Meter(time.monotonic())
         self.reset()
 
     def reset(self) -> None:

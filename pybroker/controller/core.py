@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
+import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
@@ -26,6 +27,7 @@ from protocol.messages import ApiKey
 from pybroker.controller import election, events as ev
 from pybroker.controller.channel import ChannelRequestFailed, ControllerChannelManager
 from pybroker.controller.context import BrokerInfo, ControllerContext
+from pybroker.controller.metrics import ControllerMetrics
 from pybroker.controller.model import (
     LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
@@ -42,6 +44,7 @@ from pybroker.controller.partition_state_machine import (
 from pybroker.controller.replica_state_machine import ReplicaState, ReplicaStateMachine
 from pybroker.controller.request_batch import RequestBatch
 from pybroker.kernel.types import TopicPartition, tp_str
+from pybroker.metrics.registry import MetricsRegistry
 from pybroker.security.sasl_client import SaslClientCredentials
 
 log = logging.getLogger(__name__)
@@ -171,7 +174,9 @@ class ControllerCore:
     def __init__(self, broker_id: int, store: ControllerStore,
                  settings: ControllerSettings,
                  channel_factory: Callable[[int], ControllerChannelManager] | None = None,
+                 metrics: MetricsRegistry | None = None,
                  ) -> None:
+        """``metrics``: the broker's registry (a registry of its own by default)."""
         self.broker_id = broker_id
         self.store = store
         self.settings = settings
@@ -188,20 +193,23 @@ class ControllerCore:
         #: this broker is the controller and has sent every broker the cluster's state
         #: (its requests may still be on their way)
         self.failover_complete = False
-        self._queue: asyncio.Queue[ev.ControllerEvent] = asyncio.Queue()
+        #: each event with the time it was queued at (time.perf_counter)
+        self._queue: asyncio.Queue[tuple[ev.ControllerEvent, float]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._timers: list[asyncio.Task[None]] = []
         #: called with the controller id whenever it changes (the broker logs it)
         self.on_controller_change: Callable[[int], None] = lambda _id: None
         #: called with each topic whose deletion this controller completed
         self.deletion_listeners: list[Callable[[str], None]] = []
+        self.metrics = ControllerMetrics(self, metrics if metrics is not None
+                                         else MetricsRegistry())
 
     @property
     def is_active(self) -> bool:
         return self.active_controller_id == self.broker_id
 
     def put(self, event: ev.ControllerEvent) -> None:
-        self._queue.put_nowait(event)
+        self._queue.put_nowait((event, time.perf_counter()))
 
     def _watch(self, event: ev.ControllerEvent) -> Watch:
         return lambda: self.put(event)

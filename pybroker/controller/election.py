@@ -87,6 +87,8 @@ class ElectionResult:
     topic_partition: TopicPartition
     leader_and_isr: LeaderAndIsr | None
     recipients: tuple[int, ...]
+    #: the leader was chosen from outside the ISR (an unclean election)
+    unclean: bool = False
 
 
 # -- the algorithms (PartitionLeaderElectionAlgorithms) -----------------------------------------
@@ -175,8 +177,9 @@ def leader_for_offline(ctx: ControllerContext, tp: TopicPartition,
     if leader_recovery_supported:
         # the new leader was not in the ISR: its log may lack committed records
         return ElectionResult(tp, leader_and_isr.new_recovering_leader_and_isr(leader, [leader]),
-                              live)
-    return ElectionResult(tp, leader_and_isr.new_leader_and_isr(leader, [leader]), live)
+                              live, unclean=True)
+    return ElectionResult(tp, leader_and_isr.new_leader_and_isr(leader, [leader]), live,
+                          unclean=True)
 
 
 def leader_for_reassign(ctx: ControllerContext, tp: TopicPartition,

@@ -151,6 +151,8 @@ class Call:
 
     fn: Callable[[], Any]
     respond: Callable[[Any], None]
+    #: the controller state it runs in (Kafka's ControllerState name; its timer counts it)
+    state: str = "Idle"
 
 
 ControllerEvent = (Startup | ControllerChange | Reelect | Expire | BrokerChange

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import time
 from collections.abc import Iterable, Sequence
 
 from protocol.errors import ErrorCode, KafkaError
@@ -43,6 +44,7 @@ from pybroker.controller.core import (
     ControllerStore,
     state_change_log,
 )
+from pybroker.controller.metrics import state_of
 from pybroker.controller.model import LeaderIsrAndControllerEpoch, PartitionAndReplica
 from pybroker.controller.partition_state_machine import (
     PartitionState,
@@ -78,7 +80,7 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
         """The ZooKeeper session is gone: drop what is queued (its answers are NOT_CONTROLLER)
         and resign; the broker re-registers and calls :meth:`reelect` once it has."""
         while not self._queue.empty():
-            self._fail(self._queue.get_nowait())
+            self._fail(self._queue.get_nowait()[0])
         self.put(ev.Expire())
 
     def reelect(self) -> None:
@@ -91,11 +93,15 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
         async def trigger() -> None:
             if self.is_active:
                 await self._trigger_online_partitions()
-        self.put(ev.Call(trigger, lambda _result: None))
+        self.put(ev.Call(trigger, lambda _result: None, state="UncleanLeaderElectionEnable"))
 
     async def _run(self) -> None:
+        metrics = self.metrics
         while True:
-            event = await self._queue.get()
+            event, enqueued = await self._queue.get()
+            started = time.perf_counter()
+            metrics.queue_time.update((started - enqueued) * 1000)
+            metrics.state = state = state_of(event)
             try:
                 await self._process(event)
             except ControllerMovedError:
@@ -109,6 +115,9 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
             except Exception:
                 log.exception("Error processing controller event %s", type(event).__name__)
                 self._fail(event, ErrorCode.UNKNOWN_SERVER_ERROR)
+            finally:
+                metrics.state = "Idle"
+                metrics.processed(state, (time.perf_counter() - started) * 1000)
 
     def _fail(self, event: ev.ControllerEvent, code: ErrorCode = ErrorCode.NOT_CONTROLLER,
               ) -> None:

@@ -316,6 +316,9 @@ class PartitionStateMachine:
                     f"Failed to elect leader for partition {tp_str(tp)} under strategy "
                     f"{strategy}")
                 continue
+            if result.unclean:
+                # Kafka's ControllerStats.uncleanLeaderElectionRate, marked as it elects
+                ctx.unclean_leader_elections.count += 1
             change.pending[tp] = result
             writes[tp] = result.leader_and_isr
         change.to_elect = []

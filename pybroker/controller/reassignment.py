@@ -48,7 +48,8 @@ class ReassignmentManager(ControllerCore):
         fut: asyncio.Future[dict[TopicPartition, KafkaError | None]] = \
             asyncio.get_running_loop().create_future()
         self.put(ev.Call(lambda: self._reassign(dict(targets)),
-                         lambda results: settle(fut, results)))
+                         lambda results: settle(fut, results),
+                         state="AlterPartitionReassignment"))
         return fut
 
     def list_partition_reassignments(self, partitions: Sequence[TopicPartition] | None,
@@ -69,7 +70,8 @@ class ReassignmentManager(ControllerCore):
                 out[tp] = Reassignment(a.replicas, a.adding_replicas, a.removing_replicas)
             return out
 
-        self.put(ev.Call(ongoing, lambda result: settle(fut, result)))
+        self.put(ev.Call(ongoing, lambda result: settle(fut, result),
+                         state="ListPartitionReassignment"))
         return fut
 
     async def _reassign(self, targets: dict[TopicPartition, Sequence[int] | None], *,

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ErrorCode
 from pybroker.cluster.replica_manager import NO_SEQUENCE
+from pybroker.coordinator import group_metrics
 from pybroker.coordinator.group import GroupConfig, GroupCoordinator, GroupState, LoopScheduler
 from pybroker.coordinator.group.offsets import (
     GroupRetentionView,
@@ -52,6 +53,7 @@ from pybroker.coordinator.runtime import CoordinatorRuntime, CoordinatorState, L
 from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
 from pybroker.kernel.outcome import Outcome, chain, is_pending, settle, when_ready
 from pybroker.kernel.types import TopicPartition
+from pybroker.metrics.registry import MetricsRegistry
 
 if TYPE_CHECKING:
     from pybroker.cluster.hosted_partitions import LeadershipChange
@@ -65,7 +67,8 @@ log = logging.getLogger(__name__)
 
 class GroupCoordinatorService:
     def __init__(self, config: BrokerConfig, replica_manager: ReplicaManager,
-                 metadata: MetadataCache, admin: Any, *, clock: Clock = SYSTEM_CLOCK) -> None:
+                 metadata: MetadataCache, admin: Any, *, clock: Clock = SYSTEM_CLOCK,
+                 metrics: MetricsRegistry | None = None) -> None:
         #: the time of the coordinator's timers and of the calls that come without one
         self.clock = clock
         self.replica_manager = replica_manager
@@ -81,6 +84,9 @@ class GroupCoordinatorService:
         self._coordinator: GroupCoordinator | None = None  # built by startup()
         self.group_config = GroupConfig.from_properties(config.props)
         replica_manager.add_leadership_listener(self.topic.name, self.on_leadership_change)
+        #: the offsets committed (group-coordinator-metrics offset-commit-count)
+        self.offset_commits = group_metrics.register(
+            self, metrics if metrics is not None else replica_manager.metrics)
 
     # -- leadership ------------------------------------------------------------------------
 
@@ -208,6 +214,7 @@ class GroupCoordinatorService:
 
         def stored(written: dict[TopicPartition, ErrorCode]) -> dict[TopicPartition, ErrorCode]:
             errors.update(written)
+            self.offset_commits.count += sum(1 for e in written.values() if e == ErrorCode.NONE)
             return errors
 
         return when_ready(self.offsets.commit(group_id, known, now_ms, retention_ms), stored)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ErrorCode
 from protocol.messages import ApiKey
+from pybroker.coordinator import transaction_metrics
 from pybroker.coordinator.runtime import (
     Appended,
     CoordinatorLoader,
@@ -292,6 +293,7 @@ class TransactionCoordinatorService:
             partition_count=lambda: self.topic.num_partitions,
             on_markers_queued=self._markers_queued,
             on_completion_retry=self._completion_retry)
+        transaction_metrics.register(self.coordinator, replica_manager.metrics)
         ibp = config.get("inter.broker.protocol.version") or "3.9-IV0"
         self.channel = TxnMarkerChannel(self.coordinator, endpoint_of,
                                         broker_id=config.broker_id,

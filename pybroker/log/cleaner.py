@@ -105,6 +105,11 @@ class LogCleaner(Cleaner):
         self.step_bytes = step_bytes
         self.backoff_ms = backoff_ms
         self.uncleanable: set[TopicPartition] = set()  # failed with an error; skipped until restart
+        #: the last pass that cleaned a log, and how long it took (the cleaner's metrics)
+        self.last_stats: CleanerStats | None = None
+        self.last_elapsed_s = 0.0
+        #: when the last pass (cleaning or not) ended, in ms of the run's clock (-1: never)
+        self.last_run_ms = -1
         self._first_dirty: dict[TopicPartition, tuple[Log, int]] | None = None
         log_manager.add_log_replaced_listener(self._on_log_replaced)
 
@@ -135,11 +140,16 @@ class LogCleaner(Cleaner):
     async def run(self, clock: Clock) -> None:
         """Clean forever (until cancelled), each pass at the ``clock``'s time."""
         while True:
+            started = clock.monotonic()
             try:
                 stats = await self.clean(clock.milliseconds())
             except Exception:
                 logger.exception("Log cleaner pass failed")
                 stats = None
+            self.last_run_ms = clock.milliseconds()
+            if stats is not None and not stats.aborted:
+                self.last_stats = stats
+                self.last_elapsed_s = clock.monotonic() - started
             await asyncio.sleep(0 if stats is not None and stats.progressed else self.backoff_ms / 1000)
 
 

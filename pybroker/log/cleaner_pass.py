@@ -57,6 +57,10 @@ class CleanerStats:
     records_read: int = 0
     records_removed: int = 0
     aborted: bool = False
+    #: the log's cleanable share when it was chosen (Kafka's ``dirtiestLogCleanableRatio``)
+    cleanable_ratio: float = 0.0
+    #: how full the offset map got (Kafka's ``bufferUtilization``)
+    buffer_utilization: float = 0.0
 
     @property
     def progressed(self) -> bool:
@@ -403,7 +407,8 @@ class Cleaner(LogCleanerManager):
         if ltc is None:
             return None
         tp = (ltc.topic, ltc.partition)
-        stats = CleanerStats(ltc.topic, ltc.partition, ltc.first_dirty_offset)
+        stats = CleanerStats(ltc.topic, ltc.partition, ltc.first_dirty_offset,
+                             cleanable_ratio=ltc.cleanable_ratio)
         try:
             yield from self._clean(ltc, now_ms, stats)
         except _CleaningAborted as e:
@@ -432,6 +437,7 @@ class Cleaner(LogCleanerManager):
         cfg = log.config
         offset_map = OffsetMap(self.max_map_entries)
         end_offset = yield from self._build_offset_map(ltc, offset_map)
+        stats.buffer_utilization = len(offset_map) / self.max_map_entries
 
         segments = [s for s in log.segments[:-1] if s.base_offset < end_offset]
         stats.segments_before = len(segments)

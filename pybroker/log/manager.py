@@ -23,6 +23,7 @@ import logging
 import os
 import re
 import shutil
+import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -32,6 +33,7 @@ from pathlib import Path
 
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.kernel.types import TopicPartition
+from pybroker.metrics.registry import Timer
 
 from .checkpoints import (
     CLEAN_SHUTDOWN_MARKER,
@@ -149,6 +151,8 @@ class LogManager:
         self.failures = failures if failures is not None else LogDirFailureChannel()
         #: log dirs taken out of service after an I/O error in them (until a restart)
         self._offline_dirs: set[Path] = set()
+        #: kafka.log:type=LogFlushStats,name=LogFlushRateAndTimeMs, when metrics are kept
+        self.flush_timer: Timer | None = None
         #: the storage thread, where the logs write their leader epoch checkpoints and fsync
         #: their rolled segments (at once when None)
         self.io = io
@@ -691,9 +695,13 @@ class LogManager:
 
     def flush_dirty(self, now_ms: int) -> None:
         """fsync logs (future ones too) whose last flush is older than their ``flush.ms``."""
+        timer = self.flush_timer
         for log in [*self._logs.values(), *self._future_logs.values()]:
             if log.unflushed_messages and now_ms - log.last_flush_ms >= log.config.flush_ms:
+                started = time.perf_counter()
                 log.flush(now_ms=now_ms)
+                if timer is not None:
+                    timer.update((time.perf_counter() - started) * 1000)
 
 
 def write_offset_checkpoints(contents: list[tuple[Path, dict[TopicPartition, int]]],

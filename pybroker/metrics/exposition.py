@@ -44,6 +44,16 @@ def families(samples: Iterable[Sample], rules: RuleSet) -> list[Metric]:
     """The samples as metric families, in the order their names first appear."""
     by_name: dict[str, Metric] = {}
     for sample in samples:
+        if sample.kind.startswith("exported-"):
+            counter = sample.kind == "exported-counter"
+            name = sample.mbean.name
+            family = by_name.get(name)
+            if family is None:
+                family = by_name[name] = Metric(name, sample.help,
+                                                "counter" if counter else "gauge")
+            for labels, value in sample.series:
+                family.add_sample(name + "_total" if counter else name, dict(labels), value)
+            continue
         bean = sample.mbean.exporter_bean()
         for attribute, value in attributes_of(sample):
             rendered = rules.render(bean, attribute)

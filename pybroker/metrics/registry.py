@@ -10,6 +10,12 @@ of Kafka's kinds:
   when it is read;
 - a :class:`Timer` is both: the rate of the events it times and their durations;
 - a :class:`Gauge` is a function read when the metrics are (``Value``);
+- a :class:`GaugeFamily` is many gauges of one MBean type and name read by one function, one
+  per tag set (a gauge per partition: ``kafka.log:type=Log,name=Size,topic=...,partition=...``),
+  so that nothing is registered or removed as partitions come and go;
+- an :class:`Exported` family is not an MBean at all but Prometheus series named as the tool
+  operators run beside Kafka names them (kafka-exporter's consumer-group lag), served as they
+  are, beside what the JMX exporter's rules name;
 - an :class:`AttributeGroup` is an MBean of Kafka's own metrics library rather than Yammer's
   (``kafka.server:type=socket-server-metrics,listener=...``): no ``name`` key, one attribute
   per metric (``connection-count``...), read as a mapping when the metrics are.
@@ -181,13 +187,30 @@ class Gauge:
 
 
 @dataclass(slots=True)
+class GaugeFamily:
+    """Gauges read together: each call yields ``(tags, value)`` per MBean of the family."""
+
+    read: Callable[[], Iterable[tuple[tuple[tuple[str, str], ...], float | int]]]
+
+
+@dataclass(slots=True)
 class AttributeGroup:
     """The attributes of one MBean of Kafka's own metrics library, read as a mapping."""
 
     read: Callable[[], Mapping[str, float | int]]
 
 
-Metric = Meter | Histogram | Timer | Gauge | AttributeGroup
+@dataclass(slots=True)
+class Exported:
+    """Series served as named: ``kind`` is ``gauge`` or ``counter`` (``name`` then without
+    ``_total``); each call yields ``(labels, value)``."""
+
+    kind: str
+    help: str
+    read: Callable[[], Iterable[tuple[tuple[tuple[str, str], ...], float | int]]]
+
+
+Metric = Meter | Histogram | Timer | Gauge | GaugeFamily | AttributeGroup | Exported
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +227,9 @@ class Sample:
     quantiles: tuple[tuple[float, float], ...] = ()
     stats: tuple[float, float, float] | None = None
     attributes: tuple[tuple[str, float], ...] = ()
+    #: an exported family's (labels, value) series (its name is ``mbean.name``)
+    series: tuple[tuple[tuple[tuple[str, str], ...], float], ...] = ()
+    help: str = ""
 
 
 @dataclass
@@ -234,13 +260,29 @@ class MetricsRegistry:
         assert isinstance(m, Timer), f"{name} is a {type(m).__name__}"
         return m
 
+    def register(self, name: MBean, metric: Metric) -> None:
+        """Register a metric made elsewhere (a meter a subsystem keeps for itself)."""
+        self._metrics[name] = metric
+
     def gauge(self, name: MBean, read: Callable[[], float | int | bool | None]) -> None:
         """Register (or replace) a gauge."""
         self._metrics[name] = Gauge(read)
 
+    def gauge_family(self, name: MBean, read: Callable[
+            [], Iterable[tuple[tuple[tuple[str, str], ...], float | int]]]) -> None:
+        """Register (or replace) a family of gauges named ``name`` plus each tag set ``read``
+        yields (``name.tags`` empty)."""
+        self._metrics[name] = GaugeFamily(read)
+
     def attributes(self, name: MBean, read: Callable[[], Mapping[str, float | int]]) -> None:
         """Register (or replace) an attribute group (``name.name`` empty)."""
         self._metrics[name] = AttributeGroup(read)
+
+    def exported(self, name: str, kind: str, help: str, read: Callable[
+            [], Iterable[tuple[tuple[tuple[str, str], ...], float | int]]]) -> None:
+        """Register (or replace) series served under ``name`` as they are (see
+        :class:`Exported`)."""
+        self._metrics[MBean("", "exported", name)] = Exported(kind, help, read)
 
     def remove(self, name: MBean) -> None:
         self._metrics.pop(name, None)
@@ -272,6 +314,21 @@ class MetricsRegistry:
             elif isinstance(m, Histogram):
                 out.append(Sample(name, "histogram", m.count, quantiles=tuple(m.quantiles()),
                                   stats=m.stats()))
+            elif isinstance(m, GaugeFamily):
+                try:
+                    members = list(m.read())
+                except Exception:  # noqa: BLE001 - a family whose subject went away
+                    continue
+                for tags, member in members:
+                    out.append(Sample(MBean(name.domain, name.type, name.name, tags), "gauge",
+                                      float(member)))
+            elif isinstance(m, Exported):
+                try:
+                    series = tuple((labels, float(v)) for labels, v in m.read())
+                except Exception:  # noqa: BLE001 - a family whose subject went away
+                    continue
+                out.append(Sample(name, "exported-" + m.kind, 0.0, series=series,
+                                  help=m.help))
             elif isinstance(m, AttributeGroup):
                 try:
                     values = m.read()

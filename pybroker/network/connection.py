@@ -72,8 +72,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
                  listener: str = "", read_chunk: bytearray | None = None,
                  security_protocol: str = "PLAINTEXT",
                  tls_principal: Callable[[bytes | None], KafkaPrincipal] | None = None,
-                 sasl: SaslAuthenticator | None = None) -> None:
+                 sasl: SaslAuthenticator | None = None,
+                 on_closed: Callable[[], None] | None = None) -> None:
+        """``on_closed``: told once when the connection is gone."""
         self.dispatcher = dispatcher
+        self._on_closed = on_closed
         #: the listener this connection was accepted on
         self.listener = listener
         #: that listener's security protocol: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL
@@ -132,6 +135,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.connections.discard(self)
+        if self._on_closed is not None:
+            self._on_closed()
+            self._on_closed = None
         for slot, _ in self._slots:
             if is_pending(slot):
                 slot.cancel()

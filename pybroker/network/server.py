@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from protocol.framing import DEFAULT_CHUNK_SIZE
+from pybroker.metrics.registry import MBean, Meter, MetricsRegistry
 from pybroker.network.connection import KafkaConnection
 from pybroker.security.listeners import PLAINTEXT_LISTENER, ListenerSecurity
 from pybroker.security.sasl import SaslAuthenticator
@@ -24,14 +25,46 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+class ListenerStats:
+    """One listener's ``kafka.server:type=socket-server-metrics,listener=L,networkProcessor=0``
+    (one event loop is the one network processor): connection-count, and the connections made
+    and closed, as totals and per-second rates (the meters' one-minute rates)."""
+
+    def __init__(self, registry: MetricsRegistry, listener: str,
+                 count: Callable[[], int]) -> None:
+        now = registry.clock.monotonic()
+        self.created = Meter(now)
+        self.closed = Meter(now)
+        self._registry = registry
+
+        def read() -> dict[str, float]:
+            at = registry.clock.monotonic()
+            return {"connection-count": count(),
+                    "connection-creation-total": self.created.count,
+                    "connection-creation-rate": self.created.rates(at)[1],
+                    "connection-close-total": self.closed.count,
+                    "connection-close-rate": self.closed.rates(at)[1]}
+
+        registry.attributes(MBean("kafka.server", "socket-server-metrics", "",
+                                  (("listener", listener), ("networkProcessor", "0"))), read)
+
+    def on_closed(self) -> None:
+        self.closed.count += 1
+
+
 class SocketServer:
     """``security(listener)`` says what a listener's connections are (its security protocol,
     its TLS context); it is asked when the listener opens. Without it every listener is
     PLAINTEXT."""
 
     def __init__(self, dispatcher: RequestDispatcher, *, max_frame_size: int,
-                 security: Callable[[str], ListenerSecurity] | None = None) -> None:
+                 security: Callable[[str], ListenerSecurity] | None = None,
+                 metrics: MetricsRegistry | None = None) -> None:
+        """``metrics``: where each listener's ``socket-server-metrics`` go."""
         self.dispatcher = dispatcher
+        self.metrics = metrics if metrics is not None else MetricsRegistry()
+        #: each listener's connections made and closed (Kafka's Selector metrics)
+        self.listener_stats: dict[str, ListenerStats] = {}
         self.max_frame_size = max_frame_size
         self.security = security or (lambda listener: PLAINTEXT_LISTENER)
         #: the security of each open listener
@@ -56,6 +89,8 @@ class SocketServer:
         return set().union(*self._connections.values())
 
     def _new_connection(self, listener: str, security: ListenerSecurity) -> KafkaConnection:
+        stats = self._stats(listener)
+        stats.created.count += 1
         # sendfile cannot encrypt: a TLS connection reads file regions and writes them
         return KafkaConnection(self.dispatcher, max_frame_size=self.max_frame_size,
                                use_sendfile=self.use_sendfile and security.ssl_context is None,
@@ -64,7 +99,15 @@ class SocketServer:
                                listener=listener, read_chunk=self._read_chunk,
                                security_protocol=security.protocol,
                                tls_principal=security.tls_principal,
-                               sasl=self.sasl_authenticator(listener))
+                               sasl=self.sasl_authenticator(listener),
+                               on_closed=stats.on_closed)
+
+    def _stats(self, listener: str) -> ListenerStats:
+        stats = self.listener_stats.get(listener)
+        if stats is None:
+            stats = self.listener_stats[listener] = ListenerStats(
+                self.metrics, listener, lambda: len(self._connections.get(listener, ())))
+        return stats
 
     def disable_sendfile(self) -> None:
         """New connections write fetched file regions with read+write (this event loop has

@@ -50,6 +50,12 @@ class Purgatory:
         """Operations still waiting (each counted once, however many keys it watches)."""
         return len({id(op) for ops in self._watchers.values() for op in ops if not op.completed})
 
+    @property
+    def watched(self) -> int:
+        """The watch entries: an operation once per key it watches (Kafka's
+        ``PurgatorySize``; ``len()`` is its ``NumDelayedOperations``)."""
+        return sum(len(ops) for ops in self._watchers.values())
+
     def try_complete_else_watch(self, op: DelayedOperation, keys: Iterable[Hashable],
                                 timeout_ms: int) -> asyncio.Future[Any]:
         response = op.try_complete()

@@ -159,3 +159,31 @@ def test_a_bad_metrics_listener_stops_start_up(tmp_path: Path) -> None:
         broker.start()
     assert "only http is served" in broker.stderr_tail()
     broker.stop()
+
+
+def test_replica_controller_and_log_gauges(metered: BrokerProcess) -> None:
+    topic = "gauges"
+    create(metered, topic, 2)
+    producer = Producer({"bootstrap.servers": metered.bootstrap})
+    for i in range(200):
+        producer.produce(topic, value=b"g%d" % i, partition=i % 2)
+    assert producer.flush(30) == 0
+    page = scrape(metered.metrics_url)
+    # the single node is the one active controller and leads every partition
+    assert page.value("kafka_controller_kafkacontroller_activecontrollercount") == 1
+    assert page.value("kafka_controller_kafkacontroller_globaltopiccount") >= 1
+    assert page.value("kafka_controller_kafkacontroller_offlinepartitionscount") == 0
+    leaders = page.value("kafka_server_replicamanager_leadercount")
+    assert leaders == page.value("kafka_server_replicamanager_partitioncount") >= 2
+    assert page.value("kafka_server_replicamanager_underreplicatedpartitions") == 0
+    sizes = sum(page.value("kafka_log_log_size", {"topic": topic, "partition": str(p)})
+                for p in range(2))
+    assert sizes == log_bytes(metered, topic)
+    assert sum(page.value("kafka_log_log_logendoffset", {"topic": topic, "partition": str(p)})
+               for p in range(2)) == 200
+    assert page.value("kafka_topic_partition_current_offset",
+                      {"topic": topic, "partition": "0"}) == 100
+    connections = page.series("kafka_server_socket_server_metrics_connection_count")
+    assert connections and all(v >= 0 for v in connections.values())
+    idle = page.value("kafka_network_socketserver_networkprocessoravgidle_percent")
+    assert 0 <= idle <= 1

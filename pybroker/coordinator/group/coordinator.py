@@ -158,6 +158,9 @@ class GroupCoordinator(JoinPhase, SyncPhase, Membership, GroupApis):
         self._is_loading = is_loading or (lambda _gid: False)
         self._new_member_id = new_member_id or (lambda prefix: f"{prefix}-{uuid.uuid4()}")
         self._groups = {}
+        #: rebalances that completed their join phase with members (Kafka's
+        #: ``group-completed-rebalance-count``)
+        self.completed_rebalances = 0
         self._active = False
         self._depth = 0
         self._outbox = deque()

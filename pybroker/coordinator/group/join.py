@@ -397,6 +397,7 @@ class JoinPhase(CoordinatorCore):
             self._after_store(group, self.store.store_group(
                 group.group_id, group.to_metadata_value({}), now_ms), stored, now_ms)
             return
+        self.completed_rebalances += 1
         log.info("group %s: generation %d with %d members, protocol %s, leader %s",
                  group.group_id, group.generation_id, len(group), group.protocol_name,
                  group.leader_id)

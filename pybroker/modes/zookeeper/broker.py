@@ -174,7 +174,7 @@ class ZkBroker(BrokerBase):
                                               FetcherConfig.from_broker_config(
                                                   self.current_config, self.inter_broker_tls,
                                                   self.inter_broker_sasl),
-                                              clock=self.clock)
+                                              clock=self.clock, metrics=self.metrics)
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable(self.fetchers.resize))
         def controller_node() -> BrokerEndpoint | None:
             if cache.controller_id < 0:
@@ -199,7 +199,7 @@ class ZkBroker(BrokerBase):
                                       self.inter_broker_tls, self.inter_broker_sasl)
         controller = self.controller = KafkaController(
             self.broker_id, controller_store, settings,
-            channel_factory=self._controller_channel_factory(settings))
+            channel_factory=self._controller_channel_factory(settings), metrics=self.metrics)
 
         def unclean_default(enabled: bool) -> None:
             turned_on = enabled and not controller_store.unclean_default
