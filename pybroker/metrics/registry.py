@@ -30,8 +30,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
+
+M = TypeVar("M", "Meter", "Histogram", "Timer")
 
 #: values a histogram keeps (Yammer's ``ExponentiallyDecayingReservoir`` default size)
 RESERVOIR_SIZE = 1028
@@ -239,26 +242,21 @@ class MetricsRegistry:
     clock: Clock = SYSTEM_CLOCK
     _metrics: dict[MBean, Metric] = field(default_factory=dict)
 
-    def meter(self, name: MBean) -> Meter:
+    def _get_or_make(self, name: MBean, kind: type[M], make: Callable[[], M]) -> M:
         m = self._metrics.get(name)
         if m is None:
-            m = self._metrics[name] = Meter(self.clock.monotonic())
-        assert isinstance(m, Meter), f"{name} is a {type(m).__name__}"
+            m = self._metrics[name] = make()
+        assert isinstance(m, kind), f"{name} is a {type(m).__name__}"
         return m
+
+    def meter(self, name: MBean) -> Meter:
+        return self._get_or_make(name, Meter, lambda: Meter(self.clock.monotonic()))
 
     def histogram(self, name: MBean) -> Histogram:
-        m = self._metrics.get(name)
-        if m is None:
-            m = self._metrics[name] = Histogram()
-        assert isinstance(m, Histogram), f"{name} is a {type(m).__name__}"
-        return m
+        return self._get_or_make(name, Histogram, Histogram)
 
     def timer(self, name: MBean) -> Timer:
-        m = self._metrics.get(name)
-        if m is None:
-            m = self._metrics[name] = Timer(self.clock.monotonic())
-        assert isinstance(m, Timer), f"{name} is a {type(m).__name__}"
-        return m
+        return self._get_or_make(name, Timer, lambda: Timer(self.clock.monotonic()))
 
     def register(self, name: MBean, metric: Metric) -> None:
         """Register a metric made elsewhere (a meter a subsystem keeps for itself)."""
