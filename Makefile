@@ -6,6 +6,8 @@ PY := $(VENV)/bin/python
 SPECS ?= ../shared/kafka-message-specs
 KAFKA_VERSION ?=
 DATA_DIR ?= data/kafka-logs
+# make run: where the broker serves its Prometheus metrics (docs/metrics.md)
+METRICS_LISTENER ?= http://127.0.0.1:9404
 # make bench BASELINE=rev: scripts/bench.py also benchmarks pybroker as it was at that git revision
 BASELINE ?=
 # make image: the engine (podman, else docker), the tag, and the base image (default: Debian
@@ -64,13 +66,14 @@ kafka-tools-deps: ## fetch Apache Kafka 3.9's CLI tool jars (Maven) into .cache/
 spark-deps: $(STAMP) ## fetch Spark's Kafka connector for the installed PySpark (Maven) into .cache/spark
 	@bash scripts/spark-deps.sh $(PY)
 
-run: $(STAMP) ## serve on PLAINTEXT://127.0.0.1:9092 with data in ./data/kafka-logs
-	$(VENV)/bin/pybroker serve --config config/server.properties --override log.dirs=$(DATA_DIR)
+run: $(STAMP) ## serve on PLAINTEXT://127.0.0.1:9092 with data in ./data/kafka-logs, metrics at http://127.0.0.1:9404/metrics
+	$(VENV)/bin/pybroker serve --config config/server.properties --override log.dirs=$(DATA_DIR) \
+		--override metrics.listener=$(METRICS_LISTENER)
 
 pipeline: $(STAMP) spark-deps ## the activity-stream example: embedded broker, page-view generator, Spark job, top pages
 	$(PY) -m examples.activity_stream.run
 
-cluster: $(STAMP) kafka-tools-deps ## start ZooKeeper and three ZooKeeper-mode brokers on 127.0.0.1:9092-9094 (data in data/cluster)
+cluster: $(STAMP) kafka-tools-deps ## start ZooKeeper and three ZooKeeper-mode brokers on 127.0.0.1:9092-9094, metrics on :9404-9406 (data in data/cluster)
 	$(PY) -m scripts.cluster up
 
 cluster-down: $(STAMP) ## stop what make cluster started (by pid; data stays in data/cluster)
@@ -101,16 +104,18 @@ test-compat: setup ## real clients against a real broker process
 import-specs: $(GEN_STAMP) ## rewrite protocol/schema/kafka-3.9.json from Kafka's spec folder (SPECS=path; KAFKA_VERSION=tag without PINNED)
 	$(PY) -m protocol.codegen.import_specs $(SPECS) $(if $(KAFKA_VERSION),--kafka-version $(KAFKA_VERSION))
 
-gen: $(GEN_STAMP) ## regenerate protocol/messages from protocol/schema/kafka-3.9.json, docs/apis.md, docs/state-machines.md and the layer table of docs/architecture.md
+gen: $(GEN_STAMP) ## regenerate protocol/messages from protocol/schema/kafka-3.9.json, docs/apis.md, docs/state-machines.md, docs/metrics.md and the layer table of docs/architecture.md
 	$(PY) -m protocol.codegen protocol/messages
 	$(PY) -m pybroker.tools.apis_doc > docs/apis.md
 	$(PY) -m pybroker.tools.state_diagrams > docs/state-machines.md
+	$(PY) -m pybroker.tools.metrics_doc > docs/metrics.md
 	$(PY) -m pybroker.tools.layers_doc --write
 
 gen-check: $(GEN_STAMP) ## fail if the committed generated code or docs differ from what make gen writes
 	$(PY) -m protocol.codegen protocol/messages --check
 	$(PY) -m pybroker.tools.apis_doc | diff -u docs/apis.md - >/dev/null || { echo "docs/apis.md is stale: run make gen"; exit 1; }
 	$(PY) -m pybroker.tools.state_diagrams | diff -u docs/state-machines.md - >/dev/null || { echo "docs/state-machines.md is stale: run make gen"; exit 1; }
+	$(PY) -m pybroker.tools.metrics_doc | diff -u docs/metrics.md - >/dev/null || { echo "docs/metrics.md is stale: run make gen"; exit 1; }
 	$(PY) -m pybroker.tools.layers_doc --check
 
 .PHONY: peer-deps compat-peers

@@ -1,7 +1,8 @@
 """``make cluster`` / ``make cluster-down``: ZooKeeper and three pybroker brokers on 127.0.0.1.
 
 ``python -m scripts.cluster up`` starts a ZooKeeper server (from Kafka 3.9.1's jars in
-``.cache/kafka-tools``) and brokers 1-3 in ZooKeeper mode, each with its own port, log dir and log
+``.cache/kafka-tools``) and brokers 1-3 in ZooKeeper mode, each with its own port, metrics port
+(Prometheus, 9404-9406), log dir and log
 file under ``data/cluster/``, prints one status line per process and returns, leaving them
 running; their pids go to ``data/cluster/cluster.json``. ``down`` stops them by those pids
 (SIGTERM: the brokers shut down cleanly, the controller last), then ZooKeeper. ``status`` prints
@@ -24,7 +25,7 @@ from pybroker.testing.zookeeper import ZooKeeperServer
 
 ROOT = Path("data/cluster").absolute()
 STATE = ROOT / "cluster.json"
-ZK_PORT, FIRST_BROKER_PORT = 2181, 9092
+ZK_PORT, FIRST_BROKER_PORT, FIRST_METRICS_PORT = 2181, 9092, 9404
 CHROOT = "/pybroker"
 
 
@@ -44,7 +45,7 @@ def _status(state: dict) -> None:
     for b in state["brokers"]:
         up = _alive(b["pid"]) and port_accepts(b["port"])
         print(f"broker {b['id']}   pid {b['pid']:>7}  127.0.0.1:{b['port']}  "
-              f"{'up' if up else 'DOWN'}  log {b['log']}")
+              f"{'up' if up else 'DOWN'}  log {b['log']}  metrics {b.get('metrics', '-')}")
     servers = ",".join(f"127.0.0.1:{b['port']}" for b in state["brokers"])
     print(f"bootstrap.servers={servers}")
 
@@ -69,6 +70,7 @@ def up(args: argparse.Namespace) -> int:
         port = args.first_port + i
         listener = f"PLAINTEXT://127.0.0.1:{port}"
         broker.port = port
+        broker.metrics_port = args.first_metrics_port + i
         broker.extra_overrides.update(listeners=listener, **{"advertised.listeners": listener})
     try:
         cluster.start()
@@ -78,7 +80,8 @@ def up(args: argparse.Namespace) -> int:
         raise
     state = {
         "zookeeper": {"pid": zk.pid, "port": zk.port},
-        "brokers": [{"id": i, "pid": b.pid, "port": b.port, "log": str(b.log_path)}
+        "brokers": [{"id": i, "pid": b.pid, "port": b.port, "log": str(b.log_path),
+                     "metrics": b.metrics_url}
                     for i, b in cluster.brokers.items()],
     }
     STATE.write_text(json.dumps(state, indent=1) + "\n")
@@ -125,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     u.add_argument("--brokers", type=int, default=3)
     u.add_argument("--zookeeper-port", type=int, default=ZK_PORT)
     u.add_argument("--first-port", type=int, default=FIRST_BROKER_PORT)
+    u.add_argument("--first-metrics-port", type=int, default=FIRST_METRICS_PORT,
+                   help="broker i serves its Prometheus metrics on this port + i")
     sub.add_parser("down")
     sub.add_parser("status")
     args = p.parse_args(argv)

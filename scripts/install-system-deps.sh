@@ -4,7 +4,8 @@
 # 3 (fusermount3 and libfuse3) for the disk-fault tests' file system with a failing fsync, and
 # podman with runc and mmdebstrap for the container image, its compose files and testcontainers
 # (make image builds its base image from Debian packages with mmdebstrap when no image registry
-# is reachable). Idempotent; needs root (or sudo).
+# is reachable), and Prometheus for the metrics tests' real scraper. Idempotent; needs root (or
+# sudo).
 set -euo pipefail
 declare -A package_for=(
     [kcat]=kcat
@@ -15,6 +16,7 @@ declare -A package_for=(
     [podman]=podman
     [runc]=runc
     [mmdebstrap]=mmdebstrap
+    [prometheus]=prometheus
 )
 # packages with no command of their own on PATH: the CNI plugin that gives podman's networks a
 # DNS server, by which the containers of a compose project find each other by service name

@@ -286,7 +286,7 @@ class Partition:
         if not self.is_leader:
             return False
         assert self.log is not None
-        return len(self.partition_state.isr) < self._effective_min_isr(
+        return len(self.partition_state.isr) < self.effective_min_isr(
             self.log.config.min_insync_replicas)
 
     def maybe_increment_high_watermark(self, now_ms: int) -> bool:
@@ -466,11 +466,11 @@ class Partition:
             return True, ErrorCode.NOT_LEADER_OR_FOLLOWER
         if self.high_watermark < required_offset:
             return False, ErrorCode.NONE
-        if len(self.partition_state.maximal_isr) < self._effective_min_isr(min_insync_replicas):
+        if len(self.partition_state.maximal_isr) < self.effective_min_isr(min_insync_replicas):
             return True, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND
         return True, ErrorCode.NONE
 
-    def _effective_min_isr(self, min_insync_replicas: int) -> int:
+    def effective_min_isr(self, min_insync_replicas: int) -> int:
         # as in Kafka 3.7+ (KIP-966), a min.insync.replicas above the replication factor counts
         # as the replication factor: acks=all to a topic with one replica is accepted
         return min(min_insync_replicas, max(len(self.replicas), 1))
@@ -577,7 +577,7 @@ class Partition:
                                  ) -> AppendInfo:
         log = self.leader_log()
         isr = self.partition_state.isr
-        if required_acks == -1 and len(isr) < self._effective_min_isr(min_insync_replicas):
+        if required_acks == -1 and len(isr) < self.effective_min_isr(min_insync_replicas):
             raise KafkaError(
                 ErrorCode.NOT_ENOUGH_REPLICAS,
                 f"The size of the current ISR {sorted(isr)} is insufficient to satisfy the "

@@ -54,7 +54,7 @@ def _at_min_isr(p: Partition) -> bool:
     if not p.is_leader:
         return False
     assert p.log is not None
-    return len(p.partition_state.isr) == p._effective_min_isr(p.log.config.min_insync_replicas)
+    return len(p.partition_state.isr) == p.effective_min_isr(p.log.config.min_insync_replicas)
 
 
 def register(rm: ReplicaManager) -> IsrMeters:

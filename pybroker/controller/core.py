@@ -208,6 +208,10 @@ class ControllerCore:
     def is_active(self) -> bool:
         return self.active_controller_id == self.broker_id
 
+    def queued_events(self) -> int:
+        """Events waiting for the controller's task (EventQueueSize)."""
+        return self._queue.qsize()
+
     def put(self, event: ev.ControllerEvent) -> None:
         self._queue.put_nowait((event, time.perf_counter()))
 

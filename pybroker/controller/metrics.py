@@ -89,7 +89,7 @@ class ControllerMetrics:
                                 "UncleanLeaderElectionsPerSec"),
                           controller.context.unclean_leader_elections)
         registry.gauge(mbean("kafka.controller", "ControllerEventManager", "EventQueueSize"),
-                       controller._queue.qsize)
+                       controller.queued_events)
         registry.gauge(mbean("kafka.controller", "KafkaController", "ControllerState"),
                        lambda: STATES[self.state][0])
 

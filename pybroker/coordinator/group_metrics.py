@@ -35,7 +35,7 @@ def register(service: GroupCoordinatorService, registry: MetricsRegistry) -> Met
     commits = Meter(registry.clock.monotonic())
 
     def groups() -> list[ClassicGroup]:
-        coordinator = service._coordinator
+        coordinator = service.started_coordinator
         return coordinator.groups() if coordinator is not None else []
 
     def gauge(name: str, read: object) -> None:
@@ -48,7 +48,7 @@ def register(service: GroupCoordinatorService, registry: MetricsRegistry) -> Met
                                     for g in service.offsets.groups()))
 
     def rebalances() -> int:
-        coordinator = service._coordinator
+        coordinator = service.started_coordinator
         return coordinator.completed_rebalances if coordinator is not None else 0
 
     def group_metrics() -> dict[str, float]:

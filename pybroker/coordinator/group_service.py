@@ -155,6 +155,11 @@ class GroupCoordinatorService:
             raise RuntimeError("the group coordinator is used before startup()")
         return self._coordinator
 
+    @property
+    def started_coordinator(self) -> GroupCoordinator | None:
+        """The coordinator once startup() has built it; None before (what metrics read)."""
+        return self._coordinator
+
     def startup(self, now_ms: int) -> None:
         loop = asyncio.get_running_loop()
         coordinator = self._coordinator = GroupCoordinator(

@@ -29,7 +29,7 @@ def register(coordinator: TransactionCoordinator, registry: MetricsRegistry) -> 
                    lambda: coordinator.queues.waiting(UNKNOWN_DESTINATION))
     registry.gauge(mbean("kafka.coordinator.transaction", "TransactionMarkerChannelManager",
                          "LogAppendRetryQueueSize"),
-                   lambda: len(coordinator._completion_retries))
+                   lambda: coordinator.completion_retry_count)
 
     def by_state() -> list[tuple[tuple[tuple[str, str], ...], int]]:
         counts = {s: 0 for s in TransactionState if s not in _IDLE}

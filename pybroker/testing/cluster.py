@@ -42,7 +42,10 @@ class ClusterProcesses:
                  overrides: Mapping[str, object] | None = None,
                  start_timeout: float = 60.0,
                  hosts: Mapping[int, str] | None = None,
-                 cgroups: Mapping[int, Path] | None = None) -> None:
+                 cgroups: Mapping[int, Path] | None = None,
+                 metrics: bool = False) -> None:
+        """``metrics``: each broker serves its Prometheus endpoint on a free port
+        (``brokers[i].metrics_url``)."""
         self.work_dir = Path(work_dir)
         self.zookeeper_connect = zookeeper_connect
         self.size = size
@@ -66,7 +69,7 @@ class ClusterProcesses:
                 self.work_dir / f"broker-{broker_id}" / "kafka-logs", port=port,
                 overrides=props, log_path=self.work_dir / f"broker-{broker_id}.log",
                 start_timeout=start_timeout, host=host,
-                cgroup=(cgroups or {}).get(broker_id))
+                cgroup=(cgroups or {}).get(broker_id), metrics=metrics)
 
     @property
     def bootstrap(self) -> str:

@@ -59,6 +59,8 @@ TEST_DEFAULTS: Mapping[str, object] = {
     "group.initial.rebalance.delay.ms": 0,
     "offsets.topic.num.partitions": 1,
     "offsets.topic.replication.factor": 1,
+    # Prometheus metrics on a free loopback port (metrics_url)
+    "metrics.listener": "http://127.0.0.1:0",
 }
 
 
@@ -186,6 +188,17 @@ class InProcessBroker:
     def bootstrap(self) -> str:
         """``host:port`` for ``bootstrap.servers`` (the port is known once started)."""
         return f"{self.host}:{self.port}"
+
+    @property
+    def metrics_url(self) -> str:
+        """``http://host:port/metrics`` of the running broker's Prometheus endpoint (its port
+        is chosen at each start unless ``metrics.listener`` names one)."""
+        endpoint = self.broker.metrics_endpoint if self.broker is not None else None
+        if endpoint is None:
+            raise BrokerNotRunning("no metrics endpoint: the broker is stopped, or "
+                                   "metrics.listener is unset")
+        host, port = endpoint.address
+        return f"http://{host}:{port}/metrics"
 
     # -- life cycle ---------------------------------------------------------------------------
     def start(self) -> InProcessBroker:

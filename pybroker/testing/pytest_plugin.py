@@ -14,6 +14,9 @@ Fixtures:
   helpers (``create_topic``, ``produce``, ``records``, ``enforce_retention``, ``compact``,
   ``restart``, ...) and its fault rules (``kafka_broker.faults``).
 - ``kafka_bootstrap``: that broker's ``host:port``.
+- ``kafka_metrics_url``: that broker's Prometheus endpoint (``http://127.0.0.1:port/metrics``,
+  Kafka's metrics as docs/metrics.md lists them; read it with
+  :func:`pybroker.testing.metrics.scrape`).
 - ``kafka_broker_session`` / ``kafka_bootstrap_session``: one broker shared by the whole
   session (give each test its own topic names); fault rules added in a test are removed after
   it.
@@ -70,6 +73,12 @@ def kafka_broker(tmp_path_factory: pytest.TempPathFactory,
 def kafka_bootstrap(kafka_broker: InProcessBroker) -> str:
     """``bootstrap.servers`` of this test's broker."""
     return kafka_broker.bootstrap
+
+
+@pytest.fixture
+def kafka_metrics_url(kafka_broker: InProcessBroker) -> str:
+    """The ``/metrics`` URL of this test's broker."""
+    return kafka_broker.metrics_url
 
 
 @pytest.fixture(scope="session")

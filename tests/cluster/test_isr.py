@@ -3,7 +3,8 @@ confluent-kafka clients and Kafka's own reassignment tool:
 
 * a follower frozen with SIGSTOP leaves the ISR within ``replica.lag.time.max.ms`` (3 s here)
   by its leader's AlterPartition, with acks=all producers carrying on; thawed, it catches up
-  and joins again, as both Metadata and the partition's ``state`` znode show;
+  and joins again, as both Metadata and the partition's ``state`` znode show, and as the
+  leader's metrics count it (UnderReplicatedPartitions, IsrShrinks, IsrExpands);
 * with ``min.insync.replicas=2`` and both followers frozen, acks=all is refused with
   NOT_ENOUGH_REPLICAS and nothing is written, while acks=1 is still taken (and stays invisible
   until the ISR has grown back);
@@ -31,6 +32,7 @@ from protocol.errors import ErrorCode
 from protocol.messages import ApiKey, produce_request as pr
 from protocol.records.record import build_batch
 from pybroker.testing.cluster import ClusterProcesses, running_cluster, wait_for
+from pybroker.testing.metrics import scrape
 from pybroker.testing.wire_client import WireClient
 from tests.cluster.test_replication import (
     Load,
@@ -53,7 +55,8 @@ OVERRIDES = {
 
 @pytest.fixture
 def cluster(tmp_path: Path, zk_connect: str) -> Iterator[ClusterProcesses]:
-    with running_cluster(tmp_path / "cluster", zk_connect, overrides=OVERRIDES) as c:
+    with running_cluster(tmp_path / "cluster", zk_connect, overrides=OVERRIDES,
+                         metrics=True) as c:
         yield c
 
 
@@ -98,12 +101,23 @@ def produce_raw(cluster: ClusterProcesses, broker: int, topic: str, acks: int,
     return part.error_code, part.base_offset
 
 
+def replica_metric(cluster: ClusterProcesses, broker: int, name: str) -> float:
+    """A ``kafka.server:type=ReplicaManager`` metric as the broker's endpoint serves it."""
+    return scrape(cluster.broker(broker).metrics_url).value(
+        f"kafka_server_replicamanager_{name}")
+
+
 def test_a_frozen_follower_leaves_the_isr_and_joins_it_again(cluster, zk) -> None:
     leader, stays, frozen = roles(cluster)
     topic = "isr"
     create(cluster, topic, [leader, stays, frozen], **{"min.insync.replicas": "2"})
     before = state(zk, topic)
     assert sorted(before["isr"]) == [1, 2, 3]
+    # what Kafka's operators alert on, before and after: the leader's replica metrics
+    wait_for(lambda: replica_metric(cluster, leader, "underreplicatedpartitions") == 0, 10,
+             "no under-replicated partition")
+    shrinks = replica_metric(cluster, leader, "isrshrinks_total")
+    expands = replica_metric(cluster, leader, "isrexpands_total")
     with Load(cluster.bootstrap, topic, 1) as load:
         wait_for(lambda: len(load.acked) >= 300, 30, "records acknowledged by all three")
         cluster.broker(frozen).freeze()
@@ -124,6 +138,15 @@ def test_a_frozen_follower_leaves_the_isr_and_joins_it_again(cluster, zk) -> Non
             for b in (leader, stays):
                 wait_for(lambda b=b: metadata_isr(cluster, b, topic) == sorted([leader, stays]),
                          10, f"broker {b}'s Metadata showing the smaller ISR")
+            # one partition under-replicated, one shrink, counted by the leader only
+            assert replica_metric(cluster, leader, "underreplicatedpartitions") == 1
+            assert replica_metric(cluster, leader, "isrshrinks_total") == shrinks + 1
+            assert replica_metric(cluster, stays, "underreplicatedpartitions") == 0
+            page = scrape(cluster.broker(leader).metrics_url)
+            assert page.value("kafka_cluster_partition_underreplicated",
+                              {"topic": topic, "partition": "0"}) == 1
+            assert page.value("kafka_cluster_partition_insyncreplicascount",
+                              {"topic": topic, "partition": "0"}) == 2
             # acks=all carries on with the two
             acked = len(load.acked)
             wait_for(lambda: len(load.acked) >= acked + 500, 30,
@@ -138,6 +161,8 @@ def test_a_frozen_follower_leaves_the_isr_and_joins_it_again(cluster, zk) -> Non
         for b in cluster.brokers:
             wait_for(lambda b=b: metadata_isr(cluster, b, topic) == [1, 2, 3], 10,
                      f"broker {b}'s Metadata showing all three again")
+        assert replica_metric(cluster, leader, "isrexpands_total") == expands + 1
+        assert replica_metric(cluster, leader, "underreplicatedpartitions") == 0
         acked = len(load.acked)
         wait_for(lambda: len(load.acked) >= acked + 300, 30, "records acknowledged by all three")
     assert load.errors == []
@@ -164,6 +189,8 @@ def test_acks_all_is_refused_below_min_insync_replicas_and_acks_1_is_not(cluster
                  "the ISR down to the leader")
         wait_for(lambda: metadata_isr(cluster, leader, topic) == [leader], 10,
                  "Metadata showing the leader alone")
+        assert replica_metric(cluster, leader, "underminisrpartitioncount") == 1
+        assert replica_metric(cluster, leader, "underreplicatedpartitions") == 1
         # acks=all: refused before the append, nothing written
         assert produce_raw(cluster, leader, topic, -1, b"refused")[0] == \
             ErrorCode.NOT_ENOUGH_REPLICAS

@@ -15,6 +15,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from protocol.messages import ApiKey, produce_request as preq
 from protocol.records.record import build_batch
+from pybroker.metrics.catalogue import documented, prometheus_names
 from pybroker.testing.broker_process import BrokerProcess, BrokerStartError
 from pybroker.testing.metrics import Scrape, ready, scrape
 from pybroker.testing.wire_client import WireClient
@@ -187,3 +188,69 @@ def test_replica_controller_and_log_gauges(metered: BrokerProcess) -> None:
     assert connections and all(v >= 0 for v in connections.values())
     idle = page.value("kafka_network_socketserver_networkprocessoravgidle_percent")
     assert 0 <= idle <= 1
+
+
+def test_the_page_serves_exactly_the_catalogue(metered: BrokerProcess) -> None:
+    """docs/metrics.md is generated from the catalogue: every series the broker serves is in
+    it, with the labels it says, and everything it lists as served is served."""
+    topic = "catalogued"
+    create(metered, topic, 1)
+    producer = Producer({"bootstrap.servers": metered.bootstrap})
+    for i in range(20):
+        producer.produce(topic, value=b"c%d" % i)
+    assert producer.flush(30) == 0
+    consumer = Consumer({"bootstrap.servers": metered.bootstrap, "group.id": "catalogued",
+                         "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    consumer.subscribe([topic])
+    got: list[object] = []
+    deadline = time.monotonic() + 30
+    while len(got) < 10 and time.monotonic() < deadline:
+        got += consumer.consume(10 - len(got), 1.0)
+    consumer.commit(asynchronous=False)
+    consumer.close()
+    with WireClient(metered.bootstrap) as client:  # an error code for ErrorsPerSec
+        client.call(ApiKey.PRODUCE, 9, preq.ProduceRequest(
+            acks=1, timeout_ms=1000, topic_data=[preq.TopicProduceData(
+                name=topic, partition_data=[preq.PartitionProduceData(
+                    index=9, records=bytes(build_batch([(None, b"x")])))])]))
+
+    catalogued: dict[str, set[tuple[str, ...]]] = {}
+    elsewhere: set[str] = set()  # series only a cluster's brokers serve
+    for doc in documented():
+        for name, label_sets in prometheus_names(doc).items():
+            catalogued.setdefault(name, set()).update(label_sets)
+            if doc.when:
+                elsewhere.add(name)
+    page = scrape(metered.metrics_url)
+    served: dict[str, set[tuple[str, ...]]] = {}
+    for name, labels in page.samples:
+        if not name.startswith(("process_", "python_")):
+            served.setdefault(name, set()).add(tuple(sorted(k for k, _ in labels)))
+    uncatalogued = {n: keys - catalogued.get(n, set()) for n, keys in served.items()
+                    if keys - catalogued.get(n, set())}
+    assert not uncatalogued, f"served but not in pybroker/metrics/catalogue.py: {uncatalogued}"
+    missing = sorted(catalogued.keys() - served.keys() - elsewhere)
+    assert not missing, f"catalogued but not served: {missing}"
+
+
+def test_a_lagging_groups_lag_is_what_it_has_not_read(metered: BrokerProcess) -> None:
+    topic, group = "lagging", "lagging-group"
+    create(metered, topic, 1)
+    producer = Producer({"bootstrap.servers": metered.bootstrap})
+    for i in range(30):
+        producer.produce(topic, value=b"l%d" % i)
+    assert producer.flush(30) == 0
+    consumer = Consumer({"bootstrap.servers": metered.bootstrap, "group.id": group,
+                         "enable.auto.commit": False})
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    read: list[object] = []
+    deadline = time.monotonic() + 30
+    while len(read) < 12 and time.monotonic() < deadline:
+        read += consumer.consume(12 - len(read), 1.0)
+    assert len(read) == 12
+    consumer.commit(asynchronous=False)  # the position: offset 12
+    consumer.close()
+    page = scrape(metered.metrics_url)
+    labels = {"consumergroup": group, "topic": topic, "partition": "0"}
+    assert page.value("kafka_consumergroup_current_offset", labels) == 12
+    assert page.value("kafka_consumergroup_lag", labels) == 30 - 12

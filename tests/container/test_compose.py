@@ -15,6 +15,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from pybroker.testing.broker_process import REPO_ROOT, free_port
 from pybroker.testing.containers import ComposeProject, run, wait_serving
+from pybroker.testing.metrics import scrape
 
 pytestmark = pytest.mark.container
 
@@ -67,21 +68,26 @@ def consume(bootstrap: str, topic: str, count: int) -> list[bytes]:
 
 
 @pytest.fixture
-def single_node(engine: str, pybroker_image: str) -> Iterator[tuple[ComposeProject, str]]:
-    port = free_port()
+def single_node(engine: str,
+                pybroker_image: str) -> Iterator[tuple[ComposeProject, str, str]]:
+    port, metrics_port = free_port(), free_port()
     project = ComposeProject(engine, SINGLE_NODE, env={
         "PYBROKER_IMAGE": pybroker_image, "EXTERNAL_HOST": "127.0.0.1",
-        "EXTERNAL_BIND": "127.0.0.1", "BROKER_PORT": str(port)})
+        "EXTERNAL_BIND": "127.0.0.1", "BROKER_PORT": str(port),
+        "METRICS_PORT": str(metrics_port)})
     with project:
-        yield project, f"127.0.0.1:{port}"
+        yield project, f"127.0.0.1:{port}", f"http://127.0.0.1:{metrics_port}/metrics"
 
 
 def test_single_node(engine: str, pybroker_image: str,
-                     single_node: tuple[ComposeProject, str]) -> None:
-    project, bootstrap = single_node
+                     single_node: tuple[ComposeProject, str, str]) -> None:
+    project, bootstrap, metrics_url = single_node
     wait_serving(bootstrap)
     produce(bootstrap, "single", [b"a", b"b", b"c"])
     assert consume(bootstrap, "single", 3) == [b"a", b"b", b"c"]
+    page = scrape(metrics_url)  # the published metrics port
+    assert page.value("kafka_server_brokertopicmetrics_messagesin_total",
+                      {"topic": "single"}) == 3
     port = bootstrap.rsplit(":", 1)[1]
     assert inside(engine, project, pybroker_image, "broker:29092") == "0=broker:29092"
     assert inside(engine, project, pybroker_image, "broker:9092") == f"0=127.0.0.1:{port}"
@@ -89,20 +95,24 @@ def test_single_node(engine: str, pybroker_image: str,
 
 @pytest.fixture
 def cluster(engine: str, pybroker_image: str,
-            zookeeper_image: str) -> Iterator[tuple[ComposeProject, dict[int, int]]]:
+            zookeeper_image: str,
+            ) -> Iterator[tuple[ComposeProject, dict[int, int], list[str]]]:
     ports = {broker: free_port() for broker in (1, 2, 3)}
+    metrics_ports = {broker: free_port() for broker in (1, 2, 3)}
     project = ComposeProject(engine, COMPOSE, env={
         "PYBROKER_IMAGE": pybroker_image, "ZOOKEEPER_IMAGE": zookeeper_image,
         "EXTERNAL_HOST": "127.0.0.1", "EXTERNAL_BIND": "127.0.0.1",
-        **{f"BROKER_{b}_PORT": str(p) for b, p in ports.items()}})
+        **{f"BROKER_{b}_PORT": str(p) for b, p in ports.items()},
+        **{f"BROKER_{b}_METRICS_PORT": str(p) for b, p in metrics_ports.items()}})
     with project:
-        yield project, ports
+        yield project, ports, [f"http://127.0.0.1:{p}/metrics" for p in metrics_ports.values()]
 
 
 def test_three_brokers_carry_on_without_one(engine: str, pybroker_image: str,
-                                            cluster: tuple[ComposeProject, dict[int, int]],
+                                            cluster: tuple[ComposeProject, dict[int, int],
+                                                           list[str]],
                                             ) -> None:
-    project, ports = cluster
+    project, ports, metrics_urls = cluster
     bootstrap = ",".join(f"127.0.0.1:{p}" for p in ports.values())
     started = time.monotonic()
     for port in ports.values():
@@ -115,6 +125,9 @@ def test_three_brokers_carry_on_without_one(engine: str, pybroker_image: str,
         time.sleep(0.5)
     print(f"\ncluster formed {time.monotonic() - started:.1f}s after up")
     assert inside(engine, project, pybroker_image, "broker-2:29092") == internal
+    # one active controller among the three, read from their published metrics ports
+    assert sum(scrape(url).value("kafka_controller_kafkacontroller_activecontrollercount")
+               for url in metrics_urls) == 1
 
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([NewTopic("orders", num_partitions=3)])["orders"].result(30)

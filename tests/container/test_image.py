@@ -11,6 +11,7 @@ from confluent_kafka import Consumer, Producer
 
 from pybroker.testing.broker_process import free_port
 from pybroker.testing.containers import Container, run, wait_serving
+from pybroker.testing.metrics import scrape
 
 pytestmark = pytest.mark.container
 
@@ -39,6 +40,7 @@ def test_environment_configures_the_broker(engine: str, pybroker_image: str) -> 
         "listeners=PLAINTEXT://0.0.0.0:9092",
         "log.dirs=/var/lib/kafka/data",
         "log.retention.hours=1",
+        "metrics.listener=http://0.0.0.0:9404",
         "num.partitions=3",
     ]
 
@@ -61,12 +63,13 @@ def consume(bootstrap: str, topic: str, count: int) -> list[bytes]:
 
 def test_serves_the_host_keeps_its_data_and_stops_cleanly(engine: str,
                                                           pybroker_image: str) -> None:
-    port = free_port()
+    port, metrics_port = free_port(), free_port()
     volume = f"pybroker-test-{uuid.uuid4().hex[:10]}"
     run(engine, "volume", "create", volume)
 
     def broker() -> Container:
-        return Container(engine, pybroker_image, ports=[f"127.0.0.1:{port}:9092"],
+        return Container(engine, pybroker_image, ports=[f"127.0.0.1:{port}:9092",
+                                                          f"127.0.0.1:{metrics_port}:9404"],
                          volumes=[f"{volume}:/var/lib/kafka/data"], extra=NO_HEALTH_TIMER,
                          env={"KAFKA_ADVERTISED_LISTENERS": f"PLAINTEXT://127.0.0.1:{port}",
                               "KAFKA_NUM_PARTITIONS": "3", "KAFKA_BROKER_ID": "7"})
@@ -85,6 +88,10 @@ def test_serves_the_host_keeps_its_data_and_stops_cleanly(engine: str,
             assert producer.flush(20) == 0
             assert consume(bootstrap, "in-a-container", 6) == [f"v{i}".encode()
                                                                for i in range(6)]
+            # the image serves its metrics on 9404 (KAFKA_METRICS_LISTENER)
+            page = scrape(f"http://127.0.0.1:{metrics_port}/metrics")
+            assert page.value("kafka_server_brokertopicmetrics_messagesin_total",
+                              {"topic": "in-a-container"}) == 6
             stopped = first.stop()
             print(f"stopped in {stopped:.2f}s")
             assert first.exit_code() == 0, first.logs()

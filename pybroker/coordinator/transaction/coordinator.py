@@ -676,6 +676,11 @@ class TransactionCoordinator:
             retry_on_error=lambda error: error == E.COORDINATOR_NOT_AVAILABLE)
 
     @property
+    def completion_retry_count(self) -> int:
+        """Completions waiting to be written again (LogAppendRetryQueueSize)."""
+        return len(self._completion_retries)
+
+    @property
     def has_completion_retries(self) -> bool:
         return bool(self._completion_retries)
 
