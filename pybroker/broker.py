@@ -143,6 +143,8 @@ class BrokerBase:
                                               metrics=self.metrics)
         # a move between log dirs copies at most what a follower fetches of a partition
         self.replica_manager.log_dir_mover.chunk_bytes = config.get_int("replica.fetch.max.bytes")
+        self.replica_manager.transaction_max_timeout_ms = config.get_int(
+            "transaction.max.timeout.ms")
         self.configs.add_listener(self.replica_manager.update_log_config)
         self.dynamic_config.add_reconfigurable(
             LogConfigReconfigurable(self.configs, self.log_manager))

@@ -8,6 +8,10 @@
 # main class, as bin/kafka-run-class.sh would. A stamp file holds a hash of the inputs, so a
 # second run does nothing unless the pom changed. Without java or mvn this prints why and exits
 # 0: the CLI tests then skip, naming the missing tool.
+#
+# Beside lib/, agent/ holds the Prometheus JMX exporter's java agent, with which the reference
+# Kafka of the metrics tests serves its MBeans (pybroker/testing/reference_kafka.py); it is not
+# on the tools' class path.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,6 +28,14 @@ mkdir -p "$DIR"
 # One run at a time: parallel test sessions may all ask for the same cache.
 exec 9>"$CACHE/.lock"
 flock 9
+
+JMX_EXPORTER_VERSION=1.0.1
+if [ ! -f "$DIR/agent/jmx_prometheus_javaagent-$JMX_EXPORTER_VERSION.jar" ]; then
+    echo "kafka-tools-deps: fetching the Prometheus JMX exporter's java agent" >&2
+    mvn -B -q -Dstyle.color=never dependency:copy \
+        -Dartifact="io.prometheus.jmx:jmx_prometheus_javaagent:$JMX_EXPORTER_VERSION" \
+        -DoutputDirectory="$DIR/agent" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' >&2
+fi
 
 hash="$(printf '%s\n' "$VERSION" | cat - "$POM" | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$DIR/lib.stamp" 2>/dev/null)" = "$hash" ]; then

@@ -20,6 +20,7 @@ from pybroker.testing.broker_process import REPO_ROOT, BrokerProcess, ProxiedBro
 from pybroker.testing.frame_proxy import FrameProxy
 from pybroker.testing.reference_kafka import (
     DEPS_SCRIPT as KAFKA_TOOLS_DEPS_SCRIPT,
+    JMX_EXPORTER_AGENT,
     KAFKA_VERSION,
     LIB as KAFKA_TOOLS_LIB,
     ReferenceKafka,
@@ -149,10 +150,12 @@ REFERENCE_OVERRIDES: dict[str, object] = {
 def reference_kafka(
     kafka_tools_lib: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ReferenceKafka]:
-    """Apache Kafka 3.9 with its ZooKeeper, from the same Maven jars, shared by the session."""
+    """Apache Kafka 3.9 with its ZooKeeper, from the same Maven jars, shared by the session;
+    serving its MBeans through the Prometheus JMX exporter (``metrics_url``) when
+    kafka-tools-deps fetched the agent."""
     ref = ReferenceKafka(
         tmp_path_factory.mktemp("reference-kafka"), overrides=REFERENCE_OVERRIDES,
-        lib=kafka_tools_lib,
+        lib=kafka_tools_lib, metrics=JMX_EXPORTER_AGENT.exists(),
     )
     try:
         yield ref.start()

@@ -33,5 +33,7 @@ def handle(ctx: RequestContext, request: req.ApiVersionsRequest) -> m.ApiVersion
     ):
         # as Kafka: the error alone, no versions (those come only with UNSUPPORTED_VERSION)
         return m.ApiVersionsResponse(error_code=ErrorCode.INVALID_REQUEST, api_keys=[])
+    if ctx.api_version >= 3:
+        ctx.client_software = (request.client_software_name, request.client_software_version)
     return m.ApiVersionsResponse(error_code=ErrorCode.NONE, api_keys=advertised_api_keys(ctx.services.apis),
                                  finalized_features_epoch=FINALIZED_FEATURES_EPOCH)

@@ -31,3 +31,5 @@ class RequestContext:
     # Set by a handler that wants the connection closed after this request (Kafka closes the
     # connection of an acks=0 producer whose produce failed, since it cannot be told otherwise).
     close_connection: bool = False
+    #: the client's software name and version, as a valid ApiVersions v3+ names them (KIP-511)
+    client_software: tuple[str, str] | None = None

@@ -48,7 +48,9 @@ def handle(ctx: RequestContext, request: req.LeaderAndIsrRequest,
         p.topic_name, topic_id,
         PartitionRecord(p.partition_index, tuple(p.replicas), tuple(p.isr), p.leader,
                         p.leader_epoch, p.partition_epoch,
-                        p.leader_recovery_state if version >= 6 else 0),
+                        p.leader_recovery_state if version >= 6 else 0,
+                        tuple(p.adding_replicas) if version >= 3 else (),
+                        tuple(p.removing_replicas) if version >= 3 else ()),
         bool(p.is_new)) for topic_id, p in states]
 
     def apply(_loaded: object = None) -> m.LeaderAndIsrResponse:

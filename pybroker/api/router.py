@@ -72,6 +72,8 @@ class Connection(Protocol):
 
     def authenticated(self, principal: KafkaPrincipal) -> None: ...
 
+    def client_software_known(self, name: str, version: str) -> None: ...
+
 
 @dataclass(frozen=True, slots=True)
 class Interception:
@@ -143,6 +145,8 @@ class RequestRouter:
             admission = sasl.admit(api_key, now_ms)
             if admission is not Admission.HANDLE:
                 if admission is Admission.CLOSE:
+                    if sasl.authenticated and self.request_metrics is not None:
+                        self.request_metrics.expired_connections_killed += 1
                     conn.abort(f"{'session expired: ' if sasl.authenticated else ''}"
                                f"api key {api_key} is not allowed in SASL state "
                                f"{sasl.state.value}")
@@ -181,6 +185,8 @@ class RequestRouter:
         result = handler.handle(ctx, request)
         if ctx.close_connection:
             conn.close_after_responses()
+        if ctx.client_software is not None:
+            conn.client_software_known(*ctx.client_software)
         if sasl is not None:
             if api_key == ApiKey.API_VERSIONS:
                 sasl.api_versions_answered()

@@ -158,6 +158,8 @@ class Partition:
         self.leader_epoch = NO_EPOCH
         self.partition_epoch = -1
         self.replicas: tuple[int, ...] = ()
+        self.adding_replicas: tuple[int, ...] = ()
+        self.removing_replicas: tuple[int, ...] = ()
         self.partition_state: PartitionState = CommittedPartitionState(frozenset())
         self.remote_replicas: dict[int, ReplicaState] = {}
         self._high_watermark = 0
@@ -204,7 +206,15 @@ class Partition:
         self.leader_epoch = record.leader_epoch
         self.partition_epoch = record.partition_epoch
         self.replicas = tuple(record.replicas)
+        self.adding_replicas = tuple(record.adding_replicas)
+        self.removing_replicas = tuple(record.removing_replicas)
         self.partition_state = CommittedPartitionState(frozenset(record.isr))
+
+    @property
+    def is_reassigning(self) -> bool:
+        """A reassignment is adding or removing replicas of it (Kafka's
+        ``OngoingReassignmentState``)."""
+        return bool(self.adding_replicas or self.removing_replicas)
 
     def make_leader(self, record: PartitionRecord, log: Log, now_ms: int) -> bool:
         """Lead from ``record``'s state (Kafka's ``makeLeader``). Returns False when this broker

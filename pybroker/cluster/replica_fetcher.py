@@ -194,6 +194,11 @@ class ReplicaFetcher:
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run(), name=self.name)
 
+    @property
+    def dead(self) -> bool:
+        """The task ended on its own, while it was to run (Kafka's dead fetcher thread)."""
+        return self._task is not None and self._task.done()
+
     def stop(self) -> asyncio.Task[None] | None:
         """Stop the task and close the connection; returns the task to await, if any."""
         task, self._task = self._task, None
@@ -618,6 +623,14 @@ class ReplicaFetcherManager:
         registry.gauge(mbean("kafka.server", "ReplicaFetcherManager", "MinFetchRate",
                              clientId="Replica"), min_fetch_rate)
         registry.gauge_family(mbean("kafka.server", "FetcherLagMetrics", "ConsumerLag"), lags)
+        # partitions a fetcher gave up on (until they are followed anew), and fetchers whose
+        # task ended while they were to run
+        registry.gauge(mbean("kafka.server", "ReplicaFetcherManager", "FailedPartitionsCount",
+                             clientId="Replica"),
+                       lambda: sum(len(f.failed) for f in list(self.fetchers.values())))
+        registry.gauge(mbean("kafka.server", "ReplicaFetcherManager", "DeadThreadCount",
+                             clientId="Replica"),
+                       lambda: sum(1 for f in list(self.fetchers.values()) if f.dead))
 
     @property
     def truncation_on_fetch(self) -> bool:

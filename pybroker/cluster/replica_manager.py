@@ -79,6 +79,7 @@ from pybroker.cluster.replica_fetch import (
     ReplicaFetch,
 )
 from pybroker.cluster.replica_leadership import ReplicaLeadership
+from pybroker.config import broker_default
 from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
 from pybroker.kernel.types import TopicPartition
 from pybroker.log.producer_state import (
@@ -140,6 +141,9 @@ class ReplicaManager(ReplicaLeadership, ReplicaAppend, ReplicaFetch):
         #: KIP-890's verification of transactional appends; None: not verified
         #: (``transaction.partition.verification.enable=false``)
         self.transaction_verifier: TransactionVerifier | None = None
+        #: transaction.max.timeout.ms: an open transaction older than this (and five minutes)
+        #: is late (PartitionsWithLateTransactionsCount)
+        self.transaction_max_timeout_ms: int = broker_default("transaction.max.timeout.ms")
         #: the ReplicaManager, Partition, Log and purgatory metrics (replica_metrics)
         self.isr_meters = replica_metrics.register(self)
 

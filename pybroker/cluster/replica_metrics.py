@@ -57,6 +57,11 @@ def _at_min_isr(p: Partition) -> bool:
     return len(p.partition_state.isr) == p.effective_min_isr(p.log.config.min_insync_replicas)
 
 
+#: how much longer than transaction.max.timeout.ms a transaction stays open before it counts
+#: as late (Kafka's ``ProducerStateManager.LATE_TRANSACTION_BUFFER_MS``, KIP-664)
+LATE_TRANSACTION_BUFFER_MS = 5 * 60 * 1000
+
+
 def register(rm: ReplicaManager) -> IsrMeters:
     """Register the replica manager's metrics in its registry; the ISR meters to mark."""
     registry = rm.metrics
@@ -75,6 +80,15 @@ def register(rm: ReplicaManager) -> IsrMeters:
     gauge("UnderMinIsrPartitionCount", lambda: sum(1 for p in partitions()
                                                    if p.is_under_min_isr))
     gauge("AtMinIsrPartitionCount", lambda: sum(1 for p in partitions() if _at_min_isr(p)))
+    gauge("ReassigningPartitions", lambda: sum(1 for p in partitions()
+                                               if p.is_leader and p.is_reassigning))
+    def late(p: Partition) -> bool:
+        oldest = p.log.producer_state.oldest_ongoing_txn_timestamp() if p.log else -1
+        late_ms = rm.transaction_max_timeout_ms + LATE_TRANSACTION_BUFFER_MS
+        return oldest > 0 and rm.clock.milliseconds() - oldest > late_ms
+
+    gauge("PartitionsWithLateTransactionsCount", lambda: sum(1 for p in partitions()
+                                                             if late(p)))
     gauge("ProducerIdCount", lambda: sum(len(p.log.producer_state.producers)
                                          for p in partitions() if p.log is not None))
 

@@ -26,11 +26,13 @@ import asyncio
 import collections
 import logging
 import ssl
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from protocol import messages
+from pybroker.metrics.registry import MetricsRegistry, Timer, mbean
 from pybroker.network.client import BrokerClient, BrokerClientError
 from pybroker.security.sasl_client import SaslClientCredentials
 
@@ -71,6 +73,8 @@ class _QueueItem:
     version: int
     body: Any
     callback: ResponseCallback
+    #: when it was queued (time.perf_counter: the queue time is a measurement)
+    queued_at: float = 0.0
 
     @property
     def name(self) -> str:
@@ -89,6 +93,10 @@ class _BrokerState:
     failing: bool = False  # the last attempt failed and was logged; its retries are not
     #: the broker's requests handed to it in this process, without a socket (or None)
     local: LocalDelivery | None = None
+    #: the head of the queue is being sent (Kafka's QueueSize leaves it out)
+    in_flight: bool = False
+    #: RequestRateAndQueueTimeMs: the time requests waited in the queue
+    queue_time: Timer | None = None
 
     @property
     def address(self) -> str:
@@ -132,6 +140,40 @@ class ControllerChannelManager:
         self._brokers: dict[int, _BrokerState] = {}
         self._stopping: set[asyncio.Task[None]] = set()
         self._shut_down = False
+        self._metrics: MetricsRegistry | None = None
+
+    # -- metrics (Kafka's ControllerChannelManager MBeans) -------------------------------------
+
+    def register_metrics(self, registry: MetricsRegistry) -> None:
+        """Serve TotalQueueSize and, per broker while it is in the channel, QueueSize and
+        RequestRateAndQueueTimeMs (tag ``broker-id``); :meth:`shutdown` removes them."""
+        self._metrics = registry
+        registry.gauge(mbean("kafka.controller", "ControllerChannelManager", "TotalQueueSize"),
+                       lambda: sum(self._waiting(s) for s in list(self._brokers.values())))
+        for state in self._brokers.values():
+            self._register_broker(state)
+
+    @staticmethod
+    def _waiting(state: _BrokerState) -> int:
+        return len(state.queue) - (1 if state.in_flight else 0)
+
+    def _broker_beans(self, broker_id: int) -> tuple[Any, Any]:
+        return (mbean("kafka.controller", "ControllerChannelManager", "QueueSize",
+                      **{"broker-id": broker_id}),
+                mbean("kafka.controller", "ControllerChannelManager",
+                      "RequestRateAndQueueTimeMs", **{"broker-id": broker_id}))
+
+    def _register_broker(self, state: _BrokerState) -> None:
+        if self._metrics is None:
+            return
+        size, queue_time = self._broker_beans(state.broker_id)
+        self._metrics.gauge(size, lambda: self._waiting(state))
+        state.queue_time = self._metrics.timer(queue_time)
+
+    def _unregister_broker(self, broker_id: int) -> None:
+        if self._metrics is not None:
+            for bean in self._broker_beans(broker_id):
+                self._metrics.remove(bean)
 
     # -- membership ---------------------------------------------------------------------------
 
@@ -151,6 +193,7 @@ class ControllerChannelManager:
         if broker_id in self._brokers:
             return
         state = _BrokerState(broker_id, host, port, local=self.local.get(broker_id))
+        self._register_broker(state)
         state.task = self._loop.create_task(
             self._send_loop(state),
             name=f"controller-{self.controller_id}-to-broker-{broker_id}-sender",
@@ -162,6 +205,7 @@ class ControllerChannelManager:
         request still queued for it (the one in flight too) is answered BrokerRemovedError."""
         state = self._brokers.pop(broker_id, None)
         if state is not None:
+            self._unregister_broker(broker_id)
             self._stop(state, "was removed from the controller's channel")
 
     def send(
@@ -170,7 +214,7 @@ class ControllerChannelManager:
         """Queue a request for ``broker_id``; ``callback`` gets its response, or a
         ChannelRequestFailed. A request that cannot be encoded raises here, at once."""
         messages.request_module(api_key).encode(body, version)  # the caller's mistake, now
-        item = _QueueItem(api_key, version, body, callback)
+        item = _QueueItem(api_key, version, body, callback, time.perf_counter())
         state = self._brokers.get(broker_id)
         if state is None:
             log.warning("Controller %d is not sending %s to broker %d: it is not (or no longer) "
@@ -188,7 +232,11 @@ class ControllerChannelManager:
         self._shut_down = True
         states, self._brokers = list(self._brokers.values()), {}
         for state in states:
+            self._unregister_broker(state.broker_id)
             self._stop(state, "left the controller's channel when it shut down")
+        if self._metrics is not None:
+            self._metrics.remove(mbean("kafka.controller", "ControllerChannelManager",
+                                       "TotalQueueSize"))
         if self._stopping:
             await asyncio.gather(*self._stopping, return_exceptions=True)
 
@@ -216,6 +264,9 @@ class ControllerChannelManager:
                 state.wakeup.clear()
                 await state.wakeup.wait()
             item = state.queue[0]
+            state.in_flight = True
+            if state.queue_time is not None:
+                state.queue_time.update((time.perf_counter() - item.queued_at) * 1000)
             try:
                 outcome: Any = await self._send_until_answered(state, item)
             except asyncio.CancelledError:
@@ -225,6 +276,7 @@ class ControllerChannelManager:
                               self.controller_id, item.name, state.broker_id)
                 outcome = ChannelRequestFailed(f"{item.name} to broker {state.broker_id}: {exc}")
             # the head is still this request: removing the broker cancels this task first
+            state.in_flight = False
             state.queue.popleft()
             self._deliver(item, outcome)
 

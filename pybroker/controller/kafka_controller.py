@@ -271,6 +271,7 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
         if stale:
             await self.store.delete_log_dir_event_notifications(stale, ctx.epoch_zk_version)
         self.channel = self._channel_factory(self.broker_id)
+        self.channel.register_metrics(self.metrics.registry)
         for broker in ctx.live_or_shutting_down_brokers:
             self._add_channel(broker)
         # who is alive first: a broker cannot follow a leader it does not know to be alive

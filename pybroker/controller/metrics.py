@@ -66,6 +66,10 @@ _EVENT_STATES: dict[type, str] = {
 }
 
 
+#: Kafka's ``ZkMigrationState.ZK``: a ZooKeeper-mode cluster not migrating to KRaft
+ZK_MIGRATION_STATE_ZK = 4
+
+
 def state_of(event: ev.ControllerEvent) -> str:
     """The controller state ``event`` is processed in (a queued call names its own)."""
     if isinstance(event, ev.Call):
@@ -78,6 +82,7 @@ class ControllerMetrics:
 
     def __init__(self, controller: ControllerCore, registry: MetricsRegistry) -> None:
         self.controller = controller
+        self.registry = registry
         #: the state of the event being processed (Idle between events)
         self.state = "Idle"
         self._timers: dict[str, Timer] = {
@@ -115,6 +120,10 @@ class ControllerMetrics:
             for replica in ctx.replicas_for_topic(topic)
             if ctx.replica_states.get(replica) is ReplicaState.DELETION_INELIGIBLE))
         gauge("ActiveBrokerCount", lambda: len(ctx.live_or_shutting_down_broker_ids))
+        # a ZooKeeper-mode controller fences no broker (KRaft's) and is in migration state ZK
+        gauge("FencedBrokerCount", lambda: 0)
+        registry.gauge(mbean("kafka.controller", "KafkaController", "ZkMigrationState"),
+                       lambda: ZK_MIGRATION_STATE_ZK)
 
     def processed(self, state: str, duration_ms: float) -> None:
         timer = self._timers.get(state)

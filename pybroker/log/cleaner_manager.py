@@ -38,6 +38,8 @@ class LogToClean:
     clean_bytes: int
     cleanable_bytes: int
     need_compaction_now: bool  # a dirty record is older than max.compaction.lag.ms
+    #: how far past max.compaction.lag.ms its oldest dirty batch is (0: not past it)
+    max_compaction_delay_ms: int = 0
 
     @property
     def total_bytes(self) -> int:
@@ -101,11 +103,14 @@ def measure(
     clean_bytes = sum(s.size for s in segments if s.base_offset < first_dirty)
 
     need_now = False
+    delay_ms = 0
     clean_until = now_ms - cfg.max_compaction_lag_ms
     if clean_until > 0:
         stamps = [ts for ts in map(_first_batch_timestamp, dirty) if ts > 0]
         need_now = bool(stamps) and min(stamps) < clean_until
-    return LogToClean(topic, partition, log, first_dirty, uncleanable, clean_bytes, cleanable_bytes, need_now)
+        delay_ms = max(0, clean_until - min(stamps)) if stamps else 0
+    return LogToClean(topic, partition, log, first_dirty, uncleanable, clean_bytes, cleanable_bytes, need_now,
+                      delay_ms)
 
 
 class LogCleanerManager:
@@ -115,6 +120,8 @@ class LogCleanerManager:
 
     log_manager: LogManager
     uncleanable: set[TopicPartition]  # failed with an error; skipped until restart
+    #: the largest max_compaction_delay_ms of the logs the last choice measured
+    max_compaction_delay_ms: int = 0
     _first_dirty: dict[TopicPartition, tuple[Log, int]] | None
 
     # -- checkpoints -------------------------------------------------------------------------
@@ -176,6 +183,7 @@ class LogCleanerManager:
     def grab_filthiest_log(self, now_ms: int) -> LogToClean | None:
         """The cleanable compacted log with the highest dirty ratio, if any."""
         best: LogToClean | None = None
+        self.max_compaction_delay_ms = 0
         manager = self.log_manager
         for (topic, partition), log in manager.all_logs().items():
             if "compact" not in log.config.cleanup_policy.split(",") or (topic, partition) in self.uncleanable:
@@ -183,6 +191,9 @@ class LogCleanerManager:
             if manager.is_cleaning_paused(topic, partition):  # being moved to another log dir
                 continue
             ltc = measure(topic, partition, log, self.checkpoint_of(topic, partition), now_ms)
+            # Kafka's PreCleanStats: the worst delay among the compacted logs looked at
+            self.max_compaction_delay_ms = max(self.max_compaction_delay_ms,
+                                               ltc.max_compaction_delay_ms)
             if ltc.total_bytes == 0 or not ltc.is_cleanable:
                 continue
             if best is None or ltc.cleanable_ratio > best.cleanable_ratio:

@@ -8,7 +8,8 @@ the replica manager's, which knows the partitions).
   made (a log whose ``flush.ms`` came due), and how long each took;
 - ``kafka.log:type=LogCleaner``: max-clean-time-secs, max-buffer-utilization-percent and
   cleaner-recopy-percent of the last pass that cleaned a log, DeadThreadCount (1 once the
-  cleaner's task ended by an error); ``kafka.log:type=LogCleanerManager``: max-dirty-percent
+  cleaner's task ended by an error), max-compaction-delay-secs (how far past
+  max.compaction.lag.ms the most overdue compacted log was when the cleaner last chose); ``kafka.log:type=LogCleanerManager``: max-dirty-percent
   (the cleanable share of the log the last pass chose), time-since-last-run-ms, and per
   ``logDirectory`` uncleanable-partitions-count and uncleanable-bytes.
 """
@@ -63,6 +64,8 @@ def register_cleaner(registry: MetricsRegistry, cleaner: LogCleaner,
         return int(t is not None and t.done() and not t.cancelled())
 
     gauge("LogCleaner", "DeadThreadCount", dead)
+    gauge("LogCleaner", "max-compaction-delay-secs",
+          lambda: cleaner.max_compaction_delay_ms // 1000)
     gauge("LogCleanerManager", "max-dirty-percent",
           last(lambda: 100 * cleaner.last_stats.cleanable_ratio))  # type: ignore[union-attr]
     gauge("LogCleanerManager", "time-since-last-run-ms",

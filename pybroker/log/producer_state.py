@@ -317,6 +317,14 @@ class ProducerStateManager:
 
     # -- verification (KIP-890) --------------------------------------------------------------
 
+    def oldest_ongoing_txn_timestamp(self) -> int:
+        """The last batch timestamp of the producer whose open transaction began first here
+        (-1: none open); what Kafka's ``hasLateTransaction`` ages."""
+        if not self.ongoing_txns:
+            return -1
+        entry = self.producers.get(self.ongoing_txns[min(self.ongoing_txns)])
+        return entry.last_timestamp if entry is not None else -1
+
     def has_ongoing_transaction(self, producer_id: int) -> bool:
         entry = self.producers.get(producer_id)
         return entry is not None and entry.current_txn_first_offset >= 0

@@ -30,10 +30,16 @@ class PartitionRecord:
     #: KIP-704: 1 (RECOVERING) after an unclean election, until the leader has recovered;
     #: carried by LeaderAndIsr, not stored
     leader_recovery_state: int = 0
+    #: a reassignment's replicas being added and removed (LeaderAndIsr v3+); carried by
+    #: LeaderAndIsr, not stored here (the assignment znode keeps them)
+    adding_replicas: tuple[int, ...] = ()
+    removing_replicas: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "replicas", tuple(self.replicas))
         object.__setattr__(self, "isr", tuple(self.isr))
+        object.__setattr__(self, "adding_replicas", tuple(self.adding_replicas))
+        object.__setattr__(self, "removing_replicas", tuple(self.removing_replicas))
 
     def to_json(self) -> dict:
         return {

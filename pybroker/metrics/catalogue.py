@@ -163,7 +163,25 @@ SECTIONS: tuple[Section, ...] = (
                 "per-second rates).", ("listener", "networkProcessor"),
                 attributes=("connection-count", "connection-creation-total",
                             "connection-creation-rate", "connection-close-total",
-                            "connection-close-rate")))),
+                            "connection-close-rate")),
+             _m("kafka.server", "socket-server-metrics", "", ATTRIBUTES,
+                "Open connections per listener by the client software their ApiVersions "
+                "named (KIP-511; `unknown` before it); a software seen once keeps its series.",
+                ("clientSoftwareName", "clientSoftwareVersion", "listener", "networkProcessor"),
+                attributes=("connections",)),
+             _m("kafka.network", "SocketServer", "ExpiredConnectionsKilledCount", GAUGE,
+                "Connections closed because their SASL session expired without "
+                "re-authentication (KIP-368, connections.max.reauth.ms)."),
+             _m("kafka.network", "SocketServer", "MemoryPoolAvailable", GAUGE,
+                "Bytes the request memory pool has free: as Kafka's with "
+                "queued.max.request.bytes -1 (no pool), the largest long."),
+             _m("kafka.network", "SocketServer", "MemoryPoolUsed", GAUGE,
+                "Bytes of the request memory pool in use: 0, as Kafka's without a pool."),
+             _m("kafka.network", "SocketServer", "ControlPlaneNetworkProcessorAvgIdlePercent",
+                GAUGE, "NaN: there is no control-plane listener (control.plane.listener.name), "
+                "as on a Kafka broker without one."),
+             _m("kafka.network", "SocketServer", "ControlPlaneExpiredConnectionsKilledCount",
+                GAUGE, "0: there is no control-plane listener."))),
     Section("Replica manager",
             "The partitions this broker hosts, `kafka.server:type=ReplicaManager`, and the "
             "purgatories that hold produce and fetch requests.",
@@ -180,6 +198,11 @@ SECTIONS: tuple[Section, ...] = (
                 "Led partitions whose ISR is exactly min.insync.replicas."),
              _m("kafka.server", "ReplicaManager", "OfflineReplicaCount", GAUGE,
                 "Hosted replicas on an offline log directory."),
+             _m("kafka.server", "ReplicaManager", "ReassigningPartitions", GAUGE,
+                "Led partitions a reassignment is adding replicas to or removing from."),
+             _m("kafka.server", "ReplicaManager", "PartitionsWithLateTransactionsCount", GAUGE,
+                "Hosted partitions with a transaction open longer than "
+                "transaction.max.timeout.ms and five minutes (KIP-664)."),
              _m("kafka.server", "ReplicaManager", "ProducerIdCount", GAUGE,
                 "Producer ids kept by the hosted partitions' producer state."),
              _m("kafka.server", "ReplicaManager", "IsrShrinksPerSec", METER,
@@ -200,6 +223,11 @@ SECTIONS: tuple[Section, ...] = (
              _m("kafka.server", "ReplicaFetcherManager", "MinFetchRate", GAUGE,
                 "The lowest fetch rate (per second, one-minute) of this broker's replica "
                 "fetchers.", ("clientId",)),
+             _m("kafka.server", "ReplicaFetcherManager", "FailedPartitionsCount", GAUGE,
+                "Followed partitions a replica fetcher gave up on (an error it cannot retry), "
+                "until they are followed anew.", ("clientId",)),
+             _m("kafka.server", "ReplicaFetcherManager", "DeadThreadCount", GAUGE,
+                "Replica fetchers whose task ended while they were to run.", ("clientId",)),
              _m("kafka.server", "FetcherLagMetrics", "ConsumerLag", GAUGE,
                 "Per followed partition: how many records the follower is behind its "
                 "leader.", ("clientId", "topic", "partition"),
@@ -244,6 +272,9 @@ SECTIONS: tuple[Section, ...] = (
                 "The share of the bytes read that the last run wrote again, in percent."),
              _m("kafka.log", "LogCleaner", "DeadThreadCount", GAUGE,
                 "Cleaner threads that died (0 or 1)."),
+             _m("kafka.log", "LogCleaner", "max-compaction-delay-secs", GAUGE,
+                "How far past max.compaction.lag.ms the most overdue compacted log's oldest "
+                "dirty batch was when the cleaner last chose a log, in seconds."),
              _m("kafka.log", "LogCleanerManager", "max-dirty-percent", GAUGE,
                 "The dirtiest compacted log's dirty ratio at the last run, in percent."),
              _m("kafka.log", "LogCleanerManager", "time-since-last-run-ms", GAUGE,
@@ -277,6 +308,17 @@ SECTIONS: tuple[Section, ...] = (
                 "Topics whose deletion waits (a replica is offline)."),
              _m("kafka.controller", "KafkaController", "ReplicasIneligibleToDeleteCount", GAUGE,
                 "Replicas whose deletion waits."),
+             _m("kafka.controller", "KafkaController", "FencedBrokerCount", GAUGE,
+                "Fenced brokers: 0, as a ZooKeeper-mode controller's (fencing is KRaft's)."),
+             _m("kafka.controller", "KafkaController", "ZkMigrationState", GAUGE,
+                "4 (ZK): a ZooKeeper-mode cluster not migrating to KRaft, on every broker."),
+             _m("kafka.controller", "ControllerChannelManager", "TotalQueueSize", GAUGE,
+                "Requests the controller has queued for all brokers (not yet sent)."),
+             _m("kafka.controller", "ControllerChannelManager", "QueueSize", GAUGE,
+                "Requests the controller has queued for one broker.", ("broker-id",)),
+             _m("kafka.controller", "ControllerChannelManager", "RequestRateAndQueueTimeMs",
+                TIMER, "The controller's requests to one broker, and how long each waited in "
+                "its queue.", ("broker-id",)),
              _m("kafka.controller", "KafkaController", "ControllerState", GAUGE,
                 "The event the controller is handling, by Kafka's state number (0: idle)."),
              _m("kafka.controller", "ControllerEventManager", "EventQueueSize", GAUGE,

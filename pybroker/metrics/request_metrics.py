@@ -97,6 +97,11 @@ class RequestChannelMetrics:
     def __init__(self, registry: MetricsRegistry, api_names: Iterable[str]) -> None:
         names = [*api_names, FETCH_CONSUMER, FETCH_FOLLOWER, VERIFY_PARTITIONS_IN_TXN]
         self.by_name = {name: RequestMetrics(registry, name) for name in names}
+        #: connections closed because their SASL session expired without re-authentication
+        #: (KIP-368; ``kafka.network:type=SocketServer,name=ExpiredConnectionsKilledCount``)
+        self.expired_connections_killed = 0
+        registry.gauge(mbean("kafka.network", "SocketServer", "ExpiredConnectionsKilledCount"),
+                       lambda: self.expired_connections_killed)
 
     def __getitem__(self, name: str) -> RequestMetrics:
         return self.by_name[name]

@@ -62,6 +62,10 @@ def response_pieces(w: Any) -> list[Any]:
     return pieces
 
 
+#: a connection's client software until its ApiVersions names it (Kafka's ``unknown``)
+UNKNOWN_SOFTWARE = ("unknown", "unknown")
+
+
 class KafkaConnection(asyncio.BufferedProtocol):
     """``read_chunk``: what the socket reads into between frames; the connections of one event
     loop may share it (:class:`~protocol.framing.FrameReader`)."""
@@ -73,10 +77,15 @@ class KafkaConnection(asyncio.BufferedProtocol):
                  security_protocol: str = "PLAINTEXT",
                  tls_principal: Callable[[bytes | None], KafkaPrincipal] | None = None,
                  sasl: SaslAuthenticator | None = None,
-                 on_closed: Callable[[], None] | None = None) -> None:
-        """``on_closed``: told once when the connection is gone."""
+                 on_closed: Callable[[], None] | None = None,
+                 on_client_software: Callable[[str, str], None] | None = None) -> None:
+        """``on_closed``: told once when the connection is gone; ``on_client_software``: told
+        the client's software name and version when ApiVersions names them."""
         self.dispatcher = dispatcher
         self._on_closed = on_closed
+        self._on_client_software = on_client_software
+        #: (name, version) of the client's software (KIP-511), unknown until ApiVersions v3+
+        self.client_software = UNKNOWN_SOFTWARE
         #: the listener this connection was accepted on
         self.listener = listener
         #: that listener's security protocol: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL
@@ -344,6 +353,11 @@ class KafkaConnection(asyncio.BufferedProtocol):
         frames up to ``socket.request.max.bytes``."""
         self.principal = principal
         self.reader.max_frame_size = self.max_frame_size
+
+    def client_software_known(self, name: str, version: str) -> None:
+        self.client_software = (name, version)
+        if self._on_client_software is not None:
+            self._on_client_software(name, version)
 
     def close_after_responses(self) -> None:
         """Close once everything queued so far has been written."""

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from protocol.framing import DEFAULT_CHUNK_SIZE
 from pybroker.metrics.registry import MBean, Meter, MetricsRegistry
-from pybroker.network.connection import KafkaConnection
+from pybroker.network.connection import UNKNOWN_SOFTWARE, KafkaConnection
 from pybroker.security.listeners import PLAINTEXT_LISTENER, ListenerSecurity
 from pybroker.security.sasl import SaslAuthenticator
 
@@ -31,11 +32,20 @@ class ListenerStats:
     and closed, as totals and per-second rates (the meters' one-minute rates)."""
 
     def __init__(self, registry: MetricsRegistry, listener: str,
-                 count: Callable[[], int]) -> None:
+                 connections: Callable[[], Iterable[KafkaConnection]]) -> None:
         now = registry.clock.monotonic()
         self.created = Meter(now)
         self.closed = Meter(now)
         self._registry = registry
+        self._listener = listener
+        self._connections = connections
+        #: every client software seen on this listener, which keeps its series (at 0 once
+        #: its connections are gone, as Kafka's)
+        self._software: set[tuple[str, str]] = set()
+        self.client_software(*UNKNOWN_SOFTWARE)
+
+        def count() -> int:
+            return sum(1 for _ in connections())
 
         def read() -> dict[str, float]:
             at = registry.clock.monotonic()
@@ -51,6 +61,20 @@ class ListenerStats:
     def on_closed(self) -> None:
         self.closed.count += 1
 
+    def client_software(self, name: str, version: str) -> None:
+        """A connection's client named its software: serve ``connections`` for it (Kafka's
+        ``socket-server-metrics`` tagged ``clientSoftwareName`` and ``clientSoftwareVersion``)."""
+        software = (name, version)
+        if software in self._software:
+            return
+        self._software.add(software)
+        self._registry.attributes(
+            MBean("kafka.server", "socket-server-metrics", "",
+                  (("clientSoftwareName", name), ("clientSoftwareVersion", version),
+                   ("listener", self._listener), ("networkProcessor", "0"))),
+            lambda: {"connections": sum(1 for c in self._connections()
+                                        if c.client_software == software)})
+
 
 class SocketServer:
     """``security(listener)`` says what a listener's connections are (its security protocol,
@@ -65,6 +89,7 @@ class SocketServer:
         self.metrics = metrics if metrics is not None else MetricsRegistry()
         #: each listener's connections made and closed (Kafka's Selector metrics)
         self.listener_stats: dict[str, ListenerStats] = {}
+        self._register_socket_server_gauges()
         self.max_frame_size = max_frame_size
         self.security = security or (lambda listener: PLAINTEXT_LISTENER)
         #: the security of each open listener
@@ -100,13 +125,28 @@ class SocketServer:
                                security_protocol=security.protocol,
                                tls_principal=security.tls_principal,
                                sasl=self.sasl_authenticator(listener),
-                               on_closed=stats.on_closed)
+                               on_closed=stats.on_closed,
+                               on_client_software=stats.client_software)
+
+    def _register_socket_server_gauges(self) -> None:
+        """The SocketServer gauges whose values follow from what this server is, as a Kafka
+        broker's with the same settings shows them: no request memory pool
+        (``queued.max.request.bytes`` -1, Kafka's ``MemoryPool.NONE``: all of a long
+        available, none used) and no control-plane listener (its idle ratio NaN, nothing
+        killed on it)."""
+        def gauge(name: str, value: float) -> None:
+            self.metrics.gauge(MBean("kafka.network", "SocketServer", name), lambda: value)
+
+        gauge("MemoryPoolAvailable", float(2**63 - 1))
+        gauge("MemoryPoolUsed", 0)
+        gauge("ControlPlaneNetworkProcessorAvgIdlePercent", math.nan)
+        gauge("ControlPlaneExpiredConnectionsKilledCount", 0)
 
     def _stats(self, listener: str) -> ListenerStats:
         stats = self.listener_stats.get(listener)
         if stats is None:
             stats = self.listener_stats[listener] = ListenerStats(
-                self.metrics, listener, lambda: len(self._connections.get(listener, ())))
+                self.metrics, listener, lambda: list(self._connections.get(listener, ())))
         return stats
 
     def disable_sendfile(self) -> None:

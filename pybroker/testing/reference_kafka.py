@@ -9,7 +9,11 @@ keeps its data and logs in one working directory.
 
 The broker runs in ZooKeeper mode with the settings a single-node development cluster needs
 (replication factor 1 for the internal topics) and Kafka's defaults for everything else; the
-same ``overrides`` a pybroker gets can be passed so that both are configured alike.
+same ``overrides`` a pybroker gets can be passed so that both are configured alike. With
+``metrics=True`` the broker runs with the Prometheus JMX exporter's java agent
+(``.cache/kafka-tools/<version>/agent``) and the Strimzi Kafka rules pybroker renders with
+(:func:`pybroker.metrics.jmx_rules.exporter_config`), on a free port (:attr:`metrics_url`):
+Kafka's own MBeans as a Strimzi deployment serves them.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from pybroker.testing.broker_process import REPO_ROOT, free_port, port_accepts
 
 KAFKA_VERSION = "3.9.1"
 LIB = REPO_ROOT / ".cache" / "kafka-tools" / KAFKA_VERSION / "lib"
+#: the Prometheus JMX exporter's java agent (scripts/kafka-tools-deps.sh fetches it)
+JMX_EXPORTER_AGENT = LIB.parent / "agent" / "jmx_prometheus_javaagent-1.0.1.jar"
 DEPS_SCRIPT = REPO_ROOT / "scripts" / "kafka-tools-deps.sh"
 
 #: the JVM options bin/kafka-server-start.sh and bin/zookeeper-server-start.sh use by default
@@ -157,8 +163,11 @@ class ReferenceKafka:
         start_timeout: float = 120.0,
         stop_timeout: float = 60.0,
         heap: tuple[str, ...] = KAFKA_HEAP,
+        metrics: bool = False,
     ) -> None:
         self.work_dir = Path(work_dir)
+        #: the JMX exporter's port (None: no agent)
+        self.metrics_port = free_port() if metrics else None
         self.port = port or free_port()
         self.zk_port = zk_port or free_port()
         self.extra_overrides = dict(overrides or {})
@@ -174,6 +183,12 @@ class ReferenceKafka:
     @property
     def bootstrap(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    @property
+    def metrics_url(self) -> str:
+        if self.metrics_port is None:
+            raise RuntimeError("this reference Kafka runs without metrics=True")
+        return f"http://127.0.0.1:{self.metrics_port}/metrics"
 
     @property
     def zookeeper_connect(self) -> str:
@@ -235,12 +250,28 @@ class ReferenceKafka:
                 self.work_dir,
             )
             self._wait(self.zookeeper, lambda: zookeeper_ok(self.zk_port), "answer ruok")
-            self.kafka.start(self._java(self.heap, "kafka.Kafka", str(server_cfg)), self.work_dir)
+            heap = self.heap
+            if self.metrics_port is not None:
+                heap = (*heap, self._agent())
+            self.kafka.start(self._java(heap, "kafka.Kafka", str(server_cfg)), self.work_dir)
             self._wait(self.kafka, self._ready, "report itself in Metadata")
         except BaseException:
             self.stop()
             raise
         return self
+
+    def _agent(self) -> str:
+        """``-javaagent:`` for the JMX exporter with the rules pybroker serves by (before
+        ``-cp``, as a JVM option)."""
+        import json
+
+        from pybroker.metrics.jmx_rules import exporter_config
+
+        if not JMX_EXPORTER_AGENT.exists():
+            raise ReferenceKafkaError(f"no {JMX_EXPORTER_AGENT}: run {DEPS_SCRIPT}")
+        config = self.work_dir / "kafka-metrics.yml"
+        config.write_text(json.dumps(exporter_config(), indent=1) + "\n")  # JSON is YAML
+        return f"-javaagent:{JMX_EXPORTER_AGENT}=127.0.0.1:{self.metrics_port}:{config}"
 
     def _ready(self) -> bool:
         if not port_accepts(self.port, timeout=0.2):

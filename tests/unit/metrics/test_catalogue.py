@@ -9,7 +9,7 @@ from pybroker.metrics.catalogue import documented, prometheus_names
 
 
 def test_each_mbean_is_catalogued_once() -> None:
-    keys = Counter((d.domain, d.type, d.name) for d in documented())
+    keys = Counter((d.domain, d.type, d.name, d.forms) for d in documented())
     assert [k for k, n in keys.items() if n > 1] == []
 
 
