@@ -75,6 +75,20 @@ class ConfigError(Exception):
     """The configuration cannot be served; the message says why."""
 
 
+
+def _proc_io(field: str) -> int | None:
+    """A counter of this process's /proc/self/io (Linux; None elsewhere), as Kafka's
+    ``linux-disk-read-bytes`` and ``linux-disk-write-bytes`` read it."""
+    try:
+        with open("/proc/self/io") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key == field:
+                    return int(value)
+    except OSError:
+        return None
+    return None
+
 class BrokerBase:
     """What every broker process has, whatever runs the cluster: its configuration, the logs,
     the replica manager and the topic configs they run with, the request handlers and the
@@ -356,9 +370,36 @@ class BrokerBase:
         """Whether the broker has started and its listeners accept clients (``/ready``)."""
         return self.started and self.socket_server.serving and not self._stopping
 
+    def _register_server_metrics(self) -> None:
+        """The broker's own gauges: ``kafka.server:type=KafkaServer`` (its state, the bytes its
+        process read and wrote on disk, how many metrics it has), the controller it knows of
+        and its fetch session cache."""
+        def gauge(type_: str, name: str, read: Callable[[], float | int | None]) -> None:
+            self.metrics.gauge(mbean("kafka.server", type_, name), read)
+
+        gauge("KafkaServer", "BrokerState", self._broker_state)
+        gauge("KafkaServer", "linux-disk-read-bytes", lambda: _proc_io("read_bytes"))
+        gauge("KafkaServer", "linux-disk-write-bytes", lambda: _proc_io("write_bytes"))
+        gauge("KafkaServer", "yammer-metrics-count", lambda: sum(1 for _ in self.metrics.names()))
+        gauge("MetadataLoader", "CurrentControllerId",
+              lambda: self.metadata_cache.controller_id if self.metadata_cache else -1)
+        sessions = self.fetch_sessions
+        gauge("FetchSessionCache", "NumIncrementalFetchSessions", lambda: len(sessions))
+        gauge("FetchSessionCache", "NumIncrementalFetchPartitionsCached",
+              lambda: sessions.total_partitions)
+        sessions.eviction_meter = self.metrics.meter(mbean(
+            "kafka.server", "FetchSessionCache", "IncrementalFetchSessionEvictionsPerSec"))
+
+    def _broker_state(self) -> int:
+        """Kafka's ``BrokerState``: STARTING (1), RUNNING (3), SHUTTING_DOWN (7)."""
+        if self._stopping:
+            return 7
+        return 3 if self.serving else 1
+
     def _start_metrics_endpoint(self) -> None:
         """Serve /metrics from the start of start-up (/ready says 503 until serving), and
         register what the running loop tells (its idle share, when it was made to)."""
+        self._register_server_metrics()
         selector = current_selector()
         if selector is not None:
             idle = IdleShare(selector)

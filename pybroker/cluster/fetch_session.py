@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 from protocol.errors import ErrorCode
 from protocol.primitives import ZERO_UUID
+from pybroker.metrics.registry import Meter
 
 from .replica_fetch import FetchResult
 
@@ -150,6 +151,9 @@ class FetchSessionCache:
         self._sessions: dict[int, FetchSession] = {}
         self._rng = rng or random.Random()
         self.evictions = 0
+        #: kafka.server:type=FetchSessionCache,name=IncrementalFetchSessionEvictionsPerSec
+        #: (set by the broker)
+        self.eviction_meter: Meter | None = None
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -196,6 +200,8 @@ class FetchSessionCache:
     def _evict(self, session: FetchSession) -> bool:
         del self._sessions[session.id]
         self.evictions += 1
+        if self.eviction_meter is not None:
+            self.eviction_meter.count += 1
         return True
 
     def maybe_create_session(self, partitions: list[CachedPartition], *, privileged: bool,

@@ -73,10 +73,10 @@ _BTM_MEANINGS = {
     "FailedFetchRequestsPerSec": "Partitions of Fetch requests that failed.",
     "TotalProduceRequestsPerSec": "Partitions of Produce requests, failed or not.",
     "TotalFetchRequestsPerSec": "Partitions of Fetch requests, failed or not.",
-    "FetchMessageConversionsPerSec": "Records converted to an older format for a fetch (none "
-                                     "here: fetches are served as stored).",
-    "ProduceMessageConversionsPerSec": "Records converted to the current format on produce "
-                                       "(legacy v0/v1 message sets).",
+    "FetchMessageConversionsPerSec": "Records converted to an older format for a fetch: "
+                                     "served, not counted (0; see compatibility.md).",
+    "ProduceMessageConversionsPerSec": "Records converted to the current format on produce: "
+                                       "served, not counted (0; see compatibility.md).",
     "NoKeyCompactedTopicRecordsPerSec": "Keyless records refused by a compacted topic.",
     "InvalidMagicNumberRecordsPerSec": "Records refused for a bad magic byte.",
     "InvalidMessageCrcRecordsPerSec": "Records refused for a bad CRC.",
@@ -99,8 +99,8 @@ _REQUEST_TIMES = {
     "ResponseSendTimeMs": "Writing the response to the socket.",
     "TotalTimeMs": "From arrival until the response was sent.",
     "RequestBytes": "The request's size in bytes.",
-    "MessageConversionsTimeMs": "Time converting records (Produce and Fetch; 0 here).",
-    "TemporaryMemoryBytes": "Memory taken for conversions (Produce and Fetch; 0 here).",
+    "MessageConversionsTimeMs": "Time converting records (Produce and Fetch): not measured, 0.",
+    "TemporaryMemoryBytes": "Memory taken for conversions (Produce and Fetch): not measured, 0.",
 }
 
 _CONTROLLER_STATES = (
@@ -127,6 +127,26 @@ _CONTROLLER_STATES = (
 )
 
 SECTIONS: tuple[Section, ...] = (
+    Section("Broker",
+            "The broker itself (`kafka.server:type=KafkaServer`), the controller it knows of "
+            "and its incremental fetch sessions (KIP-227).",
+            (_m("kafka.server", "KafkaServer", "BrokerState", GAUGE,
+                "Kafka's BrokerState: 1 starting, 3 running (serving its listeners), 7 "
+                "shutting down."),
+             _m("kafka.server", "KafkaServer", "linux-disk-read-bytes", GAUGE,
+                "Bytes the broker process read from disk (/proc/self/io read_bytes)."),
+             _m("kafka.server", "KafkaServer", "linux-disk-write-bytes", GAUGE,
+                "Bytes the broker process wrote to disk (/proc/self/io write_bytes)."),
+             _m("kafka.server", "KafkaServer", "yammer-metrics-count", GAUGE,
+                "How many MBeans the broker serves (its metrics registry's size)."),
+             _m("kafka.server", "MetadataLoader", "CurrentControllerId", GAUGE,
+                "The controller this broker knows of (-1: none yet)."),
+             _m("kafka.server", "FetchSessionCache", "NumIncrementalFetchSessions", GAUGE,
+                "Incremental fetch sessions cached."),
+             _m("kafka.server", "FetchSessionCache", "NumIncrementalFetchPartitionsCached",
+                GAUGE, "Partitions those sessions hold."),
+             _m("kafka.server", "FetchSessionCache", "IncrementalFetchSessionEvictionsPerSec",
+                METER, "Sessions evicted to make room for new ones."))),
     Section("Broker topic metrics",
             "Meters of `kafka.server:type=BrokerTopicMetrics`: for all topics (no `topic` "
             "label) and per topic, a topic's from its first event. The replication and "
@@ -159,16 +179,24 @@ SECTIONS: tuple[Section, ...] = (
                 "nanoseconds idle, `MeanRate` the idle share since start.",
                 attributes=("Count", "MeanRate")),
              _m("kafka.server", "socket-server-metrics", "", ATTRIBUTES,
-                "Per listener: open connections, connections created and closed (totals and "
-                "per-second rates).", ("listener", "networkProcessor"),
+                "Per listener: open connections, connections created and closed, bytes "
+                "read and written, requests and responses (totals and per-second rates), and "
+                "the request size's average and maximum over the last minute (Kafka's two "
+                "30 s samples; NaN with no request).", ("listener", "networkProcessor"),
                 attributes=("connection-count", "connection-creation-total",
                             "connection-creation-rate", "connection-close-total",
-                            "connection-close-rate")),
+                            "connection-close-rate", "incoming-byte-total",
+                            "incoming-byte-rate", "outgoing-byte-total", "outgoing-byte-rate",
+                            "request-total", "request-rate", "response-total",
+                            "response-rate", "request-size-avg", "request-size-max")),
              _m("kafka.server", "socket-server-metrics", "", ATTRIBUTES,
                 "Open connections per listener by the client software their ApiVersions "
                 "named (KIP-511; `unknown` before it); a software seen once keeps its series.",
                 ("clientSoftwareName", "clientSoftwareVersion", "listener", "networkProcessor"),
                 attributes=("connections",)),
+             _m("kafka.network", "Acceptor", "AcceptorBlockedPercent", METER,
+                "Nanoseconds a listener's acceptor was blocked by connection quotas: 0, as no "
+                "quota (max.connections) blocks it here.", ("listener",)),
              _m("kafka.network", "SocketServer", "ExpiredConnectionsKilledCount", GAUGE,
                 "Connections closed because their SASL session expired without "
                 "re-authentication (KIP-368, connections.max.reauth.ms)."),

@@ -33,6 +33,7 @@ from protocol.errors import ProtocolError
 from protocol.framing import FrameReader
 from pybroker.kernel.outcome import is_pending
 from pybroker.metrics.request_metrics import RequestTimes, now_ns
+from pybroker.network.traffic import Traffic
 from pybroker.security.principal import ANONYMOUS, KafkaPrincipal
 from pybroker.security.sasl import SaslAuthenticator
 
@@ -78,9 +79,12 @@ class KafkaConnection(asyncio.BufferedProtocol):
                  tls_principal: Callable[[bytes | None], KafkaPrincipal] | None = None,
                  sasl: SaslAuthenticator | None = None,
                  on_closed: Callable[[], None] | None = None,
-                 on_client_software: Callable[[str, str], None] | None = None) -> None:
+                 on_client_software: Callable[[str, str], None] | None = None,
+                 traffic: Traffic | None = None) -> None:
         """``on_closed``: told once when the connection is gone; ``on_client_software``: told
-        the client's software name and version when ApiVersions names them."""
+        the client's software name and version when ApiVersions names them; ``traffic``: its
+        listener's byte, request and response counts."""
+        self.traffic = traffic
         self.dispatcher = dispatcher
         self._on_closed = on_closed
         self._on_client_software = on_client_software
@@ -174,6 +178,12 @@ class KafkaConnection(asyncio.BufferedProtocol):
             self.abort(f"bad frame: {e}")
             return
         received = now_ns()
+        traffic = self.traffic
+        if traffic is not None:
+            traffic.incoming.count += nbytes
+            traffic.requests.count += len(frames)
+            for frame in frames:
+                traffic.request_size.record(len(frame))
         for frame in frames:
             if self.closed:
                 return
@@ -238,6 +248,9 @@ class KafkaConnection(asyncio.BufferedProtocol):
                 response = slot
             self._slots.popleft()
             pieces = response_pieces(response)
+            if self.traffic is not None:
+                self.traffic.responses.count += 1
+                self.traffic.outgoing.count += sum(map(len, pieces))
             if len(pieces) == 1:
                 chunks.append(pieces[0])
                 sent.append(times)

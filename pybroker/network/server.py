@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from protocol.framing import DEFAULT_CHUNK_SIZE
 from pybroker.metrics.registry import MBean, Meter, MetricsRegistry
 from pybroker.network.connection import UNKNOWN_SOFTWARE, KafkaConnection
+from pybroker.network.traffic import Traffic
 from pybroker.security.listeners import PLAINTEXT_LISTENER, ListenerSecurity
 from pybroker.security.sasl import SaslAuthenticator
 
@@ -43,20 +44,36 @@ class ListenerStats:
         #: its connections are gone, as Kafka's)
         self._software: set[tuple[str, str]] = set()
         self.client_software(*UNKNOWN_SOFTWARE)
+        self.traffic = traffic = Traffic(registry.clock.monotonic)
 
         def count() -> int:
             return sum(1 for _ in connections())
 
         def read() -> dict[str, float]:
             at = registry.clock.monotonic()
+            size_avg, size_max = traffic.request_size.read()
             return {"connection-count": count(),
                     "connection-creation-total": self.created.count,
                     "connection-creation-rate": self.created.rates(at)[1],
                     "connection-close-total": self.closed.count,
-                    "connection-close-rate": self.closed.rates(at)[1]}
+                    "connection-close-rate": self.closed.rates(at)[1],
+                    "incoming-byte-total": traffic.incoming.count,
+                    "incoming-byte-rate": traffic.incoming.rates(at)[1],
+                    "outgoing-byte-total": traffic.outgoing.count,
+                    "outgoing-byte-rate": traffic.outgoing.rates(at)[1],
+                    "request-total": traffic.requests.count,
+                    "request-rate": traffic.requests.rates(at)[1],
+                    "response-total": traffic.responses.count,
+                    "response-rate": traffic.responses.rates(at)[1],
+                    "request-size-avg": size_avg,
+                    "request-size-max": size_max}
 
         registry.attributes(MBean("kafka.server", "socket-server-metrics", "",
                                   (("listener", listener), ("networkProcessor", "0"))), read)
+        # no connection quota (max.connections) ever blocks the acceptor here: Kafka's meter
+        # of the nanoseconds it was blocked stays at 0
+        registry.meter(MBean("kafka.network", "Acceptor", "AcceptorBlockedPercent",
+                             (("listener", listener),)))
 
     def on_closed(self) -> None:
         self.closed.count += 1
@@ -126,7 +143,8 @@ class SocketServer:
                                tls_principal=security.tls_principal,
                                sasl=self.sasl_authenticator(listener),
                                on_closed=stats.on_closed,
-                               on_client_software=stats.client_software)
+                               on_client_software=stats.client_software,
+                               traffic=stats.traffic)
 
     def _register_socket_server_gauges(self) -> None:
         """The SocketServer gauges whose values follow from what this server is, as a Kafka
