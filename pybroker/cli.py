@@ -2,7 +2,9 @@
 the manner of Kafka's ``kafka-server-start.sh``; ``pybroker healthcheck`` (is a broker serving?)
 and ``pybroker env-properties`` (the properties the ``KAFKA_*`` environment variables set), for
 the container image; ``pybroker compat --bootstrap host:port`` (the compatibility suite against
-any broker, :mod:`pybroker.compat`, imported only for that command)."""
+any broker, :mod:`pybroker.compat`, imported only for that command); ``pybroker
+state-change-log merge`` (brokers' state-change logs as one history,
+:mod:`pybroker.tools.state_change_merge`)."""
 
 from __future__ import annotations
 
@@ -35,6 +37,13 @@ def build_parser() -> argparse.ArgumentParser:
     health.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS")
     sub.add_parser("env-properties",
                    help="print the server.properties the KAFKA_* environment variables set")
+    scl = sub.add_parser("state-change-log", help="work with brokers' state-change logs")
+    scl_sub = scl.add_subparsers(dest="state_change_command", required=True)
+    from pybroker.tools.state_change_merge import add_arguments
+
+    add_arguments(scl_sub.add_parser(
+        "merge", help="merge the state-change logs of several brokers into one time-ordered "
+                      "history (Kafka's StateChangeLogMerger)"))
     compat = sub.add_parser(
         "compat", add_help=False,
         help="run the compatibility suite against a broker and write its report card "
@@ -63,6 +72,33 @@ def env_properties() -> int:
     return 0
 
 
+#: the state-change log's file and its rotation: a new file at this size, this many kept
+STATE_CHANGE_LOG = "state-change.log"
+STATE_CHANGE_LOG_MAX_BYTES = 100 * 1024 * 1024
+STATE_CHANGE_LOG_BACKUPS = 10
+
+
+def add_state_change_log(log_dir: str, log: logging.Logger) -> None:
+    """Write the ``pybroker.state.change`` logger's lines to ``<log_dir>/state-change.log`` as
+    well, in Kafka's format (``[%d] %p %m (%c)%n`` with logger ``state.change.logger``), rotated
+    by size: what ``kafka-run-class.sh`` does for ``LOG_DIR``, which this takes from the
+    environment too (default: ``logs`` in the working directory)."""
+    from logging.handlers import RotatingFileHandler
+
+    try:
+        os.makedirs(log_dir, exist_ok=True)
+        handler = RotatingFileHandler(os.path.join(log_dir, STATE_CHANGE_LOG),
+                                      maxBytes=STATE_CHANGE_LOG_MAX_BYTES,
+                                      backupCount=STATE_CHANGE_LOG_BACKUPS)
+    except OSError as e:
+        log.warning("no state-change log: %s", e)
+        return
+    handler.setFormatter(logging.Formatter(
+        "[%(asctime)s] %(levelname)s %(message)s (state.change.logger)"))
+    handler.setLevel(logging.INFO)
+    logging.getLogger("pybroker.state.change").addHandler(handler)
+
+
 def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
     if given[:1] == ["compat"]:
@@ -75,10 +111,15 @@ def main(argv: list[str] | None = None) -> int:
         return healthcheck(args)
     if args.command == "env-properties":
         return env_properties()
+    if args.command == "state-change-log":
+        from pybroker.tools.state_change_merge import run
+
+        return run(args)
     logging.basicConfig(level=args.log_level,
                         format="[%(asctime)s] %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)
     log = logging.getLogger("pybroker")
+    add_state_change_log(os.environ.get("LOG_DIR") or "logs", log)
     try:
         overrides = list(args.override)
         if args.from_env:

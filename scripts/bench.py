@@ -29,7 +29,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -53,6 +55,7 @@ from scripts.bench_report import (
     EXTERNAL,
     RATIO,
     RATIO_BASELINE,
+    SCRAPED,
     case_label,
     case_specs,
     markdown_table,
@@ -384,9 +387,56 @@ class External(Target):
         return self.bootstrap
 
 
+class ScrapedPybroker(OwnPybroker):
+    """This checkout's pybroker serving its metrics (``metrics.listener``), with a scraper
+    reading ``/metrics`` every second, as an impatient Prometheus would: what metrics cost,
+    next to the same broker without the endpoint (``--metrics``)."""
+
+    name = SCRAPED
+    INTERVAL_S = 1.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._scraper: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.scrapes = 0
+        self.scrape_errors = 0
+
+    def start(self) -> str:
+        self.tmp = Path(tempfile.mkdtemp(prefix=f"bench-{self.name}-"))
+        self.proc = BrokerProcess(self.tmp / "kafka-logs", log_path=self.tmp / "broker.log",
+                                  metrics=True)
+        self.proc.start()
+        self._stop.clear()
+        self._scraper = threading.Thread(target=self._scrape, args=(self.proc.metrics_url,),
+                                         name="bench-scraper", daemon=True)
+        self._scraper.start()
+        return self.proc.bootstrap
+
+    def _scrape(self, url: str) -> None:
+        while not self._stop.wait(self.INTERVAL_S):
+            try:
+                with urllib.request.urlopen(url, timeout=10) as response:  # noqa: S310 - loopback
+                    response.read()
+                self.scrapes += 1
+            except OSError:
+                self.scrape_errors += 1
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._scraper is not None:
+            self._scraper.join(15)
+            self._scraper = None
+            print(f"{self.name}: {self.scrapes} scrapes of /metrics, {self.scrape_errors} failed",
+                  flush=True)
+        super().stop()
+
+
 def make_target(name: str, args: argparse.Namespace, baseline: BaselineCheckout | None = None) -> Target:
     if name == "pybroker":
         return OwnPybroker()
+    if name == SCRAPED:
+        return ScrapedPybroker()
     if name == "kafka":
         return OwnKafka()
     if name == BASELINE:
@@ -647,6 +697,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--linger-ms", type=int, default=5)
     p.add_argument("--batch-size", type=int, default=1_000_000, help="librdkafka batch.size")
     p.add_argument("--keep-topics", action="store_true", help="do not delete each case's topic")
+    p.add_argument("--metrics", action="store_true",
+                   help=f"also run pybroker serving its metrics, scraped every second ({SCRAPED}), "
+                        "next to pybroker in every round, and report the scraped/pybroker ratios")
     p.add_argument("--markdown", action="store_true", help="also print the results as a Markdown table")
     args = p.parse_args(argv)
     if args.bootstrap and args.brokers:
@@ -668,6 +721,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             p.error(f"--baseline: {e}")
         i = args.names.index("pybroker")
         args.names = [*args.names[:i + 1], BASELINE, *args.names[i + 1:]]
+    if args.metrics:
+        if args.bootstrap or "pybroker" not in args.names:
+            p.error("--metrics compares pybroker with and without its metrics endpoint: it needs "
+                    "pybroker among --brokers and cannot be combined with --bootstrap")
+        i = args.names.index("pybroker")
+        args.names = [*args.names[:i + 1], SCRAPED, *args.names[i + 1:]]
     if args.rounds < 1:
         p.error("--rounds must be at least 1")
     return args

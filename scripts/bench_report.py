@@ -18,6 +18,8 @@ EXTERNAL = "external"
 BASELINE = "baseline"  # pybroker at an earlier revision (--baseline)
 RATIO = "pybroker/kafka"
 RATIO_BASELINE = "pybroker/baseline"
+SCRAPED = "scraped"  # pybroker serving its metrics, scraped every second (--metrics)
+RATIO_METRICS = "scraped/pybroker"
 METRICS = (("produce", "mb_per_s"), ("produce", "msgs_per_s"), ("consume", "mb_per_s"), ("consume", "msgs_per_s"))
 
 
@@ -38,6 +40,7 @@ def summarize(runs: list[BrokerRun], names: list[str], args: argparse.Namespace)
     ``ratio`` pybroker/kafka and, with a baseline, ``ratio_baseline`` pybroker/baseline."""
     with_ratio = set(BROKERS) <= set(names)
     with_baseline = {"pybroker", BASELINE} <= set(names)
+    with_metrics = {"pybroker", SCRAPED} <= set(names)
     out = []
     for size, parts in case_specs(args):
         entry: dict[str, object] = {"label": case_label(size, parts), "record_size": size, "partitions": parts}
@@ -57,6 +60,9 @@ def summarize(runs: list[BrokerRun], names: list[str], args: argparse.Namespace)
                 if with_baseline and metric != "broker_cpu_pct":
                     py, old = values["pybroker"], values[BASELINE]
                     values["ratio_baseline"] = round(py / old, 3) if py is not None and old else None
+                if with_metrics and metric != "broker_cpu_pct":
+                    on, off = values[SCRAPED], values["pybroker"]
+                    values["ratio_metrics"] = round(on / off, 3) if on is not None and off else None
                 block[metric] = values
             block["errors"] = {name: sum(getattr(c, direction).errors for c in measured[name]) for name in names}
             entry[direction] = block
@@ -83,6 +89,8 @@ def ratio_columns(names: list[str]) -> list[tuple[str, str]]:
     cols = [("ratio", RATIO)] if set(BROKERS) <= set(names) else []
     if {"pybroker", BASELINE} <= set(names):
         cols.append(("ratio_baseline", RATIO_BASELINE))
+    if {"pybroker", SCRAPED} <= set(names):
+        cols.append(("ratio_metrics", RATIO_METRICS))
     return cols
 
 
@@ -142,7 +150,8 @@ def plot(summary: list[dict], names: list[str], path: Path, title: str, ratio_no
     fig = plt.figure(figsize=(15, 7.5))
     grid = fig.add_gridspec(2, 3, width_ratios=[1, 1, 0.8])
     width = 0.8 / len(names)
-    colors = {"pybroker": "tab:blue", "kafka": "tab:orange", EXTERNAL: "tab:green", BASELINE: "tab:gray"}
+    colors = {"pybroker": "tab:blue", "kafka": "tab:orange", EXTERNAL: "tab:green", BASELINE: "tab:gray",
+              SCRAPED: "tab:cyan"}
     for row, (metric, unit) in enumerate((("mb_per_s", "MB/s (payload)"), ("msgs_per_s", "records/s"))):
         for col, direction in enumerate(("produce", "consume")):
             ax = fig.add_subplot(grid[row, col])
@@ -158,10 +167,13 @@ def plot(summary: list[dict], names: list[str], path: Path, title: str, ratio_no
             ax.set_ylim(top=ax.get_ylim()[1] * 1.12)
             ax.grid(axis="y", alpha=0.3)
             ax.legend(fontsize=8)
-    panels = [(grid[:, 2], "ratio", RATIO, set(BROKERS) <= set(names), ratio_note)]
+    wanted = [("ratio", RATIO, set(BROKERS) <= set(names), ratio_note)]
     if BASELINE in names:  # the pybroker/baseline ratio below the pybroker/kafka one
-        panels = [(grid[0, 2], "ratio", RATIO, set(BROKERS) <= set(names), ratio_note),
-                  (grid[1, 2], "ratio_baseline", RATIO_BASELINE, "pybroker" in names, baseline_note)]
+        wanted.append(("ratio_baseline", RATIO_BASELINE, "pybroker" in names, baseline_note))
+    if SCRAPED in names:
+        wanted.append(("ratio_metrics", RATIO_METRICS, "pybroker" in names, ""))
+    column = grid[:, 2].subgridspec(len(wanted), 1)
+    panels = [(column[i, 0], *w) for i, w in enumerate(wanted)]
     for spec, key, ratio_title, shown, note in panels:
         ax = fig.add_subplot(spec)
         ax.set_title(f"ratio {ratio_title} (same for MB/s and records/s)", fontsize=9)
@@ -174,7 +186,7 @@ def plot(summary: list[dict], names: list[str], path: Path, title: str, ratio_no
                 ax.bar_label(bars, labels=[fmt(v, "ratio") for v in values], fontsize=8, padding=2)
             ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
             ax.legend(fontsize=8)
-            if key == "ratio_baseline":  # room for the labels of bars near parity
+            if key != "ratio":  # room for the labels of bars near parity
                 ax.set_ylim(top=ax.get_ylim()[1] * 1.08)
         if note:
             ax.text(0.5, 0.5, note, transform=ax.transAxes, ha="center", va="center", fontsize=9, wrap=True)

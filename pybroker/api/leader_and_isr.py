@@ -9,6 +9,8 @@ that waits for ZooKeeper).
 
 from __future__ import annotations
 
+import logging
+import time
 import uuid
 
 from protocol.errors import ErrorCode
@@ -21,6 +23,8 @@ from pybroker.metadata.model import PartitionRecord
 from pybroker.security.acl import AclOperation
 
 ZERO_UUID = uuid.UUID(int=0)
+#: Kafka's state.change.logger
+state_change_log = logging.getLogger("pybroker.state.change")
 
 
 def _partitions(request: req.LeaderAndIsrRequest, version: int
@@ -53,10 +57,22 @@ def handle(ctx: RequestContext, request: req.LeaderAndIsrRequest,
                         tuple(p.removing_replicas) if version >= 3 else ()),
         bool(p.is_new)) for topic_id, p in states]
 
+    broker_id = ctx.services.broker_id
+    state_change_log.info("[Broker id=%d] Handling LeaderAndIsr request correlationId %d from "
+                          "controller %d epoch %d for %d partitions", broker_id,
+                          ctx.correlation_id, request.controller_id, request.controller_epoch,
+                          len(partitions))
+    started = time.monotonic()
+
     def apply(_loaded: object = None) -> m.LeaderAndIsrResponse:
         error, results = control.leader_and_isr(
             request.controller_id, request.controller_epoch,
             request.broker_epoch if version >= 2 else -1, partitions, ctx.now_ms)
+        state_change_log.info("[Broker id=%d] Finished LeaderAndIsr request in %dms "
+                              "correlationId %d from controller %d for %d partitions%s",
+                              broker_id, (time.monotonic() - started) * 1000,
+                              ctx.correlation_id, request.controller_id, len(partitions),
+                              f" ({error.name})" if error else "")
         return _response(version, states, error, results)
 
     # topics new to this broker have their configs read first, so their logs open with them

@@ -38,6 +38,7 @@ depends on time takes ``now_ms``.
 
 from __future__ import annotations
 
+import base64
 import enum
 import logging
 import uuid
@@ -211,6 +212,13 @@ class Partition:
         self.partition_state = CommittedPartitionState(frozenset(record.isr))
 
     @property
+    def topic_id_text(self) -> str:
+        """The topic id as Kafka's state-change log prints it: ``Some(<base64>)`` or None."""
+        if self.topic_id is None:
+            return "None"
+        return f"Some({base64.urlsafe_b64encode(self.topic_id.bytes).decode().rstrip('=')})"
+
+    @property
     def is_reassigning(self) -> bool:
         """A reassignment is adding or removing replicas of it (Kafka's
         ``OngoingReassignmentState``)."""
@@ -245,10 +253,15 @@ class Partition:
             if record.leader_recovery_state == RECOVERING:
                 self._log_unclean_election(record, start)
             state_change_log.info(
-                "Leader %s starts at leader epoch %d from offset %d with partition epoch %d, "
-                "high watermark %d, ISR %s. Previous leader %d and previous leader epoch %d",
-                self.name, record.leader_epoch, start, record.partition_epoch,
-                self.high_watermark, list(record.isr), previous_leader, previous_epoch)
+                "[Broker id=%d] Leader %s with topic id %s starts at leader epoch %d from "
+                "offset %d with partition epoch %d, high watermark %d, ISR [%s], adding "
+                "replicas [%s] and removing replicas [%s]. Previous leader %s and previous "
+                "leader epoch was %d.", self.local_broker_id, self.name,
+                self.topic_id_text, record.leader_epoch, start, record.partition_epoch,
+                self.high_watermark, ",".join(map(str, record.isr)),
+                ",".join(map(str, record.adding_replicas)),
+                ",".join(map(str, record.removing_replicas)),
+                f"Some({previous_leader})" if previous_leader >= 0 else "None", previous_epoch)
         self.high_watermark = min(max(self.high_watermark, log.log_start_offset),
                                   log.log_end_offset)
         self.maybe_increment_high_watermark(now_ms)
@@ -283,6 +296,12 @@ class Partition:
         self._take_state(record, log)
         self.role = Role.FOLLOWER
         self.remote_replicas = {}
+        if changed:
+            state_change_log.info(
+                "[Broker id=%d] Follower %s starts at leader epoch %d from offset %d with "
+                "partition epoch %d and high watermark %d. Current leader is %d.",
+                self.local_broker_id, self.name, record.leader_epoch, log.log_end_offset,
+                record.partition_epoch, self.high_watermark, record.leader)
         self.leader_epoch_start_offset = NO_OFFSET
         self.high_watermark = min(max(self.high_watermark, log.log_start_offset),
                                   log.log_end_offset)
@@ -462,7 +481,8 @@ class Partition:
             return False, False
         self.partition_state = CommittedPartitionState(frozenset(answer.isr))
         self.partition_epoch = answer.partition_epoch
-        state_change_log.info("ISR of %s updated to %s%s and partition epoch to %d", self.name,
+        state_change_log.info("[Broker id=%d] ISR of %s updated to [%s]%s and partition epoch "
+                              "to %d", self.local_broker_id, self.name,
                               list(answer.isr),
                               " (under min.insync.replicas)" if self.is_under_min_isr else "",
                               self.partition_epoch)
@@ -720,9 +740,10 @@ class Partition:
         end = self.log.log_end_offset
         if offset < end:
             state_change_log.info(
-                "Truncating partition %s to offset %d (its log ended at %d, high watermark %d) "
-                "as a follower of broker %d in leader epoch %d", self.name, offset, end,
-                self.high_watermark, self.leader_id, self.leader_epoch)
+                "[Broker id=%d] Truncating partition %s to offset %d (its log ended at %d, "
+                "high watermark %d) as a follower of broker %d in leader epoch %d",
+                self.local_broker_id, self.name, offset, end, self.high_watermark,
+                self.leader_id, self.leader_epoch)
         self.log.truncate_to(offset)
         self.high_watermark = min(self.high_watermark, self.log.log_end_offset)
 

@@ -275,8 +275,8 @@ class ControllerRequests(ControllerCore):
         for tp in updated:
             await self.maybe_complete_reassignment(tp)
         for tp in updated:
-            state_change_log.info("Controller %d epoch %d: ISR of %s is now %s (asked by its "
-                                  "leader %d)", self.broker_id, ctx.epoch, tp_str(tp),
+            state_change_log.info("[Controller id=%d epoch=%d] ISR of %s is now %s (asked by "
+                                  "its leader %d)", self.broker_id, ctx.epoch, tp_str(tp),
                                   list(writes[tp].isr), event.broker_id)
         event.respond(ErrorCode.NONE, results)
         if updated:

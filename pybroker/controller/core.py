@@ -51,6 +51,16 @@ log = logging.getLogger(__name__)
 state_change_log = logging.getLogger("pybroker.state.change")
 
 
+def kafka_leader_and_isr(state: LeaderAndIsr) -> str:
+    """A leader and ISR as Kafka 3.9's state-change log prints one (``LeaderAndIsr.toString``;
+    a ZooKeeper-mode controller knows no broker epochs: -1)."""
+    members = ", ".join(f"BrokerState(brokerId={b}, brokerEpoch=-1)" for b in state.isr)
+    return (f"LeaderAndIsr(leader={state.leader}, leaderEpoch={state.leader_epoch}, "
+            f"isrWithBrokerEpoch=List({members}), "
+            f"leaderRecoveryState={state.leader_recovery_state.name}, "
+            f"partitionEpoch={state.partition_epoch})")
+
+
 Watch = Callable[[], None]
 
 
@@ -264,12 +274,25 @@ class ControllerCore:
             if writes:
                 self.partitions.on_elected(change, await self.store.update_states(
                     writes, ctx.epoch, ctx.epoch_zk_version))
+        prefix = f"[Controller id={self.broker_id} epoch={ctx.epoch}]"
+        for tp, source, to, leader_and_isr in change.transitions:
+            if to is PartitionState.NEW:
+                state_change_log.info("%s Changed partition %s state from %s to %s with "
+                                      "assigned replicas %s", prefix, tp_str(tp), source, to,
+                                      ",".join(map(str, ctx.partition_replica_assignment(tp))))
+            elif leader_and_isr is not None:
+                state_change_log.info("%s Changed partition %s from %s to %s with state %s",
+                                      prefix, tp_str(tp), source, to,
+                                      kafka_leader_and_isr(leader_and_isr))
+            else:  # Kafka's are TRACE
+                state_change_log.debug("%s Changed partition %s state from %s to %s", prefix,
+                                       tp_str(tp), source, to)
         for illegal in change.illegal:
-            state_change_log.error("Controller %d epoch %d: %s", self.broker_id, ctx.epoch,
-                                   illegal)
+            state_change_log.error("%s %s", prefix, illegal)
         for tp, failure in change.failed.items():
-            state_change_log.warning("Controller %d epoch %d failed to change state of %s to %s: "
-                                     "%s", self.broker_id, ctx.epoch, tp_str(tp), target,
+            state_change_log.warning("%s Controller %d epoch %d failed to change state for "
+                                     "partition %s from %s to %s: %s", prefix, self.broker_id,
+                                     ctx.epoch, tp_str(tp), ctx.partition_state(tp), target,
                                      failure)
         self._send(batch)
         return change
@@ -286,13 +309,13 @@ class ControllerCore:
             outcomes = await self.store.update_states(writes, ctx.epoch, ctx.epoch_zk_version) \
                 if writes else {}
             self.replicas.on_isr_removed(change, outcomes)
+        prefix = f"[Controller id={self.broker_id} epoch={ctx.epoch}]"
         for illegal in change.illegal:
-            state_change_log.error("Controller %d epoch %d: %s", self.broker_id, ctx.epoch,
-                                   illegal)
+            state_change_log.error("%s %s", prefix, illegal)
         for replica, failure in change.failed.items():
-            state_change_log.warning("Controller %d epoch %d failed to change state of replica "
-                                     "%s to %s: %s", self.broker_id, ctx.epoch, replica, target,
-                                     failure)
+            state_change_log.warning("%s Controller %d epoch %d failed to change state of "
+                                     "replica %s to %s: %s", prefix, self.broker_id, ctx.epoch,
+                                     replica, target, failure)
         self._send(batch)
 
     async def _trigger_online_partitions(self, topic: str | None = None) -> None:
@@ -306,8 +329,26 @@ class ControllerCore:
         if self.channel is None or batch.is_empty():
             return
         ctx = self.context
-        for request in batch.requests(self.broker_id, ctx.epoch,
-                                      self.settings.inter_broker_listener):
+        prefix = f"[Controller id={self.broker_id} epoch={ctx.epoch}]"
+        requests = batch.requests(self.broker_id, ctx.epoch, self.settings.inter_broker_listener)
+        metadata_to: list[int] = []
+        metadata_partitions = 0
+        for request in requests:
+            if request.api_key == ApiKey.LEADER_AND_ISR:
+                states = _partition_states(request.request)
+                leading = sum(1 for p in states if p.leader == request.broker_id)
+                state_change_log.info("%s Sending LeaderAndIsr request to broker %d with %d "
+                                      "become-leader and %d become-follower partitions", prefix,
+                                      request.broker_id, leading, len(states) - leading)
+            elif request.api_key == ApiKey.UPDATE_METADATA:
+                metadata_to.append(request.broker_id)
+                metadata_partitions = max(metadata_partitions,
+                                          len(_partition_states(request.request)))
+        if metadata_to:
+            state_change_log.info("%s Sending UpdateMetadata request to brokers HashSet(%s) for "
+                                  "%d partitions", prefix, ", ".join(map(str, sorted(metadata_to))),
+                                  metadata_partitions)
+        for request in requests:
             self.channel.send(request.broker_id, request.api_key, request.version,
                               request.request, self._response_handler(request.broker_id,
                                                                       request.api_key))
@@ -327,6 +368,14 @@ class ControllerCore:
                 log.warning("Broker %d answered %s with %s", broker_id, api_key.name,
                             ErrorCode(response.error_code).name)
         return handle
+
+
+def _partition_states(request: Any) -> list[Any]:
+    """The partition states of a LeaderAndIsr or UpdateMetadata request, grouped by topic
+    (v2+ and v5+) or not."""
+    grouped = getattr(request, "topic_states", None) or []
+    return [p for t in grouped for p in t.partition_states] or \
+        list(getattr(request, "ungrouped_partition_states", None) or [])
 
 
 def leader_and_isr_errors(response: Any) -> dict[tuple[Any, int], ErrorCode]:

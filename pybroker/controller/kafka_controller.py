@@ -424,8 +424,9 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
         ctx = self.context
         broker = event.broker_id
         if event.error:
-            state_change_log.error("Controller %d epoch %d received error %s in a LeaderAndIsr "
-                                   "response from broker %d", self.broker_id, ctx.epoch,
+            state_change_log.error("[Controller id=%d epoch=%d] Received error %s in a "
+                                   "LeaderAndIsr response from broker %d", self.broker_id,
+                                   ctx.epoch,
                                    event.error.name, broker)
             return
         offline: set[TopicPartition] = set()
@@ -446,8 +447,8 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
             ctx.replicas_on_offline_dirs.pop(broker, None)
         new = current - previous
         if new:
-            state_change_log.info("Controller %d epoch %d: mark replicas %s on broker %d as "
-                                  "offline", self.broker_id, ctx.epoch,
+            state_change_log.info("[Controller id=%d epoch=%d] Mark replicas %s on broker %d "
+                                  "as offline", self.broker_id, ctx.epoch,
                                   ",".join(f"{t}-{p}" for t, p in sorted(new)), broker)
             await self._on_replicas_become_offline(
                 [PartitionAndReplica(tp, broker) for tp in sorted(new)])

@@ -156,6 +156,10 @@ class PartitionStateChange:
     failed: dict[TopicPartition, StateChangeFailure] = field(default_factory=dict)
     #: elections waiting for the outcome of their write.
     pending: dict[TopicPartition, ElectionResult] = field(default_factory=dict)
+    #: the transitions made, in order, for the state-change log: (partition, from, to, the
+    #: leader and ISR it went Online with)
+    transitions: list[tuple[TopicPartition, PartitionState, PartitionState,
+                            LeaderAndIsr | None]] = field(default_factory=list)
 
     @property
     def done(self) -> bool:
@@ -218,6 +222,7 @@ class PartitionStateMachine:
                 change.illegal.append(illegal)
         if target is not PartitionState.ONLINE:
             for tp in valid:
+                change.transitions.append((tp, ctx.partition_state(tp), target, None))
                 ctx.put_partition_state(tp, target)
             return change
         to_elect = []
@@ -264,6 +269,8 @@ class PartitionStateMachine:
             change.batch.add_leader_and_isr(info.leader_and_isr.isr, tp, info,
                                             ctx.partition_full_replica_assignment(tp),
                                             is_new=True)
+            change.transitions.append((tp, ctx.partition_state(tp), PartitionState.ONLINE,
+                                       info.leader_and_isr))
             ctx.put_partition_state(tp, PartitionState.ONLINE)
             change.succeeded[tp] = info.leader_and_isr
         change.to_create = {}
@@ -345,6 +352,8 @@ class PartitionStateMachine:
             change.batch.add_leader_and_isr(result.recipients, tp, info,
                                             ctx.partition_full_replica_assignment(tp),
                                             is_new=False)
+            change.transitions.append((tp, ctx.partition_state(tp), PartitionState.ONLINE,
+                                       info.leader_and_isr))
             ctx.put_partition_state(tp, PartitionState.ONLINE)
             change.succeeded[tp] = info.leader_and_isr
         change.pending = {}

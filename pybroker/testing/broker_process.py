@@ -148,6 +148,11 @@ class BrokerProcess:
         return f"{self.host}:{self.port}"
 
     @property
+    def state_change_log(self) -> Path:
+        """The broker's state-change log (``<log file>.logs/state-change.log``)."""
+        return self.log_path.parent / f"{self.log_path.stem}.logs" / "state-change.log"
+
+    @property
     def metrics_url(self) -> str:
         """``http://host:port/metrics`` of the broker's metrics endpoint."""
         if self.metrics_port is None:
@@ -186,6 +191,8 @@ class BrokerProcess:
         """The child's environment."""
         env = dict(os.environ)
         env.setdefault("PYTHONUNBUFFERED", "1")
+        # its own state-change log (Kafka's LOG_DIR), beside its log file
+        env["LOG_DIR"] = str(self.state_change_log.parent)
         if self.source is not None:
             env["PYTHONPATH"] = os.pathsep.join(
                 p for p in (str(self.source), env.get("PYTHONPATH", "")) if p

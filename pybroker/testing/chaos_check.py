@@ -302,7 +302,7 @@ _APPLIED = re.compile(r"^(LeaderAndIsr|UpdateMetadata|StopReplica) from controll
                       r"epoch (\d+)")
 _IGNORED = re.compile(r"^Ignoring (LeaderAndIsr|UpdateMetadata|StopReplica) from controller "
                       r"(\d+) epoch (\d+): (\w+)")
-_TRUNCATED = re.compile(r"^Truncating partition (\S+) to offset (\d+)")
+_TRUNCATED = re.compile(r"^(?:\[Broker id=\d+\] )?Truncating partition (\S+) to offset (\d+)")
 
 
 @dataclass(frozen=True)

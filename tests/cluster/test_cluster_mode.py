@@ -12,6 +12,9 @@ preferred-leader election. Each failover's duration is printed (``-s`` shows it)
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -252,8 +255,46 @@ def test_partitions_of_a_killed_leader_move_while_clients_carry_on(cluster) -> N
         produce(range(600, 700))
         assert producer.flush(30) == 0 and failed == []
         assert sorted(read_all(cluster.bootstrap, topic, 3, 700)) == sorted(delivered)
+        # the three brokers' state-change logs, merged as Kafka's StateChangeLogMerger would
+        # (pybroker state-change-log merge), tell partition 0's story in order
+        new_leader = view[0][0]
+        assert_in_order(merged_history(cluster, topic, 0), [
+            rf"\[Controller id=\d+ epoch=\d+\] Changed partition {topic}-0 from NewPartition "
+            rf"to OnlinePartition with state LeaderAndIsr\(leader={victim}, leaderEpoch=0,",
+            rf"\[Broker id={victim}\] Leader {topic}-0 .*starts at leader epoch 0 ",
+            rf"\[Controller id=\d+ epoch=\d+\] Changed partition {topic}-0 from "
+            rf"OfflinePartition to OnlinePartition with state LeaderAndIsr\("
+            rf"leader={new_leader}, leaderEpoch=1,",
+            rf"\[Broker id={new_leader}\] Leader {topic}-0 .*starts at leader epoch 1 ",
+            rf"\[Broker id={victim}\] Follower {topic}-0 starts at leader epoch 1 .*Current "
+            rf"leader is {new_leader}\.",
+            rf"\[Controller id=\d+ epoch=\d+\] Changed partition {topic}-0 from "
+            rf"OnlinePartition to OnlinePartition with state LeaderAndIsr\(leader={victim}, "
+            rf"leaderEpoch=2,",
+            rf"\[Broker id={victim}\] Leader {topic}-0 .*starts at leader epoch 2 ",
+        ])
     finally:
         consumer.close()
+
+
+def merged_history(cluster: ClusterProcesses, topic: str, partition: int) -> list[str]:
+    """``pybroker state-change-log merge`` of every broker's state-change log, for one
+    partition: the lines, in time order."""
+    logs = ",".join(str(cluster.broker(b).state_change_log) for b in sorted(cluster.brokers))
+    out = subprocess.run([sys.executable, "-m", "pybroker", "state-change-log", "merge",
+                          "--logs", logs, "--topic", topic, "--partitions", str(partition)],
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    return out.splitlines()
+
+
+def assert_in_order(lines: list[str], patterns: list[str]) -> None:
+    """Each pattern matches a line after the line the one before it matched."""
+    at = 0
+    for pattern in patterns:
+        found = next((i for i in range(at, len(lines)) if re.search(pattern, lines[i])), None)
+        assert found is not None, (f"no line after line {at} matches {pattern!r}; the "
+                                   "history:\n" + "\n".join(lines))
+        at = found + 1
 
 
 def read_all(bootstrap: str, topic: str, partitions: int, expected: int,

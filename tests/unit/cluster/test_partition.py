@@ -3,6 +3,7 @@ log in a temporary directory. Time is passed in; nothing here waits."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -190,9 +191,10 @@ def test_a_truncation_that_drops_records_is_in_the_state_change_log(
     p.truncate_to(2)
     [record] = [r for r in caplog.records if "Truncating" in r.getMessage()]
     assert record.name == "pybroker.state.change"
-    assert record.getMessage().startswith(
-        "Truncating partition t-0 to offset 2 (its log ended at 5, high watermark 0) as a "
-        "follower of broker 1 in leader epoch 1"), record.getMessage()
+    assert re.match(
+        r"\[Broker id=\d+\] Truncating partition t-0 to offset 2 \(its log ended at 5, high "
+        r"watermark 0\) as a follower of broker 1 in leader epoch 1", record.getMessage()), \
+        record.getMessage()
     assert p.log_end_offset == 2
 
 
