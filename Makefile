@@ -93,7 +93,7 @@ image: $(RUNTIME_STAMP) ## build the container image (docker/Dockerfile) and the
 	$(PY) -m scripts.image --image $(IMAGE) --base-image $(BASE_IMAGE) $(if $(ENGINE),--engine $(ENGINE))
 
 test: setup gen-check lint ## set everything up, check generated code and lint, run every test
-	$(PY) -m pytest -ra tests
+	$(PY) -m pytest -ra --durations=30 tests
 
 test-unit: $(STAMP) ## unit tests only (no broker processes)
 	$(PY) -m pytest -ra tests/unit
@@ -133,7 +133,7 @@ lint: $(STAMP) ## ruff, the layer contracts of .importlinter, and mypy on protoc
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 
-bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka and Spark; ratios), start-up/memory, 3-broker cluster scale (1,000 partitions: creation, Metadata latency, controller failover; ratios), replication (RF 1 vs RF 3 acks=1/all with confluent-kafka and Kafka's perf tools and EndToEndLatency; goal ratios), transactions (idempotent vs a commit every 1,000 records), librdkafka's group vs simple consumer, PLAINTEXT vs SSL listeners (TLS's cost on both), pybroker with its metrics endpoint scraped every second vs without (scraped/pybroker); JSON and PNG in bench-results/; BASELINE=rev also runs pybroker at that git revision (pybroker/baseline ratios)
+bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka and Spark; ratios), start-up/memory, 3-broker cluster scale (1,000 partitions: creation, Metadata latency, controller failover; ratios), replication (RF 1 vs RF 3 acks=1/all with confluent-kafka and Kafka's perf tools and EndToEndLatency; goal ratios), transactions (idempotent vs a commit every 1,000 records), librdkafka's group vs simple consumer, PLAINTEXT vs SSL listeners (TLS's cost on both), pybroker with its metrics endpoint scraped every 5 s vs without (scraped/pybroker); JSON and PNG in bench-results/; BASELINE=rev also runs pybroker at that git revision (pybroker/baseline ratios)
 	$(PY) -m scripts.bench --out bench-results --metrics $(if $(BASELINE),--baseline $(BASELINE))
 	$(PY) -m scripts.bench_spark --out bench-results
 	$(PY) scripts/bench_startup.py --out bench-results

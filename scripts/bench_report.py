@@ -18,7 +18,7 @@ EXTERNAL = "external"
 BASELINE = "baseline"  # pybroker at an earlier revision (--baseline)
 RATIO = "pybroker/kafka"
 RATIO_BASELINE = "pybroker/baseline"
-SCRAPED = "scraped"  # pybroker serving its metrics, scraped every second (--metrics)
+SCRAPED = "scraped"  # pybroker serving its metrics, scraped every 5 s (--metrics)
 RATIO_METRICS = "scraped/pybroker"
 METRICS = (("produce", "mb_per_s"), ("produce", "msgs_per_s"), ("consume", "mb_per_s"), ("consume", "msgs_per_s"))
 

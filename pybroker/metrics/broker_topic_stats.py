@@ -90,9 +90,19 @@ class BrokerTopicStats:
         return stats
 
     def mark(self, topic: str, name: str, n: int = 1) -> None:
-        """Mark ``name`` of ``topic`` and of all topics."""
-        self.topic(topic).meter(name).count += n
-        self.all.meter(name).count += n
+        """Mark ``name`` of ``topic`` and of all topics (one call per batch or request: the
+        meters are looked up in place, made only the first time)."""
+        stats = self._topics.get(topic)
+        if stats is None:
+            stats = self.topic(topic)
+        meter = stats._meters.get(name)
+        if meter is None:
+            meter = stats.meter(name)
+        meter.count += n
+        meter = self.all._meters.get(name)
+        if meter is None:
+            meter = self.all.meter(name)
+        meter.count += n
 
     def remove_topic(self, topic: str) -> None:
         """The topic was deleted (or this broker no longer hosts it): its series go."""
