@@ -483,7 +483,7 @@ class Partition:
         self.partition_epoch = answer.partition_epoch
         state_change_log.info("[Broker id=%d] ISR of %s updated to [%s]%s and partition epoch "
                               "to %d", self.local_broker_id, self.name,
-                              list(answer.isr),
+                              ",".join(map(str, answer.isr)),
                               " (under min.insync.replicas)" if self.is_under_min_isr else "",
                               self.partition_epoch)
         return self.maybe_increment_high_watermark(now_ms), False
