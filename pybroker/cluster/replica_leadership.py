@@ -154,5 +154,9 @@ class ReplicaLeadership(ReplicaLogDirs):
             # waiting requests for a partition that is gone answer now, with the error
             self.fetch_purgatory.check_and_complete((topic, p))
             self.produce_purgatory.check_and_complete((topic, p))
+        if delete and not any(t == topic for t, _ in self.partitions):
+            # Kafka's maybeRemoveTopicMetrics: no partition of the topic is hosted any more,
+            # so its BrokerTopicMetrics series go (a deleted topic's would stay for ever)
+            self.topic_stats.remove_topic(topic)
         if self.fetchers is not None:
             self.fetchers.shutdown_idle_fetchers()

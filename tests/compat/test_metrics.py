@@ -254,3 +254,27 @@ def test_a_lagging_groups_lag_is_what_it_has_not_read(metered: BrokerProcess) ->
     labels = {"consumergroup": group, "topic": topic, "partition": "0"}
     assert page.value("kafka_consumergroup_current_offset", labels) == 12
     assert page.value("kafka_consumergroup_lag", labels) == 30 - 12
+
+
+def test_a_deleted_topics_series_go(metered: BrokerProcess) -> None:
+    """As Kafka's ReplicaManager removes a topic's BrokerTopicMetrics once it hosts no
+    partition of it (``maybeRemoveTopicMetrics``), and its partitions' Log and Partition
+    gauges with them: a broker that sees topics come and go keeps no series of the gone."""
+    topic = "deleted-later"
+    create(metered, topic, 2)
+    producer = Producer({"bootstrap.servers": metered.bootstrap})
+    for i in range(20):
+        producer.produce(topic, value=b"d%d" % i, partition=i % 2)
+    assert producer.flush(30) == 0
+
+    def of_topic(page: Scrape) -> set[str]:
+        return {name for name, labels in page.samples if ("topic", topic) in labels}
+
+    before = of_topic(scrape(metered.metrics_url))
+    assert {BTM + "messagesin_total", BTM + "bytesin_total", "kafka_log_log_size"} <= before
+    admin = AdminClient({"bootstrap.servers": metered.bootstrap})
+    admin.delete_topics([topic])[topic].result(30)
+    deadline = time.monotonic() + 15
+    while (left := of_topic(scrape(metered.metrics_url))) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert left == set()
