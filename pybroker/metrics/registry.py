@@ -28,6 +28,7 @@ broker's event loop: the endpoint reads a :meth:`MetricsRegistry.snapshot` taken
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -117,28 +118,24 @@ class Meter:
 
 
 class Histogram:
-    """Keeps the last :data:`RESERVOIR_SIZE` values and how many there were."""
+    """Keeps the last :data:`RESERVOIR_SIZE` values (``values``, a bounded deque) and how many
+    there were (``count``). A hot path may do what :meth:`update` does in place -
+    ``h.count += 1; h.values.append(v)`` - and save a Python call per value."""
 
-    __slots__ = ("count", "_values", "_next")
+    __slots__ = ("count", "values")
 
     def __init__(self) -> None:
         self.count = 0
-        self._values: list[float] = []
-        self._next = 0
+        self.values: deque[float] = deque(maxlen=RESERVOIR_SIZE)
 
     def update(self, value: float) -> None:
         self.count += 1
-        values = self._values
-        if len(values) < RESERVOIR_SIZE:
-            values.append(value)
-        else:
-            values[self._next] = value
-            self._next = (self._next + 1) % RESERVOIR_SIZE
+        self.values.append(value)
 
     def quantiles(self) -> list[tuple[float, float]]:
         """``(quantile, value)`` for each of :data:`QUANTILES`, as Yammer's ``Snapshot``
         interpolates them (0 for an empty histogram)."""
-        values = sorted(self._values)
+        values = sorted(self.values)
         if not values:
             return [(q, 0.0) for q in QUANTILES]
         out = []
@@ -158,9 +155,10 @@ class Histogram:
 
     def stats(self) -> tuple[float, float, float]:
         """``(min, max, mean)`` of the values kept (0s when empty)."""
-        if not self._values:
+        values = self.values
+        if not values:
             return 0.0, 0.0, 0.0
-        return min(self._values), max(self._values), sum(self._values) / len(self._values)
+        return min(values), max(values), sum(values) / len(values)
 
 
 class Timer:
