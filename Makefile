@@ -133,7 +133,7 @@ lint: $(STAMP) ## ruff, the layer contracts of .importlinter, and mypy on protoc
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 
-bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka and Spark; ratios), start-up/memory, 3-broker cluster scale (1,000 partitions: creation, Metadata latency, controller failover; ratios), replication (RF 1 vs RF 3 acks=1/all with confluent-kafka and Kafka's perf tools and EndToEndLatency; goal ratios), transactions (idempotent vs a commit every 1,000 records), librdkafka's group vs simple consumer, PLAINTEXT vs SSL listeners (TLS's cost on both), pybroker with its metrics endpoint scraped every 5 s vs without (scraped/pybroker); JSON and PNG in bench-results/; BASELINE=rev also runs pybroker at that git revision (pybroker/baseline ratios)
+bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka and Spark; ratios), start-up/memory, 3-broker cluster scale (1,000 partitions: creation, Metadata latency, controller failover; ratios), replication (RF 1 vs RF 3 acks=1/all with confluent-kafka and Kafka's perf tools and EndToEndLatency; goal ratios), transactions (idempotent vs a commit every 1,000 records), librdkafka's group vs simple consumer, PLAINTEXT vs SSL listeners (TLS's cost on both), what metrics cost (broker CPU per GB at a fixed rate, side by side: endpoint on, off, and the commit before the metrics; throughput with the endpoint scraped every 5 s vs without); JSON and PNG in bench-results/; BASELINE=rev also runs pybroker at that git revision (pybroker/baseline ratios)
 	$(PY) -m scripts.bench --out bench-results --metrics $(if $(BASELINE),--baseline $(BASELINE))
 	$(PY) -m scripts.bench_spark --out bench-results
 	$(PY) scripts/bench_startup.py --out bench-results
@@ -142,6 +142,7 @@ bench: setup ## throughput vs Apache Kafka 3.9 (confluent-kafka and Spark; ratio
 	$(PY) -m scripts.bench_transactions --out bench-results
 	$(PY) -m scripts.bench_group_consume --out bench-results
 	$(PY) -m scripts.bench_tls --out bench-results
+	$(PY) -m scripts.bench_metrics --out bench-results
 
 clean: ## remove the virtualenv and local data
 	rm -rf $(VENV) data bench-results chaos-results
