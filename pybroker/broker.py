@@ -37,7 +37,7 @@ from pybroker.log.manager import (
 )
 from pybroker.metadata.config_repository import ConfigRepository
 from pybroker.metrics.endpoint import MetricsEndpoint, parse_metrics_listener
-from pybroker.metrics.loop_idle import IdleShare, current_selector
+from pybroker.metrics.loop_idle import IdleShare
 from pybroker.metrics.registry import MetricsRegistry, mbean
 from pybroker.metrics.request_metrics import RequestChannelMetrics
 from pybroker.network.server import SocketServer
@@ -398,18 +398,16 @@ class BrokerBase:
 
     def _start_metrics_endpoint(self) -> None:
         """Serve /metrics from the start of start-up (/ready says 503 until serving), and
-        register what the running loop tells (its idle share, when it was made to)."""
+        register what the running loop tells (its idle share)."""
         self._register_server_metrics()
-        selector = current_selector()
-        if selector is not None:
-            idle = IdleShare(selector)
-            self.metrics.gauge(mbean("kafka.network", "SocketServer",
-                                     "NetworkProcessorAvgIdlePercent"), idle.recent)
-            self.metrics.gauge(mbean("kafka.network", "Processor", "IdlePercent",
-                                     networkProcessor=0), idle.since_start)
-            self.metrics.attributes(
-                mbean("kafka.server", "KafkaRequestHandlerPool", "RequestHandlerAvgIdlePercent"),
-                lambda: {"Count": selector.idle_s * 1e9, "MeanRate": idle.since_start()})
+        idle = IdleShare()  # on the loop's thread: its CPU clock
+        self.metrics.gauge(mbean("kafka.network", "SocketServer",
+                                 "NetworkProcessorAvgIdlePercent"), idle.recent)
+        self.metrics.gauge(mbean("kafka.network", "Processor", "IdlePercent",
+                                 networkProcessor=0), idle.since_start)
+        self.metrics.attributes(
+            mbean("kafka.server", "KafkaRequestHandlerPool", "RequestHandlerAvgIdlePercent"),
+            lambda: {"Count": idle.idle_s * 1e9, "MeanRate": idle.since_start()})
         if self.metrics_endpoint is None:
             return
         try:

@@ -136,7 +136,6 @@ def main(argv: list[str] | None = None) -> int:
 
     from pybroker.broker import BrokerBase, ConfigError
     from pybroker.log.manager import LogDirError
-    from pybroker.metrics.loop_idle import new_event_loop
     from pybroker.modes.embedded.broker import Broker
     from pybroker.network.heap import keep_large_buffers_on_heap
 
@@ -150,8 +149,7 @@ def main(argv: list[str] | None = None) -> int:
             broker = ZkBroker(config)
         else:
             broker = Broker(config)
-        # the loop's selector times its waits: the idle share the metrics report
-        with asyncio.Runner(loop_factory=new_event_loop) as runner:
+        with asyncio.Runner() as runner:
             runner.run(broker.run_until_signal())
     except (ConfigError, LogDirError) as e:
         log.error("%s", e)

@@ -198,7 +198,7 @@ class RequestRouter:
     def _begin(times: RequestTimes, metrics: RequestChannelMetrics, api_key: int, version: int,
                request: Any) -> None:
         """Name the request as Kafka's metrics do (see :mod:`pybroker.metrics.request_metrics`)."""
-        api = metrics[API_NAMES[api_key]]
+        api = metrics.by_name[API_NAMES[api_key]]
         if api_key == ApiKey.FETCH:
             state = getattr(request, "replica_state", None)
             replica_id = state.replica_id if state is not None and version >= 15 \

@@ -17,10 +17,8 @@ from pybroker.kernel.outcome import Outcome, chain, is_pending, when_ready
 from pybroker.kernel.types import TopicPartition
 from pybroker.log.producer_state import AppendOrigin, VerificationGuard
 from pybroker.metrics.broker_topic_stats import (
-    BYTES_IN,
     BYTES_REJECTED,
     FAILED_PRODUCE,
-    MESSAGES_IN,
     TOTAL_PRODUCE,
 )
 from pybroker.purgatory.delayed_produce import DelayedProduce, ProducePartitionStatus
@@ -176,7 +174,6 @@ class ReplicaAppend(HostedPartitions):
         batch's header, when the caller has read it (the log reads it otherwise)."""
         p: Partition | None = None
         stats = self.topic_stats
-        stats.mark(topic, TOTAL_PRODUCE)
         try:
             p = self._leader_partition(topic, partition)
             assert p.log is not None
@@ -186,6 +183,7 @@ class ReplicaAppend(HostedPartitions):
                 min_insync_replicas=p.log.config.min_insync_replicas, now_ms=now_ms,
                 origin=origin, verification_guard=verification_guard, header=header)
         except KafkaError as e:
+            stats.mark(topic, TOTAL_PRODUCE)
             if e.code in _REJECTED_BYTES:
                 stats.mark(topic, BYTES_REJECTED, len(batch))
             if e.code not in _NOT_FAILED_PRODUCE:
@@ -195,8 +193,7 @@ class ReplicaAppend(HostedPartitions):
             if e.code not in ERRORS_WITHOUT_LOG_START and p is not None and p.log is not None:
                 result.log_start_offset = p.log.log_start_offset
             return result, -1
-        stats.mark(topic, BYTES_IN, len(batch))
-        stats.mark(topic, MESSAGES_IN, info.last_offset - info.first_offset + 1)
+        stats.mark_produced(topic, len(batch), info.last_offset - info.first_offset + 1)
         if p.high_watermark > high_watermark:
             self._on_high_watermark_moved((topic, partition))
         elif not info.duplicate:

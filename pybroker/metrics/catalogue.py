@@ -168,8 +168,9 @@ SECTIONS: tuple[Section, ...] = (
                for name, meaning in _REQUEST_TIMES.items()))),
     Section("Network",
             "The listeners and the event loop. A Kafka broker's network and request-handler "
-            "threads are one asyncio loop here: their idle ratio is the share of time the "
-            "loop waited in its selector.",
+            "threads are one asyncio loop here: their idle ratio is the share of the wall "
+            "time the loop's thread did not run (its CPU clock; Kafka's processors count "
+            "their wait in select).",
             (_m("kafka.network", "SocketServer", "NetworkProcessorAvgIdlePercent", GAUGE,
                 "The event loop's idle share (0 to 1) over the last interval."),
              _m("kafka.network", "Processor", "IdlePercent", GAUGE,

@@ -182,8 +182,7 @@ class KafkaConnection(asyncio.BufferedProtocol):
         if traffic is not None:
             traffic.incoming.count += nbytes
             traffic.requests.count += len(frames)
-            for frame in frames:
-                traffic.request_size.record(len(frame))
+            traffic.request_size.record_frames(frames)
         for frame in frames:
             if self.closed:
                 return
