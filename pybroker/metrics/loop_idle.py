@@ -13,8 +13,10 @@ while it waits for the disk or for the interpreter lock, which is idle time for 
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
+from collections.abc import Callable
 
 
 class IdleShare:
@@ -22,13 +24,14 @@ class IdleShare:
     recent and since start; readable from any thread."""
 
     def __init__(self) -> None:
-        self._cpu_clock = time.pthread_getcpuclockid(threading.get_ident())
+        clock_id = getattr(time, "pthread_getcpuclockid", None)  # Unix; elsewhere the gauges
+        # are read on the loop (the snapshot runs there), so the caller's thread time is its
+        self._cpu: Callable[[], float] = (
+            functools.partial(time.clock_gettime, clock_id(threading.get_ident()))
+            if clock_id is not None else time.thread_time)
         self.started = time.perf_counter()
         self._cpu_started = self._cpu()
         self._last = (self.started, 0.0)
-
-    def _cpu(self) -> float:
-        return time.clock_gettime(self._cpu_clock)
 
     @property
     def idle_s(self) -> float:
