@@ -40,7 +40,7 @@ class WindowedSize:
         del self._samples[:-SAMPLES]
 
     def record_frames(self, frames: Iterable[Sized]) -> None:
-        """:meth:`record` the size of each frame of one read: one clock read for all."""
+        """Record the size of each frame of one read (one clock read for all of them)."""
         now = self._now()
         if now - self._start >= SAMPLE_WINDOW_S:
             self._roll(now)
@@ -51,14 +51,6 @@ class WindowedSize:
             sample[1] += value
             if value > sample[2]:
                 sample[2] = value
-
-    def record(self, value: int) -> None:
-        self._roll(self._now())
-        sample = self._samples[-1]
-        sample[0] += 1
-        sample[1] += value
-        if value > sample[2]:
-            sample[2] = value
 
     def read(self) -> tuple[float, float]:
         """(average, maximum); Kafka reads NaN for both with no value in the windows."""
