@@ -50,6 +50,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: the APIs whose requests may count under a name of their own (:meth:`RequestRouter._begin`)
+_NAMED_BY_REQUEST = frozenset({int(ApiKey.FETCH), int(ApiKey.ADD_PARTITIONS_TO_TXN)})
 _SIZE = struct.Struct(">i")
 
 
@@ -174,10 +176,17 @@ class RequestRouter:
             sasl=sasl,
             now_ms=now_ms,
         )
-        if times is not None and self.request_metrics is not None:
-            self._begin(times, self.request_metrics, api_key, version, request)
-        else:
+        metrics = self.request_metrics
+        if times is None or metrics is None:
             times = None
+        elif api_key in _NAMED_BY_REQUEST:
+            self._begin(times, metrics, api_key, version, request)
+        else:  # RequestTimes.begin, in place: this runs for every request
+            api = metrics.by_name[API_NAMES[api_key]]
+            times.dequeued = now_ns()
+            times.api = api
+            times.version = version
+            times.timed = api.alone
         if self.interceptor is not None:
             decision = self.interceptor(ctx, request)
             if decision is not None:
@@ -245,8 +254,11 @@ class RequestRouter:
                 return (None if body is None
                         else encode_response(api_key, version, correlation_id, body))
             return then(asyncio.ensure_future(result), encode)
-        if times is not None:
-            times.answered(error_counts(result), getattr(result, "throttle_time_ms", 0) or 0)
+        if times is not None:  # RequestTimes.answered, in place: this runs for every request
+            times.ready = now_ns()
+            times.throttle_ms = getattr(result, "throttle_time_ms", 0) or 0
+            if times.api is not None:
+                times.api.mark_errors(error_counts(result))
         return encode_response(api_key, version, correlation_id, result)
 
     def _intercepted(self, decision: Interception, handler: ApiHandler, ctx: RequestContext,

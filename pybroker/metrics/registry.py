@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -117,20 +117,20 @@ class Meter:
         return mean, r1, r5, r15
 
 
-class Histogram:
-    """Keeps the last :data:`RESERVOIR_SIZE` values (``values``, a bounded deque) and how many
-    there were (``count``). A hot path may do what :meth:`update` does in place -
-    ``h.count += 1; h.values.append(v)`` - and save a Python call per value."""
+class HistogramReading:
+    """What a histogram reads as: its count and the values it keeps, and the quantiles and
+    statistics taken from them when the metrics are read. :class:`Histogram` stores its values;
+    a view may compute them (:class:`~pybroker.metrics.request_metrics.RequestHistogram`)."""
 
-    __slots__ = ("count", "values")
+    __slots__ = ()
 
-    def __init__(self) -> None:
-        self.count = 0
-        self.values: deque[float] = deque(maxlen=RESERVOIR_SIZE)
+    @property
+    def count(self) -> int:
+        raise NotImplementedError
 
-    def update(self, value: float) -> None:
-        self.count += 1
-        self.values.append(value)
+    @property
+    def values(self) -> Sequence[float]:
+        raise NotImplementedError
 
     def quantiles(self) -> list[tuple[float, float]]:
         """``(quantile, value)`` for each of :data:`QUANTILES`, as Yammer's ``Snapshot``
@@ -159,6 +159,24 @@ class Histogram:
         if not values:
             return 0.0, 0.0, 0.0
         return min(values), max(values), sum(values) / len(values)
+
+
+class Histogram(HistogramReading):
+    """Keeps the last :data:`RESERVOIR_SIZE` values (``values``, a bounded deque) and how many
+    there were (``count``). A hot path may do what :meth:`update` does in place -
+    ``h.count += 1; h.values.append(v)`` - and save a Python call per value."""
+
+    __slots__ = ("count", "values")
+    count: int
+    values: deque[float]
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.values = deque(maxlen=RESERVOIR_SIZE)
+
+    def update(self, value: float) -> None:
+        self.count += 1
+        self.values.append(value)
 
 
 class Timer:
@@ -211,7 +229,7 @@ class Exported:
     read: Callable[[], Iterable[tuple[tuple[tuple[str, str], ...], float | int]]]
 
 
-Metric = Meter | Histogram | Timer | Gauge | GaugeFamily | AttributeGroup | Exported
+Metric = Meter | HistogramReading | Timer | Gauge | GaugeFamily | AttributeGroup | Exported
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,7 +325,7 @@ class MetricsRegistry:
                 out.append(Sample(name, "timer", m.meter.count, rates=m.meter.rates(now),
                                   quantiles=tuple(m.histogram.quantiles()),
                                   stats=m.histogram.stats()))
-            elif isinstance(m, Histogram):
+            elif isinstance(m, HistogramReading):
                 out.append(Sample(name, "histogram", m.count, quantiles=tuple(m.quantiles()),
                                   stats=m.stats()))
             elif isinstance(m, GaugeFamily):

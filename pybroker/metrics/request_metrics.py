@@ -19,18 +19,20 @@ verification-only AddPartitionsToTxn under ``AddPartitionsToTxnVerification`` (K
 
 The connection makes a :class:`RequestTimes` per request frame and hands it to the router,
 which names the request and stamps the times it sees; the connection completes it once the
-response is written. Work per request: a few clock reads and histogram stores, and the errors
-of the response counted.
+response is written. Work per request: a few clock reads, one raw sample stored per name it
+counts under, and the errors of the response counted; the histograms' values are computed from
+the samples when they are read.
 """
 
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Iterable, Mapping
 
 from protocol.errors import ErrorCode
 
-from .registry import Histogram, Meter, MetricsRegistry, mbean
+from .registry import RESERVOIR_SIZE, HistogramReading, Meter, MetricsRegistry, mbean
 
 FETCH_CONSUMER = "FetchConsumer"
 FETCH_FOLLOWER = "FetchFollower"
@@ -51,34 +53,56 @@ def _error_name(code: int) -> str:
 
 
 class RequestMetrics:
-    """One API's metrics (Kafka's ``RequestMetrics`` of one name)."""
+    """One API's metrics (Kafka's ``RequestMetrics`` of one name).
 
-    __slots__ = ("name", "registry", "queue", "local", "remote", "throttle", "response_queue",
-                 "send", "total", "request_bytes", "_requests", "_errors")
+    A request completed here is one raw sample - its nanosecond stamps, throttle time and size
+    (see :class:`RequestTimes`) - appended to ``samples``, the last :data:`RESERVOIR_SIZE`
+    requests. The eight histograms of its times are views of that one deque
+    (:class:`RequestHistogram`): they hold the same values eight reservoirs of the same
+    requests would, computed when the metrics are read rather than per request."""
+
+    __slots__ = ("name", "registry", "alone", "count", "samples", "histograms", "_columns_at",
+                 "_columns", "_requests", "_errors")
 
     def __init__(self, registry: MetricsRegistry, name: str) -> None:
         self.name = name
         self.registry = registry
-
-        def histogram(metric: str) -> Histogram:
-            return registry.histogram(mbean("kafka.network", "RequestMetrics", metric,
-                                            request=name))
-
-        (self.queue, self.local, self.remote, self.throttle, self.response_queue, self.send,
-         self.total, self.request_bytes) = (histogram(m) for m in _TIMES)
+        #: the names a request of this API alone counts under (:attr:`RequestTimes.timed`)
+        self.alone = (self,)
+        #: requests completed (every histogram's count)
+        self.count = 0
+        #: the last requests' raw samples: ``(received, dequeued, local_done, ready,
+        #: send_started, end, throttle_ms, size)``, stamps in ``time.perf_counter_ns``
+        self.samples: deque[tuple[int, ...]] = deque(maxlen=RESERVOIR_SIZE)
+        self._columns_at = -1
+        self._columns: tuple[list[float], ...] = ()
+        self.histograms = tuple(RequestHistogram(self, i) for i in range(len(_TIMES)))
+        for metric, h in zip(_TIMES, self.histograms, strict=True):
+            registry.register(mbean("kafka.network", "RequestMetrics", metric, request=name), h)
         if name in _CONVERTING:
             for metric in _CONVERSION_TIMES:
-                histogram(metric)  # nothing is converted here: they stay at 0, as they exist
+                # nothing is converted here: they stay at 0, as they exist
+                registry.histogram(mbean("kafka.network", "RequestMetrics", metric,
+                                         request=name))
         self._requests: dict[int, Meter] = {}
         self._errors: dict[int, Meter] = {}
 
-    def mark_request(self, version: int) -> None:
+    def columns(self) -> tuple[list[float], ...]:
+        """The histograms' values (in :data:`_TIMES` order) from the samples kept: computed
+        once per change, when the first of them is read."""
+        if self._columns_at != self.count:
+            self._columns = _columns(tuple(self.samples))
+            self._columns_at = self.count
+        return self._columns
+
+    def version_meter(self, version: int) -> Meter:
+        """The RequestsPerSec meter of one version (made on its first request)."""
         meter = self._requests.get(version)
         if meter is None:
             meter = self._requests[version] = self.registry.meter(mbean(
                 "kafka.network", "RequestMetrics", "RequestsPerSec", request=self.name,
                 version=version))
-        meter.count += 1
+        return meter
 
     def mark_errors(self, counts: Mapping[int, int]) -> None:
         for code, n in counts.items():
@@ -88,6 +112,44 @@ class RequestMetrics:
                     "kafka.network", "RequestMetrics", "ErrorsPerSec", request=self.name,
                     error=_error_name(code)))
             meter.count += n
+
+
+def _columns(samples: tuple[tuple[int, ...], ...]) -> tuple[list[float], ...]:
+    """Raw samples turned into the eight histograms' values, as Kafka's
+    ``updateRequestMetrics`` splits a request's time (ms; the throttle as the response carried
+    it; the size in bytes)."""
+    if not samples:
+        return tuple([] for _ in _TIMES)
+    # a sample: (received, dequeued, local_done, ready, send_started, end, throttle_ms, size)
+    ms = 1e6
+    return (
+        [(s[1] - s[0]) / ms for s in samples],
+        [(s[2] - s[1]) / ms for s in samples],
+        [(s[3] - s[2]) / ms for s in samples],
+        [float(s[6]) for s in samples],
+        [(s[4] - s[3]) / ms if s[4] > s[3] else 0.0 for s in samples],
+        [(s[5] - s[4]) / ms if s[4] else 0.0 for s in samples],
+        [(s[5] - s[0]) / ms for s in samples],
+        [float(s[7]) for s in samples],
+    )
+
+
+class RequestHistogram(HistogramReading):
+    """One of a :class:`RequestMetrics`' eight histograms: a column of its samples."""
+
+    __slots__ = ("_source", "_index")
+
+    def __init__(self, source: RequestMetrics, index: int) -> None:
+        self._source = source
+        self._index = index
+
+    @property
+    def count(self) -> int:
+        return self._source.count
+
+    @property
+    def values(self) -> list[float]:
+        return self._source.columns()[self._index]
 
 
 class RequestChannelMetrics:
@@ -113,8 +175,10 @@ _ns = time.perf_counter_ns
 class RequestTimes:
     """The times of one request (Kafka's ``RequestChannel.Request`` timestamps), in
     nanoseconds of ``time.perf_counter_ns``: the connection stamps its arrival and completes
-    it; the router names the request (:meth:`begin`), stamps the end of the handler's own work
-    (``local_done``) and the moment the response is ready (:meth:`answered`)."""
+    it; the router names the request (``api``, ``timed``, ``version``, ``dequeued``: set where
+    the handler starts), stamps the end of the handler's own work (``local_done``) and the
+    moment the response is ready (:meth:`answered`). Completing it stores one raw sample per
+    name it counts under; nothing is computed per request."""
 
     __slots__ = ("received", "size", "api", "timed", "version", "dequeued", "local_done",
                  "ready", "throttle_ms")
@@ -156,23 +220,16 @@ class RequestTimes:
             return
         end = _ns()
         local_done = self.local_done or self.ready or end
-        ready = self.ready or local_done
-        queue = (self.dequeued - self.received) / 1e6
-        local = (local_done - self.dequeued) / 1e6
-        remote = (ready - local_done) / 1e6
-        response_queue = (send_started - ready) / 1e6 if send_started > ready else 0.0
-        send = (end - send_started) / 1e6 if send_started else 0.0
-        total = (end - self.received) / 1e6
+        sample = (self.received, self.dequeued, local_done, self.ready or local_done,
+                  send_started, end, self.throttle_ms, self.size)
+        version = self.version
         for m in self.timed:
-            m.mark_request(self.version)
-            m.queue.update(queue)
-            m.local.update(local)
-            m.remote.update(remote)
-            m.throttle.update(self.throttle_ms)
-            m.response_queue.update(response_queue)
-            m.send.update(send)
-            m.total.update(total)
-            m.request_bytes.update(self.size)
+            m.count += 1
+            m.samples.append(sample)
+            meter = m._requests.get(version)  # noqa: SLF001 - the hot path of its owner
+            if meter is None:
+                meter = m.version_meter(version)
+            meter.count += 1
 
 
 #: the clock :class:`RequestTimes` is stamped with (the builtin itself: no call of ours per
