@@ -62,6 +62,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from pybroker.testing.broker_process import BrokerProcess
 from scripts.bench import (
     CLK_TCK,
+    REPO_ROOT,
     BaselineCheckout,
     catch_interrupts,
     create_topic,
@@ -124,6 +125,7 @@ class Phase:
     system_s: float = 0.0
     scrapes: int = 0  # reads of /metrics that fell into the phase
     errors: int = 0
+    requests: int = 0  # Produce or Fetch requests the client sent (librdkafka's statistics)
 
     @property
     def mb_per_s(self) -> float:
@@ -245,6 +247,36 @@ def idle_cpu(brokers: list[Broker], seconds: float) -> dict[str, float]:
 # -- the workload ---------------------------------------------------------------------------
 
 
+class RequestCount:
+    """How many requests of one API a librdkafka client sent to its brokers, from its
+    statistics (``brokers.*.req``): a broker's CPU per request is the figure that does not move
+    with how the client happened to batch."""
+
+    INTERVAL_MS = 200
+
+    def __init__(self, api: str) -> None:
+        self.api = api
+        self.latest: dict[str, Any] | None = None
+        self.config = {"statistics.interval.ms": self.INTERVAL_MS, "stats_cb": self._on_stats}
+
+    def _on_stats(self, text: str) -> None:
+        self.latest = json.loads(text)
+
+    def count(self) -> int:
+        if self.latest is None:
+            return 0
+        return sum(b.get("req", {}).get(self.api, 0)
+                   for b in self.latest.get("brokers", {}).values() if b.get("nodeid", -1) >= 0)
+
+    def final(self, poll: Any) -> int:
+        """The count once a report newer than now came (served by ``poll``)."""
+        self.latest = None
+        deadline = time.monotonic() + 5 * self.INTERVAL_MS / 1000
+        while self.latest is None and time.monotonic() < deadline:
+            poll(self.INTERVAL_MS / 1000)
+        return self.count()
+
+
 def produce_at(bootstrap: str, topic: str, case: Case, rate_mb: float, seconds: float,
                phase: Phase, linger_ms: int = 5) -> None:
     """Offer ``rate_mb`` MB/s of payload for ``seconds``, then wait for every report."""
@@ -258,9 +290,10 @@ def produce_at(bootstrap: str, topic: str, case: Case, rate_mb: float, seconds: 
         if err is not None:
             failed += 1
 
+    stats = RequestCount("Produce")
     producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": linger_ms,
                          "batch.size": 1_000_000, "compression.type": "none",
-                         "queue.buffering.max.messages": 1_000_000})
+                         "queue.buffering.max.messages": 1_000_000, **stats.config})
     produce = producer.produce
     sent = 0
     start = time.perf_counter()
@@ -277,6 +310,7 @@ def produce_at(bootstrap: str, topic: str, case: Case, rate_mb: float, seconds: 
         time.sleep(0.001)
     remaining = producer.flush(120)
     phase.seconds = time.perf_counter() - start
+    phase.requests = stats.final(producer.poll)
     phase.records = total - failed - remaining
     phase.payload_bytes = phase.records * case.record_size
     phase.errors = failed + remaining
@@ -386,6 +420,9 @@ def summarize(phases: list[Phase], scrape_cpu_s: float | None, interval: float,
         for kind, value in p.cpu_per_gb(per_scrape).items():
             cell.setdefault(kind, []).append(value)  # type: ignore[attr-defined]
         cell.setdefault("mb_per_s", []).append(p.mb_per_s)  # type: ignore[attr-defined]
+        if p.requests:
+            cell.setdefault("us_per_request", []).append(  # type: ignore[attr-defined]
+                p.cpu_s / p.requests * 1e6)
     for cells in figures.values():
         for cell in cells.values():
             for kind in list(cell):
@@ -430,6 +467,15 @@ def markdown(summary: dict[str, Any], names: list[str]) -> str:
     for key, cells in summary["figures"].items():
         row = [f"{fmt(cells.get(n, {}).get('user'))} / {fmt(cells.get(n, {}).get('total'))}" for n in names]
         lines.append(f"| {key} | " + " | ".join(row) + " |")
+    per_request = {k: c for k, c in summary["figures"].items()
+                   if any("us_per_request" in cell for cell in c.values())}
+    if per_request:
+        lines += ["", "Broker CPU per Produce request the client sent (us, medians; the figure "
+                      "that does not move with how the client batched):", "",
+                  "| case | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+        for key, cells in per_request.items():
+            lines.append(f"| {key} | " + " | ".join(
+                fmt(cells.get(n, {}).get("us_per_request"), 0) for n in names) + " |")
     kinds = sorted({k for r in summary["ratios"].values() for k in r})
     lines += ["", "| case | " + " | ".join(kinds) + " |", "|---|" + "---:|" * len(kinds)]
     for key, row in summary["ratios"].items():
@@ -533,8 +579,10 @@ def main(argv: list[str] | None = None) -> int:
     idles: list[dict[str, float]] = []
     pool: ProcessPoolExecutor | None = None
     try:
-        brokers.append(Broker(PLAIN))
-        brokers.append(Broker(SCRAPED, metrics=True))
+        # this checkout's code, started as the baseline's is (its directory first on
+        # PYTHONPATH): not whatever checkout the virtualenv's editable install points at
+        brokers.append(Broker(PLAIN, source=REPO_ROOT))
+        brokers.append(Broker(SCRAPED, source=REPO_ROOT, metrics=True))
         if checkout is not None:
             brokers.append(Broker(BASELINE, source=checkout.add()))
         for b in brokers:
@@ -554,7 +602,9 @@ def main(argv: list[str] | None = None) -> int:
                 for p in got:
                     print(f"round {rnd + 1}/{args.rounds} {case.label} {p.direction} {p.broker}: "
                           f"{p.mb_per_s:.1f} MB/s, {fmt(p.cpu_per_gb()['total'])} CPU s/GB"
-                          f"{f' ({p.errors} errors)' if p.errors else ''}", flush=True)
+                          + (f", {p.requests} requests, {p.cpu_s / p.requests * 1e6:.0f} us each"
+                             if p.requests else "")
+                          + (f" ({p.errors} errors)" if p.errors else ""), flush=True)
     except KeyboardInterrupt as e:
         print(f"\ninterrupted ({str(e) or interrupted() or 'Ctrl-C'}); nothing was written", file=sys.stderr)
         return 130

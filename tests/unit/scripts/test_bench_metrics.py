@@ -4,6 +4,7 @@ Markdown; and the CPU reading of a live process (this one)."""
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -16,6 +17,7 @@ from scripts.bench_metrics import (
     SCRAPED,
     Case,
     Phase,
+    RequestCount,
     cpu_times,
     markdown,
     summarize,
@@ -93,3 +95,30 @@ def test_cpu_times_counts_threads_that_ended() -> None:
     after = cpu_times(os.getpid())
     assert after[2] - before[2] >= 0.25
     assert after[0] + after[1] - before[0] - before[1] >= 0.2
+
+
+def test_cpu_per_request_where_the_client_counted_its_requests() -> None:
+    phases = [phase(PLAIN, c, r) for r, c in enumerate((0.6, 0.5, 0.7))]
+    for p, n in zip(phases, (1000, 1000, 1000), strict=True):
+        p.requests = n
+    phases.append(phase(SCRAPED, 0.6))  # no count: no figure
+    got = summarize(phases, scrape_cpu_s=None, interval=5.0, names=[PLAIN, SCRAPED])
+    cells = got["figures"]["1 KiB x 6p produce"]
+    assert cells[PLAIN]["us_per_request"] == pytest.approx(600.0)
+    assert "us_per_request" not in cells[SCRAPED]
+    text = markdown(got, [PLAIN, SCRAPED])
+    assert "| 1 KiB x 6p produce | 600 | - |" in text
+
+
+def test_request_count_reads_librdkafkas_statistics() -> None:
+    """Only the brokers' own entries count (``nodeid`` -1 is the bootstrap connection)."""
+    count = RequestCount("Produce")
+    assert count.count() == 0 and count.config["statistics.interval.ms"] > 0
+    count.config["stats_cb"](json.dumps({"brokers": {
+        "127.0.0.1:9092/bootstrap": {"nodeid": -1, "req": {"Produce": 0, "Metadata": 2}},
+        "127.0.0.1:9092/1": {"nodeid": 1, "req": {"Produce": 40, "Fetch": 0}},
+        "127.0.0.1:9093/2": {"nodeid": 2, "req": {"Produce": 2}}}}))
+    assert count.count() == 42
+    polls: list[float] = []
+    assert count.final(lambda t: polls.append(t)) == 0  # no newer report came
+    assert polls
