@@ -20,7 +20,10 @@ rate (``--rate`` MB/s of payload for 1 KiB records, a tenth of it for 100-byte o
 fast as it can, ``--consume-passes`` times. The figure is the broker process's CPU seconds per
 GB of payload (its threads' run time from /proc; user and system time apart, to the clock
 tick), so a broker that does more work per request shows it whatever the machine's noise does
-to the clock.
+to the clock. Every broker runs its checkout's code first on ``PYTHONPATH`` (not whatever
+checkout the virtualenv's editable install points at). The producer also reads how many Produce
+requests it sent from librdkafka's statistics, for the broker's CPU per request: the figure that
+does not move with how the client happened to batch.
 
 Each round also measures one scrape: ``scraped`` idle, ``--probe-scrapes`` reads of /metrics
 back to back, its CPU divided by their number. The scraped broker's CPU per GB is then given
