@@ -115,7 +115,7 @@ def test_request_count_reads_librdkafkas_statistics() -> None:
     count = RequestCount("Produce")
     assert count.count() == 0 and count.config["statistics.interval.ms"] > 0
     count.config["stats_cb"](json.dumps({"brokers": {
-        "127.0.0.1:9092/bootstrap": {"nodeid": -1, "req": {"Produce": 0, "Metadata": 2}},
+        "127.0.0.1:9092/bootstrap": {"nodeid": -1, "req": {"Produce": 7, "Metadata": 2}},
         "127.0.0.1:9092/1": {"nodeid": 1, "req": {"Produce": 40, "Fetch": 0}},
         "127.0.0.1:9093/2": {"nodeid": 2, "req": {"Produce": 2}}}}))
     assert count.count() == 42
