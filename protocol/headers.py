@@ -14,7 +14,7 @@ import struct
 
 from protocol import messages
 from protocol.errors import ProtocolError
-from protocol.messages import ApiKey, request_header, response_header
+from protocol.messages import ApiKey, request_header
 from protocol.messages.request_header import RequestHeader
 from protocol.primitives import Reader, Writer
 
@@ -31,7 +31,6 @@ _REQUEST_FLEXIBLE_FROM = messages.REQUEST_FLEXIBLE_FROM
 _RESPONSE_FLEXIBLE_FROM = messages.RESPONSE_FLEXIBLE_FROM
 _REQUEST_VERSIONS = messages.REQUEST_VERSIONS
 _read_header = {v: request_header.READERS[v] for v in (0, 1, 2)}
-_write_response_header = {v: response_header.WRITERS[v] for v in (0, 1)}
 
 
 def request_header_version(api_key: int, api_version: int) -> int:
@@ -63,13 +62,21 @@ def read_request_header(r: Reader) -> RequestHeader:
     return _read_header[request_header_version(api_key, api_version)](r)
 
 
+#: a response header's bytes after the correlation id, by header version: nothing in v0, an
+#: empty tagged-field section in v1 (what ``response_header.WRITERS`` write for a header
+#: without tagged fields; written here without building one, as every response has a header)
+_RESPONSE_HEADER_TAIL = {0: b"", 1: b"\x00"}
+_CORRELATION_ID = struct.Struct(">i")
+
+
 def write_response_header(w: Writer, correlation_id: int, header_version: int) -> None:
     """Append a response header: the correlation id, plus an empty tag section in v1."""
     try:
-        writer = _write_response_header[header_version]
+        tail = _RESPONSE_HEADER_TAIL[header_version]
     except KeyError:
         raise ValueError(f"unknown response header version {header_version}") from None
-    writer(w, response_header.ResponseHeader(correlation_id=correlation_id))
+    w += _CORRELATION_ID.pack(correlation_id)
+    w += tail
 
 
 def decode_request(frame: bytes | bytearray | memoryview) -> tuple[RequestHeader, object | None]:

@@ -324,10 +324,12 @@ class Partition:
         (Kafka 3.9's ``maybeIncrementLeaderHW``; the last keeps a follower about to join from
         being outrun for ever). Not while under ``min.insync.replicas``; never back. Returns
         whether it moved."""
-        if not self.is_leader or self.is_under_min_isr:
+        # (is_leader and is_under_min_isr, unrolled: this runs for every append)
+        log = self.log
+        if self.role is not Role.LEADER or log is None or len(self.partition_state.isr) \
+                < self.effective_min_isr(log.config.min_insync_replicas):
             return False
-        assert self.log is not None
-        leader_end = self.log.log_end_offset
+        leader_end = log.log_end_offset
         new_hw = leader_end
         maximal = self.partition_state.maximal_isr
         lag = self.settings.replica_lag_time_max_ms
@@ -337,7 +339,7 @@ class Partition:
                     or (replica.is_caught_up(leader_end, now_ms, lag)
                         and self.settings.is_eligible(replica.broker_id))):
                 new_hw = replica.log_end_offset
-        if new_hw > self.high_watermark:
+        if new_hw > self._high_watermark:
             self.high_watermark = new_hw
             return True
         return False
@@ -492,9 +494,9 @@ class Partition:
                                            min_insync_replicas: int) -> tuple[bool, ErrorCode]:
         """Whether an acks=all append that ended at ``required_offset`` may be answered, and
         how (Kafka's ``checkEnoughReplicasReachOffset``)."""
-        if not self.is_leader:
+        if self.role is not Role.LEADER or self.log is None:  # not is_leader
             return True, ErrorCode.NOT_LEADER_OR_FOLLOWER
-        if self.high_watermark < required_offset:
+        if self._high_watermark < required_offset:
             return False, ErrorCode.NONE
         if len(self.partition_state.maximal_isr) < self.effective_min_isr(min_insync_replicas):
             return True, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND
@@ -516,11 +518,12 @@ class Partition:
         raise KafkaError(ErrorCode.UNKNOWN_LEADER_EPOCH)
 
     def leader_log(self, current_leader_epoch: int = NO_EPOCH) -> Log:
-        if not self.is_leader:
+        log = self.log
+        if self.role is not Role.LEADER or log is None:  # not is_leader
             raise KafkaError(ErrorCode.NOT_LEADER_OR_FOLLOWER)
-        self.check_leader_epoch(current_leader_epoch)
-        assert self.log is not None
-        return self.log
+        if current_leader_epoch >= 0 and current_leader_epoch != self.leader_epoch:
+            self.check_leader_epoch(current_leader_epoch)
+        return log
 
     def local_log_with_epoch(self, current_leader_epoch: int, *, require_leader: bool) -> Log:
         """Kafka's ``getLocalLog``: the epoch is checked first (FENCED_LEADER_EPOCH,

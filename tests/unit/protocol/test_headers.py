@@ -12,7 +12,7 @@ from protocol.headers import (
     response_header_version,
     write_response_header,
 )
-from protocol.messages import ApiKey, metadata_request, request_header
+from protocol.messages import ApiKey, metadata_request, request_header, response_header
 from protocol.primitives import Reader, Writer
 
 
@@ -60,6 +60,16 @@ def test_write_response_header():
     assert bytes(w) == b"\x00\x00\x01\x02" + b"\x00\x00\x01\x02\x00"
     with pytest.raises(ValueError):
         write_response_header(w, 1, 2)
+
+
+@pytest.mark.parametrize("version", [0, 1])
+@pytest.mark.parametrize("correlation_id", [0, 1, 258, 2**31 - 1, -1, -(2**31)])
+def test_write_response_header_writes_what_the_generated_writer_does(version, correlation_id):
+    ours, generated = Writer(), Writer()
+    write_response_header(ours, correlation_id, version)
+    response_header.WRITERS[version](generated, response_header.ResponseHeader(
+        correlation_id=correlation_id))
+    assert bytes(ours) == bytes(generated)
 
 
 def test_read_request_header_v2_keeps_client_id_non_compact():
