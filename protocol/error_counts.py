@@ -45,14 +45,21 @@ def error_counts(message: Any) -> dict[int, int]:
     """Each error code in ``message`` (a generated message or struct) and how often it occurs."""
     counts: dict[int, int] = {}
     cls = type(message)
-    counter = _COUNTERS.get(cls) or _compile(cls)
-    counter(message, counts)
+    (COUNTERS.get(cls) or counter(cls))(message, counts)
     return counts
+
+
+def counter(cls: type) -> Callable[[Any, dict[int, int]], None]:
+    """The walk of ``cls``'s messages: called with ``(message, counts)``, it adds each error
+    code of the message to ``counts``. Compiled on the first call and kept in
+    :data:`COUNTERS`, which a caller on a hot path reads first (``COUNTERS.get(cls) or
+    counter(cls)``: no call of this module per message)."""
+    return COUNTERS.get(cls) or _compile(cls)
 
 
 #: per message class: a function of (message, counts) made from its plan: the walk unrolled
 #: into nested loops, without a call per struct (it runs for every response)
-_COUNTERS: dict[type, Callable[[Any, dict[int, int]], None]] = {}
+COUNTERS: dict[type, Callable[[Any, dict[int, int]], None]] = {}
 
 
 def _compile(cls: type) -> Callable[[Any, dict[int, int]], None]:
@@ -62,8 +69,9 @@ def _compile(cls: type) -> Callable[[Any, dict[int, int]], None]:
         lines.append("    pass")
     namespace: dict[str, Any] = {"_count": _count_any}
     exec("\n".join(lines), namespace)  # noqa: S102 - code made here from the class's fields
-    counter = _COUNTERS[cls] = namespace["count"]
-    return counter
+    walk: Callable[[Any, dict[int, int]], None] = namespace["count"]
+    COUNTERS[cls] = walk
+    return walk
 
 
 def _emit(cls: type, var: str, depth: int, lines: list[str], outer: tuple[type, ...]) -> None:

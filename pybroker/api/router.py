@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol import messages
-from protocol.error_counts import error_counts
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.headers import read_request_header, response_header_version, write_response_header
 from protocol.messages import API_NAMES, ApiKey
@@ -239,26 +238,27 @@ class RequestRouter:
     def _encoded(ctx: RequestContext, result: Any, times: RequestTimes | None = None) -> Any:
         """The handler's result as an encoded response, a future of one, or None; ``times``
         gets the end of the handler's own work, and the response's errors once it is ready."""
-        if times is not None:
-            times.local_done = now_ns()
         if result is None:
             if times is not None:
-                times.answered({}, 0)
+                times.local_done = times.ready = now_ns()
             return None
         api_key, version, correlation_id = ctx.api_key, ctx.api_version, ctx.correlation_id
         if inspect.isawaitable(result):
+            if times is not None:
+                times.local_done = now_ns()
+
             def encode(body: Any) -> Any:
                 if times is not None:
-                    times.answered(error_counts(body) if body is not None else {},
-                                   getattr(body, "throttle_time_ms", 0) or 0)
+                    times.answered(body)
                 return (None if body is None
                         else encode_response(api_key, version, correlation_id, body))
             return then(asyncio.ensure_future(result), encode)
         if times is not None:  # RequestTimes.answered, in place: this runs for every request
-            times.ready = now_ns()
+            # (answered as the handler's own work ended: one clock read for both)
+            times.local_done = times.ready = now_ns()
             times.throttle_ms = getattr(result, "throttle_time_ms", 0) or 0
             if times.api is not None:
-                times.api.mark_errors(error_counts(result))
+                times.api.count_errors(result)
         return encode_response(api_key, version, correlation_id, result)
 
     def _intercepted(self, decision: Interception, handler: ApiHandler, ctx: RequestContext,

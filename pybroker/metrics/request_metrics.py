@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
+from protocol.error_counts import COUNTERS, counter
 from protocol.errors import ErrorCode
 
 from .registry import RESERVOIR_SIZE, HistogramReading, Meter, MetricsRegistry, mbean
@@ -104,15 +105,20 @@ class RequestMetrics:
                 version=version))
         return meter
 
-    def mark_errors(self, counts: Mapping[int, int]) -> None:
+    def count_errors(self, response: object) -> None:
+        """Mark ErrorsPerSec once per occurrence of each error code in ``response`` (Kafka's
+        ``errorCounts``): one walk of the response, compiled per message class."""
+        counts: dict[int, int] = {}
+        cls = type(response)
+        (COUNTERS.get(cls) or counter(cls))(response, counts)
+        errors = self._errors
         for code, n in counts.items():
-            meter = self._errors.get(code)
+            meter = errors.get(code)
             if meter is None:
-                meter = self._errors[code] = self.registry.meter(mbean(
+                meter = errors[code] = self.registry.meter(mbean(
                     "kafka.network", "RequestMetrics", "ErrorsPerSec", request=self.name,
                     error=_error_name(code)))
             meter.count += n
-
 
 def _columns(samples: tuple[tuple[int, ...], ...]) -> tuple[list[float], ...]:
     """Raw samples turned into the eight histograms' values, as Kafka's
@@ -206,12 +212,14 @@ class RequestTimes:
         self.version = version
         self.timed = (api,) if timed is None else timed
 
-    def answered(self, errors: Mapping[int, int], throttle_ms: int) -> None:
-        """The response is ready: its error codes and throttle time."""
+    def answered(self, response: object | None) -> None:
+        """The ``response`` is ready (None: the request needs none): its error codes are
+        counted and its throttle time kept."""
         self.ready = _ns()
-        self.throttle_ms = throttle_ms
-        if self.api is not None:
-            self.api.mark_errors(errors)
+        if response is not None:
+            self.throttle_ms = getattr(response, "throttle_time_ms", 0) or 0
+            if self.api is not None:
+                self.api.count_errors(response)
 
     def complete(self, send_started: int) -> None:
         """The response is written (it was taken to be sent at ``send_started``), or there

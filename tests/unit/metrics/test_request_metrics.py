@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from protocol.messages.produce_response import ProduceResponse
 from pybroker.metrics import request_metrics
 from pybroker.metrics.registry import RESERVOIR_SIZE, MetricsRegistry, mbean
 from pybroker.metrics.request_metrics import (
@@ -32,7 +33,7 @@ def _complete(monkeypatch: pytest.MonkeyPatch, api: request_metrics.RequestMetri
     times.begin(api, version, timed)
     times.local_done = local_done
     monkeypatch.setattr(request_metrics, "_ns", lambda: ready)
-    times.answered({0: 1}, throttle_ms)
+    times.answered(ProduceResponse(throttle_time_ms=throttle_ms))
     monkeypatch.setattr(request_metrics, "_ns", lambda: end)
     times.complete(send_started)
 
@@ -112,3 +113,29 @@ def test_the_snapshot_serves_the_views_as_histograms(monkeypatch):
     conversions = samples[mbean("kafka.network", "RequestMetrics", "MessageConversionsTimeMs",
                                 request="Produce")]
     assert (conversions.kind, conversions.value) == ("histogram", 0)
+
+
+def test_errors_per_sec_counts_every_occurrence_of_each_code_in_the_response(monkeypatch):
+    from protocol.messages import produce_response as pr
+
+    registry = MetricsRegistry()
+    channel = RequestChannelMetrics(registry, ["Produce"])
+    partitions = [pr.PartitionProduceResponse(index=i, error_code=code)
+                  for i, code in enumerate((0, 6, 6, 0, 0))]
+    response = pr.ProduceResponse(
+        responses=[pr.TopicProduceResponse(name="t", partition_responses=partitions)],
+        throttle_time_ms=17)
+    times = RequestTimes(0, 10)
+    monkeypatch.setattr(request_metrics, "_ns", lambda: MS)
+    times.begin(channel["Produce"], 9)
+    times.local_done = MS
+    times.answered(response)
+    times.answered(None)  # an answer without a response counts nothing more
+    assert times.throttle_ms == 17
+
+    def errors(name: str) -> int:
+        m = registry.get(mbean("kafka.network", "RequestMetrics", "ErrorsPerSec",
+                               request="Produce", error=name))
+        return m.count if m is not None else 0
+
+    assert (errors("NONE"), errors("NOT_LEADER_OR_FOLLOWER"), errors("UNKNOWN_SERVER_ERROR")) == (3, 2, 0)
