@@ -17,13 +17,13 @@ cache) hits all three alike: run one after the other, the same broker's CPU per 
 1 %. A case is a fresh topic per broker; a confluent-kafka producer offers records at a fixed
 rate (``--rate`` MB/s of payload for 1 KiB records, a tenth of it for 100-byte ones; acks=all,
 ``--linger-ms`` 5) for ``--seconds``, then a consumer reads them back from the beginning as
-fast as it can, ``--consume-passes`` times. The figure is the broker process's CPU seconds per
-GB of payload (its threads' run time from /proc; user and system time apart, to the clock
+fast as it can, again and again for ``--consume-seconds``. The figure is the broker process's
+CPU seconds per GB of payload (its threads' run time from /proc; user and system time apart, to the clock
 tick), so a broker that does more work per request shows it whatever the machine's noise does
 to the clock. Every broker runs its checkout's code first on ``PYTHONPATH`` (not whatever
-checkout the virtualenv's editable install points at). The producer also reads how many Produce
-requests it sent from librdkafka's statistics, for the broker's CPU per request: the figure that
-does not move with how the client happened to batch.
+checkout the virtualenv's editable install points at). The producer and the consumer also read
+how many Produce and Fetch requests they sent from librdkafka's statistics, for the broker's
+CPU per request: the figure that does not move with how the client happened to batch.
 
 Each round also measures one scrape: ``scraped`` idle, ``--probe-scrapes`` reads of /metrics
 back to back, its CPU divided by their number. The scraped broker's CPU per GB is then given
@@ -319,45 +319,62 @@ def produce_at(bootstrap: str, topic: str, case: Case, rate_mb: float, seconds: 
     phase.errors = failed + remaining
 
 
+#: what the consumer asks a Fetch for, per partition and in all
+FETCH_BYTES = 64 * 1024
+
+
 def consume_all(bootstrap: str, topic: str, case: Case, want: int, phase: Phase,
-                passes: int = 1) -> None:
+                seconds: float = 6.0) -> None:
     """Read the topic from the beginning until ``want`` records came, as fast as they come,
-    ``passes`` times over (a read takes a fraction of a second: more of them, a steadier
-    figure)."""
+    again and again for ``seconds`` (at least once): one read takes a fraction of a second,
+    which the broker spends a few clock ticks of CPU on; several seconds of reads give it
+    enough to measure. The records are counted, not looked at (every one has the case's size),
+    so the consumer asks for the next ones sooner. The Fetch requests it sent come from
+    librdkafka's statistics, for the broker's CPU per Fetch."""
+    stats = RequestCount("Fetch")
+    # small fetches (64 KiB a partition): a fast consumer's whole read is a few dozen Fetch
+    # requests otherwise, a few clock ticks of the broker's CPU; this way, some thousand
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"bench-{topic}",
-                         "enable.auto.commit": False})
+                         "enable.auto.commit": False, "max.partition.fetch.bytes": FETCH_BYTES,
+                         "fetch.max.bytes": FETCH_BYTES, "message.max.bytes": FETCH_BYTES,
+                         **stats.config})
     got = 0
+    passes = 0
     start = time.perf_counter()
-    deadline = start + 120 * passes
+    deadline = start + 120 + seconds
     try:
-        for _ in range(passes):
+        while passes == 0 or (time.perf_counter() - start < seconds
+                              and time.perf_counter() < deadline):
             consumer.assign([TopicPartition(topic, p, 0) for p in range(case.partitions)])
             read = 0
             while read < want and time.perf_counter() < deadline:
                 # never ask for more than is left: consume() waits out its timeout for a
                 # batch it cannot fill
-                for msg in consumer.consume(min(10_000, want - read), 0.5):
-                    if msg.error() is None:
-                        read += 1
-                        phase.payload_bytes += len(msg.value() or b"")
+                read += sum(1 for msg in consumer.consume(min(10_000, want - read), 0.5)
+                            if msg.error() is None)
             got += read
+            passes += 1
             consumer.unassign()
+            if read < want:
+                break
         phase.seconds = time.perf_counter() - start
+        phase.requests = stats.final(consumer.poll)
     finally:
         consumer.close()
     phase.records = got
+    phase.payload_bytes = got * case.record_size
     phase.errors = want * passes - got
 
 
 def client(phase: Phase, bootstrap: str, topic: str, case: Case, rate: float, seconds: float,
-           want: int, start_at: float, linger_ms: int = 5, passes: int = 1) -> Phase:
+           want: int, start_at: float, linger_ms: int = 5, consume_seconds: float = 6.0) -> Phase:
     """One broker's client for one phase, in a process of its own: it waits for ``start_at``
     (wall clock) so that every broker's client starts at once."""
     time.sleep(max(0.0, start_at - time.time()))
     if phase.direction == "produce":
         produce_at(bootstrap, topic, case, case.rate_mb(rate), seconds, phase, linger_ms)
     else:
-        consume_all(bootstrap, topic, case, want, phase, passes)
+        consume_all(bootstrap, topic, case, want, phase, consume_seconds)
     return phase
 
 
@@ -381,7 +398,7 @@ def measure(pool: ProcessPoolExecutor, brokers: list[Broker], case: Case, rnd: i
         futures = {pool.submit(client, Phase(b.name, rnd, case.label, direction), b.proc.bootstrap,
                                topics[b.name], case, args.rate, args.seconds,
                                produced.get(b.name, 0), start_at, args.linger_ms,
-                               args.consume_passes): b
+                               args.consume_seconds): b
                    for b in brokers}
         for future in as_completed(futures):
             b = futures[future]
@@ -443,6 +460,10 @@ def summarize(phases: list[Phase], scrape_cpu_s: float | None, interval: float,
             row[f"{SCRAPED}/{ref} total"] = _ratio(scraped.get("total"), base.get("total"))
             row[f"capacity vs {ref}"] = (None if not scraped.get("without_scrapes") or not base.get("total")
                                          else (1 - share) * base["total"] / scraped["without_scrapes"])
+        if PLAIN in cells and BASELINE in cells:
+            # the recording alone: the same checkout without the endpoint, per request
+            row[f"{PLAIN}/{BASELINE} per request"] = _ratio(
+                cells[PLAIN].get("us_per_request"), cells[BASELINE].get("us_per_request"))
         ratios[key] = row
     return {"figures": figures, "ratios": ratios,
             "scrape": {"cpu_s": scrape_cpu_s, "interval_s": interval, "core_share": share}}
@@ -473,8 +494,8 @@ def markdown(summary: dict[str, Any], names: list[str]) -> str:
     per_request = {k: c for k, c in summary["figures"].items()
                    if any("us_per_request" in cell for cell in c.values())}
     if per_request:
-        lines += ["", "Broker CPU per Produce request the client sent (us, medians; the figure "
-                      "that does not move with how the client batched):", "",
+        lines += ["", "Broker CPU per request the client sent (Produce or Fetch; us, medians; the "
+                      "figure that does not move with how the client batched):", "",
                   "| case | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
         for key, cells in per_request.items():
             lines.append(f"| {key} | " + " | ".join(
@@ -538,8 +559,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--rate", type=float, default=40.0,
                    help="offered MB/s of payload for 1 KiB records (scaled down for smaller ones)")
     p.add_argument("--seconds", type=float, default=6.0, help="produce for this long per case")
-    p.add_argument("--consume-passes", type=int, default=4,
-                   help="how many times the consumer reads each case's records")
+    p.add_argument("--consume-seconds", type=float, default=6.0,
+                   help="the consumer reads each case's records again and again for this long")
     p.add_argument("--linger-ms", type=int, default=5,
                    help="the producer's linger.ms: how many requests carry the offered rate")
     p.add_argument("--scrape-interval", type=float, default=5.0,
@@ -556,8 +577,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.cases = [Case(int(s), int(n)) for s in args.sizes.split(",") for n in args.partitions.split(",")]
     except ValueError:
         p.error("--sizes and --partitions take comma-separated integers")
-    if min(args.rounds, args.probe_scrapes, args.consume_passes) < 1 or min(args.rate, args.seconds, args.scrape_interval) <= 0:
-        p.error("--rounds, --probe-scrapes, --rate, --seconds and --scrape-interval must be positive")
+    if min(args.rounds, args.probe_scrapes) < 1 or min(args.rate, args.seconds, args.consume_seconds, args.scrape_interval) <= 0:
+        p.error("--rounds, --probe-scrapes, --rate, --seconds, --consume-seconds and --scrape-interval must be positive")
     return args
 
 

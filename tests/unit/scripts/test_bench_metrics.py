@@ -122,3 +122,20 @@ def test_request_count_reads_librdkafkas_statistics() -> None:
     polls: list[float] = []
     assert count.final(lambda t: polls.append(t)) == 0  # no newer report came
     assert polls
+
+
+def test_the_recordings_cost_per_request_against_the_baseline() -> None:
+    """pybroker/baseline per request: the same requests, this checkout's recording against the
+    commit before the metrics; in both directions (a Fetch counted like a Produce)."""
+    phases = []
+    for direction in ("produce", "consume"):
+        for broker, cpu_s, n in ((PLAIN, 0.66, 1000), (BASELINE, 0.6, 1000), (SCRAPED, 0.7, 1000)):
+            p = phase(broker, cpu_s, direction=direction)
+            p.requests = n
+            phases.append(p)
+    got = summarize(phases, scrape_cpu_s=0.0, interval=5.0, names=NAMES)
+    for key in ("1 KiB x 6p produce", "1 KiB x 6p consume"):
+        assert got["ratios"][key]["pybroker/baseline per request"] == pytest.approx(1.1)
+    no_baseline = summarize([p for p in phases if p.broker != BASELINE], scrape_cpu_s=0.0,
+                            interval=5.0, names=[PLAIN, SCRAPED])
+    assert "pybroker/baseline per request" not in no_baseline["ratios"]["1 KiB x 6p produce"]
