@@ -28,7 +28,7 @@ from prometheus_client.metrics_core import Metric
 from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 
-from .exposition import families
+from .exposition import SeriesCache, families
 from .jmx_rules import RuleSet
 from .registry import MetricsRegistry
 
@@ -73,6 +73,8 @@ class MetricsEndpoint:
         self.port = port
         self.ready = ready
         self.rules = rules or RuleSet()
+        #: each served attribute's name and labels, from the first scrape on
+        self.series = SeriesCache(self.rules)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -143,7 +145,7 @@ class MetricsEndpoint:
                 self._reply(request, 503, f"metrics unavailable: {str(e) or 'timed out'}\n")
                 return
             registry = CollectorRegistry(auto_describe=False)
-            registry.register(_Snapshot(families(samples, self.rules)))
+            registry.register(_Snapshot(families(samples, self.series)))
             body = generate_latest(registry) + generate_latest(self._process)
             self._reply(request, 200, body, CONTENT_TYPE_LATEST)
         elif path in ("/ready", "/-/ready"):

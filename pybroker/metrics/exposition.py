@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from prometheus_client.metrics_core import Metric
 
 from .jmx_rules import COUNTER, RuleSet
-from .registry import Sample
+from .registry import MBean, Sample
 
 _PERCENTILE_ATTRIBUTES = {0.50: "50thPercentile", 0.75: "75thPercentile",
                           0.95: "95thPercentile", 0.98: "98thPercentile",
@@ -40,8 +40,41 @@ def attributes_of(sample: Sample) -> list[tuple[str, float]]:
     return out
 
 
-def families(samples: Iterable[Sample], rules: RuleSet) -> list[Metric]:
-    """The samples as metric families, in the order their names first appear."""
+#: how one attribute of one MBean is served: its family's name, help and type, the sample's
+#: name (a counter's with ``_total``) and labels; None: no rule exports it
+Series = tuple[str, str, str, str, dict[str, str]] | None
+
+
+class SeriesCache:
+    """The :data:`Series` of each (MBean, attribute), worked out once: an MBean's attributes
+    render the same way at every scrape, so a scrape after the first one looks each up instead
+    of naming the bean, matching the rules and building its labels again."""
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules = rules
+        self._series: dict[tuple[MBean, str], Series] = {}
+
+    def get(self, bean: MBean, attribute: str) -> Series:
+        key = (bean, attribute)
+        try:
+            return self._series[key]
+        except KeyError:
+            pass
+        rendered = self.rules.render(bean.exporter_bean(), attribute)
+        series: Series = None
+        if rendered is not None:
+            counter = rendered.type == COUNTER
+            series = (rendered.name, f"{bean} {attribute}", "counter" if counter else "gauge",
+                      rendered.name + "_total" if counter else rendered.name,
+                      dict(rendered.labels))
+        self._series[key] = series
+        return series
+
+
+def families(samples: Iterable[Sample], rules: RuleSet | SeriesCache) -> list[Metric]:
+    """The samples as metric families, in the order their names first appear (``rules``: a
+    :class:`SeriesCache` kept from one scrape to the next, or the rules alone)."""
+    cache = rules if isinstance(rules, SeriesCache) else SeriesCache(rules)
     by_name: dict[str, Metric] = {}
     for sample in samples:
         if sample.kind.startswith("exported-"):
@@ -54,17 +87,15 @@ def families(samples: Iterable[Sample], rules: RuleSet) -> list[Metric]:
             for labels, value in sample.series:
                 family.add_sample(name + "_total" if counter else name, dict(labels), value)
             continue
-        bean = sample.mbean.exporter_bean()
+        bean = sample.mbean
         for attribute, value in attributes_of(sample):
-            rendered = rules.render(bean, attribute)
-            if rendered is None:
+            series = cache.get(bean, attribute)
+            if series is None:
                 continue
-            family = by_name.get(rendered.name)
-            counter = rendered.type == COUNTER
+            family_name, help_text, kind, sample_name, attribute_labels = series
+            family = by_name.get(family_name)
             if family is None:
-                family = by_name[rendered.name] = Metric(
-                    rendered.name, f"{sample.mbean} {attribute}",
-                    "counter" if counter else "gauge")
-            family.add_sample(rendered.name + "_total" if counter else rendered.name,
-                              dict(rendered.labels), value)
+                family = by_name[family_name] = Metric(family_name, help_text, kind)
+            # (the labels' dict is the cache's: the exposition only reads it)
+            family.add_sample(sample_name, attribute_labels, value)
     return list(by_name.values())

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from pybroker.metrics.exposition import families
+from pybroker.metrics.exposition import SeriesCache, families
 from pybroker.metrics.jmx_rules import (
     COUNTER,
     GAUGE,
@@ -131,3 +131,27 @@ def test_families_render_a_registry_page() -> None:
     assert set(quantiles) == {"0.50", "0.75", "0.95", "0.98", "0.99", "0.999"}
     assert quantiles["0.50"] == 2.0 and quantiles["0.999"] == 3.0
     assert [s.value for s in out["kafka_server_replicamanager_leadercount"].samples] == [4]
+
+
+def test_a_series_cache_kept_between_scrapes_renders_what_the_rules_do() -> None:
+    """The endpoint keeps a SeriesCache from one scrape to the next: the second page, with
+    moved values and a series that came meanwhile, reads as one rendered afresh."""
+    registry = MetricsRegistry()
+    meter = registry.meter(mbean("kafka.server", "BrokerTopicMetrics", "BytesInPerSec", topic="t"))
+    meter.mark(5)
+    registry.gauge(mbean("kafka.server", "ReplicaManager", "LeaderCount"), lambda: 4)
+    cache = SeriesCache(RULES)
+
+    def page(rules: RuleSet | SeriesCache) -> list[tuple[str, str, set[tuple[object, ...]]]]:
+        return [(f.name, f.type, {(s.name, tuple(sorted(s.labels.items())), s.value)
+                                  for s in f.samples})
+                for f in families(registry.snapshot(), rules)]
+
+    assert page(cache) == page(RULES)
+    meter.mark(2)
+    registry.meter(mbean("kafka.server", "BrokerTopicMetrics", "BytesInPerSec", topic="u")).mark(1)
+    second = page(cache)
+    assert second == page(RULES)
+    assert second[0][2] == {("kafka_server_brokertopicmetrics_bytesin_total", (("topic", "t"),), 7),
+                            ("kafka_server_brokertopicmetrics_bytesin_total", (("topic", "u"),), 1)}
+    assert cache.get(mbean("com.example", "Nothing", "NoRuleMatches"), "Value") is None
