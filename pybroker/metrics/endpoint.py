@@ -17,18 +17,17 @@ import asyncio
 import concurrent.futures
 import logging
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
-from prometheus_client.metrics_core import Metric
 from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 
-from .exposition import SeriesCache, families
+from .exposition import FamilyTexts, SeriesCache, families
 from .jmx_rules import RuleSet
 from .registry import MetricsRegistry
 
@@ -53,16 +52,6 @@ def parse_metrics_listener(value: str) -> tuple[str, int]:
     return parts.hostname or "", parts.port
 
 
-class _Snapshot:
-    """A collector for one scrape: the families taken from the loop's snapshot."""
-
-    def __init__(self, metrics: list[Metric]) -> None:
-        self._metrics = metrics
-
-    def collect(self) -> Iterable[Metric]:
-        return self._metrics
-
-
 class MetricsEndpoint:
     """Serves ``registry`` at ``host:port``; ``ready()`` says whether the broker serves."""
 
@@ -75,6 +64,8 @@ class MetricsEndpoint:
         self.rules = rules or RuleSet()
         #: each served attribute's name and labels, from the first scrape on
         self.series = SeriesCache(self.rules)
+        #: each family's text, kept for the next scrape
+        self.texts = FamilyTexts()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -144,9 +135,8 @@ class MetricsEndpoint:
             except (TimeoutError, RuntimeError, concurrent.futures.TimeoutError) as e:
                 self._reply(request, 503, f"metrics unavailable: {str(e) or 'timed out'}\n")
                 return
-            registry = CollectorRegistry(auto_describe=False)
-            registry.register(_Snapshot(families(samples, self.series)))
-            body = generate_latest(registry) + generate_latest(self._process)
+            body = (self.texts.render(families(samples, self.series))
+                    + generate_latest(self._process))
             self._reply(request, 200, body, CONTENT_TYPE_LATEST)
         elif path in ("/ready", "/-/ready"):
             try:

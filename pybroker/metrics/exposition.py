@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from prometheus_client import generate_latest
 from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector
 
 from .jmx_rules import COUNTER, RuleSet
 from .registry import MBean, Sample
@@ -99,3 +101,38 @@ def families(samples: Iterable[Sample], rules: RuleSet | SeriesCache) -> list[Me
             # (the labels' dict is the cache's: the exposition only reads it)
             family.add_sample(sample_name, attribute_labels, value)
     return list(by_name.values())
+
+
+class _Families(Collector):
+    def __init__(self, metrics: list[Metric]) -> None:
+        self._metrics = metrics
+
+    def collect(self) -> Iterable[Metric]:
+        return self._metrics
+
+
+class FamilyTexts:
+    """The text of a page of families, as ``prometheus_client.generate_latest`` writes it,
+    with each family's text kept from one scrape to the next: a family whose help, type,
+    samples, labels and values are what they were is not written again. Most are (the
+    histograms of the APIs nobody called, the gauges that stand still), and writing the text
+    is most of a scrape's work."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, tuple[tuple[object, ...], bytes]] = {}
+
+    def render(self, metrics: Iterable[Metric]) -> bytes:
+        kept = self._texts
+        texts: dict[str, tuple[tuple[object, ...], bytes]] = {}
+        out: list[bytes] = []
+        for family in metrics:
+            key = (family.documentation, family.type,
+                   tuple([(s.name, tuple(s.labels.items()), s.value, s.timestamp)
+                          for s in family.samples]))
+            last = kept.get(family.name)
+            text = last[1] if last is not None and last[0] == key \
+                else generate_latest(_Families([family]))
+            texts[family.name] = (key, text)
+            out.append(text)
+        self._texts = texts  # (one assignment: a scrape on another thread sees one or the other)
+        return b"".join(out)

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from pybroker.metrics.exposition import SeriesCache, families
+from pybroker.metrics.exposition import FamilyTexts, SeriesCache, families
 from pybroker.metrics.jmx_rules import (
     COUNTER,
     GAUGE,
@@ -155,3 +155,42 @@ def test_a_series_cache_kept_between_scrapes_renders_what_the_rules_do() -> None
     assert second[0][2] == {("kafka_server_brokertopicmetrics_bytesin_total", (("topic", "t"),), 7),
                             ("kafka_server_brokertopicmetrics_bytesin_total", (("topic", "u"),), 1)}
     assert cache.get(mbean("com.example", "Nothing", "NoRuleMatches"), "Value") is None
+
+
+def test_family_texts_kept_between_scrapes_write_the_page_generate_latest_does() -> None:
+    """The endpoint writes each family once and keeps its text while nothing in it moves: the
+    page must be byte for byte prometheus_client's for the same families, at the first scrape,
+    after a value moved, after a series came, and with nothing changed."""
+    from prometheus_client import CollectorRegistry, generate_latest
+    from prometheus_client.registry import Collector
+
+    class Page(Collector):
+        def __init__(self, metrics: list) -> None:
+            self.metrics = metrics
+
+        def collect(self) -> list:
+            return self.metrics
+
+    def whole(metrics: list) -> bytes:
+        registry = CollectorRegistry(auto_describe=False)
+        registry.register(Page(metrics))
+        return generate_latest(registry)
+
+    registry = MetricsRegistry()
+    meter = registry.meter(mbean("kafka.server", "BrokerTopicMetrics", "BytesInPerSec", topic="t"))
+    h = registry.histogram(mbean("kafka.network", "RequestMetrics", "TotalTimeMs", request="Produce"))
+    registry.gauge(mbean("kafka.server", "ReplicaManager", "LeaderCount"), lambda: 4)
+    cache, texts = SeriesCache(RULES), FamilyTexts()
+    pages = []
+    for step in range(4):
+        if step == 1:
+            meter.mark(3)
+            h.update(2.5)
+        if step == 2:
+            registry.meter(mbean("kafka.server", "BrokerTopicMetrics", "BytesInPerSec", topic="u")).mark(1)
+        metrics = families(registry.snapshot(), cache)
+        page = texts.render(metrics)
+        assert page == whole(metrics), step
+        pages.append(page)
+    assert pages[0] != pages[1] != pages[2] == pages[3]
+    assert b'kafka_server_brokertopicmetrics_bytesin_total{topic="u"} 1.0' in pages[2]
