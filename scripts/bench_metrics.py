@@ -29,6 +29,12 @@ Each round also measures one scrape: ``scraped`` idle, ``--probe-scrapes`` reads
 back to back, its CPU divided by their number. The scraped broker's CPU per GB is then given
 twice: as measured (the scrapes that fell into the phase included) and without them.
 
+After the rounds, a paired measurement prices a scrape under load (:func:`paired_scrape_cost`):
+the ``scraped`` broker alone, under each case's load, its CPU per second read in segments
+without scrapes and with one a second. It is the endpoint's cost on one broker with one load,
+free of the broker-to-broker noise of the side-by-side figures, and it includes what a scrape
+costs the loop beside its own work, which the idle probe does not.
+
 What it means for throughput: a broker bound by its one event loop moves at most 1 core
 divided by its CPU per GB. Serving metrics takes ``scrape CPU / interval`` of that core and
 recording them raises the CPU per GB, so the throughput a saturated broker keeps is estimated as
@@ -172,6 +178,8 @@ class Scraper:
         self.interval = interval
         self.times: list[float] = []
         self.errors = 0
+        #: while set, the thread skips its reads (a paired measurement scrapes by itself)
+        self.paused = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="bench-scraper", daemon=True)
 
@@ -181,6 +189,8 @@ class Scraper:
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
+            if self.paused:
+                continue
             try:
                 self.read()
                 self.times.append(time.monotonic())
@@ -237,6 +247,64 @@ def scrape_cost(broker: Broker, scrapes: int) -> dict[str, float]:
         size = broker.scraper.read()
     *_, c1 = cpu_times(broker.pid)
     return {"cpu_s": (c1 - c0) / scrapes, "page_bytes": size}
+
+
+#: how many pairs of segments (without scrapes, then with one a second) a paired measurement has
+PAIRS = 3
+
+
+def paired_scrape_cost(pool: ProcessPoolExecutor, broker: Broker, case: Case,
+                       args: argparse.Namespace, tag: str) -> dict[str, dict[str, float]]:
+    """What a scrape costs under load, on one broker: while a client offers the case's load
+    (a producer at its rate, then a consumer reading what it wrote), the broker's CPU per
+    second is read in segments of ``--paired-seconds``, alternately without scrapes and with
+    one a second. The same broker and the same load on both sides: the difference per scrape
+    does not carry the broker-to-broker and round-to-round noise of the side-by-side figures,
+    and it takes in what a scrape costs the event loop beside its own work (the loop's
+    snapshot, the two threads taking turns), which a scrape of an idle broker does not."""
+    assert broker.scraper is not None
+    topic = f"bench-metrics-{tag}-paired"
+    create_topic(broker.proc.bootstrap, topic, case.partitions)
+    settle()
+    seg = args.paired_seconds
+    span = 2 * PAIRS * seg
+    out: dict[str, dict[str, float]] = {}
+    produced = 0
+    broker.scraper.paused = True
+    try:
+        for direction in DIRECTIONS:
+            start_at = time.time() + 1.0
+            future = pool.submit(client, Phase(broker.name, -1, case.label, direction),
+                                 broker.proc.bootstrap, topic, case, args.rate, span + 2.0,
+                                 produced, start_at, args.linger_ms, span + 2.0)
+            time.sleep(max(0.0, start_at - time.time()) + 0.5)  # the client is under way
+            cpu: dict[bool, list[float]] = {False: [], True: []}
+            scrapes = 0
+            for i in range(2 * PAIRS):
+                scraping = i % 2 == 1
+                *_, c0 = cpu_times(broker.pid)
+                t0 = time.monotonic()
+                while time.monotonic() - t0 < seg:
+                    if scraping:
+                        s0 = time.monotonic()
+                        broker.scraper.read()
+                        scrapes += 1
+                        time.sleep(max(0.0, 1.0 - (time.monotonic() - s0)))
+                    else:
+                        time.sleep(0.05)
+                *_, c1 = cpu_times(broker.pid)
+                cpu[scraping].append((c1 - c0) / (time.monotonic() - t0))
+            phase = future.result()
+            if direction == "produce":
+                produced = phase.records
+            off, on = statistics.fmean(cpu[False]), statistics.fmean(cpu[True])
+            per_s = scrapes / (PAIRS * seg)
+            out[direction] = {"cpu_per_s_off": off, "cpu_per_s_on": on, "scrapes_per_s": per_s,
+                              "scrape_cpu_s": (on - off) / per_s if per_s else 0.0}
+    finally:
+        broker.scraper.paused = False
+        delete_topic(broker.proc.bootstrap, topic)
+    return out
 
 
 def idle_cpu(brokers: list[Broker], seconds: float) -> dict[str, float]:
@@ -469,6 +537,19 @@ def summarize(phases: list[Phase], scrape_cpu_s: float | None, interval: float,
             "scrape": {"cpu_s": scrape_cpu_s, "interval_s": interval, "core_share": share}}
 
 
+def paired_summary(paired: dict[str, dict[str, dict[str, float]]],
+                   interval: float) -> dict[str, dict[str, float]]:
+    """Per case and direction, the paired measurement with what it means at ``interval``: the
+    share of a core the scrapes take under that load, and the throughput a broker saturated
+    by its event loop keeps (1 less that share)."""
+    out: dict[str, dict[str, float]] = {}
+    for label, cells in paired.items():
+        for direction, cell in cells.items():
+            share = max(0.0, cell["scrape_cpu_s"]) / interval
+            out[f"{label} {direction}"] = {**cell, "core_share": share, "capacity": 1 - share}
+    return out
+
+
 def _ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a is not None and b else None
 
@@ -500,6 +581,16 @@ def markdown(summary: dict[str, Any], names: list[str]) -> str:
         for key, cells in per_request.items():
             lines.append(f"| {key} | " + " | ".join(
                 fmt(cells.get(n, {}).get("us_per_request"), 0) for n in names) + " |")
+    if summary.get("paired"):
+        lines += ["", f"The endpoint, paired: the scraped broker alone under each case's load, "
+                      f"CPU per second in segments without scrapes and with one a second; what a "
+                      f"scrape costs there, and at one every {scrape['interval_s']:g} s:", "",
+                  "| case | CPU-s/s without | CPU-s/s with | scrapes/s | ms per scrape "
+                  "| share of a core | capacity |", "|---|---:|---:|---:|---:|---:|---:|"]
+        for key, cell in summary["paired"].items():
+            lines.append(f"| {key} | {fmt(cell['cpu_per_s_off'], 3)} | {fmt(cell['cpu_per_s_on'], 3)} "
+                         f"| {fmt(cell['scrapes_per_s'], 2)} | {fmt(cell['scrape_cpu_s'] * 1000, 1)} "
+                         f"| {fmt(cell['core_share'] * 100, 2)} % | {fmt(cell['capacity'], 3)} |")
     kinds = sorted({k for r in summary["ratios"].values() for k in r})
     lines += ["", "| case | " + " | ".join(kinds) + " |", "|---|" + "---:|" * len(kinds)]
     for key, row in summary["ratios"].items():
@@ -567,6 +658,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="seconds between reads of /metrics (Prometheus' default: 15)")
     p.add_argument("--probe-scrapes", type=int, default=20,
                    help="back-to-back reads per round that price one scrape")
+    p.add_argument("--paired-seconds", type=float, default=4.0,
+                   help="segment length of the paired measurement of a scrape under each case's "
+                        "load (3 pairs per direction; 0: not measured)")
     p.add_argument("--idle-seconds", type=float, default=5.0,
                    help="per round, how long every broker's CPU is read with no clients")
     p.add_argument("--baseline", default=METRICS_BASELINE,
@@ -600,6 +694,7 @@ def main(argv: list[str] | None = None) -> int:
     brokers: list[Broker] = []
     phases: list[Phase] = []
     probes: list[dict[str, float]] = []
+    paired: dict[str, dict[str, dict[str, float]]] = {}
     idles: list[dict[str, float]] = []
     pool: ProcessPoolExecutor | None = None
     try:
@@ -629,6 +724,15 @@ def main(argv: list[str] | None = None) -> int:
                           + (f", {p.requests} requests, {p.cpu_s / p.requests * 1e6:.0f} us each"
                              if p.requests else "")
                           + (f" ({p.errors} errors)" if p.errors else ""), flush=True)
+        if args.paired_seconds > 0:
+            for i, case in enumerate(args.cases):
+                paired[case.label] = got_paired = paired_scrape_cost(pool, scraped, case, args,
+                                                                     f"{stamp}-p{i}")
+                for direction, cell in got_paired.items():
+                    print(f"paired {case.label} {direction}: {cell['cpu_per_s_off']:.3f} CPU-s/s "
+                          f"without scrapes, {cell['cpu_per_s_on']:.3f} with "
+                          f"{cell['scrapes_per_s']:.2f}/s: "
+                          f"{cell['scrape_cpu_s'] * 1000:.1f} ms per scrape", flush=True)
     except KeyboardInterrupt as e:
         print(f"\ninterrupted ({str(e) or interrupted() or 'Ctrl-C'}); nothing was written", file=sys.stderr)
         return 130
@@ -645,6 +749,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = summarize(phases, scrape_cpu, args.scrape_interval, names)
     summary["scrape"]["page_bytes"] = probes[-1]["page_bytes"] if probes else None
     summary["idle_cpu_per_s"] = {n: median([i[n] for i in idles]) for n in names}
+    summary["paired"] = paired_summary(paired, args.scrape_interval)
     machine = machine_info()
     machine["load_average_before"] = load_before
     machine["load_average_after"] = load_average()

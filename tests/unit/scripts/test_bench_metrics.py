@@ -20,6 +20,7 @@ from scripts.bench_metrics import (
     RequestCount,
     cpu_times,
     markdown,
+    paired_summary,
     summarize,
 )
 
@@ -139,3 +140,19 @@ def test_the_recordings_cost_per_request_against_the_baseline() -> None:
     no_baseline = summarize([p for p in phases if p.broker != BASELINE], scrape_cpu_s=0.0,
                             interval=5.0, names=[PLAIN, SCRAPED])
     assert "pybroker/baseline per request" not in no_baseline["ratios"]["1 KiB x 6p produce"]
+
+
+def test_the_paired_scrape_cost_as_a_share_of_a_core_at_the_interval() -> None:
+    paired = {"1 KiB x 6p": {
+        "produce": {"cpu_per_s_off": 0.5, "cpu_per_s_on": 0.56, "scrapes_per_s": 1.0,
+                    "scrape_cpu_s": 0.06},
+        "consume": {"cpu_per_s_off": 0.4, "cpu_per_s_on": 0.39, "scrapes_per_s": 1.0,
+                    "scrape_cpu_s": -0.01}}}
+    got = paired_summary(paired, interval=5.0)
+    assert got["1 KiB x 6p produce"]["core_share"] == pytest.approx(0.012)
+    assert got["1 KiB x 6p produce"]["capacity"] == pytest.approx(0.988)
+    assert got["1 KiB x 6p consume"]["capacity"] == 1.0  # noise below nothing costs nothing
+    summary = summarize([phase(PLAIN, 0.6)], scrape_cpu_s=0.03, interval=5.0, names=[PLAIN])
+    summary["paired"] = got
+    assert "| 1 KiB x 6p produce | 0.500 | 0.560 | 1.00 | 60.0 | 1.20 % | 0.988 |" in markdown(
+        summary, [PLAIN])
