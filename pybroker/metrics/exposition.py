@@ -72,12 +72,20 @@ class SeriesCache:
         self._series[key] = series
         return series
 
+    def bound(self, served: int) -> None:
+        """After a page of ``served`` lookups: forget everything once the cache holds more
+        than twice that (the MBeans of deleted topics and gone groups would otherwise stay
+        for ever); the next page works its entries out again."""
+        if len(self._series) > 2 * served + 1024:
+            self._series.clear()
+
 
 def families(samples: Iterable[Sample], rules: RuleSet | SeriesCache) -> list[Metric]:
     """The samples as metric families, in the order their names first appear (``rules``: a
     :class:`SeriesCache` kept from one scrape to the next, or the rules alone)."""
     cache = rules if isinstance(rules, SeriesCache) else SeriesCache(rules)
     by_name: dict[str, Metric] = {}
+    served = 0
     for sample in samples:
         if sample.kind.startswith("exported-"):
             counter = sample.kind == "exported-counter"
@@ -91,6 +99,7 @@ def families(samples: Iterable[Sample], rules: RuleSet | SeriesCache) -> list[Me
             continue
         bean = sample.mbean
         for attribute, value in attributes_of(sample):
+            served += 1
             series = cache.get(bean, attribute)
             if series is None:
                 continue
@@ -100,6 +109,7 @@ def families(samples: Iterable[Sample], rules: RuleSet | SeriesCache) -> list[Me
                 family = by_name[family_name] = Metric(family_name, help_text, kind)
             # (the labels' dict is the cache's: the exposition only reads it)
             family.add_sample(sample_name, attribute_labels, value)
+    cache.bound(served)
     return list(by_name.values())
 
 

@@ -194,3 +194,13 @@ def test_family_texts_kept_between_scrapes_write_the_page_generate_latest_does()
         pages.append(page)
     assert pages[0] != pages[1] != pages[2] == pages[3]
     assert b'kafka_server_brokertopicmetrics_bytesin_total{topic="u"} 1.0' in pages[2]
+
+
+def test_the_series_cache_forgets_the_mbeans_gone_from_the_page() -> None:
+    """Topics come and go: a cache kept for ever would hold every MBean that ever existed."""
+    cache = SeriesCache(RULES)
+    for i in range(3000):
+        registry = MetricsRegistry()
+        registry.meter(mbean("kafka.server", "BrokerTopicMetrics", "BytesInPerSec", topic=f"t{i}"))
+        families(registry.snapshot(), cache)
+        assert len(cache._series) <= 2 * 5 + 1024 + 5  # one meter: five attributes a page
