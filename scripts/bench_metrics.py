@@ -18,9 +18,9 @@ cache) hits all three alike: run one after the other, the same broker's CPU per 
 rate (``--rate`` MB/s of payload for 1 KiB records, a tenth of it for 100-byte ones; acks=all,
 ``--linger-ms`` 5) for ``--seconds``, then a consumer reads them back from the beginning as
 fast as it can, again and again for ``--consume-seconds``. The figure is the broker process's
-CPU seconds per GB of payload (its threads' run time from /proc; user and system time apart, to the clock
-tick), so a broker that does more work per request shows it whatever the machine's noise does
-to the clock. Every broker runs its checkout's code first on ``PYTHONPATH`` (not whatever
+CPU seconds per GB of payload (its threads' run time from /proc; user and system time apart, to
+the clock tick), so a broker that does more work per request shows it whatever the machine's
+noise does to the clock. Every broker runs its checkout's code first on ``PYTHONPATH`` (not whatever
 checkout the virtualenv's editable install points at). The producer and the consumer also read
 how many Produce and Fetch requests they sent from librdkafka's statistics, for the broker's
 CPU per request: the figure that does not move with how the client happened to batch.
@@ -411,7 +411,8 @@ def consume_all(bootstrap: str, topic: str, case: Case, want: int, phase: Phase,
     start = time.perf_counter()
     deadline = start + 120 + seconds
     try:
-        while passes == 0 or (time.perf_counter() - start < seconds
+        # (nothing to read, when the producer got nothing in: one empty pass, not a spin)
+        while passes == 0 or (want > 0 and time.perf_counter() - start < seconds
                               and time.perf_counter() < deadline):
             consumer.assign([TopicPartition(topic, p, 0) for p in range(case.partitions)])
             read = 0

@@ -72,6 +72,9 @@ class SeriesCache:
         self._series[key] = series
         return series
 
+    def __len__(self) -> int:
+        return len(self._series)
+
     def bound(self, served: int) -> None:
         """After a page of ``served`` lookups: forget everything once the cache holds more
         than twice that (the MBeans of deleted topics and gone groups would otherwise stay

@@ -120,6 +120,7 @@ class RequestMetrics:
                     error=_error_name(code)))
             meter.count += n
 
+
 def _columns(samples: tuple[tuple[int, ...], ...]) -> tuple[list[float], ...]:
     """Raw samples turned into the eight histograms' values, as Kafka's
     ``updateRequestMetrics`` splits a request's time (ms; the throttle as the response carried

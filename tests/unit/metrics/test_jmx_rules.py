@@ -203,4 +203,4 @@ def test_the_series_cache_forgets_the_mbeans_gone_from_the_page() -> None:
         registry = MetricsRegistry()
         registry.meter(mbean("kafka.server", "BrokerTopicMetrics", "BytesInPerSec", topic=f"t{i}"))
         families(registry.snapshot(), cache)
-        assert len(cache._series) <= 2 * 5 + 1024 + 5  # one meter: five attributes a page
+        assert len(cache) <= 2 * 5 + 1024 + 5  # one meter: five attributes a page
