@@ -761,22 +761,30 @@ class Nemesis:
 
     def _fill_disk(self, event: FaultEvent, broker_id: int, role: str) -> None:
         """Fill the broker's log dir for ``disk_full`` seconds; once it is freed, start the
-        broker again if it halted (after its registration expired, as for a kill)."""
+        broker again if it halted (after its registration expired, as for a kill).
+
+        The disk stays full while the fault lasts: space the broker frees meanwhile (a
+        follower truncating its log, an old producer snapshot deleted) is taken again at once,
+        as a disk that something else keeps filling would, so that the broker's next write
+        fails rather than landing in what it freed."""
         assert self.disks is not None
         disk, broker = self.disks[broker_id], self.cluster.broker(broker_id)
         lasting = self.rng.uniform(*self.config.disk_full)
         self.log(f"nemesis: fill broker {broker_id}{role}'s log dir for {lasting:.1f}s")
         filled = time.monotonic()
+        taken_again = 0
         try:
             disk.fill()
             while broker.is_running() and time.monotonic() - filled < lasting:
                 time.sleep(0.05)
+                taken_again += disk.fill()
             halted_after = time.monotonic() - filled
             time.sleep(max(0.0, lasting - halted_after))
         finally:
             disk.free()
         if broker.is_running():
-            event.note = f"still running after {lasting:.1f}s full"
+            event.note = (f"still running after {lasting:.1f}s full ({taken_again} bytes it "
+                          f"freed taken again)")
             return
         code = broker.stop()  # (it exited by itself: this reaps it)
         event.note = f"halted after {halted_after:.1f}s (exit code {code})"
