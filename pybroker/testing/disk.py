@@ -86,12 +86,24 @@ class SmallFilesystem:
         return st.f_bavail * st.f_frsize
 
     def fill(self, leave: int = 0) -> int:
-        """Write a ballast file until the file system is full (or only ``leave`` bytes are
-        free); the bytes written."""
+        """Grow a ballast file until the file system is full (or only ``leave`` bytes are
+        free); the bytes it grew by. The space is allocated with ``posix_fallocate`` (a
+        tenth of a second for a gigabyte of tmpfs; writing it takes seconds on a busy
+        machine), and whatever that leaves is written."""
         written = 0
         chunk = b"\0" * (1 << 20)
         fd = os.open(self.path / _BALLAST, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
+            room = self.free_bytes - leave
+            if room > 0:
+                end = os.fstat(fd).st_size
+                try:
+                    os.posix_fallocate(fd, end, room)
+                    written += room
+                except OSError as e:
+                    if e.errno not in (errno.ENOSPC, errno.EOPNOTSUPP, errno.EINVAL):
+                        raise
+                    os.ftruncate(fd, end)  # a failed fallocate may keep part of the room
             while True:
                 room = self.free_bytes - leave
                 if room <= 0:

@@ -771,10 +771,10 @@ class Nemesis:
         disk, broker = self.disks[broker_id], self.cluster.broker(broker_id)
         lasting = self.rng.uniform(*self.config.disk_full)
         self.log(f"nemesis: fill broker {broker_id}{role}'s log dir for {lasting:.1f}s")
-        filled = time.monotonic()
         taken_again = 0
         try:
             disk.fill()
+            filled = time.monotonic()  # the fault lasts from when the disk is full
             while broker.is_running() and time.monotonic() - filled < lasting:
                 time.sleep(0.05)
                 taken_again += disk.fill()
