@@ -4,7 +4,8 @@ and ``pybroker env-properties`` (the properties the ``KAFKA_*`` environment vari
 the container image; ``pybroker compat --bootstrap host:port`` (the compatibility suite against
 any broker, :mod:`pybroker.compat`, imported only for that command); ``pybroker
 state-change-log merge`` (brokers' state-change logs as one history,
-:mod:`pybroker.tools.state_change_merge`)."""
+:mod:`pybroker.tools.state_change_merge`); ``pybroker console --cluster name=host:port`` (the
+web console, :mod:`pybroker.console`, a process of its own)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,21 @@ def build_parser() -> argparse.ArgumentParser:
     add_arguments(scl_sub.add_parser(
         "merge", help="merge the state-change logs of several brokers into one time-ordered "
                       "history (Kafka's StateChangeLogMerger)"))
+    console = sub.add_parser(
+        "console", help="serve the web console for one or more clusters")
+    console.add_argument("--cluster", metavar="NAME=BOOTSTRAP", action="append", default=[],
+                         help="a cluster to show: its name and bootstrap servers "
+                              "(host:port[,host:port...]); repeatable")
+    console.add_argument("--config", metavar="FILE",
+                         help="a TOML file of clusters (with security settings and metrics "
+                              "endpoints), listen address, read-only mode and basic "
+                              "authentication (docs/console.md)")
+    console.add_argument("--listen", metavar="HOST:PORT",
+                         help="where to serve (default: 127.0.0.1:8080)")
+    console.add_argument("--read-only", action="store_true",
+                         help="show everything, change nothing (no action is served)")
+    console.add_argument("--log-level", default="INFO",
+                         choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     compat = sub.add_parser(
         "compat", add_help=False,
         help="run the compatibility suite against a broker and write its report card "
@@ -62,6 +78,28 @@ def healthcheck(args: argparse.Namespace) -> int:
         print(f"unhealthy: {e}", file=sys.stderr)
         return 1
     print(f"healthy: {bootstrap} serves {apis} APIs")
+    return 0
+
+
+def console(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pybroker.console.server import serve
+    from pybroker.console.settings import SettingsError, settings_from
+
+    logging.basicConfig(level=args.log_level,
+                        format="[%(asctime)s] %(levelname)s %(name)s: %(message)s",
+                        stream=sys.stderr)
+    try:
+        settings = settings_from(Path(args.config) if args.config else None, args.cluster,
+                                 args.listen, args.read_only)
+    except SettingsError as e:
+        print(f"pybroker console: {e}", file=sys.stderr)
+        return 2
+    try:
+        serve(settings)
+    except KeyboardInterrupt:
+        pass
     return 0
 
 
@@ -115,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         from pybroker.tools.state_change_merge import run
 
         return run(args)
+    if args.command == "console":
+        return console(args)
     logging.basicConfig(level=args.log_level,
                         format="[%(asctime)s] %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)

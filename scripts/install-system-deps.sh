@@ -4,8 +4,8 @@
 # 3 (fusermount3 and libfuse3) for the disk-fault tests' file system with a failing fsync, and
 # podman with runc and mmdebstrap for the container image, its compose files and testcontainers
 # (make image builds its base image from Debian packages with mmdebstrap when no image registry
-# is reachable), and Prometheus for the metrics tests' real scraper. Idempotent; needs root (or
-# sudo).
+# is reachable), Prometheus for the metrics tests' real scraper, and Chromium with its WebDriver
+# for the console's browser tests. Idempotent; needs root (or sudo).
 set -euo pipefail
 declare -A package_for=(
     [kcat]=kcat
@@ -17,6 +17,8 @@ declare -A package_for=(
     [runc]=runc
     [mmdebstrap]=mmdebstrap
     [prometheus]=prometheus
+    [chromium]=chromium
+    [chromedriver]=chromium-driver
 )
 # packages with no command of their own on PATH: the CNI plugin that gives podman's networks a
 # DNS server, by which the containers of a compose project find each other by service name
