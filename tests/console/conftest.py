@@ -1,0 +1,104 @@
+"""Fixtures of the console's tests: a real headless Chromium (Debian's ``chromium`` driven
+through ``chromium-driver`` by Selenium), and one console process showing two clusters at
+once - three pybroker brokers on a ZooKeeper of their own, and the session's reference Apache
+Kafka 3.9 - stopped by its pid when the module ends.
+
+``CONSOLE_SCREENSHOTS=docs/console`` has the tests write their screenshots of the main pages
+there (the committed ones in docs/console.md are made so); otherwise they go to the test's
+temporary directory."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pybroker.testing.cluster import ClusterProcesses, running_cluster
+from pybroker.testing.console_process import ConsoleProcess
+from pybroker.testing.reference_kafka import ReferenceKafka
+from pybroker.testing.zookeeper import ZooKeeperServer
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+#: the names the console gives the two clusters
+TARGETS = ["pybroker", "kafka"]
+
+
+def browser_missing() -> list[str]:
+    missing = []
+    if shutil.which("chromium") is None:
+        missing.append("chromium (Debian package chromium)")
+    if shutil.which("chromedriver") is None:
+        missing.append("chromedriver (Debian package chromium-driver)")
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("selenium (make setup)")
+    return missing
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Headless Chromium at 1280x900, shared by the session; quit (and its driver stopped by
+    Selenium's service, by pid) at the end."""
+    missing = browser_missing()
+    if missing:
+        pytest.skip(f"SKIPPED: the console's browser tests need {'; '.join(missing)}")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                "--window-size=1280,900", "--disable-gpu"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or CHROMEDRIVER),
+                              options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture(scope="module")
+def pybroker_cluster(kafka_tools_lib: Path,
+                     tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterProcesses]:
+    """Three pybroker brokers on a ZooKeeper of the module's own."""
+    missing = ZooKeeperServer.missing_requirements(kafka_tools_lib)
+    if missing:
+        pytest.skip(f"SKIPPED: a ZooKeeper server needs {'; '.join(missing)}")
+    work = tmp_path_factory.mktemp("console-cluster")
+    with ZooKeeperServer(work / "zookeeper", lib=kafka_tools_lib) as zookeeper, \
+            running_cluster(work / "cluster", zookeeper.connect_string("/console")) as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def bootstraps(pybroker_cluster: ClusterProcesses,
+               reference_kafka: ReferenceKafka) -> dict[str, str]:
+    return {"pybroker": pybroker_cluster.bootstrap, "kafka": reference_kafka.bootstrap}
+
+
+@pytest.fixture(scope="module")
+def console(bootstraps: dict[str, str],
+            tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConsoleProcess]:
+    """``pybroker console --cluster pybroker=... --cluster kafka=...``."""
+    with ConsoleProcess(tmp_path_factory.mktemp("console"), bootstraps) as process:
+        yield process
+
+
+@pytest.fixture(params=TARGETS)
+def target(request: pytest.FixtureRequest) -> str:
+    """The name of the cluster a test runs against."""
+    return str(request.param)
+
+
+@pytest.fixture
+def screenshots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("CONSOLE_SCREENSHOTS") or tmp_path / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
