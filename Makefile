@@ -19,6 +19,9 @@ BASE_IMAGE ?= localhost/pybroker-base:bookworm
 DURATION ?= 600
 SEED ?=
 FAULTS ?= kill,freeze,cut,isolate,split,zk-cut,zk-kill,disk
+# make console: the clusters it shows (name=bootstrap, space-separated) and where it listens
+CONSOLE_CLUSTERS ?= local=127.0.0.1:9092
+CONSOLE_LISTEN ?= 127.0.0.1:8080
 # make compat: the broker to test, where its report card goes, and more pybroker compat options
 # (COMPAT_ARGS="--reference --clients kafka-python,confluent-kafka")
 BOOTSTRAP ?=
@@ -33,7 +36,7 @@ RUNTIME_STAMP := $(VENV)/.runtime-stamp
 GEN_STAMP := $(if $(wildcard $(STAMP)),$(STAMP),$(RUNTIME_STAMP))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup system-deps java-deps streams-deps kafka-tools-deps spark-deps run cluster cluster-down pipeline reference-kafka compat chaos image test test-unit test-compat import-specs gen gen-check compat-doc lint bench clean
+.PHONY: help setup system-deps java-deps streams-deps kafka-tools-deps spark-deps run cluster cluster-down console pipeline reference-kafka compat chaos image test test-unit test-compat import-specs gen gen-check compat-doc lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -51,7 +54,7 @@ $(RUNTIME_STAMP): pyproject.toml
 
 setup: $(STAMP) system-deps java-deps streams-deps kafka-tools-deps spark-deps ## create .venv with pybroker (editable), test deps and PySpark; Debian tools; Maven jars
 
-system-deps: ## install the Debian packages the tests drive (kcat, JDK, Maven, iptables, podman, runc, mmdebstrap)
+system-deps: ## install the Debian packages the tests drive (kcat, JDK, Maven, iptables, podman, runc, mmdebstrap, Prometheus, Chromium and its driver)
 	@bash scripts/install-system-deps.sh
 
 java-deps: ## fetch the Java Kafka clients (Maven) and compile their test driver into .cache/java
@@ -78,6 +81,9 @@ cluster: $(STAMP) kafka-tools-deps ## start ZooKeeper and three ZooKeeper-mode b
 
 cluster-down: $(STAMP) ## stop what make cluster started (by pid; data stays in data/cluster)
 	$(PY) -m scripts.cluster down
+
+console: $(STAMP) ## the web console on http://127.0.0.1:8080 for make run's broker or make cluster's first (CONSOLE_CLUSTERS="name=host:port ...", CONSOLE_LISTEN)
+	$(VENV)/bin/pybroker console --listen $(CONSOLE_LISTEN) $(foreach c,$(CONSOLE_CLUSTERS),--cluster $(c))
 
 reference-kafka: $(STAMP) kafka-tools-deps ## run Apache Kafka 3.9 (ZooKeeper mode) on 127.0.0.1:19092 for side-by-side checks
 	$(PY) scripts/reference-kafka.py
