@@ -59,6 +59,15 @@ class ConsoleProcess:
         self._log = self.log_path.open("ab")
         self.proc = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT,
                                      env=env, cwd=self.work_dir)
+        try:
+            self._wait_ready(timeout)
+        except BaseException:
+            self.stop()  # nothing the test started outlives a failed start
+            raise
+        return self
+
+    def _wait_ready(self, timeout: float) -> None:
+        assert self.proc is not None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -66,10 +75,9 @@ class ConsoleProcess:
                                         + self.output())
             try:
                 self.get_json("/api/health", timeout=1.0)
-                return self
+                return
             except OSError:
                 time.sleep(0.1)
-        self.stop()
         raise ConsoleStartError(f"the console did not answer within {timeout}s:\n"
                                 + self.output())
 
