@@ -105,6 +105,9 @@ def rows(browser: Any, table: str) -> list[list[str]]:
 def load(browser: Any, console: ConsoleProcess, path: str) -> float:
     """Open a page; the seconds until it was loaded (Navigation Timing's loadEventEnd)."""
     browser.get(console.url + path)
+    # a page's title is its name and the console's, nothing of its body
+    assert browser.title.endswith("pybroker console") and "<" not in browser.title, \
+        browser.title
     timing = browser.execute_script(
         "const t = performance.getEntriesByType('navigation')[0];"
         "return t.loadEventEnd - t.startTime;")
