@@ -12,6 +12,8 @@ any package may import it without pulling in another layer:
   transitions with (and ``docs/state-machines.md`` is drawn from), and ``IllegalTransition``;
 * :mod:`.clock`: the ``Clock`` protocol, ``SystemClock`` (each broker builds one and hands it
   to the subsystems it constructs) and ``ManualClock`` for tests.
+* :mod:`.placement`: Kafka's replica placement of new partitions (``assignReplicasToBrokers``),
+  for the controller's new topics and partitions and the console's reassignment plans alike.
 
 Import from the modules, not from this package.
 """

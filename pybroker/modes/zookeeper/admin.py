@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.admin import NewPartitions, NewTopic
-from pybroker.controller.assignment import new_partitions_start_index
 from pybroker.kernel.outcome import Outcome, then
+from pybroker.kernel.placement import new_partitions_start_index
 from pybroker.kernel.types import Reassignment, TopicPartition
 from pybroker.metadata.model import PartitionRecord, TopicRecord
 from pybroker.metadata.topics import collision_key, validate_topic_name

@@ -49,13 +49,13 @@ from pybroker.cluster.metadata_cache import BrokerEndpoint, MetadataCache
 from pybroker.cluster.replica_fetcher import ReplicaFetcherManager
 from pybroker.config import BrokerConfig
 from pybroker.config.dynamic import DEFAULT_ENTITY, EffectiveBrokerConfig
-from pybroker.controller.assignment import assign_replicas_rack_unaware
 from pybroker.controller.channel import ControllerChannelManager
 from pybroker.controller.kafka_controller import KafkaController
 from pybroker.coordinator.group_service import GroupCoordinatorService
 from pybroker.coordinator.producer_id_manager import ProducerIdManager
 from pybroker.coordinator.transaction_service import TransactionCoordinatorService
 from pybroker.kernel.outcome import Outcome
+from pybroker.kernel.placement import assign_replicas_rack_unaware
 from pybroker.metadata.meta_properties import check_meta_properties
 from pybroker.modes.zookeeper.acls import AclChangeWatcher, ZkAclStore
 from pybroker.modes.zookeeper.admin import ZkAdminManager

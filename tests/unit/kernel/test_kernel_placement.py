@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from protocol.errors import ErrorCode, KafkaError
-from pybroker.controller.assignment import (
+from pybroker.kernel.placement import (
     assign_replicas,
     assign_replicas_rack_unaware,
     new_partitions_start_index,
