@@ -15,7 +15,7 @@ from __future__ import annotations
 import hmac
 import math
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -32,7 +32,9 @@ from flask import (
 )
 from werkzeug.wrappers.response import Response as BaseResponse
 
-from pybroker.console.cluster import ClusterClient, KafkaCallError, Page
+from pybroker.console import messages, reassign
+from pybroker.console.cluster import ClusterClient, Page
+from pybroker.console.errors import KafkaCallError
 from pybroker.console.settings import ConsoleSettings
 
 PAGE_SIZE = 50
@@ -135,6 +137,59 @@ def create_app(settings: ConsoleSettings) -> Flask:
         except KafkaCallError as e:
             return failed(e, {"cluster": name})
 
+    def browse_of() -> messages.Browse:
+        """A browse from the query: partition, offset or timestamp, order, format, q, limit."""
+        args = request.args
+        try:
+            return messages.Browse(
+                partition=_number(args, "partition", optional=True) or 0,
+                offset=_number(args, "offset", optional=True),
+                timestamp=messages.parse_timestamp(args["timestamp"])
+                if args.get("timestamp", "").strip() else None,
+                order=args.get("order", "newest") or "newest",
+                fmt=args.get("format", "text") or "text", search=args.get("q", ""),
+                limit=_number(args, "limit", optional=True) or PAGE_SIZE)
+        except ValueError as e:
+            abort(400, str(e))
+
+    @app.get("/clusters/<name>/topics/<topic>/messages")
+    def messages_page(name: str, topic: str) -> str | tuple[str, int]:
+        b = browse_of()
+        try:
+            found = client(name).messages(topic, b)
+        except KafkaCallError as e:
+            return failed(e, {"cluster": name})
+        return page("messages.html", cluster=name, topic=topic, browse=b, found=found,
+                    timestamp=request.args.get("timestamp", ""))
+
+    @app.get("/clusters/<name>/reassignments")
+    def reassignments_page(name: str) -> str | tuple[str, int]:
+        """The reassignments in progress, and the tool's three steps: generate a plan for
+        ``?topics=`` over ``?brokers=`` (all when empty), execute it, verify it."""
+        c = client(name)
+        topics = [t.strip() for t in request.args.get("topics", "").split(",") if t.strip()]
+        brokers_text = request.args.get("brokers", "").strip()
+        rack_aware = request.args.get("disable_rack_aware") != "on"
+        generated, problem = None, None
+        try:
+            ongoing = c.reassignments()
+            known = c.brokers()
+            if topics:
+                try:
+                    brokers = [int(b) for b in brokers_text.split(",") if b.strip()] \
+                        if brokers_text else None
+                except ValueError:
+                    abort(400, f"brokers are ids separated by commas, not {brokers_text!r}")
+                try:
+                    generated = c.generate_reassignment(topics, brokers, rack_aware)
+                except reassign.PlanError as e:
+                    problem = str(e)
+        except KafkaCallError as e:
+            return failed(e, {"cluster": name})
+        return page("reassignments.html", cluster=name, ongoing=ongoing, brokers=known,
+                    topics=",".join(topics), brokers_text=brokers_text, rack_aware=rack_aware,
+                    generated=generated, problem=problem)
+
     @app.get("/clusters/<name>/groups")
     def groups_page(name: str) -> str | tuple[str, int]:
         p = page_of("group_id")
@@ -170,8 +225,12 @@ def create_app(settings: ConsoleSettings) -> Flask:
             outcome = run()
         except KafkaCallError as e:
             return render_template("error.html", error=e, cluster=name, what=what), _status(e)
+        except ValueError as e:  # what the cluster lacks, found when checked (a plan's brokers)
+            abort(400, str(e))
         if isinstance(outcome, list):  # per-partition outcomes, shown on a page of their own
-            return page("outcome.html", cluster=name, what=what, rows=outcome)
+            outcome = {"rows": outcome}
+        if isinstance(outcome, dict):
+            return page("outcome.html", cluster=name, what=what, action=action, **outcome)
         flash(f"Done: {what}")
         return redirect(outcome or f"/clusters/{name}")
 
@@ -210,6 +269,15 @@ def create_app(settings: ConsoleSettings) -> Flask:
     def api_topic(name: str, topic: str) -> Response | tuple[Response, int]:
         return api(lambda: client(name).topic(topic))
 
+    @app.get("/api/clusters/<name>/topics/<topic>/messages")
+    def api_messages(name: str, topic: str) -> Response | tuple[Response, int]:
+        b = browse_of()
+        return api(lambda: client(name).messages(topic, b))
+
+    @app.get("/api/clusters/<name>/reassignments")
+    def api_reassignments(name: str) -> Response | tuple[Response, int]:
+        return api(client(name).reassignments)
+
     @app.get("/api/clusters/<name>/groups")
     def api_groups(name: str) -> Response | tuple[Response, int]:
         p = page_of("group_id")
@@ -234,7 +302,7 @@ def create_app(settings: ConsoleSettings) -> Flask:
     return app
 
 
-def _number(form: dict[str, str], key: str, *, optional: bool = False) -> int | None:
+def _number(form: Mapping[str, str], key: str, *, optional: bool = False) -> int | None:
     text = form.get(key, "").strip()
     if not text and optional:
         return None
@@ -340,11 +408,75 @@ def _reset_offsets(c: ClusterClient, form: dict[str, str]) -> tuple[str, Callabl
     return what, run
 
 
+def _produce(c: ClusterClient, form: dict[str, str]) -> tuple[str, Callable[[], Any]]:
+    topic = _required(form, "topic")
+    partition = _number(form, "partition", optional=True)
+    key = form.get("key", "") or None
+    value = form.get("value", "")
+    headers = list(_configs(form.get("headers", "")).items())
+    what = (f"produce a record to topic {topic}"
+            + (f" partition {partition}" if partition is not None else "")
+            + (f" with key {key!r}" if key is not None else "")
+            + f", value of {len(value.encode())} byte(s)"
+            + (f", headers {', '.join(k for k, _ in headers)}" if headers else ""))
+
+    def run() -> str:
+        at = c.produce(topic, value=value, key=key, partition=partition, headers=headers)
+        flash(f"Produced to partition {at['partition']} at offset {at['offset']}")
+        return (f"/clusters/{c.settings.name}/topics/{quote(topic, safe='')}/messages?"
+                + urlencode({"partition": at["partition"], "offset": at["offset"],
+                             "order": "newest"}))
+    return what, run
+
+
+def _plan(form: dict[str, str]) -> reassign.Assignment:
+    return reassign.parse_plan(_required(form, "plan"))
+
+
+def _partitions_named(plan: reassign.Assignment) -> str:
+    names = [f"{t}-{p}" for t, p in sorted(plan)]
+    return ",".join(names[:20]) + (f" and {len(names) - 20} more" if len(names) > 20 else "")
+
+
+def _reassign_execute(c: ClusterClient,
+                      form: dict[str, str]) -> tuple[str, Callable[[], Any]]:
+    plan = _plan(form)
+    throttle = _number(form, "throttle", optional=True)
+    if throttle is not None and throttle <= 0:
+        raise ValueError("a throttle is a positive number of bytes per second")
+    additional = form.get("additional") == "on"
+    what = (f"move the replicas of {_partitions_named(plan)} as the plan says"
+            + (f", replication throttled to {throttle} B/s" if throttle is not None else "")
+            + (", beside the reassignments already running" if additional else ""))
+
+    def run() -> dict[str, Any]:
+        rows = c.execute_reassignment(plan, throttle, additional)
+        notes = ["Run verify until the reassignment completes, so that the throttle is "
+                 "removed."] if throttle is not None else []
+        return {"rows": rows, "ok": "started", "notes": notes}
+    return what, run
+
+
+def _reassign_verify(c: ClusterClient, form: dict[str, str]) -> tuple[str, Callable[[], Any]]:
+    plan = _plan(form)
+    preserve = form.get("preserve_throttles") == "on"
+    what = (f"verify the reassignment of {_partitions_named(plan)}"
+            + ("" if preserve else ", and clear the replication throttles once it is done"))
+
+    def run() -> dict[str, Any]:
+        verdict = c.verify_reassignment(plan, preserve)
+        return {"rows": [{**r, "error": None} for r in verdict["partitions"]],
+                "notes": verdict["cleared"]}
+    return what, run
+
+
 #: each action's form reader: what it will do (for the confirmation), and how
 ACTIONS: dict[str, Action] = {
     "create-topic": _create_topic, "delete-topic": _delete_topic,
     "add-partitions": _add_partitions, "alter-config": _alter_config,
     "elect-leaders": _elect_leaders, "reset-offsets": _reset_offsets,
+    "produce": _produce, "reassign-execute": _reassign_execute,
+    "reassign-verify": _reassign_verify,
 }
 
 

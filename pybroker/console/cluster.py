@@ -23,7 +23,6 @@ from typing import Any, TypeVar
 from confluent_kafka import (
     ConsumerGroupTopicPartitions,
     ElectionType,
-    KafkaError,
     KafkaException,
     TopicPartition,
 )
@@ -40,8 +39,15 @@ from confluent_kafka.admin import (
 )
 
 from protocol.errors import ErrorCode
-from protocol.messages import ApiKey, describe_log_dirs_request
+from protocol.messages import (
+    ApiKey,
+    alter_partition_reassignments_request,
+    describe_log_dirs_request,
+    list_partition_reassignments_request,
+)
 from pybroker.compat.wire import WireConnection
+from pybroker.console import messages, reassign
+from pybroker.console.errors import KafkaCallError
 from pybroker.console.settings import ClusterSettings
 
 #: seconds a call to the cluster may take before the page shows a timeout
@@ -72,30 +78,6 @@ def _config_source(source: Any) -> str:
         return "UNKNOWN"
 
 
-class KafkaCallError(Exception):
-    """A call the cluster refused or did not answer: Kafka's error name and message."""
-
-    def __init__(self, name: str, message: str, code: int | None = None) -> None:
-        super().__init__(f"{name}: {message}" if message else name)
-        self.name = name
-        self.message = message
-        self.code = code
-
-    @classmethod
-    def of(cls, error: KafkaError) -> KafkaCallError:
-        """Kafka's name for a broker's error code; librdkafka's for its own (timeouts,
-        transport)."""
-        code = error.code()
-        try:
-            name = ErrorCode(code).name
-        except ValueError:
-            name = error.name().lstrip("_")
-        return cls(name, error.str(), code)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"error": self.name, "message": self.message, "code": self.code}
-
-
 def _result(future: Future[T]) -> T:
     try:
         return future.result(timeout=TIMEOUT)
@@ -103,6 +85,20 @@ def _result(future: Future[T]) -> T:
         raise KafkaCallError.of(e.args[0]) from None
     except TimeoutError:
         raise KafkaCallError("REQUEST_TIMED_OUT", f"no answer within {TIMEOUT:.0f}s") from None
+
+
+def _s(items: list[Any]) -> str:
+    """The tool's plural: "broker 0", "brokers 0,1"."""
+    return "" if len(items) == 1 else "s"
+
+
+def _wire_error(code: int, message: str | None) -> KafkaCallError:
+    """An error code of an answer read over the generated codecs, named as Kafka names it."""
+    try:
+        name = ErrorCode(code).name
+    except ValueError:
+        name = f"UNKNOWN_ERROR_CODE_{code}"
+    return KafkaCallError(name, message or "", code)
 
 
 def _results(futures: dict[Any, Future[T]]) -> dict[Any, T | KafkaCallError]:
@@ -156,10 +152,7 @@ class ClusterClient:
     def admin(self) -> AdminClient:
         with self._lock:
             if self._admin is None:
-                self._admin = AdminClient({
-                    "bootstrap.servers": self.settings.bootstrap,
-                    "client.id": "pybroker-console",
-                    **self.settings.security.confluent()})
+                self._admin = AdminClient(self._client_config())
             return self._admin
 
     # -- the cluster ----------------------------------------------------------------------
@@ -334,6 +327,214 @@ class ClusterClient:
                          "read_only": bool(entry.is_read_only),
                          "sensitive": bool(entry.is_sensitive)})
         return rows
+
+    # -- messages -------------------------------------------------------------------------
+
+    def _client_config(self) -> dict[str, Any]:
+        return {"bootstrap.servers": self.settings.bootstrap, "client.id": "pybroker-console",
+                **self.settings.security.confluent()}
+
+    def _partitions_of(self, topic: str) -> list[int]:
+        found = self._metadata().topics.get(topic)
+        if found is None or (found.error is not None and not found.partitions):
+            raise KafkaCallError("UNKNOWN_TOPIC_OR_PARTITION",
+                                 "This server does not host this topic-partition.", 3)
+        return sorted(found.partitions)
+
+    def messages(self, topic: str, b: messages.Browse) -> dict[str, Any]:
+        """A partition's records as :func:`messages.browse` reads them, with the topic's
+        partition numbers (for the page's choice of partition)."""
+        partitions = self._partitions_of(topic)
+        if b.partition not in partitions:
+            raise KafkaCallError("UNKNOWN_TOPIC_OR_PARTITION",
+                                 f"{topic} has no partition {b.partition}.", 3)
+        return {**messages.browse(self._client_config(), topic, b), "partitions": partitions}
+
+    def produce(self, topic: str, *, value: str, key: str | None = None,
+                partition: int | None = None,
+                headers: list[tuple[str, str]] | None = None) -> dict[str, Any]:
+        """One test record (acks=all); its partition and offset."""
+        self._partitions_of(topic)
+        return messages.produce(self._client_config(), topic, value=value, key=key,
+                                partition=partition, headers=headers)
+
+    # -- reassignment -------------------------------------------------------------------
+
+    def _controller_call(self, api_key: int, version: int, body: Any) -> Any:
+        """A request the controller must answer, over a connection of its own."""
+        described = _result(self.admin.describe_cluster(request_timeout=TIMEOUT))
+        node = described.controller
+        if node is None:
+            raise KafkaCallError("NOT_CONTROLLER", "The cluster has no controller now.", 41)
+        try:
+            with WireConnection(f"{node.host}:{node.port}", timeout=TIMEOUT,
+                                client_id="pybroker-console",
+                                security=self.settings.security) as conn:
+                answer = conn.call(api_key, version, body)
+        except (OSError, ConnectionError) as e:
+            raise KafkaCallError("NETWORK_EXCEPTION", str(e), 13) from None
+        if getattr(answer, "error_code", 0):
+            raise _wire_error(answer.error_code, getattr(answer, "error_message", None))
+        return answer
+
+    def assignment(self, topics: Iterable[str] | None = None) -> reassign.Assignment:
+        """Each partition's replicas, of ``topics`` or of every topic."""
+        metadata = self._metadata()
+        names = sorted(metadata.topics) if topics is None else list(topics)
+        out: reassign.Assignment = {}
+        for name in names:
+            topic = metadata.topics.get(name)
+            if topic is None or (topic.error is not None and not topic.partitions):
+                raise KafkaCallError("UNKNOWN_TOPIC_OR_PARTITION",
+                                     f"Topic {name} not found.", 3)
+            for p in topic.partitions.values():
+                out[(name, p.id)] = list(p.replicas)
+        return out
+
+    def brokers(self) -> list[tuple[int, str | None]]:
+        described = _result(self.admin.describe_cluster(request_timeout=TIMEOUT))
+        return sorted((n.id, n.rack or None) for n in described.nodes)
+
+    def generate_reassignment(self, topics: list[str], brokers: list[int] | None,
+                              rack_aware: bool = True) -> dict[str, Any]:
+        """``kafka-reassign-partitions --generate``: the current assignment of ``topics`` and
+        a proposal over ``brokers`` (all when None), both as the tool's JSON."""
+        if not topics:
+            raise reassign.PlanError("List at least one topic to move.")
+        if brokers is not None and len(set(brokers)) != len(brokers):
+            raise reassign.PlanError("Broker list contains duplicate entries: "
+                                     + ",".join(str(b) for b in sorted(brokers)))
+        known = self.brokers()
+        usable = [(b, rack) for b, rack in known if brokers is None or b in brokers]
+        missing = sorted(set(brokers or []) - {b for b, _ in known})
+        if missing:
+            raise reassign.PlanError("The broker list contains unknown brokers: "
+                                     + ",".join(map(str, missing)))
+        current = self.assignment(topics)
+        proposed = reassign.generate(current, usable, rack_aware)
+        return {"current": reassign.plan_json(current),
+                "proposed": reassign.plan_json(proposed),
+                "brokers": [b for b, _ in usable]}
+
+    def reassignments(self) -> list[dict[str, Any]]:
+        """The reassignments in progress (ListPartitionReassignments): each partition's
+        replicas, those being added and removed, and how far the added ones have copied
+        (their size on disk against the leader's)."""
+        answer = self._controller_call(
+            ApiKey.LIST_PARTITION_REASSIGNMENTS, 0,
+            list_partition_reassignments_request.ListPartitionReassignmentsRequest(
+                timeout_ms=int(TIMEOUT * 1000), topics=None))
+        rows = [{"topic": t.name, "partition": p.partition_index, "replicas": list(p.replicas),
+                 "adding": list(p.adding_replicas), "removing": list(p.removing_replicas)}
+                for t in answer.topics for p in t.partitions]
+        rows.sort(key=lambda r: (r["topic"], r["partition"]))
+        if rows:
+            metadata = self._metadata()
+            topics = {r["topic"] for r in rows if r["topic"] in metadata.topics}
+            sizes = self._sizes(topics, metadata)
+            for r in rows:
+                parts = metadata.topics[r["topic"]].partitions if r["topic"] in topics else {}
+                part = parts.get(r["partition"])
+                leader = part.leader if part is not None else -1
+                r["leader"] = leader if leader >= 0 else None
+                r["leader_size"] = sizes.get((r["topic"], r["partition"], leader))
+                r["adding_sizes"] = {str(b): sizes.get((r["topic"], r["partition"], b))
+                                     for b in r["adding"]}
+        return rows
+
+    def execute_reassignment(self, plan: reassign.Assignment, throttle: int | None = None,
+                             additional: bool = False) -> list[dict[str, Any]]:
+        """``kafka-reassign-partitions --execute``: refused while another reassignment runs
+        (unless ``additional``) or when the plan names brokers or partitions the cluster
+        lacks; with a ``throttle`` (bytes/s), the replication throttles the tool sets first;
+        then AlterPartitionReassignments, each partition's outcome as Kafka gives it."""
+        if self.reassignments() and not additional:
+            raise KafkaCallError(
+                "REASSIGNMENT_IN_PROGRESS", "Cannot execute because there is an existing "
+                "partition assignment.  Use --additional to override this and create a new "
+                "partition assignment in addition to the existing one.", 60)
+        missing = reassign.missing_brokers(plan, (b for b, _ in self.brokers()))
+        if missing:
+            raise reassign.PlanError("The proposed assignment contains non-existent brokerIDs: "
+                                     + ",".join(map(str, missing)))
+        current = self.assignment(sorted({t for t, _ in plan}))
+        unknown = sorted(tp for tp in plan if tp not in current)
+        if unknown:
+            raise reassign.PlanError("Unable to find partition: "
+                                     + ",".join(f"{t}-{p}" for t, p in unknown))
+        if throttle is not None:
+            self._set_throttles(current, plan, throttle)
+        by_topic: dict[str, list[alter_partition_reassignments_request.ReassignablePartition]] = {}
+        for (t, p), replicas in sorted(plan.items()):
+            by_topic.setdefault(t, []).append(
+                alter_partition_reassignments_request.ReassignablePartition(
+                    partition_index=p, replicas=replicas))
+        answer = self._controller_call(
+            ApiKey.ALTER_PARTITION_REASSIGNMENTS, 0,
+            alter_partition_reassignments_request.AlterPartitionReassignmentsRequest(
+                timeout_ms=int(TIMEOUT * 1000),
+                topics=[alter_partition_reassignments_request.ReassignableTopic(
+                    name=t, partitions=parts) for t, parts in by_topic.items()]))
+        rows = []
+        for topic in answer.responses:
+            for p in topic.partitions:
+                failure = _wire_error(p.error_code, p.error_message) if p.error_code else None
+                rows.append({"topic": topic.name, "partition": p.partition_index,
+                             "replicas": plan.get((topic.name, p.partition_index)),
+                             "error": failure.name if failure else None,
+                             "message": failure.message if failure else None})
+        return sorted(rows, key=lambda r: (r["topic"], r["partition"]))
+
+    def _alter_configs(self, resources: list[ConfigResource]) -> None:
+        """IncrementalAlterConfigs: the topics in one call, each broker in one of its own
+        (librdkafka sends a broker's configs to that broker, one per request)."""
+        topics = [r for r in resources if r.restype != ResourceType.BROKER]
+        batches = [topics] if topics else []
+        batches += [[r] for r in resources if r.restype == ResourceType.BROKER]
+        for batch in batches:
+            for outcome in _results(self.admin.incremental_alter_configs(
+                    batch, request_timeout=TIMEOUT)).values():
+                if isinstance(outcome, KafkaCallError):
+                    raise outcome
+
+    def _set_throttles(self, current: reassign.Assignment, plan: reassign.Assignment,
+                       rate: int) -> None:
+        """What ``--throttle`` sets: the moving replicas on each topic, and the rates on
+        each broker that sends or receives."""
+        topics = [ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[
+            ConfigEntry(name, value, incremental_operation=AlterConfigOpType.SET)
+            for name, value in configs.items()])
+            for topic, configs in reassign.throttled_replicas(current, plan).items()]
+        brokers = [ConfigResource(ResourceType.BROKER, str(b), incremental_configs=[
+            ConfigEntry(name, str(rate), incremental_operation=AlterConfigOpType.SET)
+            for name in (reassign.LEADER_RATE, reassign.FOLLOWER_RATE)])
+            for b in reassign.reassigning_brokers(current, plan)]
+        self._alter_configs(topics + brokers)
+
+    def verify_reassignment(self, plan: reassign.Assignment,
+                            preserve_throttles: bool = False) -> dict[str, Any]:
+        """``kafka-reassign-partitions --verify``: each partition's state in the tool's words;
+        once none is in progress, the throttles cleared as the tool clears them (the rates on
+        every broker, the throttled replicas of the plan's topics) unless preserved."""
+        ongoing = [(r["topic"], r["partition"]) for r in self.reassignments()]
+        topics = sorted({t for t, _ in plan})
+        rows = reassign.verify(plan, self.assignment(topics), ongoing)
+        cleared: list[str] = []
+        if not preserve_throttles and not any(r["state"] == "in_progress" for r in rows):
+            brokers = [b for b, _ in self.brokers()]
+            self._alter_configs([ConfigResource(ResourceType.BROKER, str(b), incremental_configs=[
+                ConfigEntry(name, "", incremental_operation=AlterConfigOpType.DELETE)
+                for name in (reassign.LEADER_RATE, reassign.FOLLOWER_RATE,
+                             reassign.LOG_DIR_RATE)]) for b in brokers])
+            cleared.append(f"Clearing broker-level throttles on broker{_s(brokers)} "
+                           + ",".join(map(str, brokers)))
+            self._alter_configs([ConfigResource(ResourceType.TOPIC, t, incremental_configs=[
+                ConfigEntry(name, "", incremental_operation=AlterConfigOpType.DELETE)
+                for name in (reassign.LEADER_REPLICAS, reassign.FOLLOWER_REPLICAS)])
+                for t in topics])
+            cleared.append(f"Clearing topic-level throttles on topic{_s(topics)} "
+                           + ",".join(topics))
+        return {"partitions": rows, "cleared": cleared}
 
     # -- consumer groups ------------------------------------------------------------------
 

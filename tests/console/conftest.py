@@ -1,7 +1,7 @@
 """Fixtures of the console's tests: a real headless Chromium (Debian's ``chromium`` driven
 through ``chromium-driver`` by Selenium), and one console process showing two clusters at
 once - three pybroker brokers on a ZooKeeper of their own, and the session's reference Apache
-Kafka 3.9 - stopped by its pid when the module ends.
+Kafka 3.9 - stopped by its pid when the package's tests end (its test modules share them).
 
 ``CONSOLE_SCREENSHOTS=docs/console`` has the tests write their screenshots of the main pages
 there (the committed ones in docs/console.md are made so); otherwise they go to the test's
@@ -11,16 +11,21 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from confluent_kafka import Consumer
+from confluent_kafka.admin import AdminClient
 
+from pybroker.compat.jvm_clients import KafkaCli
 from pybroker.testing.cluster import ClusterProcesses, running_cluster
 from pybroker.testing.console_process import ConsoleProcess
 from pybroker.testing.reference_kafka import ReferenceKafka
 from pybroker.testing.zookeeper import ZooKeeperServer
+from tests.console.helpers import create_topic, unique
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -64,7 +69,7 @@ def browser() -> Iterator[Any]:
         driver.quit()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def pybroker_cluster(kafka_tools_lib: Path,
                      tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterProcesses]:
     """Three pybroker brokers on a ZooKeeper of the module's own."""
@@ -77,13 +82,13 @@ def pybroker_cluster(kafka_tools_lib: Path,
         yield cluster
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def bootstraps(pybroker_cluster: ClusterProcesses,
                reference_kafka: ReferenceKafka) -> dict[str, str]:
     return {"pybroker": pybroker_cluster.bootstrap, "kafka": reference_kafka.bootstrap}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def console(bootstraps: dict[str, str],
             tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConsoleProcess]:
     """``pybroker console --cluster pybroker=... --cluster kafka=...``."""
@@ -102,3 +107,37 @@ def screenshots(tmp_path: Path) -> Path:
     folder = Path(os.environ.get("CONSOLE_SCREENSHOTS") or tmp_path / "screenshots")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+@pytest.fixture
+def bootstrap(bootstraps: dict[str, str], target: str) -> str:
+    return bootstraps[target]
+
+
+@pytest.fixture
+def admin(bootstrap: str) -> AdminClient:
+    return AdminClient({"bootstrap.servers": bootstrap})
+
+
+@pytest.fixture
+def cli(bootstrap: str, kafka_tools_lib: Path) -> KafkaCli:
+    return KafkaCli(bootstrap, kafka_tools_lib)
+
+
+@pytest.fixture
+def running_member(bootstrap: str) -> Iterator[Any]:
+    """A consumer that has joined a group on a topic of its own: the group is Stable."""
+    group, topic = unique("stable"), unique("stable-topic")
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    create_topic(admin, topic, 1, 1)
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group,
+                         "session.timeout.ms": 10000})
+    consumer.subscribe([topic])
+    deadline = time.monotonic() + 30
+    while not consumer.assignment() and time.monotonic() < deadline:
+        consumer.poll(0.2)
+    assert consumer.assignment(), "the consumer was not assigned its partition"
+    try:
+        yield consumer, group
+    finally:
+        consumer.close()

@@ -7,148 +7,29 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient
 from selenium.webdriver.common.by import By
 
 from pybroker.compat.jvm_clients import KafkaCli
 from pybroker.testing.console_process import ConsoleProcess
+from tests.console.helpers import (
+    click,
+    commit,
+    confirm,
+    create_topic,
+    load,
+    produce,
+    replication,
+    rows,
+    submit,
+    unique,
+)
 
 pytestmark = pytest.mark.compat
-
-
-def unique(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:8]}"
-
-
-@pytest.fixture
-def bootstrap(bootstraps: dict[str, str], target: str) -> str:
-    return bootstraps[target]
-
-
-@pytest.fixture
-def admin(bootstrap: str) -> AdminClient:
-    return AdminClient({"bootstrap.servers": bootstrap})
-
-
-@pytest.fixture
-def cli(bootstrap: str, kafka_tools_lib: Path) -> KafkaCli:
-    return KafkaCli(bootstrap, kafka_tools_lib)
-
-
-def replication(target: str) -> int:
-    return 3 if target == "pybroker" else 1
-
-
-def create_topic(admin: AdminClient, topic: str, partitions: int, rf: int) -> None:
-    admin.create_topics([NewTopic(topic, partitions, rf)])[topic].result(30)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:  # every partition has a leader
-        meta = admin.list_topics(topic, timeout=10).topics[topic]
-        if meta.error is None and len(meta.partitions) == partitions and all(
-                p.leader >= 0 for p in meta.partitions.values()):
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"{topic} has no leaders after 30 s")
-
-
-def produce(bootstrap: str, topic: str, count: int, partition: int | None = None) -> None:
-    producer = Producer({"bootstrap.servers": bootstrap, "acks": "all"})
-    for i in range(count):
-        if partition is None:
-            producer.produce(topic, key=f"k{i}", value=f"value {i}")
-        else:
-            producer.produce(topic, key=f"k{i}", value=f"value {i}", partition=partition)
-    assert producer.flush(30) == 0
-
-
-def commit(bootstrap: str, group: str, offsets: dict[tuple[str, int], int]) -> None:
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group,
-                         "enable.auto.commit": False})
-    try:
-        consumer.commit(offsets=[TopicPartition(t, p, o) for (t, p), o in offsets.items()],
-                        asynchronous=False)
-    finally:
-        consumer.close()
-
-
-@pytest.fixture
-def running_member(bootstrap: str) -> Iterator[Any]:
-    """A consumer that has joined a group on a topic of its own: the group is Stable."""
-    group, topic = unique("stable"), unique("stable-topic")
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    create_topic(admin, topic, 1, 1)
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group,
-                         "session.timeout.ms": 10000})
-    consumer.subscribe([topic])
-    deadline = time.monotonic() + 30
-    while not consumer.assignment() and time.monotonic() < deadline:
-        consumer.poll(0.2)
-    assert consumer.assignment(), "the consumer was not assigned its partition"
-    try:
-        yield consumer, group
-    finally:
-        consumer.close()
-
-
-def rows(browser: Any, table: str) -> list[list[str]]:
-    return [[td.text for td in tr.find_elements(By.TAG_NAME, "td")]
-            for tr in browser.find_elements(By.CSS_SELECTOR, f"#{table} tbody tr")]
-
-
-def load(browser: Any, console: ConsoleProcess, path: str) -> float:
-    """Open a page; the seconds until it was loaded (Navigation Timing's loadEventEnd)."""
-    browser.get(console.url + path)
-    # a page's title is its name and the console's, nothing of its body
-    assert browser.title.endswith("pybroker console") and "<" not in browser.title, \
-        browser.title
-    timing = browser.execute_script(
-        "const t = performance.getEntriesByType('navigation')[0];"
-        "return t.loadEventEnd - t.startTime;")
-    return float(timing) / 1000.0
-
-
-def submit(browser: Any, form: str, fields: dict[str, str]) -> None:
-    """Fill a form, submit it, and confirm on the page that says what it will do."""
-    for name, value in fields.items():
-        element = browser.find_element(By.CSS_SELECTOR, f"#{form} [name={name}]")
-        if element.tag_name == "select":
-            from selenium.webdriver.support.ui import Select
-
-            Select(element).select_by_value(value)
-        else:
-            element.clear()
-            element.send_keys(value)
-    click(browser, browser.find_element(By.CSS_SELECTOR, f"#{form} button[type=submit]"))
-    confirm(browser)
-
-
-def click(browser: Any, element: Any) -> None:
-    """Click something that loads another page, and wait until it has (Selenium's click
-    returns once the click is sent)."""
-    from selenium.common.exceptions import WebDriverException
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    browser.execute_script("window.consoleTestOldPage = true;")
-    element.click()
-    WebDriverWait(browser, 60, ignored_exceptions=(WebDriverException,)).until(
-        lambda b: b.execute_script(
-            "return window.consoleTestOldPage === undefined"
-            " && document.readyState === 'complete';"))
-
-
-def confirm(browser: Any) -> None:
-    """Click Confirm on the page that says what an action will do."""
-    found = browser.find_elements(By.ID, "confirm")
-    assert found, f"no confirmation page at {browser.current_url}:\n" + browser.find_element(
-        By.TAG_NAME, "main").text
-    click(browser, found[0])
 
 
 # -- what the console shows ------------------------------------------------------------------
@@ -412,7 +293,9 @@ def test_read_only_serves_no_action(bootstraps: dict[str, str], tmp_path: Path,
     with ConsoleProcess(tmp_path, {"kafka": bootstraps["kafka"]},
                         args=["--read-only"]) as read_only:
         for path in ("/clusters/kafka", "/clusters/kafka/topics",
-                     "/clusters/kafka/topics/__consumer_offsets"):
+                     "/clusters/kafka/topics/__consumer_offsets",
+                     "/clusters/kafka/topics/__consumer_offsets/messages",
+                     "/clusters/kafka/reassignments?topics=__consumer_offsets"):
             load(browser, read_only, path)
             assert browser.find_elements(By.TAG_NAME, "form") == [] or all(
                 f.get_attribute("method") == "get"
