@@ -50,6 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
     console.add_argument("--cluster", metavar="NAME=BOOTSTRAP", action="append", default=[],
                          help="a cluster to show: its name and bootstrap servers "
                               "(host:port[,host:port...]); repeatable")
+    console.add_argument("--metrics", metavar="NAME=URL", action="append", default=[],
+                         help="a cluster's brokers' Prometheus endpoints, for its charts "
+                              "(http://host:port/metrics[,...]); repeatable")
+    console.add_argument("--metrics-interval", metavar="SECONDS", type=float,
+                         help="seconds between scrapes of the metrics endpoints (default 5)")
     console.add_argument("--config", metavar="FILE",
                          help="a TOML file of clusters (with security settings and metrics "
                               "endpoints), listen address, read-only mode and basic "
@@ -92,7 +97,8 @@ def console(args: argparse.Namespace) -> int:
                         stream=sys.stderr)
     try:
         settings = settings_from(Path(args.config) if args.config else None, args.cluster,
-                                 args.listen, args.read_only)
+                                 args.listen, args.read_only, args.metrics,
+                                 args.metrics_interval)
     except SettingsError as e:
         print(f"pybroker console: {e}", file=sys.stderr)
         return 2

@@ -32,7 +32,7 @@ from flask import (
 )
 from werkzeug.wrappers.response import Response as BaseResponse
 
-from pybroker.console import messages, reassign
+from pybroker.console import charts, messages, reassign, security
 from pybroker.console.cluster import ClusterClient, Page
 from pybroker.console.errors import KafkaCallError
 from pybroker.console.settings import ConsoleSettings
@@ -48,6 +48,9 @@ def create_app(settings: ConsoleSettings) -> Flask:
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict")
     clients = {c.name: ClusterClient(c) for c in settings.clusters}
     app.extensions["pybroker-console"] = clients
+    sampler = charts.Sampler({c.name: c.metrics for c in settings.clusters},
+                             settings.metrics_interval).start()
+    app.extensions["pybroker-console-sampler"] = sampler
 
     def client(name: str) -> ClusterClient:
         found = clients.get(name)
@@ -95,6 +98,8 @@ def create_app(settings: ConsoleSettings) -> Flask:
     @app.context_processor
     def common() -> dict[str, Any]:
         return {"clusters": settings.clusters, "read_only": settings.read_only,
+                "charted": lambda name: bool(clients[name].settings.metrics)
+                if name in clients else False, "metrics_interval": settings.metrics_interval,
                 "csrf_token": csrf_token, "size": _size, "with_args": _with_args}
 
     def page(template: str, **values: Any) -> str:
@@ -190,6 +195,26 @@ def create_app(settings: ConsoleSettings) -> Flask:
                     topics=",".join(topics), brokers_text=brokers_text, rack_aware=rack_aware,
                     generated=generated, problem=problem)
 
+    @app.get("/clusters/<name>/acls")
+    def acls_page(name: str) -> str | tuple[str, int]:
+        search = request.args.get("q", "").strip().lower()
+        try:
+            found = client(name).acls()
+        except KafkaCallError as e:
+            return failed(e, {"cluster": name})
+        shown = [a for a in found["acls"] if not search
+                 or search in a["principal"].lower() or search in a["name"].lower()]
+        return page("acls.html", cluster=name, found=found, acls=shown, search=search,
+                    choices=ACL_CHOICES)
+
+    @app.get("/clusters/<name>/users")
+    def users_page(name: str) -> str | tuple[str, int]:
+        try:
+            found = client(name).users()
+        except KafkaCallError as e:
+            return failed(e, {"cluster": name})
+        return page("users.html", cluster=name, users=found, mechanisms=security.MECHANISMS)
+
     @app.get("/clusters/<name>/groups")
     def groups_page(name: str) -> str | tuple[str, int]:
         p = page_of("group_id")
@@ -278,6 +303,14 @@ def create_app(settings: ConsoleSettings) -> Flask:
     def api_reassignments(name: str) -> Response | tuple[Response, int]:
         return api(client(name).reassignments)
 
+    @app.get("/api/clusters/<name>/acls")
+    def api_acls(name: str) -> Response | tuple[Response, int]:
+        return api(client(name).acls)
+
+    @app.get("/api/clusters/<name>/users")
+    def api_users(name: str) -> Response | tuple[Response, int]:
+        return api(client(name).users)
+
     @app.get("/api/clusters/<name>/groups")
     def api_groups(name: str) -> Response | tuple[Response, int]:
         p = page_of("group_id")
@@ -286,6 +319,16 @@ def create_app(settings: ConsoleSettings) -> Flask:
     @app.get("/api/clusters/<name>/groups/<path:group_id>")
     def api_group(name: str, group_id: str) -> Response | tuple[Response, int]:
         return api(lambda: client(name).group(group_id))
+
+    @app.get("/api/clusters/<name>/charts")
+    def api_charts(name: str) -> Response | tuple[Response, int]:
+        client(name)
+        return api(lambda: sampler.series(name))
+
+    @app.get("/api/clusters/<name>/topics/<topic>/charts")
+    def api_topic_charts(name: str, topic: str) -> Response | tuple[Response, int]:
+        client(name)
+        return api(lambda: sampler.series(name, topic))
 
     @app.get("/api/health")
     def health() -> Response:
@@ -470,13 +513,70 @@ def _reassign_verify(c: ClusterClient, form: dict[str, str]) -> tuple[str, Calla
     return what, run
 
 
+ACL_CHOICES = {"resource_type": security.RESOURCE_TYPES, "pattern": security.PATTERNS,
+               "operation": security.OPERATIONS, "permission": security.PERMISSIONS}
+
+
+def _acl(form: dict[str, str]) -> tuple[Any, str]:
+    acl = security.binding(form.get("resource_type", ""), form.get("name", ""),
+                           form.get("pattern", "LITERAL"), form.get("principal", ""),
+                           form.get("host", "*"), form.get("operation", ""),
+                           form.get("permission", "ALLOW"))
+    row = security.binding_row(acl)
+    words = (f"{row['permission']} {row['principal']} {row['operation']} from host "
+             f"{row['host']} on {row['resource_type']} {row['name']} ({row['pattern']})")
+    return acl, words
+
+
+def _create_acl(c: ClusterClient, form: dict[str, str]) -> tuple[str, Callable[[], Any]]:
+    acl, words = _acl(form)
+
+    def run() -> str:
+        c.create_acl(acl)
+        return f"/clusters/{c.settings.name}/acls"
+    return f"add the ACL: {words}", run
+
+
+def _delete_acl(c: ClusterClient, form: dict[str, str]) -> tuple[str, Callable[[], Any]]:
+    acl, words = _acl(form)
+
+    def run() -> str:
+        removed = c.delete_acl(acl)
+        flash(f"{removed} ACL(s) removed")
+        return f"/clusters/{c.settings.name}/acls"
+    return f"remove the ACL: {words}", run
+
+
+def _upsert_user(c: ClusterClient, form: dict[str, str]) -> tuple[str, Callable[[], Any]]:
+    user, mechanism = _required(form, "user"), _required(form, "mechanism")
+    iterations = _number(form, "iterations", optional=True) or 8192
+    password = form.get("password", "")
+
+    def run() -> str:
+        c.upsert_user(user, mechanism, iterations, password)
+        return f"/clusters/{c.settings.name}/users"
+    # (the confirmation page carries the password in a hidden field of the same form,
+    # never in its words)
+    return f"set the {mechanism} credential of user {user} ({iterations} iterations)", run
+
+
+def _delete_user(c: ClusterClient, form: dict[str, str]) -> tuple[str, Callable[[], Any]]:
+    user, mechanism = _required(form, "user"), _required(form, "mechanism")
+
+    def run() -> str:
+        c.delete_user_credential(user, mechanism)
+        return f"/clusters/{c.settings.name}/users"
+    return f"delete the {mechanism} credential of user {user}", run
+
+
 #: each action's form reader: what it will do (for the confirmation), and how
 ACTIONS: dict[str, Action] = {
     "create-topic": _create_topic, "delete-topic": _delete_topic,
     "add-partitions": _add_partitions, "alter-config": _alter_config,
     "elect-leaders": _elect_leaders, "reset-offsets": _reset_offsets,
     "produce": _produce, "reassign-execute": _reassign_execute,
-    "reassign-verify": _reassign_verify,
+    "reassign-verify": _reassign_verify, "create-acl": _create_acl,
+    "delete-acl": _delete_acl, "upsert-user": _upsert_user, "delete-user": _delete_user,
 }
 
 

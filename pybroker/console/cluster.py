@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from confluent_kafka import (
     ConsumerGroupTopicPartitions,
@@ -27,6 +26,7 @@ from confluent_kafka import (
     TopicPartition,
 )
 from confluent_kafka.admin import (
+    AclBinding,
     AdminClient,
     AlterConfigOpType,
     ConfigEntry,
@@ -46,12 +46,10 @@ from protocol.messages import (
     list_partition_reassignments_request,
 )
 from pybroker.compat.wire import WireConnection
-from pybroker.console import messages, reassign
-from pybroker.console.errors import KafkaCallError
+from pybroker.console import messages, reassign, security
+from pybroker.console.errors import TIMEOUT, KafkaCallError, result as _result, results as _results
 from pybroker.console.settings import ClusterSettings
 
-#: seconds a call to the cluster may take before the page shows a timeout
-TIMEOUT = 15.0
 #: Kafka's internal topics (Metadata's ``is_internal``; librdkafka's metadata lacks it)
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
 #: ConsumerGroupState as Kafka names the states (kafka-consumer-groups, DescribeGroups)
@@ -67,8 +65,6 @@ CONFIG_SOURCES = {ConfigSource.UNKNOWN_CONFIG: "UNKNOWN",
                   ConfigSource.DEFAULT_CONFIG: "DEFAULT_CONFIG",
                   ConfigSource.GROUP_CONFIG: "GROUP_CONFIG"}
 
-T = TypeVar("T")
-
 
 def _config_source(source: Any) -> str:
     """librdkafka gives a config's source as ConfigSource's number."""
@@ -76,15 +72,6 @@ def _config_source(source: Any) -> str:
         return CONFIG_SOURCES[ConfigSource(int(getattr(source, "value", source)))]
     except (ValueError, KeyError):
         return "UNKNOWN"
-
-
-def _result(future: Future[T]) -> T:
-    try:
-        return future.result(timeout=TIMEOUT)
-    except KafkaException as e:
-        raise KafkaCallError.of(e.args[0]) from None
-    except TimeoutError:
-        raise KafkaCallError("REQUEST_TIMED_OUT", f"no answer within {TIMEOUT:.0f}s") from None
 
 
 def _s(items: list[Any]) -> str:
@@ -99,17 +86,6 @@ def _wire_error(code: int, message: str | None) -> KafkaCallError:
     except ValueError:
         name = f"UNKNOWN_ERROR_CODE_{code}"
     return KafkaCallError(name, message or "", code)
-
-
-def _results(futures: dict[Any, Future[T]]) -> dict[Any, T | KafkaCallError]:
-    """Each key's result, or the error Kafka gave for that key alone."""
-    out: dict[Any, T | KafkaCallError] = {}
-    for key, future in futures.items():
-        try:
-            out[key] = _result(future)
-        except KafkaCallError as e:
-            out[key] = e
-    return out
 
 
 @dataclass(frozen=True)
@@ -362,8 +338,14 @@ class ClusterClient:
 
     def _controller_call(self, api_key: int, version: int, body: Any) -> Any:
         """A request the controller must answer, over a connection of its own."""
+        return self._wire_call(api_key, version, body, controller=True)
+
+    def _wire_call(self, api_key: int, version: int, body: Any, controller: bool) -> Any:
+        """A request over the generated codecs to the controller or to any broker; an
+        error code at the top of the answer raised as Kafka's error."""
         described = _result(self.admin.describe_cluster(request_timeout=TIMEOUT))
-        node = described.controller
+        node = described.controller if controller else min(
+            described.nodes, key=lambda n: n.id, default=None)
         if node is None:
             raise KafkaCallError("NOT_CONTROLLER", "The cluster has no controller now.", 41)
         try:
@@ -535,6 +517,35 @@ class ClusterClient:
             cleared.append(f"Clearing topic-level throttles on topic{_s(topics)} "
                            + ",".join(topics))
         return {"partitions": rows, "cleared": cleared}
+
+    # -- ACLs and SCRAM users -------------------------------------------------------------
+
+    def acls(self) -> dict[str, Any]:
+        """Every ACL, and whether the cluster has an authorizer at all (one without answers
+        DescribeAcls with SECURITY_DISABLED)."""
+        try:
+            answer = self._wire_call(ApiKey.DESCRIBE_ACLS, 1, security.DESCRIBE_EVERY_ACL,
+                                     controller=False)
+            return {"authorizer": True, "acls": security.acl_rows(answer)}
+        except KafkaCallError as e:
+            if e.name == "SECURITY_DISABLED":
+                return {"authorizer": False, "acls": [], "message": e.message}
+            raise
+
+    def create_acl(self, acl: AclBinding) -> None:
+        security.create_acl(self.admin, acl)
+
+    def delete_acl(self, acl: AclBinding) -> int:
+        return security.delete_acl(self.admin, acl)
+
+    def users(self) -> list[dict[str, Any]]:
+        return security.users(self.admin)
+
+    def upsert_user(self, user: str, mechanism: str, iterations: int, password: str) -> None:
+        security.upsert_user(self.admin, user, mechanism, iterations, password)
+
+    def delete_user_credential(self, user: str, mechanism: str) -> None:
+        security.delete_user_credential(self.admin, user, mechanism)
 
     # -- consumer groups ------------------------------------------------------------------
 

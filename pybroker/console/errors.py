@@ -3,11 +3,17 @@ error name (``ErrorCode``'s, as the protocol names it) and message."""
 
 from __future__ import annotations
 
-from typing import Any
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
-from confluent_kafka import KafkaError
+from confluent_kafka import KafkaError, KafkaException
 
 from protocol.errors import ErrorCode
+
+#: seconds a call to the cluster may take before the page shows a timeout
+TIMEOUT = 15.0
+
+T = TypeVar("T")
 
 
 class KafkaCallError(Exception):
@@ -32,3 +38,23 @@ class KafkaCallError(Exception):
 
     def to_json(self) -> dict[str, Any]:
         return {"error": self.name, "message": self.message, "code": self.code}
+
+
+def result(future: Future[T]) -> T:
+    try:
+        return future.result(timeout=TIMEOUT)
+    except KafkaException as e:
+        raise KafkaCallError.of(e.args[0]) from None
+    except TimeoutError:
+        raise KafkaCallError("REQUEST_TIMED_OUT", f"no answer within {TIMEOUT:.0f}s") from None
+
+
+def results(futures: dict[Any, Future[T]]) -> dict[Any, T | KafkaCallError]:
+    """Each key's result, or the error Kafka gave for that key alone."""
+    out: dict[Any, T | KafkaCallError] = {}
+    for key, future in futures.items():
+        try:
+            out[key] = result(future)
+        except KafkaCallError as e:
+            out[key] = e
+    return out

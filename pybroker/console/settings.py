@@ -6,6 +6,7 @@ or from a small TOML file for several clusters with security settings::
 
     listen = "127.0.0.1:8080"
     read_only = false
+    metrics_interval = 5        # seconds between scrapes of the metrics endpoints
 
     [auth]                      # optional HTTP basic authentication
     username = "admin"
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,8 @@ class ConsoleSettings:
     #: HTTP basic authentication (both or neither)
     username: str | None = None
     password: str | None = None
+    #: seconds between two scrapes of the brokers' metrics endpoints (the charts' step)
+    metrics_interval: float = 5.0
 
     def __post_init__(self) -> None:
         if not self.clusters:
@@ -88,6 +91,9 @@ class ConsoleSettings:
         if (self.username is None) != (self.password is None):
             raise SettingsError("basic authentication needs both a username and a password")
         listen_address(self.listen)
+        if not 0.5 <= self.metrics_interval <= 300:
+            raise SettingsError(f"the metrics interval is from 0.5 to 300 seconds, not "
+                                f"{self.metrics_interval}")
 
     def cluster(self, name: str) -> ClusterSettings | None:
         return next((c for c in self.clusters if c.name == name), None)
@@ -131,7 +137,8 @@ def load_file(path: Path) -> dict[str, Any]:
         data = tomllib.loads(Path(path).read_text())
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise SettingsError(f"{path}: {e}") from None
-    unknown = sorted(set(data) - {"listen", "read_only", "auth", "clusters"})
+    unknown = sorted(set(data) - {"listen", "read_only", "auth", "clusters",
+                                  "metrics_interval"})
     if unknown:
         raise SettingsError(f"{path}: unknown settings {', '.join(unknown)}")
     clusters = []
@@ -147,20 +154,41 @@ def load_file(path: Path) -> dict[str, Any]:
         out["listen"] = str(data["listen"])
     if "read_only" in data:
         out["read_only"] = bool(data["read_only"])
+    if "metrics_interval" in data:
+        out["metrics_interval"] = float(data["metrics_interval"])
     auth = data.get("auth", {})
     if auth:
         out["username"], out["password"] = auth.get("username"), auth.get("password")
     return out
 
 
+def parse_metrics(spec: str) -> tuple[str, tuple[str, ...]]:
+    """``name=url[,url...]`` from the command line: a cluster's brokers' Prometheus
+    endpoints."""
+    name, sep, urls = spec.partition("=")
+    endpoints = tuple(u.strip() for u in urls.split(",") if u.strip())
+    if not sep or not endpoints or not all(u.startswith(("http://", "https://"))
+                                           for u in endpoints):
+        raise SettingsError(f"--metrics takes name=http://host:port/metrics[,...], not {spec!r}")
+    return name.strip(), endpoints
+
+
 def settings_from(config: Path | None, clusters: list[str], listen: str | None,
-                  read_only: bool) -> ConsoleSettings:
-    """The command line's settings over the file's: ``--cluster`` adds clusters, ``--listen``
-    and ``--read-only`` win."""
+                  read_only: bool, metrics: list[str] | None = None,
+                  metrics_interval: float | None = None) -> ConsoleSettings:
+    """The command line's settings over the file's: ``--cluster`` adds clusters,
+    ``--metrics`` gives one its endpoints, ``--listen`` and ``--read-only`` win."""
     values: dict[str, Any] = load_file(config) if config is not None else {"clusters": ()}
     values["clusters"] = tuple(values["clusters"]) + tuple(parse_cluster(c) for c in clusters)
+    for name, endpoints in (parse_metrics(m) for m in metrics or []):
+        if name not in {c.name for c in values["clusters"]}:
+            raise SettingsError(f"--metrics for {name}, which is no cluster")
+        values["clusters"] = tuple(replace(c, metrics=c.metrics + endpoints)
+                                   if c.name == name else c for c in values["clusters"])
     if listen is not None:
         values["listen"] = listen
     if read_only:
         values["read_only"] = True
+    if metrics_interval is not None:
+        values["metrics_interval"] = metrics_interval
     return ConsoleSettings(**values)

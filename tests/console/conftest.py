@@ -72,13 +72,15 @@ def browser() -> Iterator[Any]:
 @pytest.fixture(scope="package")
 def pybroker_cluster(kafka_tools_lib: Path,
                      tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterProcesses]:
-    """Three pybroker brokers on a ZooKeeper of the module's own."""
+    """Three pybroker brokers on a ZooKeeper of the package's own, each serving its
+    Prometheus endpoint."""
     missing = ZooKeeperServer.missing_requirements(kafka_tools_lib)
     if missing:
         pytest.skip(f"SKIPPED: a ZooKeeper server needs {'; '.join(missing)}")
     work = tmp_path_factory.mktemp("console-cluster")
     with ZooKeeperServer(work / "zookeeper", lib=kafka_tools_lib) as zookeeper, \
-            running_cluster(work / "cluster", zookeeper.connect_string("/console")) as cluster:
+            running_cluster(work / "cluster", zookeeper.connect_string("/console"),
+                            metrics=True) as cluster:
         yield cluster
 
 
@@ -89,10 +91,19 @@ def bootstraps(pybroker_cluster: ClusterProcesses,
 
 
 @pytest.fixture(scope="package")
-def console(bootstraps: dict[str, str],
+def console(bootstraps: dict[str, str], pybroker_cluster: ClusterProcesses,
+            reference_kafka: ReferenceKafka,
             tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConsoleProcess]:
-    """``pybroker console --cluster pybroker=... --cluster kafka=...``."""
-    with ConsoleProcess(tmp_path_factory.mktemp("console"), bootstraps) as process:
+    """``pybroker console --cluster pybroker=... --cluster kafka=...``, with every broker's
+    metrics endpoint (the reference Kafka's when its exporter agent is there), scraped each
+    second."""
+    metrics = {"pybroker": [b.metrics_url for b in pybroker_cluster.brokers.values()]}
+    if reference_kafka.metrics_port is not None:
+        metrics["kafka"] = [reference_kafka.metrics_url]
+    args = ["--metrics-interval", "1"]
+    for name, urls in metrics.items():
+        args += ["--metrics", f"{name}={','.join(urls)}"]
+    with ConsoleProcess(tmp_path_factory.mktemp("console"), bootstraps, args=args) as process:
         yield process
 
 

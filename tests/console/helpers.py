@@ -73,6 +73,12 @@ def load(browser: Any, console: ConsoleProcess, path: str) -> float:
 
 def submit(browser: Any, form: str, fields: dict[str, str]) -> None:
     """Fill a form, submit it, and confirm on the page that says what it will do."""
+    send(browser, form, fields)
+    confirm(browser)
+
+
+def send(browser: Any, form: str, fields: dict[str, str]) -> None:
+    """Fill a form and submit it."""
     for name, value in fields.items():
         element = browser.find_element(By.CSS_SELECTOR, f"#{form} [name={name}]")
         if element.tag_name == "select":
@@ -83,7 +89,6 @@ def submit(browser: Any, form: str, fields: dict[str, str]) -> None:
             element.clear()
             element.send_keys(value)
     click(browser, browser.find_element(By.CSS_SELECTOR, f"#{form} button[type=submit]"))
-    confirm(browser)
 
 
 def click(browser: Any, element: Any) -> None:
