@@ -31,6 +31,17 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 #: the names the console gives the two clusters
 TARGETS = ["pybroker", "kafka"]
+#: (cluster, page, seconds until loaded) measured by test_console_scale, for the report
+PAGE_LOADS: list[tuple[str, str, float]] = []
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The page loads measured with 1,000 partitions, in the test report (not asserted)."""
+    if not PAGE_LOADS:
+        return
+    terminalreporter.section("console page loads with 1,000 partitions (loadEventEnd)")
+    for cluster, page, seconds in PAGE_LOADS:
+        terminalreporter.write_line(f"{cluster:>9}  {seconds * 1000:7.0f} ms  {page}")
 
 
 def browser_missing() -> list[str]:
