@@ -22,6 +22,8 @@ FAULTS ?= kill,freeze,cut,isolate,split,zk-cut,zk-kill,disk
 # make console: the clusters it shows (name=bootstrap, space-separated) and where it listens
 CONSOLE_CLUSTERS ?= local=127.0.0.1:9092
 CONSOLE_LISTEN ?= 127.0.0.1:8080
+# the charts' metrics endpoints: make run's broker (make cluster's are :9404-9406)
+CONSOLE_METRICS ?= local=http://127.0.0.1:9404/metrics
 # make compat: the broker to test, where its report card goes, and more pybroker compat options
 # (COMPAT_ARGS="--reference --clients kafka-python,confluent-kafka")
 BOOTSTRAP ?=
@@ -82,8 +84,8 @@ cluster: $(STAMP) kafka-tools-deps ## start ZooKeeper and three ZooKeeper-mode b
 cluster-down: $(STAMP) ## stop what make cluster started (by pid; data stays in data/cluster)
 	$(PY) -m scripts.cluster down
 
-console: $(STAMP) ## the web console on http://127.0.0.1:8080 for make run's broker or make cluster's first (CONSOLE_CLUSTERS="name=host:port ...", CONSOLE_LISTEN)
-	$(VENV)/bin/pybroker console --listen $(CONSOLE_LISTEN) $(foreach c,$(CONSOLE_CLUSTERS),--cluster $(c))
+console: $(STAMP) ## the web console on http://127.0.0.1:8080 for make run's broker or make cluster's first, with charts from its metrics (CONSOLE_CLUSTERS="name=host:port ...", CONSOLE_METRICS="name=url,url ...", CONSOLE_LISTEN)
+	$(VENV)/bin/pybroker console --listen $(CONSOLE_LISTEN) $(foreach c,$(CONSOLE_CLUSTERS),--cluster $(c)) $(foreach m,$(CONSOLE_METRICS),--metrics $(m))
 
 reference-kafka: $(STAMP) kafka-tools-deps ## run Apache Kafka 3.9 (ZooKeeper mode) on 127.0.0.1:19092 for side-by-side checks
 	$(PY) scripts/reference-kafka.py

@@ -96,3 +96,16 @@ def test_a_page_is_searched_sorted_and_cut_on_the_server() -> None:
     assert names(Page(offset=2, limit=2, sort="-size", search="T")) == (5, ["t0", "t3"])
     assert names(Page(limit=2)) == (6, ["big", "t0"])
     assert names(Page(offset=10, limit=2)) == (6, [])
+
+
+def test_metrics_endpoints_from_the_command_line() -> None:
+    settings = settings_from(None, ["a=h:9092", "b=k:9092"], None, False,
+                             ["a=http://h:9404/metrics,http://i:9404/metrics"], 2.0)
+    assert settings.cluster("a").metrics == ("http://h:9404/metrics", "http://i:9404/metrics")
+    assert settings.cluster("b").metrics == ()
+    assert settings.metrics_interval == 2.0
+    for bad in ("a", "a=", "a=h:9404", "c=http://h:9404/metrics"):
+        with pytest.raises(SettingsError):
+            settings_from(None, ["a=h:9092"], None, False, [bad])
+    with pytest.raises(SettingsError, match="metrics interval"):
+        settings_from(None, ["a=h:9092"], None, False, [], 0.1)
