@@ -4,7 +4,11 @@ and stopped cleanly by its stop signal."""
 
 from __future__ import annotations
 
+import json
+import time
+import urllib.request
 import uuid
+from pathlib import Path
 
 import pytest
 from confluent_kafka import Consumer, Producer
@@ -113,3 +117,43 @@ def test_healthcheck_fails_when_nothing_serves(engine: str, pybroker_image: str)
         done = run(engine, "healthcheck", "run", idle.name, check=False)
         assert done.returncode != 0
         assert "unhealthy" in done.stdout + done.stderr
+
+
+def test_the_image_runs_the_console_beside_a_broker(engine: str, pybroker_image: str) -> None:
+    """A broker and a console from the same image in one pod (one network namespace of
+    the engine's making): the console, published on the host's loopback, shows the broker's
+    topics."""
+    if Path(engine).name != "podman":
+        pytest.skip("SKIPPED: the pod of this test needs podman")
+    port = free_port()
+    pod = f"pybroker-console-{uuid.uuid4().hex[:10]}"
+    run(engine, "pod", "create", "--name", pod, "-p", f"127.0.0.1:{port}:8080")
+    try:
+        with Container(engine, pybroker_image, extra=[*NO_HEALTH_TIMER, "--pod", pod],
+                       env={"KAFKA_ADVERTISED_LISTENERS": "PLAINTEXT://127.0.0.1:9092",
+                            "KAFKA_METRICS_LISTENER": "http://127.0.0.1:9404"}) as broker, \
+                Container(engine, pybroker_image, extra=[*NO_HEALTH_TIMER, "--pod", pod],
+                          command=["pybroker", "console", "--listen", "0.0.0.0:8080",
+                                   "--cluster", "local=127.0.0.1:9092", "--metrics",
+                                   "local=http://127.0.0.1:9404/metrics"]) as console:
+            deadline = time.monotonic() + 60
+            topics: list[dict[str, object]] | None = None
+            while time.monotonic() < deadline:
+                try:
+                    with urllib.request.urlopen(
+                            f"http://127.0.0.1:{port}/api/clusters/local/topics",
+                            timeout=10) as response:
+                        topics = json.loads(response.read())
+                    break
+                except OSError:  # the console not up yet, or the broker (502)
+                    time.sleep(1)
+            assert topics is not None, console.logs() + broker.logs()
+            assert topics == [], topics  # a new broker has no topics yet
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/clusters/local",
+                                        timeout=10) as response:
+                page = response.read().decode()
+            assert "<h1>local</h1>" in page and "127.0.0.1" in page
+            console.stop()  # SIGINT, the image's stop signal: a clean exit
+            assert console.exit_code() == 0, console.logs()
+    finally:
+        run(engine, "pod", "rm", "-f", pod, check=False)
