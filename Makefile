@@ -100,8 +100,12 @@ chaos: setup ## fault injection on a three-broker cluster under acks=all, split-
 image: $(RUNTIME_STAMP) ## build the container image (docker/Dockerfile) and the compose files' ZooKeeper image with podman, else docker; report size and time to ready (IMAGE=, BASE_IMAGE=, ENGINE=)
 	$(PY) -m scripts.image --image $(IMAGE) --base-image $(BASE_IMAGE) $(if $(ENGINE),--engine $(ENGINE))
 
-test: setup gen-check lint ## set everything up, check generated code and lint, run every test
-	$(PY) -m pytest -ra --durations=30 tests
+test: setup gen-check lint ## set everything up, check generated code and lint, run every test but the long ones (make test-long)
+	$(PY) -m pytest -ra --durations=30 -m "not long" tests
+	@echo "make test: the tests marked long were deselected (the count above); make test-long runs them"
+
+test-long: setup ## the long tests make test leaves out: more clients and faults of kinds CI covers, the CLI tools side by side with Kafka
+	$(PY) -m pytest -ra --durations=30 -m long tests
 
 test-unit: $(STAMP) ## unit tests only (no broker processes)
 	$(PY) -m pytest -ra tests/unit

@@ -513,6 +513,7 @@ def test_offsets_should_not_go_backwards(tmp_path: Path, zk_connect: str) -> Non
 FAST_CHANGES = 5
 
 
+@pytest.mark.long  # make test-long
 def test_should_survive_fast_leader_change(tmp_path: Path, zk_connect: str) -> None:
     with two_brokers(tmp_path, zk_connect) as cluster:
         epochs = [create_topic(cluster).leader_epoch]
@@ -538,6 +539,7 @@ def test_should_survive_fast_leader_change(tmp_path: Path, zk_connect: str) -> N
         assert values_of(batches) == [value("m", i) for i in range(written)]
 
 
+@pytest.mark.long  # make test-long
 @pytest.mark.parametrize("ibp", ["3.9-IV0", "2.6"],
                          ids=["truncation-on-fetch", "offset-for-leader-epoch"])
 def test_logs_should_not_diverge_on_unclean_leader_elections(
@@ -589,6 +591,7 @@ def test_logs_should_not_diverge_on_unclean_leader_elections(
         assert [b.header.crc for b in batches] == [b.header.crc for b in ours]  # Kafka's check
 
 
+@pytest.mark.long  # make test-long
 def test_kip_279_follower_ahead_of_a_new_leader_with_fewer_epochs(
         tmp_path: Path, zk_connect: str, zk: KazooClient) -> None:
     with two_brokers(tmp_path, zk_connect, **{"unclean.leader.election.enable": "true"}) \

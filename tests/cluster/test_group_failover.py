@@ -333,11 +333,13 @@ def report(client: str, run: GroupRun, verdict: GroupVerdict,
 # -- the clients --------------------------------------------------------------------------------
 
 
+@pytest.mark.long  # make test-long: CI keeps the Java client's run
 def test_confluent_kafka_group_across_coordinator_and_leader_kills(
         cluster: ClusterProcesses) -> None:
     run_group_across_failovers(cluster, "librdkafka", ConfluentMember)
 
 
+@pytest.mark.long  # make test-long: CI keeps the Java client's run
 def test_kafka_python_group_across_coordinator_and_leader_kills(
         cluster: ClusterProcesses) -> None:
     run_group_across_failovers(cluster, "kafka-python", KafkaPythonMember)

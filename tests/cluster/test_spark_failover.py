@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
 from examples.activity_stream import job, run
 from pybroker.testing.cluster import ClusterProcesses
 from pybroker.testing.failover import agreed_states, high_watermarks
@@ -176,6 +178,7 @@ class Killer:
         self._thread.join(30)
 
 
+@pytest.mark.long  # make test-long: CI keeps tests/compat/spark's restarts
 def test_pipeline_counts_exactly_with_a_broker_killed_mid_run(
         spark, cluster: ClusterProcesses, tmp_path: Path) -> None:
     batches: list[Batch] = []

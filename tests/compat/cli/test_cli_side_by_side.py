@@ -548,6 +548,7 @@ def test_kafka_topics(sbs: SideBySide) -> None:
 # -- console producer and consumer --------------------------------------------------------------
 
 
+@pytest.mark.long  # make test-long: CI keeps kafka-topics, kafka-configs, perf
 def test_console_producer_and_consumer(sbs: SideBySide) -> None:
     topic, single = sbs.name("keyed"), sbs.name("single")
     headed, strict = sbs.name("headed"), sbs.name("strict")
@@ -604,6 +605,7 @@ def test_console_producer_and_consumer(sbs: SideBySide) -> None:
 # -- kafka-consumer-groups ----------------------------------------------------------------------
 
 
+@pytest.mark.long  # make test-long: CI keeps kafka-topics, kafka-configs, perf
 def test_kafka_consumer_groups(sbs: SideBySide) -> None:
     topic, group = sbs.name("topic"), sbs.name("group")
     sbs.run("kafka-topics", "--create", "--topic", topic, "--partitions", "3")
@@ -666,6 +668,7 @@ def test_kafka_consumer_groups(sbs: SideBySide) -> None:
     sbs.check()
 
 
+@pytest.mark.long  # make test-long: CI keeps kafka-topics, kafka-configs, perf
 def test_kafka_consumer_groups_with_an_active_member(sbs: SideBySide) -> None:
     topic, group = sbs.name("topic"), sbs.name("live")
     sbs.run("kafka-topics", "--create", "--topic", topic, "--partitions", "3")
@@ -743,6 +746,7 @@ def _clear_broker_configs(sbs: SideBySide) -> None:
         "kafka-configs", "--describe", "--entity-type", "brokers", "--entity-default")
 
 
+@pytest.mark.long  # make test-long: CI keeps kafka-topics, kafka-configs, perf
 def test_kafka_configs_brokers(sbs: SideBySide) -> None:
     broker = ("--entity-type", "brokers", "--entity-name", "0")
     default = ("--entity-type", "brokers", "--entity-default")
@@ -785,6 +789,7 @@ def test_kafka_configs_brokers(sbs: SideBySide) -> None:
 # -- kafka-get-offsets --------------------------------------------------------------------------
 
 
+@pytest.mark.long  # make test-long: CI keeps kafka-topics, kafka-configs, perf
 def test_kafka_get_offsets(sbs: SideBySide) -> None:
     topic = sbs.name("topic")
     sbs.run("kafka-topics", "--create", "--topic", topic, "--partitions", "3")
