@@ -58,6 +58,10 @@ def create_app(settings: ConsoleSettings) -> Flask:
             abort(404, f"no cluster named {name!r}")
         return found
 
+    def rates_of(name: str) -> dict[str, float] | None:
+        """Messages in per second of each topic, when the cluster's metrics are scraped."""
+        return sampler.topic_rates(name) if client(name).settings.metrics else None
+
     def page_of(default_sort: str = "name") -> Page:
         try:
             number = max(1, int(request.args.get("page", 1)))
@@ -129,7 +133,7 @@ def create_app(settings: ConsoleSettings) -> Flask:
     def topics_page(name: str) -> str | tuple[str, int]:
         p = page_of()
         try:
-            total, rows = client(name).topics(p)
+            total, rows = client(name).topics(p, rates_of(name))
         except KafkaCallError as e:
             return failed(e, {"cluster": name})
         return page("topics.html", cluster=name, topics=rows, total=total,
@@ -288,7 +292,7 @@ def create_app(settings: ConsoleSettings) -> Flask:
     @app.get("/api/clusters/<name>/topics")
     def api_topics(name: str) -> Response | tuple[Response, int]:
         p = page_of()
-        return api(lambda: client(name).topics(p))
+        return api(lambda: client(name).topics(p, rates_of(name)))
 
     @app.get("/api/clusters/<name>/topics/<topic>")
     def api_topic(name: str, topic: str) -> Response | tuple[Response, int]:

@@ -138,6 +138,26 @@ class Sampler:
                 "window": WINDOW, "endpoints": [label(u) for u in urls], "times": times, "steps": steps,
                 "charts": charts}
 
+    def topic_rates(self, cluster: str, meter: str = "messages_in") -> dict[str, float]:
+        """Each topic's latest rate per second, summed over the endpoints that answered both
+        of the last two sweeps (the topics list's "messages in per second")."""
+        with self._lock:
+            sweeps = list(self._sweeps.get(cluster, ()))[-2:]
+        if len(sweeps) < 2:
+            return {}
+        (t0, before), (t1, after) = sweeps
+        out: dict[str, float] = {}
+        for url, b in after.items():
+            a = before.get(url)
+            if a is None or b is None:
+                continue
+            for (m, topic) in b:
+                if m == meter and topic is not None:
+                    rate = _rate(a, b, meter, topic, t1 - t0)
+                    if rate is not None:
+                        out[topic] = out.get(topic, 0.0) + rate
+        return out
+
 
 def _rate(before: Counts, after: Counts, meter: str, topic: str | None,
           seconds: float) -> float | None:

@@ -190,10 +190,12 @@ class ClusterClient:
 
     # -- topics ---------------------------------------------------------------------------
 
-    def topics(self, page: Page = Page()) -> tuple[int, list[dict[str, Any]]]:
+    def topics(self, page: Page = Page(), rates: dict[str, float] | None = None
+               ) -> tuple[int, list[dict[str, Any]]]:
         """A page of topics: name, partitions, replication factor, internal, the partitions
-        under-replicated, messages (end - start offsets) and size on disk (the leaders'
-        replicas); the total count of topics the search matched."""
+        under-replicated, messages (end - start offsets), size on disk (the leaders'
+        replicas) and, given the brokers' ``rates``, messages in per second; the total count
+        of topics the search matched."""
         metadata = self._metadata()
         rows = [{"name": name, "partitions": len(t.partitions),
                  "replication_factor": max((len(p.replicas) for p in t.partitions.values()),
@@ -202,6 +204,8 @@ class ClusterClient:
                  "under_replicated": sum(1 for p in t.partitions.values()
                                          if len(p.isrs) < len(p.replicas))}
                 for name, t in metadata.topics.items()]
+        for r in rows:
+            r["messages_in_per_sec"] = None if rates is None else rates.get(r["name"], 0.0)
         costly = page.column in ("messages", "size")
         if costly:  # sorting on them needs them for every topic
             self._add_messages_and_sizes(rows, metadata)

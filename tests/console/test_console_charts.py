@@ -5,11 +5,13 @@ draws the charts in the browser."""
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -18,6 +20,15 @@ from pybroker.testing.console_process import ConsoleProcess
 from tests.console.helpers import create_topic, load, produce, replication, unique
 
 pytestmark = pytest.mark.compat
+
+
+def keep_producing(bootstrap: str, topic: str, stop: threading.Event) -> None:
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0})
+    while not stop.is_set():
+        producer.produce(topic, value=b"steady")
+        producer.poll(0)
+        time.sleep(0.02)
+    producer.flush(30)
 
 
 def counted(series: dict[str, Any], meter: str) -> float:
@@ -50,6 +61,21 @@ def test_a_topics_charts_count_what_was_produced(
     everything = console.get_json(f"/api/clusters/{target}/charts")
     assert len(everything["endpoints"]) == len(clusters[target]["metrics"])
     assert counted(everything, "messages_in") >= 120
+
+    # the topics list's messages in per second, while a producer keeps writing
+    stop = threading.Event()
+    writer = threading.Thread(target=keep_producing, args=(bootstrap, topic, stop))
+    writer.start()
+    try:
+        deadline, rate = time.monotonic() + 30, 0.0
+        while time.monotonic() < deadline and not rate:
+            [row] = console.get_json(f"/api/clusters/{target}/topics?q={topic}")
+            rate = row["messages_in_per_sec"]
+            time.sleep(0.5)
+        assert rate > 0, row
+    finally:
+        stop.set()
+        writer.join()
 
     load(browser, console, f"/clusters/{target}/topics/{topic}")
     WebDriverWait(browser, 30).until(lambda b: b.find_element(

@@ -64,6 +64,8 @@ def test_rates_between_sweeps_per_endpoint() -> None:
     assert everything["charts"]["bytes_in"]["a:1"] == [250.0, 500.0, None]
     assert everything["charts"]["bytes_out"]["a:1"] == [None, None, None]
     assert sampler.series("unknown")["times"] == []
+    # the latest step, summed over the endpoints that answered both sweeps
+    assert sampler.topic_rates("c") == {"orders": 2.0}
 
 
 def test_the_vendored_chart_library_is_the_one_recorded() -> None:
