@@ -109,8 +109,14 @@ def create_app(settings: ConsoleSettings) -> Flask:
     def page(template: str, **values: Any) -> str:
         return render_template(template, **values)
 
-    def failed(e: KafkaCallError, template_values: dict[str, Any]) -> tuple[str, int]:
-        return render_template("error.html", error=e, **template_values), _status(e)
+    @app.errorhandler(KafkaCallError)
+    def refused(e: KafkaCallError) -> tuple[Any, int]:
+        """Any page or API call the cluster refused: Kafka's error as Kafka gives it, as JSON
+        for the API and as the error page (in its cluster's frame) for a page."""
+        if request.path.startswith("/api/"):
+            return jsonify(e.to_json()), _status(e)
+        cluster = (request.view_args or {}).get("name")
+        return render_template("error.html", error=e, cluster=cluster), _status(e)
 
     # -- pages ----------------------------------------------------------------------------
 
@@ -123,28 +129,19 @@ def create_app(settings: ConsoleSettings) -> Flask:
         return page("clusters.html")
 
     @app.get("/clusters/<name>")
-    def overview_page(name: str) -> str | tuple[str, int]:
-        try:
-            return page("overview.html", cluster=name, overview=client(name).overview())
-        except KafkaCallError as e:
-            return failed(e, {"cluster": name})
+    def overview_page(name: str) -> str:
+        return page("overview.html", cluster=name, overview=client(name).overview())
 
     @app.get("/clusters/<name>/topics")
-    def topics_page(name: str) -> str | tuple[str, int]:
+    def topics_page(name: str) -> str:
         p = page_of()
-        try:
-            total, rows = client(name).topics(p, rates_of(name))
-        except KafkaCallError as e:
-            return failed(e, {"cluster": name})
+        total, rows = client(name).topics(p, rates_of(name))
         return page("topics.html", cluster=name, topics=rows, total=total,
                     paging=_paging(p, total), default_sort="name")
 
     @app.get("/clusters/<name>/topics/<topic>")
-    def topic_page(name: str, topic: str) -> str | tuple[str, int]:
-        try:
-            return page("topic.html", cluster=name, topic=client(name).topic(topic))
-        except KafkaCallError as e:
-            return failed(e, {"cluster": name})
+    def topic_page(name: str, topic: str) -> str:
+        return page("topic.html", cluster=name, topic=client(name).topic(topic))
 
     def browse_of() -> messages.Browse:
         """A browse from the query: partition, offset or timestamp, order, format, q, limit."""
@@ -162,17 +159,14 @@ def create_app(settings: ConsoleSettings) -> Flask:
             abort(400, str(e))
 
     @app.get("/clusters/<name>/topics/<topic>/messages")
-    def messages_page(name: str, topic: str) -> str | tuple[str, int]:
+    def messages_page(name: str, topic: str) -> str:
         b = browse_of()
-        try:
-            found = client(name).messages(topic, b)
-        except KafkaCallError as e:
-            return failed(e, {"cluster": name})
+        found = client(name).messages(topic, b)
         return page("messages.html", cluster=name, topic=topic, browse=b, found=found,
                     timestamp=request.args.get("timestamp", ""))
 
     @app.get("/clusters/<name>/reassignments")
-    def reassignments_page(name: str) -> str | tuple[str, int]:
+    def reassignments_page(name: str) -> str:
         """The reassignments in progress, and the tool's three steps: generate a plan for
         ``?topics=`` over ``?brokers=`` (all when empty), execute it, verify it."""
         c = client(name)
@@ -180,61 +174,45 @@ def create_app(settings: ConsoleSettings) -> Flask:
         brokers_text = request.args.get("brokers", "").strip()
         rack_aware = request.args.get("disable_rack_aware") != "on"
         generated, problem = None, None
-        try:
-            ongoing = c.reassignments()
-            known = c.brokers()
-            if topics:
-                try:
-                    brokers = [int(b) for b in brokers_text.split(",") if b.strip()] \
-                        if brokers_text else None
-                except ValueError:
-                    abort(400, f"brokers are ids separated by commas, not {brokers_text!r}")
-                try:
-                    generated = c.generate_reassignment(topics, brokers, rack_aware)
-                except reassign.PlanError as e:
-                    problem = str(e)
-        except KafkaCallError as e:
-            return failed(e, {"cluster": name})
+        ongoing, known = c.reassignments(), c.brokers()
+        if topics:
+            try:
+                brokers = [int(b) for b in brokers_text.split(",") if b.strip()] \
+                    if brokers_text else None
+            except ValueError:
+                abort(400, f"brokers are ids separated by commas, not {brokers_text!r}")
+            try:
+                generated = c.generate_reassignment(topics, brokers, rack_aware)
+            except reassign.PlanError as e:
+                problem = str(e)
         return page("reassignments.html", cluster=name, ongoing=ongoing, brokers=known,
                     topics=",".join(topics), brokers_text=brokers_text, rack_aware=rack_aware,
                     generated=generated, problem=problem)
 
     @app.get("/clusters/<name>/acls")
-    def acls_page(name: str) -> str | tuple[str, int]:
+    def acls_page(name: str) -> str:
         search = request.args.get("q", "").strip().lower()
-        try:
-            found = client(name).acls()
-        except KafkaCallError as e:
-            return failed(e, {"cluster": name})
+        found = client(name).acls()
         shown = [a for a in found["acls"] if not search
                  or search in a["principal"].lower() or search in a["name"].lower()]
         return page("acls.html", cluster=name, found=found, acls=shown, search=search,
                     choices=ACL_CHOICES)
 
     @app.get("/clusters/<name>/users")
-    def users_page(name: str) -> str | tuple[str, int]:
-        try:
-            found = client(name).users()
-        except KafkaCallError as e:
-            return failed(e, {"cluster": name})
+    def users_page(name: str) -> str:
+        found = client(name).users()
         return page("users.html", cluster=name, users=found, mechanisms=security.MECHANISMS)
 
     @app.get("/clusters/<name>/groups")
-    def groups_page(name: str) -> str | tuple[str, int]:
+    def groups_page(name: str) -> str:
         p = page_of("group_id")
-        try:
-            total, rows = client(name).groups(p)
-        except KafkaCallError as e:
-            return failed(e, {"cluster": name})
+        total, rows = client(name).groups(p)
         return page("groups.html", cluster=name, groups=rows, total=total,
                     paging=_paging(p, total), default_sort="group_id")
 
     @app.get("/clusters/<name>/groups/<path:group_id>")
-    def group_page(name: str, group_id: str) -> str | tuple[str, int]:
-        try:
-            return page("group.html", cluster=name, group=client(name).group(group_id))
-        except KafkaCallError as e:
-            return failed(e, {"cluster": name})
+    def group_page(name: str, group_id: str) -> str:
+        return page("group.html", cluster=name, group=client(name).group(group_id))
 
     # -- actions: a form's POST shows what it will do; the confirmation's POST does it ----
 
@@ -266,10 +244,7 @@ def create_app(settings: ConsoleSettings) -> Flask:
     # -- the JSON API ---------------------------------------------------------------------
 
     def api(call: Callable[[], Any]) -> Response | tuple[Response, int]:
-        try:
-            result = call()
-        except KafkaCallError as e:
-            return jsonify(e.to_json()), _status(e)
+        result = call()  # (a refusal: the KafkaCallError handler answers)
         if isinstance(result, tuple):  # (total, rows) of a list
             total, rows = result
             response = jsonify(rows)
