@@ -239,7 +239,28 @@ class BrokerProcess:
 
     # -- lifecycle ----------------------------------------------------------------------------
 
+    #: start-ups tried when the metrics port picked turns out taken (see :meth:`start`)
+    METRICS_PORT_ATTEMPTS = 3
+
     def start(self) -> BrokerProcess:
+        """Start the broker and wait until every listener accepts connections.
+
+        The metrics port is picked free (:func:`free_port`) but bound only by the broker, so
+        another process may take it in between - an outgoing connection's ephemeral port
+        comes from the same range. A broker that exits because of that is started again on
+        a port picked afresh (its Kafka listeners, which clients were given, never change)."""
+        for attempt in range(1, self.METRICS_PORT_ATTEMPTS + 1):
+            try:
+                return self._start_once()
+            except BrokerStartError as e:
+                taken = "metrics.listener" in str(e) and "Address already in use" in str(e)
+                if not taken or self.metrics_port is None \
+                        or attempt == self.METRICS_PORT_ATTEMPTS:
+                    raise
+                self.metrics_port = free_port(self.host)
+        raise AssertionError("unreachable")
+
+    def _start_once(self) -> BrokerProcess:
         if self.is_running():
             raise RuntimeError("broker already running")
         self.data_dir.mkdir(parents=True, exist_ok=True)

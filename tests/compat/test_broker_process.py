@@ -95,6 +95,24 @@ def test_port_in_use_fails_start_with_stderr(tmp_path: Path) -> None:
     assert b.stderr_tail() in message
 
 
+def test_a_taken_metrics_port_is_picked_again(tmp_path: Path) -> None:
+    """The metrics port the harness picked is taken before the broker binds it (as an
+    outgoing connection's ephemeral port can be): the broker starts on another one."""
+    b = BrokerProcess(tmp_path / "kafka-logs", metrics=True, start_timeout=30)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", b.metrics_port))
+        taken.listen()
+        picked = b.metrics_port
+        try:
+            b.start()
+            assert b.metrics_port != picked
+            assert "Address already in use" in b.log_path.read_text()
+            with socket.create_connection(("127.0.0.1", b.metrics_port), timeout=5):
+                pass
+        finally:
+            b.stop()
+
+
 def test_a_bad_property_value_fails_start_with_kafkas_message(tmp_path: Path) -> None:
     """Refused when the configuration is read, as Kafka refuses it, not later by the subsystem
     that uses it; the exit code is the one for an unusable configuration."""
