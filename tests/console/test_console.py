@@ -35,11 +35,20 @@ pytestmark = pytest.mark.compat
 # -- what the console shows ------------------------------------------------------------------
 
 
-def test_the_api_lists_both_clusters_without_secrets(console: ConsoleProcess,
-                                                     bootstraps: dict[str, str]) -> None:
+def test_the_clusters_page_and_api_list_both_clusters_without_secrets(
+        console: ConsoleProcess, bootstraps: dict[str, str], browser: Any) -> None:
     clusters = console.get_json("/api/clusters")
     assert [c["name"] for c in clusters] == ["pybroker", "kafka"]
     assert {c["name"]: c["bootstrap"] for c in clusters} == bootstraps
+
+    load(browser, console, "/")  # (redirected to /clusters)
+    assert browser.current_url == console.url + "/clusters"
+    shown = rows(browser, "clusters")
+    assert [(r[0], r[1]) for r in shown] == [(c["name"], c["bootstrap"]) for c in clusters]
+    metrics = {c["name"]: len(c["metrics"]) for c in clusters}
+    assert [r[3] for r in shown] == [f"{metrics[r[0]]} endpoint(s)" for r in shown]
+    click(browser, browser.find_element(By.LINK_TEXT, "kafka"))
+    assert browser.current_url == console.url + "/clusters/kafka"
 
 
 def test_the_overview_shows_the_brokers_and_the_controller(
