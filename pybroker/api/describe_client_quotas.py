@@ -1,11 +1,15 @@
-"""DescribeClientQuotas (48): client quotas by user, client id and IP.
+"""DescribeClientQuotas (48): the quotas of users, client ids and IPs that match a filter.
 
-This broker enforces no client quotas and stores none, so every valid filter matches nothing;
-the answer still checks the filter as Kafka does. ``kafka-configs --describe --entity-type
-users`` asks for it before it describes the users' SCRAM credentials.
+The filter's components name an entity type each, matched EXACT (a name), DEFAULT or ANY
+(Kafka's SPECIFIED); ``strict`` leaves out entities with parts the filter does not name. Like
+Kafka in ZooKeeper mode, the answer reads the store itself, not this broker's copy of it.
+``kafka-configs --describe --entity-type users|clients|ips`` asks for it (and, for users,
+before it describes their SCRAM credentials).
 """
 
 from __future__ import annotations
+
+from collections.abc import Awaitable
 
 from protocol.errors import ErrorCode
 from protocol.messages import (
@@ -15,38 +19,37 @@ from protocol.messages import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
+from pybroker.quota.entities import Component, QuotaError, QuotaFilter
 from pybroker.security.acl import AclOperation
 
-ENTITY_TYPES = ("user", "client-id", "ip")
 
-
-def _filter_error(components: list[req.ComponentData]) -> tuple[ErrorCode, str] | None:
-    """Kafka's refusals of a filter: a custom entity type is UNSUPPORTED_VERSION, the others
-    INVALID_REQUEST."""
-    seen: set[str] = set()
-    for c in components:
-        if c.entity_type not in ENTITY_TYPES:
-            return (ErrorCode.UNSUPPORTED_VERSION,
-                    f"Custom entity type '{c.entity_type}' not supported")
-        if c.entity_type in seen:
-            return (ErrorCode.INVALID_REQUEST,
-                    f"Duplicate {c.entity_type} filter component entity type")
-        seen.add(c.entity_type)
-    if "ip" in seen and len(seen) > 1:
-        return (ErrorCode.INVALID_REQUEST,
-                "Invalid entity filter component combination, IP filter component should not "
-                "be used with user or clientId filter component.")
-    return None
+def _error(code: int, message: str | None) -> m.DescribeClientQuotasResponse:
+    return m.DescribeClientQuotasResponse(error_code=code, error_message=message, entries=None)
 
 
 @api(ApiKey.DESCRIBE_CLIENT_QUOTAS, 0, 1)
 def handle(ctx: RequestContext, request: req.DescribeClientQuotasRequest,
-           ) -> m.DescribeClientQuotasResponse:
+           ) -> m.DescribeClientQuotasResponse | Awaitable[m.DescribeClientQuotasResponse]:
     if not ctx.services.acls.authorize_cluster(ctx, AclOperation.DESCRIBE_CONFIGS):
-        return m.DescribeClientQuotasResponse(
-            error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=None, entries=None)
-    error = _filter_error(request.components)
-    if error is not None:
-        return m.DescribeClientQuotasResponse(error_code=error[0], error_message=error[1],
-                                              entries=None)
-    return m.DescribeClientQuotasResponse(error_code=ErrorCode.NONE, entries=[])
+        return _error(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, None)
+    try:
+        quota_filter = QuotaFilter(tuple(Component(c.entity_type, c.match_type, c.match)
+                                         for c in request.components), request.strict)
+    except QuotaError as e:
+        return _error(e.code, e.message)
+    store = ctx.services.client_quotas
+    if store is None:
+        return m.DescribeClientQuotasResponse(error_code=ErrorCode.NONE, entries=[])
+
+    async def describe() -> m.DescribeClientQuotasResponse:
+        try:
+            found = await store.describe(quota_filter)
+        except Exception as e:  # ZooKeeper unreachable: Kafka's generic error response
+            return _error(ErrorCode.UNKNOWN_SERVER_ERROR, str(e) or None)
+        return m.DescribeClientQuotasResponse(error_code=ErrorCode.NONE, entries=[
+            m.EntryData(entity=[m.EntityData(entity_type=t, entity_name=n)
+                                for t, n in entity.wire()],
+                        values=[m.ValueData(key=k, value=v) for k, v in values.items()])
+            for entity, values in found])
+
+    return describe()

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode
 from pybroker.kernel.outcome import Outcome
+from pybroker.quota.entities import Op, QuotaEntity, QuotaError, QuotaFilter
+from pybroker.quota.manager import QuotaManagers
 from pybroker.security.credentials import Deletion, Upsertion, UserResult
 from pybroker.security.service import AclService
 
@@ -42,6 +44,16 @@ class UserCredentialService(Protocol):
 
     def alter(self, upsertions: Sequence[Upsertion], deletions: Sequence[Deletion],
               ) -> Outcome[list[UserResult]]: ...
+
+
+class ClientQuotaService(Protocol):
+    """The quota entities as the store keeps them (DescribeClientQuotas, AlterClientQuotas)."""
+
+    async def describe(self, quota_filter: QuotaFilter,
+                       ) -> list[tuple[QuotaEntity, dict[str, float]]]: ...
+
+    async def alter(self, entries: Sequence[tuple[QuotaEntity | QuotaError, Sequence[Op]]],
+                    validate_only: bool) -> list[QuotaError | None]: ...
 
 
 class ControllerModule(Protocol):
@@ -91,3 +103,7 @@ class BrokerServices:
     acls: AclService = field(default_factory=AclService)
     #: users' SCRAM credentials (None: this broker keeps none)
     credentials: UserCredentialService | None = None
+    #: the client quotas' entities in the store (None: this broker keeps none)
+    client_quotas: ClientQuotaService | None = None
+    #: the client quotas this broker enforces, and the rates it measures against them
+    quotas: QuotaManagers = field(default_factory=QuotaManagers)

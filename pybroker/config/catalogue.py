@@ -251,6 +251,9 @@ BROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     _broker("ssl.principal.mapping.rules", STRING, "DEFAULT", described=False),
     _broker("inter.broker.protocol.version", STRING, "3.9-IV0", MESSAGE_FORMAT_VERSION),
     _broker("controller.socket.timeout.ms", INT, 30000),
+    # client quotas' sample windows (QuotaConfigs)
+    _broker("quota.window.num", INT, 11, at_least(1)),
+    _broker("quota.window.size.seconds", INT, 1, at_least(1)),
     _broker("controlled.shutdown.enable", BOOLEAN, True),
     _broker("controlled.shutdown.max.retries", INT, 3),
     _broker("controlled.shutdown.retry.backoff.ms", LONG, 5000),

@@ -111,6 +111,15 @@ class ConfigZkOps(KafkaZkBase):
         await self.set_or_create_entity_configs(CONFIG_USER, sanitized_user, configs)
         await self.create_config_change_notification(f"{CONFIG_USER}/{sanitized_user}")
 
+    async def get_entity_children(self, entity_type: str, name: str) -> list[str]:
+        """The children of an entity's znode (``clients`` under a user)."""
+        return await self._children(ConfigEntityZNode.path(entity_type, name))
+
+    async def delete_entity_config_path(self, entity_type: str, name: str) -> None:
+        """Delete an entity's znode and what is under it (Kafka's ``deletePath``, which
+        ``AdminZkClient.tryCleanQuotaNodes`` calls for an emptied quota entity)."""
+        await self._delete_recursive(ConfigEntityZNode.path(entity_type, name))
+
     async def get_all_entity_configs(self, entity_type: str) -> dict[str, dict[str, str]]:
         """Every entity of a type (``users``) with its configs, by its znode's name."""
         names = sorted(await self._children(ConfigEntityTypeZNode.path(entity_type)))

@@ -59,10 +59,12 @@ from pybroker.kernel.placement import assign_replicas_rack_unaware
 from pybroker.metadata.meta_properties import check_meta_properties
 from pybroker.modes.zookeeper.acls import AclChangeWatcher, ZkAclStore
 from pybroker.modes.zookeeper.admin import ZkAdminManager
+from pybroker.modes.zookeeper.client_quotas import ZkClientQuotas
 from pybroker.modes.zookeeper.config_changes import ConfigChangeWatcher
 from pybroker.modes.zookeeper.controller_store import ZkControllerStore
 from pybroker.modes.zookeeper.user_credentials import ZkUserCredentials
 from pybroker.network.client import BrokerClient, BrokerClientError
+from pybroker.quota.manager import QuotaManagers
 from pybroker.reconfigurables import ThreadPoolReconfigurable, UncleanLeaderElectionReconfigurable
 from pybroker.security.sasl_client import SaslClientCredentials
 from pybroker.security.service import AclService
@@ -71,6 +73,7 @@ from pybroker.zk.kafka_zk import KafkaZkClient
 from pybroker.zk.topic_store import ZkTopicStore
 from pybroker.zk.znodes import (
     CONFIG_BROKER,
+    CONFIG_CLIENT,
     CONFIG_TOPIC,
     CONFIG_USER,
     BrokerRegistration,
@@ -137,6 +140,11 @@ class ZkBroker(BrokerBase):
         self.config_watcher: ConfigChangeWatcher | None = None
         self.acl_watcher: AclChangeWatcher | None = None
         self.credentials: ZkUserCredentials | None = None
+        self.client_quotas: ZkClientQuotas | None = None
+        #: the client quotas this broker enforces (``quota.window.*`` samples)
+        self.quotas = QuotaManagers.with_windows(config.get_int("quota.window.num"),
+                                                 config.get_int("quota.window.size.seconds"),
+                                                 self.clock)
         self.fetchers: ReplicaFetcherManager | None = None
         self.alter_partition: AlterPartitionManager | None = None
         self._session_lost = False
@@ -250,6 +258,8 @@ class ZkBroker(BrokerBase):
         self.credentials = ZkUserCredentials(self.zk, self.credential_cache, sanitize,
                                              desanitize)
         await self.credentials.load()
+        self.client_quotas = ZkClientQuotas(self.zk, self.quotas, sanitize, desanitize)
+        await self.client_quotas.load()
         self.services = self.dispatcher.services = BrokerServices(
             broker_id=self.broker_id, config=self.config, dynamic_config=self.dynamic_config,
             replica_manager=self.replica_manager,
@@ -257,7 +267,7 @@ class ZkBroker(BrokerBase):
             producer_ids=producer_ids, apis=self.handlers, fetch_sessions=self.fetch_sessions,
             control=self.control, controller=self.controller, transactions=self.transactions,
             acls=self.acls,
-            credentials=self.credentials)
+            credentials=self.credentials, client_quotas=self.client_quotas, quotas=self.quotas)
         # the embedded node accepts clients once its controller has applied its state
         await self._open_listeners(serving=not self.alone)
         self._add_listener_reconfigurable()
@@ -267,13 +277,22 @@ class ZkBroker(BrokerBase):
         self.config_watcher = ConfigChangeWatcher(self.zk, {
             CONFIG_TOPIC: self.configs.set_topic_overrides,
             CONFIG_BROKER: self._broker_configs_changed,
-            CONFIG_USER: self.credentials.user_changed}, clock=self.clock)
+            CONFIG_USER: self._user_changed,
+            CONFIG_CLIENT: self.client_quotas.client_changed}, clock=self.clock)
         await self.config_watcher.start()
         self._start_scheduled_tasks()
         self.started = True
         log.info("broker %d started in %.2fs (cluster %s, %s, broker epoch %d)",
                  self.broker_id, self.clock.monotonic() - started, cluster_id,
                  self._metadata_location(), self.broker_epoch)
+
+    def _user_changed(self, sanitized: str, configs: dict[str, str]) -> None:
+        """``users/<user>`` holds the user's SCRAM credentials and quotas;
+        ``users/<user>/clients/<client-id>`` quotas only."""
+        assert self.credentials is not None and self.client_quotas is not None
+        if "/" not in sanitized:
+            self.credentials.user_changed(sanitized, configs)
+        self.client_quotas.user_changed(sanitized, configs)
 
     def _metadata_location(self) -> str:
         """Where the cluster's metadata is, for the start-up line."""

@@ -734,6 +734,55 @@ def test_kafka_configs(sbs: SideBySide) -> None:
     sbs.check()
 
 
+def test_kafka_configs_client_quotas(sbs: SideBySide) -> None:
+    """Quotas of users, client ids, both together and IPs (AlterClientQuotas,
+    DescribeClientQuotas); a user's quotas beside its SCRAM credentials. Every name is this
+    test's own: the reference Kafka is shared, so no default entity is set alone."""
+    user, client = sbs.name("alice"), sbs.name("app")
+    users = ("--entity-type", "users", "--entity-name", user)
+    clients = ("--entity-type", "clients", "--entity-name", client)
+    both = (*users, *clients)
+    ip = ("--entity-type", "ips", "--entity-name", "127.0.0.77")
+    sbs.run("kafka-configs", "--describe", *users)
+    sbs.run("kafka-configs", "--alter", *users,
+            "--add-config", "producer_byte_rate=1048576,consumer_byte_rate=2097152")
+    sbs.run("kafka-configs", "--describe", *users)
+    sbs.run("kafka-configs", "--alter", *clients, "--add-config", "request_percentage=50.5")
+    sbs.run("kafka-configs", "--alter", *both,
+            "--add-config", "producer_byte_rate=4096,controller_mutation_rate=10")
+    sbs.run("kafka-configs", "--describe", *both)
+    sbs.run("kafka-configs", "--describe", *clients)
+    # the user with any client id, and the default user with this client id
+    sbs.run("kafka-configs", "--describe", *users, "--entity-type", "clients")
+    sbs.run("kafka-configs", "--alter", "--entity-type", "users", "--entity-default", *clients,
+            "--add-config", "consumer_byte_rate=8192")
+    sbs.run("kafka-configs", "--describe", "--entity-type", "users", "--entity-default",
+            *clients)
+    # refused: a fraction of a byte, a key that is no quota
+    sbs.run("kafka-configs", "--alter", *users, "--add-config", "producer_byte_rate=1.5")
+    sbs.run("kafka-configs", "--alter", *users, "--add-config", "no_such_quota=1")
+    # SCRAM credentials and quotas in one user entity: altering one keeps the other
+    sbs.run("kafka-configs", "--alter", *users,
+            "--add-config", "SCRAM-SHA-256=[iterations=8192,password=secret]")
+    sbs.run("kafka-configs", "--alter", *users, "--delete-config", "consumer_byte_rate")
+    sbs.run("kafka-configs", "--describe", *users)
+    sbs.run("kafka-configs", "--alter", *users,
+            "--delete-config", "producer_byte_rate,SCRAM-SHA-256")
+    sbs.run("kafka-configs", "--describe", *users)
+    sbs.run("kafka-configs", "--alter", *both,
+            "--delete-config", "producer_byte_rate,controller_mutation_rate")
+    sbs.run("kafka-configs", "--alter", "--entity-type", "users", "--entity-default", *clients,
+            "--delete-config", "consumer_byte_rate")
+    sbs.run("kafka-configs", "--describe", *users, "--entity-type", "clients")
+    sbs.run("kafka-configs", "--alter", *clients, "--delete-config", "request_percentage")
+    sbs.run("kafka-configs", "--describe", *clients)
+    sbs.run("kafka-configs", "--alter", *ip, "--add-config", "connection_creation_rate=10")
+    sbs.run("kafka-configs", "--describe", *ip)
+    sbs.run("kafka-configs", "--alter", *ip, "--delete-config", "connection_creation_rate")
+    sbs.run("kafka-configs", "--describe", *ip)
+    sbs.check()
+
+
 def _clear_broker_configs(sbs: SideBySide) -> None:
     """No dynamic broker config left on either broker (the reference Kafka is shared)."""
     for cli in sbs.sides.values():

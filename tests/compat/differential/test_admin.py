@@ -49,8 +49,6 @@ NOT_SERVED: dict[str, str] = {
          "DescribeDelegationToken"),
         "No delegation tokens: SASL/SCRAM authenticates users' own credentials only (the "
         "tokenauth extension is refused)."),
-    "AlterClientQuotas": "No client quotas: requests are never throttled (throttle_time_ms is "
-                         "always 0); DescribeClientQuotas answers that there are none.",
     **dict.fromkeys(
         ("LeaderAndIsr", "StopReplica", "UpdateMetadata", "ControlledShutdown"),
         "ZooKeeper-mode controller/broker APIs: pybroker's controller is embedded in its only "
