@@ -33,3 +33,8 @@ class RequestContext:
     close_connection: bool = False
     #: the client's software name and version, as a valid ApiVersions v3+ names them (KIP-511)
     client_software: tuple[str, str] | None = None
+    #: the request's size in bytes (its frame, without the size prefix)
+    request_size: int = 0
+    #: set by a handler whose answer throttles the client's quota: the connection reads
+    #: nothing more for this long (KIP-219), answered or not (an acks=0 produce)
+    throttle_ms: int = 0

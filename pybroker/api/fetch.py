@@ -61,6 +61,8 @@ REFUSED_BEFORE_READING = frozenset({ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
                                     ErrorCode.UNKNOWN_TOPIC_ID,
                                     ErrorCode.TOPIC_AUTHORIZATION_FAILED,
                                     ErrorCode.UNSUPPORTED_COMPRESSION_TYPE})
+#: the bytes of a partition's answer besides its records (index, error, offsets, lists)
+PARTITION_OVERHEAD = 46
 #: the errors a v16+ answer names the current leader with (KIP-951)
 LEADER_MOVED = frozenset({ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.FENCED_LEADER_EPOCH})
 
@@ -199,6 +201,24 @@ def build_response(ctx: RequestContext, request: req.FetchRequest, answers: list
                            responses=topics, node_endpoints=[nodes[n] for n in sorted(nodes)])
 
 
+def _throttle(ctx: RequestContext, pairs: list[tuple[CachedPartition, FetchResult]]) -> int:
+    """Charge a consumer's answer to its byte-rate quota before it is sent (Kafka's
+    ``handleFetchRequest``): the throttle time. A throttled answer carries no records, so its
+    bytes are taken back, and the connection reads nothing more for that time. The size
+    charged is the records' and a partition header's each (Kafka charges the encoded
+    response; the records are nearly all of it)."""
+    fetch_quota = ctx.services.quotas.fetch
+    size = sum(len(r.records) + PARTITION_OVERHEAD for _, r in pairs)
+    user, client_id = ctx.principal.name, ctx.client_id or ""
+    now_ms = fetch_quota.clock.milliseconds()
+    throttle_ms = fetch_quota.record(user, client_id, size, now_ms)
+    if throttle_ms:
+        fetch_quota.unrecord(user, client_id, size, now_ms)
+        fetch_quota.throttled(user, client_id, throttle_ms, now_ms)
+        ctx.throttle_ms = throttle_ms
+    return throttle_ms
+
+
 @api(ApiKey.FETCH, 0, 17)
 def handle(ctx: RequestContext, request: req.FetchRequest,
            ) -> m.FetchResponse | Awaitable[m.FetchResponse]:
@@ -231,12 +251,23 @@ def handle(ctx: RequestContext, request: req.FetchRequest,
                                     log_start_offset=p.log_start_offset,
                                     topic_id=p.topic_id if by_id else None)
               for p in readable if p.topic is not None]  # (narrows the type)
+    max_bytes = request.max_bytes if version >= 3 else 0x7FFFFFFF
+    min_bytes = request.min_bytes
+    fetch_quota = ctx.services.quotas.fetch
+    quota_applies = replica_id < 0 and fetch_quota.enabled
+    if quota_applies:
+        # one fetch may not take more than the quota's whole window (Kafka's
+        # getMaxValueInQuotaWindow), so that a throttle is never certain
+        window_bytes = fetch_quota.max_value_in_window(ctx.principal.name, ctx.client_id or "")
+        if window_bytes < max_bytes:
+            max_bytes = int(window_bytes)
+            min_bytes = min(min_bytes, max_bytes)
     params = FetchParams(
         replica_id=replica_id,
         replica_epoch=replica.replica_epoch if replica is not None else -1,
         max_wait_ms=request.max_wait_ms,
-        min_bytes=request.min_bytes,
-        max_bytes=request.max_bytes if version >= 3 else 0x7FFFFFFF,
+        min_bytes=min_bytes,
+        max_bytes=max_bytes,
         min_one_batch=version > HARD_MAX_BYTES_MAX_VERSION,
         isolation_level=request.isolation_level,
     )
@@ -249,6 +280,12 @@ def handle(ctx: RequestContext, request: req.FetchRequest,
         pairs += [(p, FetchResult(error=ErrorCode.TOPIC_AUTHORIZATION_FAILED)) for p in denied]
         if version < ZSTD_MIN_VERSION:
             _refuse_zstd_topics(ctx, pairs)
+        if quota_applies:
+            throttle_ms = _throttle(ctx, pairs)
+            if throttle_ms:
+                throttled = session.throttled()
+                return m.FetchResponse(throttle_time_ms=throttle_ms, error_code=throttled.error,
+                                       session_id=throttled.session_id)
         answer = session.finish(pairs)
         if answer.error != ErrorCode.NONE:
             return m.FetchResponse(error_code=answer.error, session_id=answer.session_id)

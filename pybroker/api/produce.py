@@ -122,6 +122,21 @@ def writable_batch(records: bytes | bytearray | memoryview) -> bytearray | memor
     return bytearray(records)
 
 
+def _throttle(ctx: RequestContext) -> int:
+    """Charge the request's size to the producer's byte-rate quota once it is answered (as
+    Kafka does, after the append): the throttle time, which also mutes the connection (an
+    acks=0 producer's too, though it reads no response). Nothing while no quota exists."""
+    produce = ctx.services.quotas.produce
+    if not produce.enabled:
+        return 0
+    user, client_id, now_ms = ctx.principal.name, ctx.client_id or "", produce.clock.milliseconds()
+    throttle_ms = produce.record(user, client_id, ctx.request_size, now_ms)
+    if throttle_ms:
+        produce.throttled(user, client_id, throttle_ms, now_ms)
+        ctx.throttle_ms = throttle_ms
+    return throttle_ms
+
+
 @api(ApiKey.PRODUCE, 0, 11)
 def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.ProduceResponse | None]:
     acks = request.acks
@@ -224,13 +239,14 @@ def handle(ctx: RequestContext, request: req.ProduceRequest) -> Response[m.Produ
                                                        port=node.port, rack=node.rack)
             responses.append(m.TopicProduceResponse(name=topic.name,
                                                     partition_responses=partition_responses))
+        throttle_ms = _throttle(ctx)
         if acks == 0:
             # An acks=0 producer reads no response; Kafka closes its connection on failure so
             # the client notices, refreshes metadata and carries on.
             if failed:
                 ctx.close_connection = True
             return None
-        return m.ProduceResponse(responses=responses, throttle_time_ms=0,
+        return m.ProduceResponse(responses=responses, throttle_time_ms=throttle_ms,
                                  node_endpoints=[nodes[n] for n in sorted(nodes)])
 
     return when_ready(outcome, respond)

@@ -75,6 +75,10 @@ class Connection(Protocol):
 
     def client_software_known(self, name: str, version: str) -> None: ...
 
+    def throttle(self, throttle_ms: int) -> None:
+        """Read nothing more for ``throttle_ms``: a response throttled a quota (KIP-219)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Interception:
@@ -174,6 +178,7 @@ class RequestRouter:
             principal=conn.principal,
             sasl=sasl,
             now_ms=now_ms,
+            request_size=len(frame),
         )
         metrics = self.request_metrics
         if times is None or metrics is None:
@@ -200,7 +205,7 @@ class RequestRouter:
                 sasl.api_versions_answered()
             if sasl.principal is not None and conn.principal != sasl.principal:
                 conn.authenticated(sasl.principal)
-        return self._encoded(ctx, result, times)
+        return self._encoded(ctx, result, times, conn)
 
     @staticmethod
     def _begin(times: RequestTimes, metrics: RequestChannelMetrics, api_key: int, version: int,
@@ -235,9 +240,13 @@ class RequestRouter:
         return _SIZE.pack(len(answer)) + answer
 
     @staticmethod
-    def _encoded(ctx: RequestContext, result: Any, times: RequestTimes | None = None) -> Any:
+    def _encoded(ctx: RequestContext, result: Any, times: RequestTimes | None = None,
+                 conn: Connection | None = None) -> Any:
         """The handler's result as an encoded response, a future of one, or None; ``times``
-        gets the end of the handler's own work, and the response's errors once it is ready."""
+        gets the end of the handler's own work, and the response's errors once it is ready.
+        A handler that throttled the client's quota (``ctx.throttle_ms``) mutes ``conn``."""
+        if ctx.throttle_ms and conn is not None and not inspect.isawaitable(result):
+            conn.throttle(ctx.throttle_ms)
         if result is None:
             if times is not None:
                 times.local_done = times.ready = now_ns()
@@ -250,6 +259,8 @@ class RequestRouter:
             def encode(body: Any) -> Any:
                 if times is not None:
                     times.answered(body)
+                if ctx.throttle_ms and conn is not None:
+                    conn.throttle(ctx.throttle_ms)
                 return (None if body is None
                         else encode_response(api_key, version, correlation_id, body))
             return then(asyncio.ensure_future(result), encode)
@@ -273,7 +284,7 @@ class RequestRouter:
             result = handler.handle(ctx, request)
             if ctx.close_connection:
                 conn.close_after_responses()
-        encoded = self._encoded(ctx, result, times)
+        encoded = self._encoded(ctx, result, times, conn)
         if encoded is None:
             return None
         if decision.drop:

@@ -272,6 +272,11 @@ class FetchContext:
             return FetchAnswer(self.error, INVALID_SESSION_ID, [])
         return FetchAnswer(ErrorCode.NONE, INVALID_SESSION_ID, results)
 
+    def throttled(self) -> FetchAnswer:
+        """The answer instead of :meth:`finish` when a quota throttles the fetch: no
+        partitions, and no session opened or changed (Kafka's ``getThrottledResponse``)."""
+        return FetchAnswer(self.error, INVALID_SESSION_ID, [])
+
 
 class FullFetchContext(FetchContext):
     """A full fetch that opens a session, if the cache has room, once it is answered."""
@@ -320,3 +325,8 @@ class IncrementalFetchContext(FetchContext):
                 del session.partitions[p.key]
                 session.partitions[p.key] = p
         return FetchAnswer(ErrorCode.NONE, session.id, kept)
+
+    def throttled(self) -> FetchAnswer:
+        if self._session.epoch != self._epoch:
+            return FetchAnswer(ErrorCode.INVALID_FETCH_SESSION_EPOCH, self._session.id, [])
+        return FetchAnswer(ErrorCode.NONE, self._session.id, [])

@@ -116,6 +116,13 @@ class KafkaConnection(asyncio.BufferedProtocol):
         self._fd = -1  # the socket's descriptor, for sending file regions at once
         self._write_paused = False
         self._close_after_flush = False
+        #: the end of a throttle (KIP-219), while the connection is muted
+        self._unmute: asyncio.TimerHandle | None = None
+        #: (received, frame) of requests read before the mute took effect, in order
+        self._held: collections.deque[tuple[int, bytearray]] = collections.deque()
+        #: how often, and for how long in all, this connection was throttled
+        self.throttles = 0
+        self.throttled_ms = 0
 
     # -- asyncio.Protocol -------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -155,6 +162,10 @@ class KafkaConnection(asyncio.BufferedProtocol):
             if is_pending(slot):
                 slot.cancel()
         self._slots.clear()
+        if self._unmute is not None:
+            self._unmute.cancel()
+            self._unmute = None
+        self._held.clear()
 
     def pause_writing(self) -> None:
         self._write_paused = True
@@ -163,8 +174,40 @@ class KafkaConnection(asyncio.BufferedProtocol):
 
     def resume_writing(self) -> None:
         self._write_paused = False
-        if self.transport is not None and not self.closed:
+        if self.transport is not None and not self.closed and self._unmute is None:
             self.transport.resume_reading()
+
+    # -- KIP-219 ------------------------------------------------------------------------------
+    def throttle(self, throttle_ms: int) -> None:
+        """A response throttled this client's quota: read nothing more from it for
+        ``throttle_ms`` (Kafka's ``ThrottledChannel``, which mutes the channel once the
+        response is sent). The response itself goes out at once; requests already read wait."""
+        if self.closed or self.transport is None or throttle_ms <= 0:
+            return
+        loop = asyncio.get_running_loop()
+        until = loop.time() + throttle_ms / 1000
+        self.throttles += 1
+        self.throttled_ms += throttle_ms
+        if self._unmute is not None:
+            if self._unmute.when() >= until:
+                return
+            self._unmute.cancel()
+        self._unmute = loop.call_at(until, self._end_throttle)
+        self.transport.pause_reading()
+
+    def _end_throttle(self) -> None:
+        self._unmute = None
+        if self.closed:
+            return
+        while self._held and not self._muted() and not self.closed:
+            received, frame = self._held.popleft()
+            self._dispatch([frame], received)
+        if not self._muted() and not self._write_paused and self.transport is not None \
+                and not self.closed:
+            self.transport.resume_reading()
+
+    def _muted(self) -> bool:
+        return self._unmute is not None
 
     def get_buffer(self, sizehint: int) -> memoryview:
         return self.reader.buffer()
@@ -183,9 +226,20 @@ class KafkaConnection(asyncio.BufferedProtocol):
             traffic.incoming.count += nbytes
             traffic.requests.count += len(frames)
             traffic.request_size.record_frames(frames)
-        for frame in frames:
+        if self._unmute is not None:  # throttled: read after the throttle ends
+            self._held.extend((received, f) for f in frames)
+            return
+        self._dispatch(frames, received)
+
+    def _dispatch(self, frames: list[bytearray], received: int) -> None:
+        """Handle ``frames`` in order, then write what is ready; the frames after a response
+        that throttles the connection wait until the throttle ends."""
+        for i, frame in enumerate(frames):
             if self.closed:
                 return
+            if self._unmute is not None:
+                self._held.extend((received, f) for f in frames[i:])
+                break
             times = RequestTimes(received, len(frame))
             try:
                 result = self.dispatcher.dispatch(frame, self, times)

@@ -22,7 +22,8 @@ class WireClient:
     context says."""
 
     def __init__(self, bootstrap: str, timeout: float = 15.0,
-                 ssl_context: ssl.SSLContext | None = None) -> None:
+                 ssl_context: ssl.SSLContext | None = None, client_id: str = "wire-test",
+                 ) -> None:
         host, port = bootstrap.rsplit(":", 1)
         sock = socket.create_connection((host, int(port)), timeout=timeout)
         if ssl_context is not None:
@@ -33,6 +34,7 @@ class WireClient:
                 raise
         self.sock = sock
         self.correlation_id = 0
+        self.client_id = client_id.encode()
 
     def close(self) -> None:
         self.sock.close()
@@ -48,7 +50,7 @@ class WireClient:
         w = Writer()
         hv = request_header_version(api_key, version)
         w += struct.pack(">hhi", api_key, version, self.correlation_id)
-        client_id = b"wire-test"
+        client_id = self.client_id
         w += struct.pack(">h", len(client_id)) + client_id
         if hv >= 2:
             w += b"\x00"  # no tagged fields
