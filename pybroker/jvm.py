@@ -48,3 +48,23 @@ def hash_set_order(items: list[str]) -> list[str]:
         return (h ^ (h >> 16)) & (size - 1)
 
     return sorted(distinct, key=bucket)  # sorted is stable: insertion order within a bucket
+
+
+def scala_hash_order(items: list[str]) -> list[str]:
+    """The distinct strings in the order a Scala 2.13 ``mutable.HashMap`` (or ``HashSet``)
+    they were added to one by one iterates them (Kafka's CreateTopics and DeleteTopics
+    handlers collect their topics so, and create or delete them in that order): 16 buckets,
+    doubled whenever one more entry would reach 3/4 of them; bucket by bucket, each bucket in
+    ascending order of the spread hash ``h ^ (h >>> 16)`` (a signed int)."""
+    distinct = list(dict.fromkeys(items))
+    size, count = 16, 0
+    for _ in distinct:
+        if count + 1 >= size * 0.75:
+            size *= 2
+        count += 1
+
+    def spread(s: str) -> int:
+        h = string_hash(s) & 0xFFFFFFFF
+        return int32(h ^ (h >> 16))
+
+    return sorted(distinct, key=lambda s: (spread(s) & (size - 1), spread(s)))

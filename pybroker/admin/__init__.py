@@ -23,6 +23,7 @@ from protocol.errors import KafkaError
 from pybroker.kernel.outcome import Outcome
 from pybroker.kernel.types import Reassignment, TopicPartition
 from pybroker.metadata.model import TopicRecord
+from pybroker.quota.manager import UNBOUNDED_MUTATIONS, MutationQuota
 
 __all__ = ["AdminManager", "NewPartitions", "NewTopic"]
 
@@ -63,7 +64,11 @@ class AdminManager(Protocol):
 
     def create_topics(self, topics: Sequence[NewTopic], *, validate_only: bool,
                       timeout_ms: int, now_ms: int,
-                      ) -> Outcome[list[TopicRecord | KafkaError]]: ...
+                      mutations: MutationQuota = UNBOUNDED_MUTATIONS,
+                      ) -> Outcome[list[TopicRecord | KafkaError]]:
+        """``mutations``: the client's controller mutation quota, charged each topic's
+        partitions before it is created (a strict one refuses a topic once exhausted)."""
+        ...
 
     def wait_until_led(self, topic: str, timeout_ms: int) -> Outcome[bool]:
         """True once every partition of ``topic`` has a leader; False when ``timeout_ms``
@@ -71,10 +76,13 @@ class AdminManager(Protocol):
         ...
 
     def delete_topics(self, names: Sequence[str], *, timeout_ms: int, now_ms: int,
+                      mutations: MutationQuota = UNBOUNDED_MUTATIONS,
                       ) -> Outcome[list[TopicRecord | KafkaError]]: ...
 
     def create_partitions(self, requests: Sequence[NewPartitions], *, validate_only: bool,
-                          timeout_ms: int, now_ms: int) -> Outcome[list[KafkaError | None]]: ...
+                          timeout_ms: int, now_ms: int,
+                          mutations: MutationQuota = UNBOUNDED_MUTATIONS,
+                          ) -> Outcome[list[KafkaError | None]]: ...
 
     def alter_topic_configs(self, topic: str, overrides: Mapping[str, str], *,
                             validate_only: bool) -> Outcome[KafkaError | None]:

@@ -10,9 +10,13 @@ from protocol.messages import (
 )
 from pybroker.admin import NewPartitions
 from pybroker.api.context import RequestContext
+from pybroker.api.quotas import mutation_quota, throttled
 from pybroker.api.registry import Response, api
 from pybroker.kernel.outcome import when_ready
 from pybroker.security.acl import AclOperation, ResourceType
+
+#: from v3 the controller mutation quota is strict (KIP-599)
+STRICT_MUTATIONS_VERSION = 3
 
 
 @api(ApiKey.CREATE_PARTITIONS, 0, 3)
@@ -41,14 +45,16 @@ def handle(ctx: RequestContext, request: req.CreatePartitionsRequest,
         assignments = ([tuple(a.broker_ids) for a in t.assignments]
                        if t.assignments is not None else None)
         asked.append((result, NewPartitions(t.name, t.count, assignments)))
+    mutations = mutation_quota(ctx, STRICT_MUTATIONS_VERSION)
     outcome = ctx.services.admin.create_partitions(
         [n for _, n in asked], validate_only=request.validate_only,
-        timeout_ms=request.timeout_ms, now_ms=ctx.now_ms)
+        timeout_ms=request.timeout_ms, now_ms=ctx.now_ms, mutations=mutations)
 
     def respond(errors: list[KafkaError | None]) -> m.CreatePartitionsResponse:
         for (result, _), error in zip(asked, errors, strict=True):
             if error is not None:
                 result.error_code, result.error_message = error.code, error.message
-        return m.CreatePartitionsResponse(throttle_time_ms=0, results=results)
+        return m.CreatePartitionsResponse(throttle_time_ms=throttled(ctx, mutations),
+                                          results=results)
 
     return when_ready(outcome, respond)

@@ -7,6 +7,7 @@ from protocol.messages import ApiKey, create_topics_request as req, create_topic
 from pybroker.admin import NewTopic
 from pybroker.admin.config_helper import topic_config_entries
 from pybroker.api.context import RequestContext
+from pybroker.api.quotas import mutation_quota, throttled
 from pybroker.api.registry import Response, api
 from pybroker.kernel.outcome import when_ready
 from pybroker.metadata.model import TopicRecord
@@ -33,6 +34,10 @@ def _check(ctx: RequestContext, t: req.CreatableTopic, count: int,
     return None
 
 
+#: from v6 the controller mutation quota is strict (KIP-599)
+STRICT_MUTATIONS_VERSION = 6
+
+
 @api(ApiKey.CREATE_TOPICS, 0, 7)
 def handle(ctx: RequestContext, request: req.CreateTopicsRequest,
            ) -> Response[m.CreateTopicsResponse]:
@@ -53,12 +58,13 @@ def handle(ctx: RequestContext, request: req.CreateTopicsRequest,
                   {a.partition_index: tuple(a.broker_ids) for a in t.assignments} or None,
                   # (null values were refused by _check)
                   {c.name: c.value for c in t.configs if c.value is not None}) for _, t in wanted],
-        validate_only=request.validate_only, timeout_ms=request.timeout_ms, now_ms=ctx.now_ms)
+        validate_only=request.validate_only, timeout_ms=request.timeout_ms, now_ms=ctx.now_ms,
+        mutations=(mutations := mutation_quota(ctx, STRICT_MUTATIONS_VERSION)))
 
     def respond(created: list[TopicRecord | KafkaError]) -> m.CreateTopicsResponse:
         outcomes: dict[int, TopicRecord | KafkaError] = dict(refused)
         outcomes.update((i, r) for (i, _), r in zip(wanted, created, strict=True))
-        return m.CreateTopicsResponse(throttle_time_ms=0, topics=[
+        return m.CreateTopicsResponse(throttle_time_ms=throttled(ctx, mutations), topics=[
             _result(ctx, t.name, outcomes[i], t.name in describable)
             for i, t in enumerate(request.topics)])
 

@@ -7,12 +7,17 @@ import uuid
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, delete_topics_request as req, delete_topics_response as m
 from pybroker.api.context import RequestContext
+from pybroker.api.quotas import mutation_quota, throttled
 from pybroker.api.registry import Response, api
 from pybroker.kernel.outcome import when_ready
 from pybroker.metadata.model import TopicRecord
 from pybroker.security.acl import AclOperation, ResourceType
 
 ZERO_UUID = uuid.UUID(int=0)
+
+
+#: from v5 the controller mutation quota is strict (KIP-599)
+STRICT_MUTATIONS_VERSION = 5
 
 
 @api(ApiKey.DELETE_TOPICS, 0, 6)
@@ -57,8 +62,9 @@ def handle(ctx: RequestContext, request: req.DeleteTopicsRequest,
             continue
         deletable.append(result)
         names.append(name)
-    outcome = services.admin.delete_topics(names,
-                                           timeout_ms=request.timeout_ms, now_ms=ctx.now_ms)
+    mutations = mutation_quota(ctx, STRICT_MUTATIONS_VERSION)
+    outcome = services.admin.delete_topics(names, timeout_ms=request.timeout_ms,
+                                           now_ms=ctx.now_ms, mutations=mutations)
 
     def respond(deleted: list[TopicRecord | KafkaError]) -> m.DeleteTopicsResponse:
         for result, outcome in zip(deletable, deleted, strict=True):
@@ -66,6 +72,7 @@ def handle(ctx: RequestContext, request: req.DeleteTopicsRequest,
                 result.error_code, result.error_message = outcome.code, outcome.message
             else:
                 result.topic_id = outcome.topic_id
-        return m.DeleteTopicsResponse(throttle_time_ms=0, responses=results)
+        return m.DeleteTopicsResponse(throttle_time_ms=throttled(ctx, mutations),
+                                      responses=results)
 
     return when_ready(outcome, respond)

@@ -215,7 +215,7 @@ def _throttle(ctx: RequestContext, pairs: list[tuple[CachedPartition, FetchResul
     if throttle_ms:
         fetch_quota.unrecord(user, client_id, size, now_ms)
         fetch_quota.throttled(user, client_id, throttle_ms, now_ms)
-        ctx.throttle_ms = throttle_ms
+        ctx.throttle_ms = max(ctx.throttle_ms, throttle_ms)
     return throttle_ms
 
 

@@ -133,7 +133,7 @@ def _throttle(ctx: RequestContext) -> int:
     throttle_ms = produce.record(user, client_id, ctx.request_size, now_ms)
     if throttle_ms:
         produce.throttled(user, client_id, throttle_ms, now_ms)
-        ctx.throttle_ms = throttle_ms
+        ctx.throttle_ms = max(ctx.throttle_ms, throttle_ms)
     return throttle_ms
 
 

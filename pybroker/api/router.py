@@ -49,6 +49,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: requests no request quota throttles (Kafka's ``sendResponseExemptThrottle``): the controller's
+#: and other brokers' (a follower's fetch too, :func:`_exempt`)
+_EXEMPT_FROM_REQUEST_QUOTA = frozenset(int(k) for k in (
+    ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADATA,
+    ApiKey.CONTROLLED_SHUTDOWN, ApiKey.WRITE_TXN_MARKERS, ApiKey.ALTER_PARTITION))
+#: a request's handler time in nanoseconds as the percentage of a second the request quota
+#: counts (Kafka's ``NanosToPercentagePerSecond``)
+_NANOS_TO_PERCENTAGE = 100 / 1e9
 #: the APIs whose requests may count under a name of their own (:meth:`RequestRouter._begin`)
 _NAMED_BY_REQUEST = frozenset({int(ApiKey.FETCH), int(ApiKey.ADD_PARTITIONS_TO_TXN)})
 _SIZE = struct.Struct(">i")
@@ -195,7 +203,14 @@ class RequestRouter:
             decision = self.interceptor(ctx, request)
             if decision is not None:
                 return self._intercepted(decision, handler, ctx, request, conn, times)
-        result = handler.handle(ctx, request)
+        request_quota = self.services.quotas.request
+        if request_quota.enabled and api_key not in _EXEMPT_FROM_REQUEST_QUOTA \
+                and not _follower_fetch(api_key, version, request):
+            started = now_ns()
+            result = handler.handle(ctx, request)
+            self._charge_request_quota(ctx, now_ns() - started)
+        else:
+            result = handler.handle(ctx, request)
         if ctx.close_connection:
             conn.close_after_responses()
         if ctx.client_software is not None:
@@ -206,6 +221,20 @@ class RequestRouter:
             if sasl.principal is not None and conn.principal != sasl.principal:
                 conn.authenticated(sasl.principal)
         return self._encoded(ctx, result, times, conn)
+
+    def _charge_request_quota(self, ctx: RequestContext, handler_ns: int) -> None:
+        """Charge the handler's time to the client's request quota (``request_percentage``,
+        Kafka's ``ClientRequestQuotaManager``): over it, the response carries the throttle
+        time, at most one window, or the bandwidth quota's if that is longer."""
+        assert self.services is not None
+        request_quota = self.services.quotas.request
+        user, client_id = ctx.principal.name, ctx.client_id or ""
+        now_ms = request_quota.clock.milliseconds()
+        throttle_ms = request_quota.record(user, client_id, handler_ns * _NANOS_TO_PERCENTAGE,
+                                           now_ms)
+        if throttle_ms:
+            request_quota.throttled(user, client_id, throttle_ms, now_ms)
+            ctx.throttle_ms = max(ctx.throttle_ms, throttle_ms)
 
     @staticmethod
     def _begin(times: RequestTimes, metrics: RequestChannelMetrics, api_key: int, version: int,
@@ -245,8 +274,8 @@ class RequestRouter:
         """The handler's result as an encoded response, a future of one, or None; ``times``
         gets the end of the handler's own work, and the response's errors once it is ready.
         A handler that throttled the client's quota (``ctx.throttle_ms``) mutes ``conn``."""
-        if ctx.throttle_ms and conn is not None and not inspect.isawaitable(result):
-            conn.throttle(ctx.throttle_ms)
+        if ctx.throttle_ms and not inspect.isawaitable(result):
+            _throttled(ctx, result, conn)
         if result is None:
             if times is not None:
                 times.local_done = times.ready = now_ns()
@@ -259,8 +288,8 @@ class RequestRouter:
             def encode(body: Any) -> Any:
                 if times is not None:
                     times.answered(body)
-                if ctx.throttle_ms and conn is not None:
-                    conn.throttle(ctx.throttle_ms)
+                if ctx.throttle_ms:
+                    _throttled(ctx, body, conn)
                 return (None if body is None
                         else encode_response(api_key, version, correlation_id, body))
             return then(asyncio.ensure_future(result), encode)
@@ -302,6 +331,24 @@ class RequestRouter:
             api_keys=[mod.ApiVersion(api_key=ApiKey.API_VERSIONS, min_version=h.min_version,
                                      max_version=h.max_version)],
         )
+
+
+def _follower_fetch(api_key: int, version: int, request: Any) -> bool:
+    """A broker's fetch (a replica id), which no request quota throttles."""
+    if api_key != ApiKey.FETCH:
+        return False
+    state = getattr(request, "replica_state", None)
+    replica_id = state.replica_id if state is not None and version >= 15 else request.replica_id
+    return bool(replica_id >= 0)
+
+
+def _throttled(ctx: RequestContext, body: Any, conn: Connection | None) -> None:
+    """A quota throttled the request: the response says so (the longest throttle of any
+    quota) and the connection reads nothing more for that long."""
+    if body is not None and getattr(body, "throttle_time_ms", ctx.throttle_ms) < ctx.throttle_ms:
+        body.throttle_time_ms = ctx.throttle_ms
+    if conn is not None:
+        conn.throttle(ctx.throttle_ms)
 
 
 async def _after(delay_s: float, encoded: Any) -> Any:

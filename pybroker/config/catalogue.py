@@ -254,6 +254,8 @@ BROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     # client quotas' sample windows (QuotaConfigs)
     _broker("quota.window.num", INT, 11, at_least(1)),
     _broker("quota.window.size.seconds", INT, 1, at_least(1)),
+    _broker("controller.quota.window.num", INT, 11, at_least(1)),
+    _broker("controller.quota.window.size.seconds", INT, 1, at_least(1)),
     _broker("controlled.shutdown.enable", BOOLEAN, True),
     _broker("controlled.shutdown.max.retries", INT, 3),
     _broker("controlled.shutdown.retry.backoff.ms", LONG, 5000),

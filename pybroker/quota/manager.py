@@ -17,6 +17,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from protocol.errors import ErrorCode, KafkaError
 from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
 from pybroker.quota.entities import (
     CONSUMER_BYTE_RATE,
@@ -221,21 +222,27 @@ class QuotaManagers:
         default_factory=lambda: ClientQuotaManager(QuotaType.FETCH))
     request: ClientQuotaManager = field(
         default_factory=lambda: ClientQuotaManager(QuotaType.REQUEST, max_throttle_ms=1000))
+    controller_mutation: ControllerMutationQuotaManager = field(
+        default_factory=lambda: ControllerMutationQuotaManager())
 
     @classmethod
-    def with_windows(cls, samples: int, window_s: int, clock: Clock = SYSTEM_CLOCK,
+    def with_windows(cls, samples: int, window_s: int, clock: Clock = SYSTEM_CLOCK, *,
+                     controller_samples: int = 11, controller_window_s: int = 1,
                      ) -> QuotaManagers:
-        """``quota.window.num`` samples of ``quota.window.size.seconds``."""
+        """``quota.window.num`` samples of ``quota.window.size.seconds`` (and
+        ``controller.quota.window.*`` for controller mutations)."""
         return cls(ClientQuotaManager(QuotaType.PRODUCE, samples=samples, window_s=window_s,
                                       clock=clock),
                    ClientQuotaManager(QuotaType.FETCH, samples=samples, window_s=window_s,
                                       clock=clock),
                    ClientQuotaManager(QuotaType.REQUEST, samples=samples, window_s=window_s,
-                                      max_throttle_ms=window_s * 1000, clock=clock))
+                                      max_throttle_ms=window_s * 1000, clock=clock),
+                   ControllerMutationQuotaManager(samples=controller_samples,
+                                                  window_s=controller_window_s, clock=clock))
 
     @property
     def all(self) -> tuple[ClientQuotaManager, ...]:
-        return (self.produce, self.fetch, self.request)
+        return (self.produce, self.fetch, self.request, self.controller_mutation)
 
     def entity_changed(self, user: Name | None, client_id: Name | None,
                        configs: Mapping[str, str]) -> None:
@@ -250,3 +257,105 @@ class QuotaManagers:
                 except ValueError:
                     bound = None
             manager.update(user, client_id, bound)
+
+
+# -- controller mutations (KIP-599) --------------------------------------------------------------
+
+@dataclass(slots=True)
+class TokenBucket:
+    """Kafka's ``TokenBucket`` stat: credits refill at the quota's rate up to a burst of
+    ``samples x window x rate``; the first use finds it full."""
+
+    tokens: float = 0.0
+    last_ms: int = 0
+
+    def measure(self, rate: float, burst: float, now_ms: int) -> float:
+        self.tokens = min(burst, self.tokens + rate * (now_ms - self.last_ms) / 1000)
+        self.last_ms = now_ms
+        return self.tokens
+
+    def record(self, permits: float, rate: float, burst: float, now_ms: int) -> None:
+        self.measure(rate, burst, now_ms)
+        self.tokens = min(burst, self.tokens - permits)
+
+
+class MutationQuota:
+    """One request's view of its client's ``controller_mutation_rate`` (Kafka's
+    ``StrictControllerMutationQuota`` and ``PermissiveControllerMutationQuota``).
+
+    Strict (CreateTopics v6+, CreatePartitions v3+, DeleteTopics v5+): a topic is refused
+    with THROTTLING_QUOTA_EXCEEDED once the credits are below zero, and accepted whole
+    otherwise, even when its partitions take the credits below zero. Permissive (older
+    versions): everything is accepted, and the response is throttled."""
+
+    def __init__(self, manager: ControllerMutationQuotaManager | None, bucket: Bucket | None,
+                 tokens: TokenBucket | None, *, strict: bool) -> None:
+        self._manager = manager
+        self._bucket = bucket
+        self._tokens = tokens
+        self.strict = strict
+        self._throttle_ms = 0
+        self._recorded_ms = 0
+
+    def record(self, permits: float) -> None:
+        """Charge ``permits`` partitions; KafkaError THROTTLING_QUOTA_EXCEEDED when a strict
+        quota is already exhausted."""
+        manager, bucket, tokens = self._manager, self._bucket, self._tokens
+        if manager is None or bucket is None or tokens is None or math.isinf(bucket.bound):
+            return
+        rate = bucket.bound
+        burst = manager.samples * manager.window_ms / 1000 * rate
+        now_ms = manager.clock.milliseconds()
+        if self.strict:
+            left = tokens.measure(rate, burst, now_ms)
+            if left < 0:
+                self._throttled(left, rate, now_ms)
+                # (no message: Kafka's ApiError leaves out an error's own generic text)
+                raise KafkaError(ErrorCode.THROTTLING_QUOTA_EXCEEDED, None)
+            tokens.record(permits, rate, burst, now_ms)
+        else:
+            tokens.record(permits, rate, burst, now_ms)
+            left = tokens.measure(rate, burst, now_ms)
+            if left < 0:
+                self._throttled(left, rate, now_ms)
+        bucket.rate.record(permits, now_ms)
+
+    def _throttled(self, tokens: float, rate: float, now_ms: int) -> None:
+        self._throttle_ms = java_round(-tokens / rate * 1000) if rate > 0 else 2**31 - 1
+        self._recorded_ms = now_ms
+
+    def throttle_ms(self) -> int:
+        """The throttle time, less what has passed since it was recorded (the request may
+        have waited in between)."""
+        if not self._throttle_ms or self._manager is None:
+            return 0
+        elapsed = self._manager.clock.milliseconds() - self._recorded_ms
+        return max(0, self._throttle_ms - elapsed)
+
+
+#: the quota of a broker without controller mutation quotas
+UNBOUNDED_MUTATIONS = MutationQuota(None, None, None, strict=False)
+
+
+class ControllerMutationQuotaManager(ClientQuotaManager):
+    """``controller_mutation_rate``: partitions created or deleted per second, measured with
+    a token bucket per (user, client id) (Kafka's ``ControllerMutationQuotaManager``)."""
+
+    def __init__(self, *, samples: int = 11, window_s: int = 1,
+                 clock: Clock = SYSTEM_CLOCK) -> None:
+        super().__init__(QuotaType.CONTROLLER_MUTATION, samples=samples, window_s=window_s,
+                         clock=clock)
+        self.token_buckets: dict[tuple[str, str], TokenBucket] = {}
+
+    def new_quota(self, user: str, client_id: str, *, strict: bool) -> MutationQuota:
+        """The quota one request records its mutations in."""
+        if not self.enabled:
+            return UNBOUNDED_MUTATIONS
+        bucket = self.bucket(user, client_id, self.clock.milliseconds())
+        tokens = self.token_buckets.setdefault(self.tags(user, client_id), TokenBucket())
+        return MutationQuota(self, bucket, tokens, strict=strict)
+
+    def _prune(self, now_ms: int) -> None:
+        super()._prune(now_ms)
+        for tags in [t for t in self.token_buckets if t not in self.buckets]:
+            del self.token_buckets[tags]

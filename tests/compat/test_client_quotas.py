@@ -21,6 +21,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from protocol.messages import (
     alter_client_quotas_request as acq,
+    create_topics_request as ct,
     fetch_request as fr,
     metadata_request as md,
     produce_request as pr,
@@ -33,7 +34,7 @@ from tests.conftest import REFERENCE_OVERRIDES
 
 pytestmark = pytest.mark.compat
 
-PRODUCE, FETCH, METADATA, ALTER_CLIENT_QUOTAS = 0, 1, 3, 49
+PRODUCE, FETCH, METADATA, CREATE_TOPICS, ALTER_CLIENT_QUOTAS = 0, 1, 3, 19, 49
 #: Kafka's default sample windows: 11 of a second, a new client measured over 10 s at least
 WINDOW_S = 10.0
 
@@ -191,6 +192,75 @@ def test_a_fetch_over_its_byte_rate_is_answered_empty_then_its_connection_waits(
         assert t.other_s < 0.5, (side, t)
     ours, kafkas = seen["pybroker"][1].throttle_ms, seen["kafka"][1].throttle_ms
     assert abs(ours - kafkas) <= 0.05 * kafkas, seen
+
+
+def over_request_quota(bootstrap: str) -> tuple[int, Throttled]:
+    """Metadata requests in a tight loop, against 0.01% of a second per second: the number
+    sent until one was throttled, and that one."""
+    client = f"quota-request-{uuid.uuid4().hex[:8]}"
+    set_quotas(bootstrap, [("client-id", client)], {"request_percentage": 0.01})
+    request = md.MetadataRequest(topics=[], allow_auto_topic_creation=False)
+    with WireClient(bootstrap, timeout=60, client_id=client) as c, \
+            WireClient(bootstrap, client_id=f"{client}-other") as other:
+        sent = 0
+        while sent < 2000:
+            sent += 1
+            r, answered = timed(lambda: c.call(METADATA, 4, request))
+            if r.throttle_time_ms:
+                break
+        after = time.monotonic()
+        other_s = metadata(other)
+        metadata(c)
+        return sent, Throttled(r.throttle_time_ms, answered, time.monotonic() - after, other_s)
+
+
+def test_a_client_over_its_request_quota_is_throttled_for_one_window_at_most(
+        sides: dict[str, str]) -> None:
+    """The request quota counts the broker's time handling a client's requests; the throttle
+    it gives is never longer than a window (1 s). Brokers spend different times on a Metadata
+    request, so each is held to what it counts, not to the other's figure."""
+    for side, bootstrap in sides.items():
+        sent, t = over_request_quota(bootstrap)
+        assert sent < 2000, (side, sent)
+        assert 0 < t.throttle_ms <= 1000, (side, t)
+        assert t.next_s >= t.throttle_ms / 1000 - 0.15, (side, t)
+        assert t.other_s < 0.5, (side, t)
+
+
+def mutations(bootstrap: str, version: int, base: str,
+              ) -> tuple[list[tuple[int, int, str | None]], int]:
+    """Four topics of ten partitions each in one CreateTopics, against 2 partitions/s (a
+    burst of 2 x 11 windows = 22 credits): each topic's (index, error, message) and the
+    throttle time."""
+    client = f"{base}-v{version}"
+    set_quotas(bootstrap, [("client-id", client)], {"controller_mutation_rate": 2.0})
+    request = ct.CreateTopicsRequest(timeout_ms=30_000, topics=[ct.CreatableTopic(
+        name=f"{client}-{i}", num_partitions=10, replication_factor=1) for i in range(4)])
+    with WireClient(bootstrap, timeout=60, client_id=client) as c:
+        r = c.call(CREATE_TOPICS, version, request)
+    return ([(i, t.error_code, t.error_message) for i, t in enumerate(r.topics)],
+            r.throttle_time_ms)
+
+
+def test_controller_mutations_over_their_rate_are_refused_or_throttled_as_on_kafka(
+        sides: dict[str, str]) -> None:
+    """KIP-599: strict from CreateTopics v6 - three topics take the 22 credits to -8, the
+    fourth is refused THROTTLING_QUOTA_EXCEEDED and the answer says wait 4 s; permissive in
+    v5 - all four are created and the answer says wait 9 s. Kafka charges the topics in the
+    order its handler's HashMap holds their names, so which one is refused depends on the
+    names: both brokers get the same names and must refuse the same topic."""
+    base = f"quota-mutations-{uuid.uuid4().hex[:8]}"
+    seen = {}
+    for side, bootstrap in sides.items():
+        strict, strict_ms = seen[side] = mutations(bootstrap, 6, base)
+        assert sorted(error for _, error, _ in strict) == [0, 0, 0, 89], (side, strict)
+        assert all(message is None for _, _, message in strict), (side, strict)
+        # (less the time the creation took: the throttle counts from when it was charged)
+        assert 2500 < strict_ms <= 4000, (side, strict_ms)
+        permissive, permissive_ms = mutations(bootstrap, 5, base)
+        assert [error for _, error, _ in permissive] == [0, 0, 0, 0], (side, permissive)
+        assert 7500 < permissive_ms <= 9000, (side, permissive_ms)
+    assert seen["pybroker"][0] == seen["kafka"][0], seen
 
 
 # -- real producers -----------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.admin import NewPartitions, NewTopic
+from pybroker.jvm import scala_hash_order
 from pybroker.kernel.outcome import Outcome, then
 from pybroker.kernel.placement import new_partitions_start_index
 from pybroker.kernel.types import Reassignment, TopicPartition
@@ -36,6 +37,7 @@ from pybroker.metadata.model import PartitionRecord, TopicRecord
 from pybroker.metadata.topics import collision_key, validate_topic_name
 from pybroker.purgatory import Purgatory
 from pybroker.purgatory.delayed_admin import DelayedTopicOperation, PendingItem
+from pybroker.quota.manager import UNBOUNDED_MUTATIONS, MutationQuota
 
 if TYPE_CHECKING:
     from pybroker.cluster.metadata_cache import MetadataCache
@@ -205,14 +207,20 @@ class ZkAdminManager:
     # -- topics ------------------------------------------------------------------------------
     def create_topics(self, topics: Sequence[NewTopic], *, validate_only: bool,
                       timeout_ms: int, now_ms: int,
+                      mutations: MutationQuota = UNBOUNDED_MUTATIONS,
                       ) -> asyncio.Future[list[TopicRecord | KafkaError]]:
-        return asyncio.ensure_future(self._create_topics(topics, validate_only, timeout_ms))
+        return asyncio.ensure_future(self._create_topics(topics, validate_only, timeout_ms,
+                                                         mutations))
 
     async def _create_topics(self, topics: Sequence[NewTopic], validate_only: bool,
-                             timeout_ms: int) -> list[TopicRecord | KafkaError]:
+                             timeout_ms: int, mutations: MutationQuota,
+                             ) -> list[TopicRecord | KafkaError]:
         existing = await self.store.get_all_topics()
-        items: list[PendingItem] = []
-        for t in topics:
+        items: dict[int, PendingItem] = {}
+        # as Kafka, in the order its handler's HashMap holds them: the order a controller
+        # mutation quota charges them in
+        order = {name: i for i, name in enumerate(scala_hash_order([t.name for t in topics]))}
+        for index, t in sorted(enumerate(topics), key=lambda it: order[it[1].name]):
             try:
                 assignment = self._assignment(t, existing)
                 self.configs.effective(t.configs)  # INVALID_CONFIG
@@ -220,31 +228,38 @@ class ZkAdminManager:
                     p: PartitionRecord(p, tuple(r), tuple(r), r[0])
                     for p, r in assignment.items()}, t.configs)
                 if not validate_only:
+                    mutations.record(len(assignment))  # THROTTLING_QUOTA_EXCEEDED
                     await self.store.create_topic(t.name, record.topic_id, assignment, t.configs)
                     existing = [*existing, t.name]
             except KafkaError as e:
-                items.append(PendingItem(t.name, lambda: True, e, e, done=True))
+                items[index] = PendingItem(t.name, lambda: True, e, e, done=True)
                 continue
             immediate = validate_only or timeout_ms <= 0
             timed_out = KafkaError(ErrorCode.REQUEST_TIMED_OUT, None)
-            items.append(PendingItem(t.name, self._fully_led(t.name, len(assignment)), record,
-                                     timed_out, done=validate_only))
+            item = items[index] = PendingItem(t.name, self._fully_led(t.name, len(assignment)),
+                                              record, timed_out, done=validate_only)
             if immediate and not validate_only:
-                items[-1].result, items[-1].done = timed_out, True
-        return await self._wait(items, timeout_ms)
+                item.result, item.done = timed_out, True
+        return await self._wait([items[i] for i in range(len(topics))], timeout_ms)
 
     def delete_topics(self, names: Sequence[str], *, timeout_ms: int, now_ms: int,
+                      mutations: MutationQuota = UNBOUNDED_MUTATIONS,
                       ) -> asyncio.Future[list[TopicRecord | KafkaError]]:
-        return asyncio.ensure_future(self._delete_topics(names, timeout_ms))
+        return asyncio.ensure_future(self._delete_topics(names, timeout_ms, mutations))
 
     async def _delete_topics(self, names: Sequence[str], timeout_ms: int,
-                             ) -> list[TopicRecord | KafkaError]:
+                             mutations: MutationQuota) -> list[TopicRecord | KafkaError]:
         items: list[PendingItem] = []
         for name in names:
             info = self.metadata.topic(name)
             if info is None:
                 e = KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
                                "This server does not host this topic-partition.")
+                items.append(PendingItem(name, lambda: True, e, e, done=True))
+                continue
+            try:
+                mutations.record(len(info.partitions))
+            except KafkaError as e:  # THROTTLING_QUOTA_EXCEEDED
                 items.append(PendingItem(name, lambda: True, e, e, done=True))
                 continue
             await self.store.request_topic_deletion(name)
@@ -257,12 +272,15 @@ class ZkAdminManager:
         return await self._wait(items, timeout_ms)
 
     def create_partitions(self, requests: Sequence[NewPartitions], *, validate_only: bool,
-                          timeout_ms: int, now_ms: int) -> asyncio.Future[list[KafkaError | None]]:
+                          timeout_ms: int, now_ms: int,
+                          mutations: MutationQuota = UNBOUNDED_MUTATIONS,
+                          ) -> asyncio.Future[list[KafkaError | None]]:
         return asyncio.ensure_future(self._create_partitions(requests, validate_only,
-                                                             timeout_ms))
+                                                             timeout_ms, mutations))
 
     async def _create_partitions(self, requests: Sequence[NewPartitions], validate_only: bool,
-                                 timeout_ms: int) -> list[KafkaError | None]:
+                                 timeout_ms: int, mutations: MutationQuota,
+                                 ) -> list[KafkaError | None]:
         items: list[PendingItem] = []
         for r in requests:
             try:
@@ -273,6 +291,7 @@ class ZkAdminManager:
                 topic_id, current, version = found
                 new = self._new_partitions(r, current)
                 if not validate_only:
+                    mutations.record(len(new))  # THROTTLING_QUOTA_EXCEEDED
                     await self.store.add_partitions(r.topic, topic_id, {**current, **new},
                                                     version)
             except KafkaError as e:
@@ -381,7 +400,7 @@ class ZkAdminManager:
             try:
                 [result] = await self._create_topics(
                     [NewTopic(name, num_partitions, replication, configs=configs)],
-                    validate_only=False, timeout_ms=0)
+                    validate_only=False, timeout_ms=0, mutations=UNBOUNDED_MUTATIONS)
             finally:
                 self._internal_in_flight.discard(name)
             if isinstance(result, KafkaError) and result.code not in (

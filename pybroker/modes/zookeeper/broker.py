@@ -142,9 +142,10 @@ class ZkBroker(BrokerBase):
         self.credentials: ZkUserCredentials | None = None
         self.client_quotas: ZkClientQuotas | None = None
         #: the client quotas this broker enforces (``quota.window.*`` samples)
-        self.quotas = QuotaManagers.with_windows(config.get_int("quota.window.num"),
-                                                 config.get_int("quota.window.size.seconds"),
-                                                 self.clock)
+        self.quotas = QuotaManagers.with_windows(
+            config.get_int("quota.window.num"), config.get_int("quota.window.size.seconds"),
+            self.clock, controller_samples=config.get_int("controller.quota.window.num"),
+            controller_window_s=config.get_int("controller.quota.window.size.seconds"))
         self.fetchers: ReplicaFetcherManager | None = None
         self.alter_partition: AlterPartitionManager | None = None
         self._session_lost = False

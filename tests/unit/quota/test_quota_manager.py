@@ -122,3 +122,41 @@ def test_entity_changes_reach_every_manager_by_its_own_key() -> None:
     managers.entity_changed("alice", None, {})
     assert managers.fetch.enabled
     assert managers.produce.limit(managers.produce.tags("alice", "x")) == math.inf
+
+
+def test_controller_mutations_strict_and_permissive_as_kip_599_counts_them() -> None:
+    """Notes §9 #7: rate 2, so a burst of 2 x 11 x 1 = 22 credits, full at first use; four
+    topics of ten partitions."""
+    from protocol.errors import ErrorCode, KafkaError
+    from pybroker.kernel.clock import ManualClock
+    from pybroker.quota.manager import ControllerMutationQuotaManager
+
+    clock = ManualClock(1_000_000)
+    manager = ControllerMutationQuotaManager(clock=clock)
+    assert manager.new_quota("u", "strict", strict=True).throttle_ms() == 0  # disabled: free
+    manager.update(None, DEFAULT, 2.0)
+    strict = manager.new_quota("u", "strict", strict=True)
+    outcomes = []
+    for _ in range(4):
+        try:
+            strict.record(10)
+            outcomes.append(0)
+        except KafkaError as e:
+            outcomes.append(e.code)
+    assert outcomes == [0, 0, 0, ErrorCode.THROTTLING_QUOTA_EXCEEDED]
+    assert strict.throttle_ms() == 4000  # 8 credits below zero at 2 a second
+    clock.advance(1500)
+    assert strict.throttle_ms() == 2500
+    permissive = manager.new_quota("u", "permissive", strict=False)
+    for _ in range(4):
+        permissive.record(10)
+    assert permissive.throttle_ms() == 9000
+
+
+def test_scala_hash_order_is_a_permutation_by_bucket() -> None:
+    from pybroker.jvm import scala_hash_order
+
+    names = [f"topic-{i}" for i in range(40)]
+    order = scala_hash_order(names + names[:3])
+    assert sorted(order) == sorted(names)
+    assert scala_hash_order(["a"]) == ["a"]
