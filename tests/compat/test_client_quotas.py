@@ -22,6 +22,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from protocol.messages import (
     alter_client_quotas_request as acq,
     create_topics_request as ct,
+    delete_topics_request as dt,
     fetch_request as fr,
     metadata_request as md,
     produce_request as pr,
@@ -34,7 +35,7 @@ from tests.conftest import REFERENCE_OVERRIDES
 
 pytestmark = pytest.mark.compat
 
-PRODUCE, FETCH, METADATA, CREATE_TOPICS, ALTER_CLIENT_QUOTAS = 0, 1, 3, 19, 49
+PRODUCE, FETCH, METADATA, CREATE_TOPICS, DELETE_TOPICS, ALTER_CLIENT_QUOTAS = 0, 1, 3, 19, 20, 49
 #: Kafka's default sample windows: 11 of a second, a new client measured over 10 s at least
 WINDOW_S = 10.0
 
@@ -242,6 +243,18 @@ def mutations(bootstrap: str, version: int, base: str,
             r.throttle_time_ms)
 
 
+def deletions(bootstrap: str, topics: list[str], base: str) -> list[int]:
+    """DeleteTopics v5 of ``topics`` (ten partitions each) against 2 partitions/s: each
+    topic's error."""
+    client = f"{base}-delete"
+    set_quotas(bootstrap, [("client-id", client)], {"controller_mutation_rate": 2.0})
+    with WireClient(bootstrap, timeout=60, client_id=client) as c:
+        r = c.call(DELETE_TOPICS, 5, dt.DeleteTopicsRequest(topic_names=topics,
+                                                            timeout_ms=30_000))
+    by_name = {t.name: t.error_code for t in r.responses}
+    return [by_name[t] for t in topics]
+
+
 def test_controller_mutations_over_their_rate_are_refused_or_throttled_as_on_kafka(
         sides: dict[str, str]) -> None:
     """KIP-599: strict from CreateTopics v6 - three topics take the 22 credits to -8, the
@@ -250,7 +263,7 @@ def test_controller_mutations_over_their_rate_are_refused_or_throttled_as_on_kaf
     order its handler's HashMap holds their names, so which one is refused depends on the
     names: both brokers get the same names and must refuse the same topic."""
     base = f"quota-mutations-{uuid.uuid4().hex[:8]}"
-    seen = {}
+    seen, deleted = {}, {}
     for side, bootstrap in sides.items():
         strict, strict_ms = seen[side] = mutations(bootstrap, 6, base)
         assert sorted(error for _, error, _ in strict) == [0, 0, 0, 89], (side, strict)
@@ -260,7 +273,11 @@ def test_controller_mutations_over_their_rate_are_refused_or_throttled_as_on_kaf
         permissive, permissive_ms = mutations(bootstrap, 5, base)
         assert [error for _, error, _ in permissive] == [0, 0, 0, 0], (side, permissive)
         assert 7500 < permissive_ms <= 9000, (side, permissive_ms)
+        # DeleteTopics v5 is strict too, in the order of Kafka's HashSet of the names
+        deleted[side] = deletions(bootstrap, [f"{base}-v5-{i}" for i in range(4)], base)
+        assert sorted(error for error in deleted[side]) == [0, 0, 0, 89], (side, deleted)
     assert seen["pybroker"][0] == seen["kafka"][0], seen
+    assert deleted["pybroker"] == deleted["kafka"], deleted
 
 
 # -- real producers -----------------------------------------------------------------------------

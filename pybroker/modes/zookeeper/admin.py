@@ -249,27 +249,29 @@ class ZkAdminManager:
 
     async def _delete_topics(self, names: Sequence[str], timeout_ms: int,
                              mutations: MutationQuota) -> list[TopicRecord | KafkaError]:
-        items: list[PendingItem] = []
-        for name in names:
+        items: dict[int, PendingItem] = {}
+        # as Kafka, in the order its handler's HashSet holds them (a quota charges them so)
+        order = {name: i for i, name in enumerate(scala_hash_order(list(names)))}
+        for index, name in sorted(enumerate(names), key=lambda it: order[it[1]]):
             info = self.metadata.topic(name)
             if info is None:
                 e = KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
                                "This server does not host this topic-partition.")
-                items.append(PendingItem(name, lambda: True, e, e, done=True))
+                items[index] = PendingItem(name, lambda: True, e, e, done=True)
                 continue
             try:
                 mutations.record(len(info.partitions))
             except KafkaError as e:  # THROTTLING_QUOTA_EXCEEDED
-                items.append(PendingItem(name, lambda: True, e, e, done=True))
+                items[index] = PendingItem(name, lambda: True, e, e, done=True)
                 continue
             await self.store.request_topic_deletion(name)
             record = TopicRecord(name, info.topic_id)
             timed_out = KafkaError(ErrorCode.REQUEST_TIMED_OUT, None)
-            items.append(PendingItem(name, self._gone(name), record, timed_out,
-                                     done=timeout_ms <= 0))
+            item = items[index] = PendingItem(name, self._gone(name), record, timed_out,
+                                              done=timeout_ms <= 0)
             if timeout_ms <= 0:
-                items[-1].result = timed_out
-        return await self._wait(items, timeout_ms)
+                item.result = timed_out
+        return await self._wait([items[i] for i in range(len(names))], timeout_ms)
 
     def create_partitions(self, requests: Sequence[NewPartitions], *, validate_only: bool,
                           timeout_ms: int, now_ms: int,
