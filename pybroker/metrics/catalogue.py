@@ -388,6 +388,25 @@ SECTIONS: tuple[Section, ...] = (
              _m("", "exported", "kafka_topic_partition_current_offset", EXPORTED_GAUGE,
                 "A led partition's high watermark, as kafka-exporter names it.",
                 ("topic", "partition")))),
+    Section("Client quotas",
+            "A bucket per (user, client id) a quota applies to (KIP-13, KIP-55), once some "
+            "quota exists: every client's requests are then measured. Kafka's metrics library "
+            "leaves out an empty tag, so a client-id quota's series has no `user`; Strimzi's "
+            "rules serve none of these, pybroker's quota rules (`QUOTA_RULES`) serve them.",
+            tuple(_m("kafka.server", group, "", ATTRIBUTES, meaning,
+                     ("client-id",), ("user",), ("user", "client-id"),
+                     attributes=(rate, "throttle-time"),
+                     when="once a quota of some user or client id exists")
+                  for group, rate, meaning in (
+                      ("Produce", "byte-rate", "Bytes produced per second, over the quota's "
+                       "sample windows (at least ten of them), and the mean throttle time of the "
+                       "last minute's throttled responses (NaN with none)."),
+                      ("Fetch", "byte-rate", "Bytes fetched by consumers per second, and the "
+                       "mean throttle time."),
+                      ("Request", "request-time", "The share of a second (in percent) the "
+                       "broker spent on the client's requests, and the mean throttle time."),
+                      ("ControllerMutation", "mutation-rate", "Partitions created or deleted "
+                       "per second, and the mean throttle time.")))),
     Section("Transaction coordinator",
             "The transactions this broker coordinates.",
             (_m("kafka.coordinator.transaction", "TransactionMarkerChannelManager",

@@ -12,9 +12,10 @@ client library reserves (``_total``, ``_created``, ``_bucket``, ``_info``), and 
 written with ``_total`` appended. So a histogram's count, named ``..._count`` by the rules, is
 served as ``..._count_total``, as a Strimzi 0.45 cluster serves it.
 
-:data:`STRIMZI_KAFKA_RULES` is the rule list, written here once: the broker renders its
-metrics with it, and the tests hand :func:`exporter_config` to the reference Kafka's exporter
-agent, so both sides of a comparison use the same rules.
+:data:`STRIMZI_KAFKA_RULES` is the rule list, written here once, and :data:`QUOTA_RULES` the
+client quotas' MBeans that Strimzi's list leaves out: the broker renders its metrics with both
+(:data:`KAFKA_RULES`), and the tests hand :func:`exporter_config` to the reference Kafka's
+exporter agent, so both sides of a comparison use the same rules.
 """
 
 from __future__ import annotations
@@ -111,8 +112,24 @@ def _rules() -> tuple[Rule, ...]:
 #: Strimzi 0.45.0's Kafka rules (its KRaft-only rules left out: this broker runs ZooKeeper mode)
 STRIMZI_KAFKA_RULES: tuple[Rule, ...] = _rules()
 
+_QUOTA_TYPES = "(Produce|Fetch|Request|ControllerMutation)"
+#: the client quotas' MBeans (``kafka.server:type=Produce,user=..,client-id=..``), which
+#: Strimzi's rules leave out: these follow the naming of the rules above
+#: (``kafka_server_produce_throttle_time{user,client_id}``), and go before them
+QUOTA_RULES: tuple[Rule, ...] = (
+    Rule(rf"kafka.server<type={_QUOTA_TYPES}, user=(.+), client-id=(.+)><>([a-z-]+)",
+         "kafka_server_$1_$4", GAUGE, {"user": "$2", "client_id": "$3"}),
+    Rule(rf"kafka.server<type={_QUOTA_TYPES}, user=(.+)><>([a-z-]+)",
+         "kafka_server_$1_$3", GAUGE, {"user": "$2"}),
+    Rule(rf"kafka.server<type={_QUOTA_TYPES}, client-id=(.+)><>([a-z-]+)",
+         "kafka_server_$1_$3", GAUGE, {"client_id": "$2"}),
+)
 
-def exporter_config(rules: tuple[Rule, ...] = STRIMZI_KAFKA_RULES) -> dict[str, Any]:
+#: the rules the broker renders its metrics with, and the reference Kafka's exporter is given
+KAFKA_RULES: tuple[Rule, ...] = QUOTA_RULES + STRIMZI_KAFKA_RULES
+
+
+def exporter_config(rules: tuple[Rule, ...] = KAFKA_RULES) -> dict[str, Any]:
     """The exporter configuration with these rules (JSON is YAML: write it with ``json``)."""
     return {
         "lowercaseOutputName": True,
@@ -152,7 +169,7 @@ class RuleSet:
     """Rules compiled once, with the rendering of each (MBean, attribute) remembered: an
     MBean's attributes render the same way at every scrape."""
 
-    def __init__(self, rules: tuple[Rule, ...] = STRIMZI_KAFKA_RULES,
+    def __init__(self, rules: tuple[Rule, ...] = KAFKA_RULES,
                  lowercase_output_name: bool = True) -> None:
         self.rules = rules
         self._compiled = [(r, r.compiled()) for r in rules]

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
+from pybroker.metrics.registry import MBean, MetricsRegistry
 from pybroker.quota.entities import (
     CONSUMER_BYTE_RATE,
     CONTROLLER_MUTATION_RATE,
@@ -27,7 +28,7 @@ from pybroker.quota.entities import (
     REQUEST_PERCENTAGE,
     Name,
 )
-from pybroker.quota.rate import SampledRate
+from pybroker.quota.rate import SampledAvg, SampledRate
 
 #: a bucket idle this long is dropped (Kafka's InactiveSensorExpirationTimeSeconds)
 INACTIVE_BUCKET_EXPIRATION_MS = 3600 * 1000
@@ -38,12 +39,13 @@ _CLIENT_ID, _USER, _USER_CLIENT_ID = 1, 2, 4
 
 
 class QuotaType(enum.Enum):
-    """A quota type: the name of its metrics group and the config that sets it."""
+    """A quota type: the name of its metrics group, the config that sets it, and the name of
+    the metric of its rate."""
 
-    PRODUCE = ("Produce", PRODUCER_BYTE_RATE)
-    FETCH = ("Fetch", CONSUMER_BYTE_RATE)
-    REQUEST = ("Request", REQUEST_PERCENTAGE)
-    CONTROLLER_MUTATION = ("ControllerMutation", CONTROLLER_MUTATION_RATE)
+    PRODUCE = ("Produce", PRODUCER_BYTE_RATE, "byte-rate")
+    FETCH = ("Fetch", CONSUMER_BYTE_RATE, "byte-rate")
+    REQUEST = ("Request", REQUEST_PERCENTAGE, "request-time")
+    CONTROLLER_MUTATION = ("ControllerMutation", CONTROLLER_MUTATION_RATE, "mutation-rate")
 
     @property
     def group(self) -> str:
@@ -52,6 +54,10 @@ class QuotaType(enum.Enum):
     @property
     def config(self) -> str:
         return self.value[1]
+
+    @property
+    def rate_metric(self) -> str:
+        return self.value[2]
 
 
 @dataclass(slots=True)
@@ -66,6 +72,8 @@ class Bucket:
     throttle_count: int = 0
     throttle_ms_total: int = 0
     throttle_ms_max: int = 0
+    #: the ``throttle-time`` metric: the mean throttle of the last minute
+    throttle_avg: SampledAvg = field(default_factory=SampledAvg)
 
 
 def java_round(x: float) -> int:
@@ -91,6 +99,8 @@ class ClientQuotaManager:
         self._version = 0
         self.buckets: dict[tuple[str, str], Bucket] = {}
         self._pruned_ms = 0
+        #: where each bucket's metrics are served (None: nowhere)
+        self.metrics: MetricsRegistry | None = None
 
     @property
     def enabled(self) -> bool:
@@ -155,6 +165,8 @@ class ClientQuotaManager:
         if bucket is None:
             bucket = self.buckets[tags] = Bucket(SampledRate(self.samples, self.window_ms),
                                                  self.limit(tags), self._version)
+            if self.metrics is not None:
+                self.metrics.attributes(self.mbean(tags), self._reader(bucket))
         elif bucket.version != self._version:
             bucket.bound, bucket.version = self.limit(tags), self._version
         bucket.last_record_ms = now_ms
@@ -168,6 +180,23 @@ class ClientQuotaManager:
                 if now_ms - b.last_record_ms > INACTIVE_BUCKET_EXPIRATION_MS]
         for tags in idle:
             del self.buckets[tags]
+            if self.metrics is not None:
+                self.metrics.remove(self.mbean(tags))
+
+    # -- metrics ------------------------------------------------------------------------------
+    def mbean(self, tags: tuple[str, str]) -> MBean:
+        """``kafka.server:type=<Produce|Fetch|Request|ControllerMutation>,user=..,client-id=..``
+        (Kafka's metrics library leaves out a tag with an empty value)."""
+        user, client_id = tags
+        named = tuple((k, v) for k, v in (("user", user), ("client-id", client_id)) if v)
+        return MBean("kafka.server", self.quota_type.group, "", named)
+
+    def _reader(self, bucket: Bucket) -> Callable[[], dict[str, float]]:
+        def read() -> dict[str, float]:
+            now_ms = self.clock.milliseconds()
+            return {self.quota_type.rate_metric: bucket.rate.measure(now_ms),
+                    "throttle-time": bucket.throttle_avg.measure(now_ms)}
+        return read
 
     # -- recording ------------------------------------------------------------------------------
     def record(self, user: str, client_id: str, value: float, now_ms: int) -> int:
@@ -198,6 +227,7 @@ class ClientQuotaManager:
     def throttled(self, user: str, client_id: str, throttle_ms: int, now_ms: int) -> None:
         """A response of this bucket carried ``throttle_ms`` (the ``throttle-time`` sensor)."""
         bucket = self.bucket(user, client_id, now_ms)
+        bucket.throttle_avg.record(throttle_ms, now_ms)
         bucket.throttle_count += 1
         bucket.throttle_ms_total += throttle_ms
         bucket.throttle_ms_max = max(bucket.throttle_ms_max, throttle_ms)
@@ -243,6 +273,11 @@ class QuotaManagers:
     @property
     def all(self) -> tuple[ClientQuotaManager, ...]:
         return (self.produce, self.fetch, self.request, self.controller_mutation)
+
+    def serve_metrics(self, registry: MetricsRegistry) -> None:
+        """Serve each bucket's rate and throttle time as Kafka's quota MBeans."""
+        for manager in self.all:
+            manager.metrics = registry
 
     def entity_changed(self, user: Name | None, client_id: Name | None,
                        configs: Mapping[str, str]) -> None:

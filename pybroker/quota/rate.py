@@ -10,6 +10,7 @@ second is measured over ten seconds with Kafka's defaults, and a short burst is 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 
@@ -75,3 +76,29 @@ class SampledRate:
         """``Rate.measure``: per second."""
         total = self.total(now_ms)
         return total / (self.window_ms_at(now_ms) / 1000.0)
+
+
+class SampledAvg:
+    """Kafka's ``Avg`` over samples (a sensor's default config: 2 samples of 30 s): the mean
+    of the values recorded in the samples still kept; NaN when there are none."""
+
+    __slots__ = ("samples", "window_ms", "_values")
+
+    def __init__(self, samples: int = 2, window_ms: int = 30_000) -> None:
+        self.samples = samples
+        self.window_ms = window_ms
+        #: (start, total, count) of each sample, oldest first
+        self._values: list[list[float]] = []
+
+    def record(self, value: float, now_ms: int) -> None:
+        if not self._values or now_ms - self._values[-1][0] >= self.window_ms:
+            self._values.append([now_ms, 0.0, 0])
+            del self._values[:-self.samples]
+        sample = self._values[-1]
+        sample[1] += value
+        sample[2] += 1
+
+    def measure(self, now_ms: int) -> float:
+        kept = [s for s in self._values if now_ms - s[0] < self.samples * self.window_ms]
+        count = sum(s[2] for s in kept)
+        return sum(s[1] for s in kept) / count if count else math.nan

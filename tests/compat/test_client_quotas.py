@@ -29,6 +29,7 @@ from protocol.messages import (
 )
 from protocol.records.record import build_batch
 from pybroker.testing.broker_process import BrokerProcess
+from pybroker.testing.metrics import scrape
 from pybroker.testing.reference_kafka import ReferenceKafka
 from pybroker.testing.wire_client import WireClient
 from tests.conftest import REFERENCE_OVERRIDES
@@ -41,15 +42,22 @@ WINDOW_S = 10.0
 
 
 @pytest.fixture(scope="module")
-def sides(reference_kafka: ReferenceKafka,
-          tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """side -> bootstrap: a pybroker configured as the reference Kafka is, and that Kafka."""
+def brokers(reference_kafka: ReferenceKafka,
+            tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """side -> a pybroker configured as the reference Kafka is (its metrics served), and
+    that Kafka."""
     broker = BrokerProcess(tmp_path_factory.mktemp("quotas") / "kafka-logs",
-                           overrides=REFERENCE_OVERRIDES, config=None)
+                           overrides=REFERENCE_OVERRIDES, config=None, metrics=True)
     try:
-        yield {"pybroker": broker.start().bootstrap, "kafka": reference_kafka.bootstrap}
+        yield {"pybroker": broker.start(), "kafka": reference_kafka}
     finally:
         broker.stop()
+
+
+@pytest.fixture
+def sides(brokers: dict[str, Any]) -> dict[str, str]:
+    """side -> bootstrap."""
+    return {side: b.bootstrap for side, b in brokers.items()}
 
 
 def set_quotas(bootstrap: str, entity: list[tuple[str, str | None]],
@@ -103,6 +111,8 @@ class Throttled:
     next_s: float
     #: a request of another client meanwhile
     other_s: float
+    #: the throttled client's id
+    client: str = ""
 
 
 def over_quota_produce(bootstrap: str, value_size: int, quota: int, version: int) -> Throttled:
@@ -118,7 +128,8 @@ def over_quota_produce(bootstrap: str, value_size: int, quota: int, version: int
         after = time.monotonic()
         other_s = metadata(other)
         metadata(c)
-        return Throttled(r.throttle_time_ms, answered, time.monotonic() - after, other_s)
+        return Throttled(r.throttle_time_ms, answered, time.monotonic() - after, other_s,
+                         client)
 
 
 @pytest.mark.parametrize("version", [5, 8])
@@ -139,6 +150,29 @@ def test_a_produce_over_its_byte_rate_is_answered_then_its_connection_waits(
         assert t.other_s < 0.5, (side, t)
     ours, kafkas = seen["pybroker"].throttle_ms, seen["kafka"].throttle_ms
     assert abs(ours - kafkas) <= 0.05 * kafkas, seen
+
+
+def test_the_throttle_shows_in_the_quota_metrics(brokers: dict[str, Any]) -> None:
+    """After an over-quota produce, both brokers serve the client's bucket as
+    ``kafka_server_produce_byte_rate`` and ``kafka_server_produce_throttle_time`` (Kafka's
+    ``kafka.server:type=Produce,client-id=..`` through the exporter's rules); the reference
+    only when its exporter agent was fetched."""
+    for side, broker in brokers.items():
+        if side == "kafka" and broker.metrics_port is None:
+            print("!!! the reference Kafka runs without its JMX exporter: its quota metrics are "
+                  "not compared")
+            continue
+        throttled = over_quota_produce(broker.bootstrap, 120_000, 10_240, 8)
+        assert throttled.throttle_ms > 0, side
+        page = scrape(broker.metrics_url)
+        produce = {dict(labels).get("client_id"): v
+                   for labels, v in page.series("kafka_server_produce_throttle_time").items()}
+        assert produce.get(throttled.client) == pytest.approx(throttled.throttle_ms, rel=0.01), (
+            side, produce)
+        rates = {dict(labels).get("client_id"): v
+                 for labels, v in page.series("kafka_server_produce_byte_rate").items()}
+        # 120 KB over the ten windows a new bucket is measured over
+        assert rates.get(throttled.client, 0) == pytest.approx(12_000, rel=0.1), (side, rates)
 
 
 def fetch_request(topic: str, offset: int) -> fr.FetchRequest:

@@ -146,6 +146,7 @@ class ZkBroker(BrokerBase):
             config.get_int("quota.window.num"), config.get_int("quota.window.size.seconds"),
             self.clock, controller_samples=config.get_int("controller.quota.window.num"),
             controller_window_s=config.get_int("controller.quota.window.size.seconds"))
+        self.quotas.serve_metrics(self.metrics)
         self.fetchers: ReplicaFetcherManager | None = None
         self.alter_partition: AlterPartitionManager | None = None
         self._session_lost = False

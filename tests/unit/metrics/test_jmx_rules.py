@@ -11,6 +11,7 @@ from pybroker.metrics.exposition import FamilyTexts, SeriesCache, families
 from pybroker.metrics.jmx_rules import (
     COUNTER,
     GAUGE,
+    QUOTA_RULES,
     STRIMZI_KAFKA_RULES,
     RuleSet,
     exporter_config,
@@ -80,9 +81,9 @@ def test_the_documented_renderings(bean: str, attribute: str, name: str, kind: s
     ("kafka.server<type=BrokerTopicMetrics, name=BytesInPerSec>", "MeanRate"),
     ("kafka.network<type=RequestMetrics, name=TotalTimeMs, request=Produce>", "Mean"),
     ("kafka.network<type=RequestMetrics, name=TotalTimeMs, request=Produce>", "Max"),
-    # Kafka's own metrics groups other than the listeners' are not exported
+    # Kafka's own metrics groups other than the listeners' and the quotas' are not exported
     ("kafka.server<type=group-coordinator-metrics>", "offset-commit-count"),
-    ("kafka.server<type=Produce, user=alice, client-id=c>", "byte-rate"),
+    ("kafka.server<type=Request>", "exempt-request-time"),
 ])
 def test_what_no_rule_names_is_not_exported(bean: str, attribute: str) -> None:
     assert RULES.render(bean, attribute) is None
@@ -101,10 +102,23 @@ def test_names_are_made_safe_and_stripped_as_the_exporter_does() -> None:
 def test_the_exporter_config_is_the_rule_list() -> None:
     config = json.loads(json.dumps(exporter_config()))
     assert config["lowercaseOutputName"] is True
-    assert len(config["rules"]) == len(STRIMZI_KAFKA_RULES)
-    first = config["rules"][0]
+    assert len(config["rules"]) == len(QUOTA_RULES) + len(STRIMZI_KAFKA_RULES)
+    first = config["rules"][len(QUOTA_RULES)]
     assert first["pattern"].startswith("kafka.server<type=(.+), name=(.+), clientId=(.+)")
     assert first["labels"] == {"clientId": "$3", "topic": "$4", "partition": "$5"}
+
+
+def test_the_client_quotas_render_with_their_user_and_client_id() -> None:
+    both = RULES.render("kafka.server<type=Produce, user=alice, client-id=app>", "byte-rate")
+    assert both is not None
+    assert (both.name, both.labels) == ("kafka_server_produce_byte_rate",
+                                        (("user", "alice"), ("client_id", "app")))
+    alone = RULES.render("kafka.server<type=Fetch, client-id=app>", "throttle-time")
+    assert alone is not None
+    assert (alone.name, alone.labels) == ("kafka_server_fetch_throttle_time",
+                                          (("client_id", "app"),))
+    assert RULES.render("kafka.server<type=FetchSessionCache, name=NumIncrementalFetchSessions>",
+                        "Value") is not None
 
 
 def test_families_render_a_registry_page() -> None:
