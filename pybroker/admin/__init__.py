@@ -90,6 +90,11 @@ class AdminManager(Protocol):
         caller against the topic config catalogue)."""
         ...
 
+    def topic_configs(self, topic: str) -> Outcome[dict[str, str]]:
+        """A topic's overrides as the store holds them now (Kafka's DescribeConfigs reads
+        ZooKeeper, not the broker's copy, which follows the change notifications)."""
+        ...
+
     def broker_configs(self, entity: str) -> Outcome[dict[str, str]]:
         """The dynamic broker configs stored for ``entity``: a broker id, or ``<default>`` for
         the cluster-wide defaults (none when nothing is stored)."""

@@ -16,6 +16,9 @@ dynamic defaults. A broker's loggers (BROKER_LOGGER) are listed with their level
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Awaitable, Mapping
+
 from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import (
     ApiKey,
@@ -36,8 +39,11 @@ from pybroker.api.acl_requests import AUTHORIZATION_MESSAGES, config_refusal
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
 from pybroker.api.services import BrokerServices
+from pybroker.kernel.outcome import Outcome, gather, when_ready, when_settled
 from pybroker.metadata.topics import validate_topic_name
 from pybroker.security.acl import AclOperation
+
+log = logging.getLogger(__name__)
 
 
 def _broker_id(name: str) -> int:
@@ -50,14 +56,18 @@ def _broker_id(name: str) -> int:
 
 
 def _entries(services: BrokerServices, resource: req.DescribeConfigsResource,
-             ) -> list[ConfigEntry]:
+             overrides: Mapping[str, dict[str, str] | KafkaError]) -> list[ConfigEntry]:
     name = resource.resource_name
     if resource.resource_type == TOPIC:
         validate_topic_name(name)
         if services.metadata_cache.topic(name) is None:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "")
+        found = overrides.get(name)
+        if isinstance(found, KafkaError):
+            raise found
         return topic_config_entries(services.dynamic_config, services.configs,
-                                    services.configs.topic_overrides(name))
+                                    found if found is not None
+                                    else services.configs.topic_overrides(name))
     if resource.resource_type == BROKER:
         if not name:
             return default_broker_config_entries(services.dynamic_config)
@@ -81,7 +91,8 @@ def _entries(services: BrokerServices, resource: req.DescribeConfigsResource,
 
 
 def _result(ctx: RequestContext, resource: req.DescribeConfigsResource,
-            include_synonyms: bool) -> m.DescribeConfigsResult:
+            include_synonyms: bool,
+            overrides: Mapping[str, dict[str, str] | KafkaError]) -> m.DescribeConfigsResult:
     result = m.DescribeConfigsResult(resource_type=resource.resource_type,
                                      resource_name=resource.resource_name,
                                      error_code=ErrorCode.NONE, error_message="")
@@ -92,7 +103,7 @@ def _result(ctx: RequestContext, resource: req.DescribeConfigsResource,
         result.error_message = AUTHORIZATION_MESSAGES[refusal]
         return result
     try:
-        entries = _entries(ctx.services, resource)
+        entries = _entries(ctx.services, resource, overrides)
     except KafkaError as e:
         result.error_code = e.code
         result.error_message = e.message
@@ -120,11 +131,48 @@ def _result(ctx: RequestContext, resource: req.DescribeConfigsResource,
     return result
 
 
+def _stored_topics(ctx: RequestContext, request: req.DescribeConfigsRequest) -> list[str]:
+    """The topics whose overrides the answer reads from the store: those it will describe."""
+    names = []
+    for r in request.resources:
+        if r.resource_type != TOPIC or r.resource_name in names:
+            continue
+        if config_refusal(ctx, TOPIC, r.resource_name, AclOperation.DESCRIBE_CONFIGS) is None \
+                and ctx.services.metadata_cache.topic(r.resource_name) is not None:
+            names.append(r.resource_name)
+    return names
+
+
 @api(ApiKey.DESCRIBE_CONFIGS, 0, 4)
 def handle(ctx: RequestContext, request: req.DescribeConfigsRequest,
-           ) -> m.DescribeConfigsResponse:
+           ) -> m.DescribeConfigsResponse | Awaitable[m.DescribeConfigsResponse]:
     include_synonyms = ctx.api_version >= 1 and bool(request.include_synonyms)
-    return m.DescribeConfigsResponse(
-        throttle_time_ms=0,
-        results=[_result(ctx, r, include_synonyms) for r in request.resources],
-    )
+
+    def respond(overrides: Mapping[str, dict[str, str] | KafkaError]) -> m.DescribeConfigsResponse:
+        return m.DescribeConfigsResponse(
+            throttle_time_ms=0,
+            results=[_result(ctx, r, include_synonyms, overrides) for r in request.resources],
+        )
+
+    topics = _stored_topics(ctx, request)
+    if not topics:
+        return respond({})
+
+    def failed(error: BaseException) -> dict[str, str] | KafkaError:
+        log.warning("Could not read a topic's configs: %s", error)
+        return KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, None)
+
+    # as Kafka's ZkAdminManager: a topic's overrides as the store holds them, so that an answer
+    # right after an alteration through another broker shows it
+    reads: list[Outcome[dict[str, str] | KafkaError]] = [
+        when_settled(ctx.services.admin.topic_configs(t), _as_overrides, failed) for t in topics]
+
+    def answer(got: list[dict[str, str] | KafkaError]) -> m.DescribeConfigsResponse:
+        return respond(dict(zip(topics, got, strict=True)))
+
+    found: Outcome[list[dict[str, str] | KafkaError]] = gather(reads)
+    return when_ready(found, answer)
+
+
+def _as_overrides(configs: dict[str, str]) -> dict[str, str] | KafkaError:
+    return configs

@@ -19,7 +19,13 @@ from pybroker.zk.client import BadVersionError, NodeExistsError, NoNodeError
 from pybroker.zk.kafka_zk import KafkaZkClient
 from pybroker.zk.kafka_zk_base import ControllerMovedError
 from pybroker.zk.kafka_zk_topics import TopicExistsError
-from pybroker.zk.znodes import CONFIG_BROKER, ZERO_UUID, ReplicaAssignment, TopicAssignment
+from pybroker.zk.znodes import (
+    CONFIG_BROKER,
+    CONFIG_TOPIC,
+    ZERO_UUID,
+    ReplicaAssignment,
+    TopicAssignment,
+)
 
 
 class ZkTopicStore:
@@ -100,6 +106,9 @@ class ZkTopicStore:
 
     async def get_broker_config(self, entity: str) -> dict[str, str]:
         return await self.zk.get_entity_configs(CONFIG_BROKER, entity)
+
+    async def get_topic_config(self, topic: str) -> dict[str, str]:
+        return await self.zk.get_entity_configs(CONFIG_TOPIC, topic)
 
     async def set_broker_config(self, entity: str, configs: Mapping[str, str]) -> None:
         try:

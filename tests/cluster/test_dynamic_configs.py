@@ -184,3 +184,37 @@ def test_a_broker_advertises_new_listeners_at_run_time(cluster: ClusterProcesses
     wait_for(lambda: endpoints_named(cluster, 1).get(2) == new, 30,
              "broker 1 to name broker 2's endpoint after its restart")
     produce_acks_all(cluster, topic, 40)
+
+
+def test_a_topic_config_altered_through_one_broker_is_described_by_another_at_once(
+        cluster: ClusterProcesses) -> None:
+    """Kafka's DescribeConfigs reads a topic's overrides from ZooKeeper, not from the
+    broker's copy (which follows the change notifications a moment later): so does
+    pybroker. Alter through broker 1, describe at once through brokers 2 and 3, many times."""
+    topic = f"described-at-once-{uuid.uuid4().hex[:8]}"
+    with WireClient(cluster.broker(1).bootstrap) as one:
+        created = one.call(CREATE_TOPICS, 4, ct.CreateTopicsRequest(timeout_ms=30_000, topics=[
+            ct.CreatableTopic(name=topic, num_partitions=1, replication_factor=3)]))
+        assert created.topics[0].error_code == ErrorCode.NONE, created
+        clients = {b: WireClient(cluster.broker(b).bootstrap) for b in (2, 3)}
+        try:
+            wait_for(lambda: all(
+                c.call(DESCRIBE_CONFIGS, 4, dc.DescribeConfigsRequest(resources=[
+                    dc.DescribeConfigsResource(resource_type=TOPIC, resource_name=topic,
+                                               configuration_keys=["retention.ms"])]))
+                .results[0].error_code == ErrorCode.NONE for c in clients.values()),
+                30, "every broker to know the topic")
+            for retention in range(3_600_000, 3_600_020):
+                r = one.call(ALTER_CONFIGS, 2, ac.AlterConfigsRequest(resources=[
+                    ac.AlterConfigsResource(resource_type=TOPIC, resource_name=topic, configs=[
+                        ac.AlterableConfig(name="retention.ms", value=str(retention))])]))
+                assert r.responses[0].error_code == ErrorCode.NONE, r
+                for broker_id, client in clients.items():
+                    d = client.call(DESCRIBE_CONFIGS, 4, dc.DescribeConfigsRequest(resources=[
+                        dc.DescribeConfigsResource(resource_type=TOPIC, resource_name=topic,
+                                                   configuration_keys=["retention.ms"])]))
+                    [entry] = d.results[0].configs
+                    assert entry.value == str(retention), (broker_id, entry)
+        finally:
+            for c in clients.values():
+                c.close()

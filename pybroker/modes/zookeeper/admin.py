@@ -77,6 +77,10 @@ class TopicStore(Protocol):
         """``/config/brokers/<entity>``: a broker's dynamic configs, or ``<default>``'s."""
         ...
 
+    async def get_topic_config(self, topic: str) -> dict[str, str]:
+        """``/config/topics/<topic>``: a topic's overrides."""
+        ...
+
     async def set_broker_config(self, entity: str, configs: Mapping[str, str]) -> None:
         """Write them and a change notification; NOT_CONTROLLER without a controller."""
         ...
@@ -345,6 +349,9 @@ class ZkAdminManager:
     # -- dynamic broker configs ------------------------------------------------------------
     def broker_configs(self, entity: str) -> asyncio.Future[dict[str, str]]:
         return asyncio.ensure_future(self.store.get_broker_config(entity))
+
+    def topic_configs(self, topic: str) -> asyncio.Future[dict[str, str]]:
+        return asyncio.ensure_future(self.store.get_topic_config(topic))
 
     def alter_broker_configs(self, entity: str, configs: Mapping[str, str],
                              ) -> asyncio.Future[KafkaError | None]:
