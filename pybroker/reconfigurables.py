@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from pybroker.config import TOPIC_CONFIGS, ConfigException, Endpoint, parse_listeners
 from pybroker.config.dynamic import EffectiveBrokerConfig
 from pybroker.log.config import LogConfig
+from pybroker.quota.replication import FOLLOWER_RATE, LEADER_RATE, ReplicationQuota
 from pybroker.security.listeners import check_listener_security
 
 if TYPE_CHECKING:
@@ -253,3 +254,29 @@ class TransactionVerificationReconfigurable:
 
     def reconfigure(self, old: EffectiveBrokerConfig, new: EffectiveBrokerConfig) -> None:
         self.apply(bool(new.value("transaction.partition.verification.enable")))
+
+
+class ReplicationQuotaReconfigurable:
+    """``leader.replication.throttled.rate`` and ``follower.replication.throttled.rate`` (KIP-73):
+    the bounds of this broker's replication quotas, as its dynamic configs set them (unset:
+    unlimited)."""
+
+    reconfigurable_configs = frozenset({LEADER_RATE, FOLLOWER_RATE})
+
+    def __init__(self, leader: ReplicationQuota, follower: ReplicationQuota,
+                 current: EffectiveBrokerConfig) -> None:
+        self.leader = leader
+        self.follower = follower
+        self.reconfigure(current, current)
+
+    def validate_reconfiguration(self, old: EffectiveBrokerConfig,
+                                 new: EffectiveBrokerConfig) -> None:
+        pass
+
+    def reconfigure(self, old: EffectiveBrokerConfig, new: EffectiveBrokerConfig) -> None:
+        for quota, name in ((self.leader, LEADER_RATE), (self.follower, FOLLOWER_RATE)):
+            raw = new.value_string(name)
+            try:
+                quota.set_bound(float(raw) if raw is not None else None)
+            except ValueError:
+                quota.set_bound(None)

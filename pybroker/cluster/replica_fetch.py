@@ -5,7 +5,7 @@ fetch purgatory."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from protocol.errors import ErrorCode, KafkaError
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from pybroker.log.file_slice import FileSlice
     from pybroker.log.txn_index import AbortedTxn
+    from pybroker.quota.replication import ReplicationQuota
 
 
 CONSUMER_REPLICA_ID = -1
@@ -99,6 +100,9 @@ _NOT_FAILED_FETCH = frozenset({
 class ReplicaFetch(HostedPartitions):
     """Fetch, a part of :class:`~pybroker.cluster.replica_manager.ReplicaManager`."""
 
+    #: the leaders' replication quota (KIP-73), set by the replica manager
+    leader_quota: ReplicationQuota | None
+
     # -- fetch -----------------------------------------------------------------------------
     def _read_partition(self, params: FetchParams, req: FetchRequestPartition, limit: int,
                         min_one: bool) -> tuple[Partition, LogReadInfo]:
@@ -130,6 +134,9 @@ class ReplicaFetch(HostedPartitions):
         min_one = params.min_one_batch
         answer_now = False
         stats = self.topic_stats
+        quota = self.leader_quota if params.is_from_follower else None
+        if quota is not None and not quota.enabled:
+            quota = None
         for req in partitions:
             stats.mark(req.topic, TOTAL_FETCH)
             try:
@@ -149,6 +156,12 @@ class ReplicaFetch(HostedPartitions):
                 continue
             if info.diverging_epoch is not None:
                 answer_now = True
+            if quota is not None and len(info.records) \
+                    and params.replica_id not in p.partition_state.isr \
+                    and quota.is_throttled(req.topic, req.partition) and quota.is_exceeded():
+                # a throttled replica outside the ISR gets no records while the leader's
+                # replication quota is exceeded (Kafka's shouldLeaderThrottle)
+                info = replace(info, records=b"")
             size = len(info.records)
             if size:
                 min_one = False
@@ -230,6 +243,13 @@ class ReplicaFetch(HostedPartitions):
             out = sum(len(r.records) for r in results)
             if out:
                 stats.all.mark(REPLICATION_BYTES_OUT, out)
+                quota = self.leader_quota
+                if quota is not None and quota.enabled:
+                    # the bytes of throttled partitions count, in sync or not
+                    quota.record(sum(len(r.records) for req, r in zip(partitions, results,
+                                                                       strict=False)
+                                     if len(r.records) and quota.is_throttled(req.topic,
+                                                                              req.partition)))
             return results
         for req, result in zip(partitions, results, strict=False):
             size = len(result.records)

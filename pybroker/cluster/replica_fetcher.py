@@ -82,6 +82,7 @@ from pybroker.network.client import BrokerClientError
 
 if TYPE_CHECKING:
     from pybroker.cluster.partition import Partition
+    from pybroker.quota.replication import ReplicationQuota
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +119,8 @@ class ReplicaFetcher:
         #: partition is asked for with the same object round after round
         self._built: dict[TopicPartition,
                           tuple[PartitionFetchState, int, object, FetchPartitionRequest]] = {}
+        #: the followers' replication quota (KIP-73); None or unbounded: no throttle
+        self.quota: ReplicationQuota | None = None
 
     def __repr__(self) -> str:
         return f"ReplicaFetcher({self.name}, {len(self.partitions)} partitions)"
@@ -377,9 +380,19 @@ class ReplicaFetcher:
         requests: list[FetchPartitionRequest] = []
         broken: list[TopicPartition] = []
         built = self._built
+        quota = self.quota if self.quota is not None and self.quota.enabled else None
+        exceeded: bool | None = None
         for tp, state in self.partitions.items():
             if not state.is_ready_for_fetch(now_ms):
                 continue
+            if quota is not None and not (state.lag is not None and state.lag <= 0) \
+                    and quota.is_throttled(*tp):
+                # a throttled replica this broker lags on waits while the follower quota is
+                # exceeded (Kafka's shouldFollowerThrottle)
+                if exceeded is None:
+                    exceeded = quota.is_exceeded()
+                if exceeded:
+                    continue
             partition = self.replicas.get_partition(*tp)
             if partition is None or partition.log is None:
                 broken.append(tp)
@@ -505,6 +518,9 @@ class ReplicaFetcher:
             leader_log_start_offset=answer.log_start_offset)
         if info.valid_bytes:
             self.replicas.topic_stats.all.mark(REPLICATION_BYTES_IN, info.valid_bytes)
+            quota = self.quota
+            if quota is not None and quota.enabled and quota.is_throttled(*tp):
+                quota.record(info.valid_bytes)
         next_offset = info.last_offset + 1 if info.batches else state.fetch_offset
         last_epoch = info.last_leader_epoch if info.batches and info.last_leader_epoch >= 0 \
             else state.last_fetched_epoch
@@ -601,6 +617,8 @@ class ReplicaFetcherManager:
         self.fetchers: dict[tuple[int, int], ReplicaFetcher] = {}
         self._stopping: list[asyncio.Task[None]] = []
         self.shutting_down = False
+        #: the followers' replication quota (KIP-73), handed to every fetcher
+        self.quota: ReplicationQuota | None = None
         if metrics is not None:
             self._register(metrics)
 
@@ -667,6 +685,7 @@ class ReplicaFetcherManager:
                     f"ReplicaFetcherThread-{fid}-{source}", fid,
                     self._endpoint_factory(nodes[key], fid), self.replicas, self.config,
                     self.clock)
+                fetcher.quota = self.quota
                 fetcher.start()
             fetcher.add_partitions(states)
 

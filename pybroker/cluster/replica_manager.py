@@ -89,6 +89,7 @@ from pybroker.log.producer_state import (
 from pybroker.metrics.broker_topic_stats import BrokerTopicStats
 from pybroker.metrics.registry import MetricsRegistry
 from pybroker.purgatory import Purgatory
+from pybroker.quota.replication import ReplicationQuota
 
 if TYPE_CHECKING:
     from pybroker.log.config import LogConfig
@@ -144,6 +145,8 @@ class ReplicaManager(ReplicaLeadership, ReplicaAppend, ReplicaFetch):
         #: transaction.max.timeout.ms: an open transaction older than this (and five minutes)
         #: is late (PartitionsWithLateTransactionsCount)
         self.transaction_max_timeout_ms: int = broker_default("transaction.max.timeout.ms")
+        #: the leaders' replication quota (KIP-73); None or unbounded: no throttle
+        self.leader_quota: ReplicationQuota | None = None
         #: the ReplicaManager, Partition, Log and purgatory metrics (replica_metrics)
         self.isr_meters = replica_metrics.register(self)
 

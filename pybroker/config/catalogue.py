@@ -20,9 +20,8 @@ built-in default is the broker properties' default, in the topic config's unit (
 ``retention.ms`` 604800000); only the few configs no broker property backs name their own.
 
 Some of Kafka's topic configs describe features this broker does not have: tiered storage
-(``remote.storage.enable``, ``local.retention.*``, ``remote.log.*``), replication throttles
-(``*.replication.throttled.replicas``), ``preallocate``, down-conversion for old fetchers
-(``message.downconversion.enable``), ``message.format.version`` (ignored by Kafka 3.x too),
+(``remote.storage.enable``, ``local.retention.*``, ``remote.log.*``), ``preallocate``,
+down-conversion for old fetchers (``message.downconversion.enable``), ``message.format.version`` (ignored by Kafka 3.x too),
 ``unclean.leader.election.enable`` on the embedded single node (one replica per partition; a
 ZooKeeper-mode controller uses it) and the producer-side compression
 levels (``compression.*.level``; batches are stored as the producer compressed them). They are
@@ -256,6 +255,8 @@ BROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     _broker("quota.window.size.seconds", INT, 1, at_least(1)),
     _broker("controller.quota.window.num", INT, 11, at_least(1)),
     _broker("controller.quota.window.size.seconds", INT, 1, at_least(1)),
+    _broker("replication.quota.window.num", INT, 11, at_least(1)),
+    _broker("replication.quota.window.size.seconds", INT, 1, at_least(1)),
     _broker("controlled.shutdown.enable", BOOLEAN, True),
     _broker("controlled.shutdown.max.retries", INT, 3),
     _broker("controlled.shutdown.retry.backoff.ms", LONG, 5000),
@@ -421,10 +422,9 @@ TOPIC_CONFIGS: dict[str, TopicConfigKey] = {k.name: k for k in (
            synonyms=_log("message.timestamp.before.max.ms")),
     _topic("message.timestamp.after.max.ms", LONG, at_least(0),
            synonyms=_log("message.timestamp.after.max.ms")),
-    _topic("leader.replication.throttled.replicas", LIST, THROTTLED_REPLICAS, default="",
-           effective=False),
-    _topic("follower.replication.throttled.replicas", LIST, THROTTLED_REPLICAS, default="",
-           effective=False),
+    # (read by the replication quotas, pybroker.quota.replication)
+    _topic("leader.replication.throttled.replicas", LIST, THROTTLED_REPLICAS, default=""),
+    _topic("follower.replication.throttled.replicas", LIST, THROTTLED_REPLICAS, default=""),
     _topic("message.downconversion.enable", BOOLEAN,
            synonyms=_log("message.downconversion.enable"), effective=False),
     _topic("remote.storage.enable", BOOLEAN, default=False, effective=False),

@@ -9,7 +9,8 @@ of what those answers need:
 * :data:`EXTRA_DYNAMIC` - Kafka's dynamic properties that this broker has no use for (SSL and
   SASL listener settings, thread pools, connection limits, the log cleaner's buffers, tiered
   storage): accepted, validated, stored and described as Kafka does, with no effect here;
-* :data:`QUOTA_CONFIGS` - the replication throttles, which exist only as dynamic configs;
+* :data:`QUOTA_CONFIGS` - the replication throttles' rates, which exist only as dynamic configs
+  (``pybroker.quota.replication`` reads the two replication rates);
 * :data:`KAFKA_READ_ONLY` - the name of every read-only broker property of Kafka 3.9.
 
 Types, defaults, validators and update modes are Kafka 3.9's documentation table's, which

@@ -25,15 +25,18 @@ class _Sample:
 
 
 class SampledRate:
-    """The rate per second of what is recorded, over ``samples`` windows of ``window_ms``."""
+    """The rate per second of what is recorded, over ``samples`` windows of ``window_ms``.
+    ``simple``: Kafka's ``SimpleRate`` (the replication quotas'), taken over the time since
+    the oldest sample but at least one window, rather than ``samples - 1``."""
 
-    __slots__ = ("samples", "window_ms", "_samples", "_current")
+    __slots__ = ("samples", "window_ms", "_samples", "_current", "_min_windows")
 
-    def __init__(self, samples: int, window_ms: int) -> None:
+    def __init__(self, samples: int, window_ms: int, *, simple: bool = False) -> None:
         self.samples = samples
         self.window_ms = window_ms
         self._samples: list[_Sample] = []
         self._current = 0
+        self._min_windows = 1 if simple else samples - 1
 
     def record(self, value: float, now_ms: int) -> None:
         """``SampledStat.record``: into the current sample, or the next one once it is a
@@ -63,9 +66,11 @@ class SampledRate:
         if not self._samples:
             self._samples.append(_Sample(now_ms))
         elapsed = now_ms - min(s.start_ms for s in self._samples)
+        if self._min_windows == 1:
+            return max(elapsed, self.window_ms)
         full = elapsed // self.window_ms
-        if full < self.samples - 1:
-            elapsed += (self.samples - 1 - full) * self.window_ms
+        if full < self._min_windows:
+            elapsed += (self._min_windows - full) * self.window_ms
         return elapsed
 
     def total(self, now_ms: int) -> float:

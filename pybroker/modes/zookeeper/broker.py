@@ -65,7 +65,12 @@ from pybroker.modes.zookeeper.controller_store import ZkControllerStore
 from pybroker.modes.zookeeper.user_credentials import ZkUserCredentials
 from pybroker.network.client import BrokerClient, BrokerClientError
 from pybroker.quota.manager import QuotaManagers
-from pybroker.reconfigurables import ThreadPoolReconfigurable, UncleanLeaderElectionReconfigurable
+from pybroker.quota.replication import FOLLOWER_REPLICAS, LEADER_REPLICAS, ReplicationQuota
+from pybroker.reconfigurables import (
+    ReplicationQuotaReconfigurable,
+    ThreadPoolReconfigurable,
+    UncleanLeaderElectionReconfigurable,
+)
 from pybroker.security.sasl_client import SaslClientCredentials
 from pybroker.security.service import AclService
 from pybroker.zk.client import SessionEvent, SessionState, ZkClient, ZnodeStore
@@ -186,6 +191,7 @@ class ZkBroker(BrokerBase):
                                                   self.inter_broker_sasl),
                                               clock=self.clock, metrics=self.metrics)
         self.dynamic_config.add_reconfigurable(ThreadPoolReconfigurable(self.fetchers.resize))
+        self._set_up_replication_quotas()
         def controller_node() -> BrokerEndpoint | None:
             if cache.controller_id < 0:
                 return None
@@ -287,6 +293,21 @@ class ZkBroker(BrokerBase):
         log.info("broker %d started in %.2fs (cluster %s, %s, broker epoch %d)",
                  self.broker_id, self.clock.monotonic() - started, cluster_id,
                  self._metadata_location(), self.broker_epoch)
+
+    def _set_up_replication_quotas(self) -> None:
+        """KIP-73: the leaders' and the followers' replication quotas, their rates from the
+        dynamic broker configs and their replicas from the topics' configs."""
+        assert self.fetchers is not None
+        samples = self.config.get_int("replication.quota.window.num")
+        window_s = self.config.get_int("replication.quota.window.size.seconds")
+        leader, follower = (ReplicationQuota(replicas, self.broker_id,
+                                             self.configs.topic_overrides, samples=samples,
+                                             window_s=window_s, clock=self.clock)
+                            for replicas in (LEADER_REPLICAS, FOLLOWER_REPLICAS))
+        self.replica_manager.leader_quota = leader
+        self.fetchers.quota = follower
+        self.dynamic_config.add_reconfigurable(
+            ReplicationQuotaReconfigurable(leader, follower, self.dynamic_config.current))
 
     def _user_changed(self, sanitized: str, configs: dict[str, str]) -> None:
         """``users/<user>`` holds the user's SCRAM credentials and quotas;
