@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from protocol.errors import ErrorCode
+from protocol.errors import ErrorCode, KafkaError
 from pybroker.kernel.outcome import Outcome
 from pybroker.quota.entities import Op, QuotaEntity, QuotaError, QuotaFilter
 from pybroker.quota.manager import QuotaManagers
@@ -68,6 +68,9 @@ class ControllerModule(Protocol):
     def alter_partition(self, broker_id: int, broker_epoch: int,
                         partitions: dict[tuple[Any, int], IsrChange],
                         ) -> asyncio.Future[tuple[ErrorCode, dict[tuple[Any, int], Any]]]: ...
+
+    def allocate_producer_ids(self, broker_id: int, broker_epoch: int,
+                              ) -> asyncio.Future[tuple[ErrorCode, int, int] | KafkaError]: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -192,6 +192,31 @@ class ControllerRequests(ControllerCore):
 
 
 
+    # -- AllocateProducerIds (KIP-730: a broker asks the controller for a block of ids) -----------
+    def allocate_producer_ids(self, broker_id: int, broker_epoch: int,
+                              ) -> asyncio.Future[tuple[ErrorCode, int, int] | KafkaError]:
+        """(error, first id, count) of a new block for ``broker_id`` (Kafka's
+        ``processAllocateProducerIds``): in turn with the controller's events, refused
+        NOT_CONTROLLER, BROKER_ID_NOT_REGISTERED or STALE_BROKER_EPOCH as Kafka refuses it."""
+        async def allocate() -> tuple[ErrorCode, int, int]:
+            if not self.is_active:
+                return ErrorCode.NOT_CONTROLLER, 0, 0
+            epoch = self.context.live_broker_id_and_epochs.get(broker_id)
+            if epoch is None:
+                log.warning("Ignoring AllocateProducerIds due to unknown broker %d", broker_id)
+                return ErrorCode.BROKER_ID_NOT_REGISTERED, 0, 0
+            if epoch != broker_epoch:
+                log.warning("Ignoring AllocateProducerIds due to stale broker epoch %d for "
+                            "broker %d", broker_epoch, broker_id)
+                return ErrorCode.STALE_BROKER_EPOCH, 0, 0
+            first, size = await self.store.allocate_producer_id_block(broker_id)
+            return ErrorCode.NONE, first, size
+        # (a failure answers KafkaError: UNKNOWN_SERVER_ERROR, or NOT_CONTROLLER if it moved)
+        fut: asyncio.Future[tuple[ErrorCode, int, int] | KafkaError] = \
+            asyncio.get_running_loop().create_future()
+        self.put(ev.Call(allocate, lambda result: settle(fut, result)))
+        return fut
+
     # -- AlterPartition (KIP-497: the leader asks, the controller records) ------------------------
     def alter_partition(self, broker_id: int, broker_epoch: int,
                         partitions: dict[tuple[Any, int], ev.IsrChange],

@@ -156,6 +156,11 @@ class ControllerStore(Protocol):
     async def delete_isr_change_notifications(self, sequence_numbers: Sequence[str],
                                               epoch_zk_version: int) -> None: ...
 
+    async def allocate_producer_id_block(self, broker_id: int) -> tuple[int, int]:
+        """Reserve the next block of producer ids for ``broker_id`` in
+        ``/latest_producer_id_block``: (first id, size)."""
+        ...
+
     async def log_dir_event_notifications(self, watch: Watch | None) -> list[str]:
         """The sequence numbers under ``/log_dir_event_notification`` (``watch``: its
         children)."""

@@ -36,7 +36,7 @@ def render() -> str:
             handler = f"`{h.module}`"
             status = "served"
             if h.modes == frozenset({ZOOKEEPER}):
-                status += " (ZooKeeper mode only: the controller's request to brokers)"
+                status += " (ZooKeeper mode only: a request between brokers and the controller)"
             elif h.modes == frozenset({EMBEDDED}):
                 status += " (embedded single node only, for now)"
         lines.append(f"| {key} | {name} | {lo}-{hi} | {advertised} | {handler} | {status} |")

@@ -248,6 +248,10 @@ class ZkControllerStore:
                                               epoch_zk_version: int) -> None:
         await self.zk.delete_isr_change_notifications(sequence_numbers, epoch_zk_version)
 
+    async def allocate_producer_id_block(self, broker_id: int) -> tuple[int, int]:
+        block = await self.zk.allocate_producer_id_block(broker_id)
+        return block.first_producer_id, block.size
+
     @_fenced
     async def log_dir_event_notifications(self, watch: Watch | None) -> list[str]:
         return await self.zk.get_all_log_dir_event_notifications(
