@@ -69,6 +69,9 @@ class ControllerModule(Protocol):
                         partitions: dict[tuple[Any, int], IsrChange],
                         ) -> asyncio.Future[tuple[ErrorCode, dict[tuple[Any, int], Any]]]: ...
 
+    def update_features(self, updates: Sequence[tuple[str, int, int]],
+                        ) -> asyncio.Future[list[tuple[str, int, str | None]] | KafkaError]: ...
+
     def allocate_producer_ids(self, broker_id: int, broker_epoch: int,
                               ) -> asyncio.Future[tuple[ErrorCode, int, int] | KafkaError]: ...
 

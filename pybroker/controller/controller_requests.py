@@ -12,6 +12,7 @@ from typing import Any
 from protocol.errors import ErrorCode, KafkaError
 from pybroker.controller import election, events as ev
 from pybroker.controller.core import ControllerCore, state_change_log
+from pybroker.controller.features import FeatureUpdate, plan_feature_updates
 from pybroker.controller.model import (
     LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
@@ -191,6 +192,33 @@ class ControllerRequests(ControllerCore):
         return fut
 
 
+
+    # -- UpdateFeatures (KIP-584) ------------------------------------------------------------------
+    def update_features(self, updates: Sequence[tuple[str, int, int]],
+                        ) -> asyncio.Future[list[tuple[str, int, str | None]] | KafkaError]:
+        """Each ``(feature, level, upgrade type)``'s (name, error, message), in turn with the controller's events
+        (Kafka's ``processFeatureUpdates``); ``/feature`` is rewritten only when the finalized
+        features change, and a failed write fails the updates that passed
+        (FEATURE_UPDATE_FAILED)."""
+        async def update() -> list[tuple[str, int, str | None]] | KafkaError:
+            if not self.is_active:
+                return KafkaError(ErrorCode.NOT_CONTROLLER)
+            found = await self.store.finalized_features()
+            existing = found[2] if found is not None else {}
+            target, outcome = plan_feature_updates([FeatureUpdate(*u) for u in updates],
+                                                   existing)
+            if target != existing:
+                try:
+                    await self.store.set_finalized_features(target)
+                except Exception as e:  # noqa: BLE001 - Kafka answers the passed ones failed
+                    log.warning("Processing of feature updates failed due to error: %s", e)
+                    return [(name, ErrorCode.FEATURE_UPDATE_FAILED, None) if code == 0
+                            else (name, code, message) for name, code, message in outcome]
+            return outcome
+        fut: asyncio.Future[list[tuple[str, int, str | None]] | KafkaError] = \
+            asyncio.get_running_loop().create_future()
+        self.put(ev.Call(update, lambda result: settle(fut, result), state="UpdateFeatures"))
+        return fut
 
     # -- AllocateProducerIds (KIP-730: a broker asks the controller for a block of ids) -----------
     def allocate_producer_ids(self, broker_id: int, broker_epoch: int,

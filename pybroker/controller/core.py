@@ -156,6 +156,14 @@ class ControllerStore(Protocol):
     async def delete_isr_change_notifications(self, sequence_numbers: Sequence[str],
                                               epoch_zk_version: int) -> None: ...
 
+    async def finalized_features(self) -> tuple[int, int, dict[str, int]] | None:
+        """``/feature``: (version, status, finalized levels), or None when absent."""
+        ...
+
+    async def set_finalized_features(self, features: Mapping[str, int]) -> None:
+        """Write ``/feature``, enabled, with these finalized features."""
+        ...
+
     async def allocate_producer_id_block(self, broker_id: int) -> tuple[int, int]:
         """Reserve the next block of producer ids for ``broker_id`` in
         ``/latest_producer_id_block``: (first id, size)."""

@@ -44,6 +44,7 @@ from pybroker.controller.core import (
     ControllerStore,
     state_change_log,
 )
+from pybroker.controller.features import FEATURES_ENABLED, FEATURES_VERSION
 from pybroker.controller.metrics import state_of
 from pybroker.controller.model import LeaderIsrAndControllerEpoch, PartitionAndReplica
 from pybroker.controller.partition_state_machine import (
@@ -248,8 +249,25 @@ class KafkaController(ReassignmentManager, TopicDeletionManager, ControllerReque
             self._set_active(-1)
 
     # -- failover ------------------------------------------------------------------------------
+    async def _enable_feature_versioning(self) -> None:
+        """Kafka's ``enableFeatureVersioning``: ``/feature`` exists and is enabled, at its
+        current version (a disabled node's features are dropped, as Kafka drops them)."""
+        found = await self.store.finalized_features()
+        if found is None:
+            await self.store.set_finalized_features({})
+            return
+        version, status, features = found
+        if status != FEATURES_ENABLED:
+            if features:
+                log.warning("/feature was disabled with finalized features %s: dropping them",
+                            features)
+            features = {}
+        if (version, status) != (FEATURES_VERSION, FEATURES_ENABLED):
+            await self.store.set_finalized_features(features)
+
     async def _on_controller_failover(self) -> None:
         ctx = self.context
+        await self._enable_feature_versioning()
         ctx.set_live_brokers((await self.store.brokers(self._watch(ev.BrokerChange()))).values())
         await self._watch_broker_modifications(ctx.live_or_shutting_down_broker_ids)
         topics = await self.store.topics(self._watch(ev.TopicChange()))

@@ -10,7 +10,7 @@ import asyncio
 import enum
 import functools
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from pybroker.kernel.types import TopicPartition
 from pybroker.zk.client import (
@@ -35,6 +35,7 @@ from pybroker.zk.znodes import (
     ControllerEpochZNode,
     ControllerRegistration,
     ControllerZNode,
+    FeatureZNode,
     IsrChangeNotificationSequenceZNode,
     IsrChangeNotificationZNode,
     LogDirEventNotificationSequenceZNode,
@@ -286,6 +287,27 @@ class BrokerZkOps(KafkaZkBase):
                 continue
             log.info("Acquired new producerId block %s", block)
             return block
+
+    # -- features (KIP-584) -------------------------------------------------------------------
+
+    async def get_feature_znode(self) -> tuple[int, int, dict[str, int]] | None:
+        """``/feature``: (version, status, finalized levels), or None when it does not exist."""
+        found = await self._get(FeatureZNode.PATH)
+        if found is None:
+            return None
+        return FeatureZNode.decode(found[0]) or (FeatureZNode.V2, FeatureZNode.DISABLED, {})
+
+    async def set_feature_znode(self, features: Mapping[str, int]) -> None:
+        """Write ``/feature`` enabled with ``features`` (Kafka's ``createFeatureZNode`` or
+        ``updateFeatureZNode``: whatever its version)."""
+        data = FeatureZNode.encode(features, FeatureZNode.ENABLED)
+        try:
+            await self._call(functools.partial(self.zk.set, FeatureZNode.PATH, data))
+        except NoNodeError:
+            try:
+                await self._create_recursive(FeatureZNode.PATH, data)
+            except NodeExistsError:
+                await self._call(functools.partial(self.zk.set, FeatureZNode.PATH, data))
 
     # -- log dir event notifications (KIP-112) -------------------------------------------------
 

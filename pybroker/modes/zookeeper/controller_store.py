@@ -248,6 +248,12 @@ class ZkControllerStore:
                                               epoch_zk_version: int) -> None:
         await self.zk.delete_isr_change_notifications(sequence_numbers, epoch_zk_version)
 
+    async def finalized_features(self) -> tuple[int, int, dict[str, int]] | None:
+        return await self.zk.get_feature_znode()
+
+    async def set_finalized_features(self, features: Mapping[str, int]) -> None:
+        await self.zk.set_feature_znode(features)
+
     async def allocate_producer_id_block(self, broker_id: int) -> tuple[int, int]:
         block = await self.zk.allocate_producer_id_block(broker_id)
         return block.first_producer_id, block.size

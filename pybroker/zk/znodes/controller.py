@@ -269,3 +269,36 @@ class ProducerIdBlockZNode:
         if not (0 <= start <= end <= _LONG_MAX):
             raise ZNodeDecodeError(f"{what}: block {start}..{end}")
         return ProducerIdsBlock(_int(obj, "broker", what), start, end - start + 1)
+
+
+class FeatureZNode:
+    """``/feature`` (KIP-584): the cluster's finalized features, which the controller keeps
+    enabled: ``{"features":{"name":{"max_version_level":N}},"version":2,"status":1}`` (Kafka's
+    key order; status 1 enabled, 0 disabled)."""
+
+    PATH = "/feature"
+    V2 = 2
+    ENABLED, DISABLED = 1, 0
+
+    @staticmethod
+    def encode(features: Mapping[str, int], status: int = 1) -> bytes:
+        return _dumps({"features": {name: {"max_version_level": level}
+                                    for name, level in features.items()},
+                       "version": FeatureZNode.V2, "status": status})
+
+    @staticmethod
+    def decode(data: bytes | None) -> tuple[int, int, dict[str, int]] | None:
+        """(version, status, finalized max version level by feature), or None when empty."""
+        what = "feature"
+        obj = _object(data, what)
+        if obj is None:
+            return None
+        features = obj.get("features", {})
+        if not isinstance(features, dict):
+            raise ZNodeDecodeError(f"{what}: {obj!r}")
+        levels = {}
+        for name, spec in features.items():
+            if not isinstance(spec, dict) or not isinstance(spec.get("max_version_level"), int):
+                raise ZNodeDecodeError(f"{what}: {name}: {spec!r}")
+            levels[name] = spec["max_version_level"]
+        return _int(obj, "version", what), _int(obj, "status", what), levels

@@ -57,7 +57,6 @@ NOT_SERVED: dict[str, str] = {
         ("AlterPartition", "AllocateProducerIds", "Envelope"),
         "Broker-to-controller APIs (ISR changes, producer-id blocks, request forwarding): "
         "pybroker's embedded controller is called in-process."),
-    "UpdateFeatures": "No feature flags: ApiVersions finalizes none, so there is nothing to update.",
     **dict.fromkeys(
         ("ConsumerGroupHeartbeat", "ConsumerGroupDescribe"),
         "The KIP-848 consumer group protocol (early access in Kafka 3.9): pybroker serves the "
