@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: requests no request quota throttles (Kafka's ``sendResponseExemptThrottle``): the controller's
-#: and other brokers' (a follower's fetch too, :func:`_exempt`)
+#: and other brokers' (a follower's fetch too, :func:`_follower_fetch`)
 _EXEMPT_FROM_REQUEST_QUOTA = frozenset(int(k) for k in (
     ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADATA,
     ApiKey.CONTROLLED_SHUTDOWN, ApiKey.WRITE_TXN_MARKERS, ApiKey.ALTER_PARTITION))

@@ -379,12 +379,12 @@ def held_and_free(bootstrap: str, quota: int, seconds: float) -> dict[str, dict[
 
 def test_a_producer_held_to_a_byte_rate_moves_what_it_moves_on_kafka(
         sides: dict[str, str]) -> None:
-    """A confluent-kafka producer with a 100 KB/s quota, sending as fast as it can for 14 s,
+    """A confluent-kafka producer with a 100 KB/s quota, sending as fast as it can for 11 s,
     beside another producer of the same broker sending 400 KB/s unthrottled. Kafka lets a new
-    client send its ten windows' worth at once and then holds it to the quota, so over 14 s
-    it moves about 10 + 4 seconds of quota; pybroker must move what Kafka does (within 20%),
-    the client must have been told to wait, and the other producer must keep its rate."""
-    quota, seconds = 100_000, 14.0
+    client send its ten windows' worth at once and then holds it to the quota, so over 11 s it
+    moves between 11 and about 21 seconds of quota; pybroker must move what Kafka does (within
+    20%), the client must have been told to wait, and the other producer must keep its rate."""
+    quota, seconds = 100_000, 11.0
     seen: dict[str, dict[str, dict[str, float]]] = {}
     threads = [threading.Thread(target=lambda s=s, b=b: seen.__setitem__(
         s, held_and_free(b, quota, seconds))) for s, b in sides.items()]

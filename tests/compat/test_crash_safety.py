@@ -43,7 +43,9 @@ from .confluent_kafka.helpers import create_topic, read_back
 pytestmark = [pytest.mark.compat, pytest.mark.timeout(360)]
 
 SEED = int(os.environ.get("PYBROKER_CRASH_SEED", "20240611"))
-ROUNDS = 22  # kill -9 / restart cycles
+#: kill -9 / restart cycles: CI's short form, and make test-long's
+ROUNDS = 22
+SHORT_ROUNDS = 8
 PARTITIONS = 3
 PRODUCE, FETCH, CREATE_TOPICS = 0, 1, 19
 
@@ -141,17 +143,21 @@ def check_partition_log(name: str, records: list[tuple[int, bytes]], partition: 
 # -- kill -9 while producing ----------------------------------------------------------------
 
 
-def test_acknowledged_records_survive_repeated_kill_9(tmp_path: Path) -> None:
+@pytest.mark.parametrize("rounds", [
+    pytest.param(SHORT_ROUNDS, id="short"),
+    pytest.param(ROUNDS, id="long", marks=pytest.mark.long),  # make test-long
+])
+def test_acknowledged_records_survive_repeated_kill_9(tmp_path: Path, rounds: int) -> None:
     rng = random.Random(SEED)
     broker = BrokerProcess(tmp_path / "kafka-logs", overrides={"num.partitions": PARTITIONS})
     broker.start()
     try:
-        _run_kill_rounds(broker, rng)
+        _run_kill_rounds(broker, rng, rounds)
     finally:
         broker.stop()
 
 
-def _run_kill_rounds(broker: BrokerProcess, rng: random.Random) -> None:
+def _run_kill_rounds(broker: BrokerProcess, rng: random.Random, rounds: int) -> None:
     bootstrap = broker.bootstrap
     create_topic(bootstrap, "crash-acks1", PARTITIONS)
     create_topic(bootstrap, "crash-idempotent", PARTITIONS)
@@ -184,7 +190,7 @@ def _run_kill_rounds(broker: BrokerProcess, rng: random.Random) -> None:
     worker.start()
     started = time.monotonic()
     try:
-        for _ in range(ROUNDS):
+        for _ in range(rounds):
             time.sleep(rng.uniform(0.05, 1.2))
             broker.kill()
             if rng.random() < 0.3:
@@ -194,7 +200,7 @@ def _run_kill_rounds(broker: BrokerProcess, rng: random.Random) -> None:
         stop.set()
         worker.join(30)
     assert not errors, f"producer thread failed: {errors[0]!r}"
-    assert broker.starts == ROUNDS + 1
+    assert broker.starts == rounds + 1
     kill_phase = time.monotonic() - started
 
     for p in producers:
@@ -229,7 +235,7 @@ def _run_kill_rounds(broker: BrokerProcess, rng: random.Random) -> None:
             assert msgs[offset].value() == value_of(p.name, seq), (
                 f"{p.topic}: {partition}/{offset} is not acked record {seq}")
         total = sum(len(m) for m in topic_logs.values())
-        print(f"{p.topic}: {ROUNDS} kills in {kill_phase:.0f}s, {len(p.acked)} records acknowledged, "
+        print(f"{p.topic}: {rounds} kills in {kill_phase:.0f}s, {len(p.acked)} records acknowledged, "
               f"{total} in the log (seed {SEED})")
 
 

@@ -421,7 +421,10 @@ def test_fail_on_data_loss_after_delete_records(spark, kafka_of, broker, checkpo
     assert numbers(rows) == list(range(15, 20))
 
 
-@pytest.mark.parametrize("broker", BROKERS)
+@pytest.mark.parametrize("broker", [
+    "pybroker",
+    pytest.param("kafka", marks=pytest.mark.long),  # make test-long: the reference's side
+])
 def test_fail_on_data_loss_after_retention(spark, fresh_kafka_of, broker, checkpoint, tmp_path):
     """Time-based retention deletes the segments holding offsets 10-14 before Spark reads them."""
     kafka = fresh_kafka_of(broker, **{"log.retention.check.interval.ms": 200})
