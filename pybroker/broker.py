@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import logging
 import os
@@ -48,6 +49,7 @@ from pybroker.reconfigurables import (
     TransactionVerificationReconfigurable,
 )
 from pybroker.security.credentials import CredentialCache
+from pybroker.security.delegation_tokens import TokenCache
 from pybroker.security.listeners import check_listener_security, listener_security
 from pybroker.security.sasl import SaslAuthenticator, SaslServerSettings
 from pybroker.security.sasl_client import inter_broker_credentials
@@ -187,6 +189,8 @@ class BrokerBase:
             metrics=self.metrics)
         #: users' SCRAM credentials, as SASL authentication reads them
         self.credential_cache = CredentialCache()
+        #: delegation tokens, and their SCRAM credentials (``tokenauth=true``)
+        self.token_cache = TokenCache()
         self._sasl_settings: dict[str, SaslServerSettings | None] = {}
         for ep in config.listeners:
             self._sasl_listener_settings(ep.listener)
@@ -205,8 +209,10 @@ class BrokerBase:
             settings = None
             if config.security_protocol(listener) in SASL_PROTOCOLS:
                 try:
-                    settings = sasl_server_settings(config.props, listener,
-                                                    self.credential_cache.lookup)
+                    settings = dataclasses.replace(
+                        sasl_server_settings(config.props, listener,
+                                             self.credential_cache.lookup),
+                        token_lookup=self.token_cache.credential)
                 except ValueError as e:
                     raise ConfigError(str(e)) from e
             self._sasl_settings[listener] = settings

@@ -218,7 +218,7 @@ class RequestRouter:
         if sasl is not None:
             if api_key == ApiKey.API_VERSIONS:
                 sasl.api_versions_answered()
-            if sasl.principal is not None and conn.principal != sasl.principal:
+            if sasl.principal is not None and conn.principal is not sasl.principal:
                 conn.authenticated(sasl.principal)
         return self._encoded(ctx, result, times, conn)
 
@@ -264,7 +264,7 @@ class RequestRouter:
         except SaslFailure as e:
             conn.abort(f"SASL authentication failed: {e.message}")
             return None
-        if sasl.principal is not None and conn.principal != sasl.principal:
+        if sasl.principal is not None and conn.principal is not sasl.principal:
             conn.authenticated(sasl.principal)
         return _SIZE.pack(len(answer)) + answer
 

@@ -19,6 +19,8 @@ from pybroker.kernel.outcome import Outcome
 from pybroker.quota.entities import Op, QuotaEntity, QuotaError, QuotaFilter
 from pybroker.quota.manager import QuotaManagers
 from pybroker.security.credentials import Deletion, Upsertion, UserResult
+from pybroker.security.delegation_tokens import Decision, TokenInformation
+from pybroker.security.principal import KafkaPrincipal
 from pybroker.security.service import AclService
 
 if TYPE_CHECKING:
@@ -54,6 +56,36 @@ class ClientQuotaService(Protocol):
 
     async def alter(self, entries: Sequence[tuple[QuotaEntity | QuotaError, Sequence[Op]]],
                     validate_only: bool) -> list[QuotaError | None]: ...
+
+
+class TokenCreated(Protocol):
+    @property
+    def error_code(self) -> int: ...
+
+    @property
+    def token(self) -> TokenInformation | None: ...
+
+    @property
+    def hmac(self) -> bytes: ...
+
+
+class DelegationTokenService(Protocol):
+    """Delegation tokens (KIP-48): Create/Renew/Expire/DescribeDelegationToken."""
+
+    @property
+    def enabled(self) -> bool: ...
+
+    async def create(self, owner: KafkaPrincipal, requester: KafkaPrincipal,
+                     renewers: Sequence[KafkaPrincipal], max_lifetime_ms: int,
+                     ) -> TokenCreated: ...
+
+    async def renew(self, principal: KafkaPrincipal, mac: bytes,
+                    renew_period_ms: int) -> Decision: ...
+
+    async def expire(self, principal: KafkaPrincipal, mac: bytes,
+                     expiry_period_ms: int) -> Decision: ...
+
+    def tokens(self) -> list[tuple[TokenInformation, bytes]]: ...
 
 
 class ControllerModule(Protocol):
@@ -111,5 +143,7 @@ class BrokerServices:
     credentials: UserCredentialService | None = None
     #: the client quotas' entities in the store (None: this broker keeps none)
     client_quotas: ClientQuotaService | None = None
+    #: delegation tokens (None: this broker keeps none)
+    tokens: DelegationTokenService | None = None
     #: the client quotas this broker enforces, and the rates it measures against them
     quotas: QuotaManagers = field(default_factory=QuotaManagers)

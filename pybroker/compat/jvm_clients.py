@@ -60,6 +60,7 @@ MAIN_CLASSES = {
     "kafka-transactions": "org.apache.kafka.tools.TransactionsCommand",
     "kafka-acls": "kafka.admin.AclCommand",
     "kafka-dump-log": "kafka.tools.DumpLogSegments",
+    "kafka-delegation-tokens": "org.apache.kafka.tools.DelegationTokenCommand",
 }
 
 #: log4j (reload4j) for the tools: warnings and errors to stderr, stdout left to the tool

@@ -278,6 +278,12 @@ BROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     _broker("connections.max.reauth.ms", LONG, 0),
     _broker("connection.failed.authentication.delay.ms", INT, 100, at_least(0)),
     _broker("sasl.server.max.receive.size", INT, 524288),
+    # delegation tokens (KIP-48): on with a secret key, the same on every broker
+    _broker("delegation.token.secret.key", PASSWORD, None),
+    _broker("delegation.token.master.key", PASSWORD, None),
+    _broker("delegation.token.max.lifetime.ms", LONG, 7 * 24 * 3600 * 1000, at_least(1)),
+    _broker("delegation.token.expiry.time.ms", LONG, 24 * 3600 * 1000, at_least(1)),
+    _broker("delegation.token.expiry.check.interval.ms", LONG, 3600 * 1000, at_least(1)),
     # Kafka's authorizer (empty: none, every request allowed);
     # kafka.security.authorizer.AclAuthorizer turns ACLs on
     _broker("authorizer.class.name", STRING, "", NON_NULL_STRING),

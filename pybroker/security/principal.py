@@ -6,7 +6,7 @@ certificates) speaks for ``User:ANONYMOUS``, as on Kafka.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 USER_TYPE = "User"
 
@@ -15,6 +15,9 @@ USER_TYPE = "User"
 class KafkaPrincipal:
     principal_type: str
     name: str
+    #: authenticated with a delegation token: such a connection may not create, renew,
+    #: expire or describe tokens. As in Kafka, not part of equality.
+    token_authenticated: bool = field(default=False, compare=False)
 
     def __str__(self) -> str:
         return f"{self.principal_type}:{self.name}"

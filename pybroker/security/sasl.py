@@ -30,7 +30,13 @@ from pybroker.kernel.state_table import StateTable
 from pybroker.security.plain import PasswordCheck, PlainServer
 from pybroker.security.principal import USER_TYPE, KafkaPrincipal
 from pybroker.security.sasl_errors import SaslFailure
-from pybroker.security.scram import MECHANISMS, CredentialLookup, ScramServer
+from pybroker.security.scram import (
+    MECHANISMS,
+    CredentialLookup,
+    ScramServer,
+    TokenLookup,
+    no_tokens,
+)
 
 PLAIN = "PLAIN"
 GSSAPI = "GSSAPI"
@@ -111,6 +117,9 @@ class SaslServerSettings:
     #: sasl.server.max.receive.size: the largest frame a connection may send before it has
     #: authenticated
     max_receive_size: int = 524288
+    #: delegation tokens' SCRAM credentials (``tokenauth=true``), looked up at each
+    #: authentication like the users'
+    token_lookup: TokenLookup = field(default=no_tokens)
 
     @property
     def offered_mechanisms(self) -> list[str]:
@@ -184,7 +193,9 @@ class SaslAuthenticator:
                 self._reauth_started_ms = now_ms
                 self._move(S.REAUTH_PROCESS_HANDSHAKE)
                 return Admission.HANDLE
-            if self.session_expiry_ms is not None and now_ms > self.session_expiry_ms:
+            # past the session's end (Kafka's clock is in nanoseconds: any later request is
+            # past a session of no time at all, hence the end's own millisecond too)
+            if self.session_expiry_ms is not None and now_ms >= self.session_expiry_ms:
                 return Admission.CLOSE
             return Admission.HANDLE
         if state is S.FAILED:
@@ -242,7 +253,8 @@ class SaslAuthenticator:
         if mechanism == PLAIN:
             check = self.settings.plain_check
             return PlainServer(check if check is not None else (lambda user, password: False))
-        return ScramServer(MECHANISMS[mechanism], self.settings.scram_lookup)
+        return ScramServer(MECHANISMS[mechanism], self.settings.scram_lookup,
+                           token_lookup=self.settings.token_lookup)
 
     # -- tokens ------------------------------------------------------------------------------
     def authenticate(self, token: bytes, version: int, now_ms: int) -> AuthenticateAnswer:
@@ -293,7 +305,8 @@ class SaslAuthenticator:
         answer = server.evaluate(token)
         if server.complete:
             assert server.authorization_id is not None
-            principal = KafkaPrincipal(USER_TYPE, server.authorization_id)
+            principal = KafkaPrincipal(USER_TYPE, server.authorization_id,
+                                       getattr(server, "token_authenticated", False))
             previous = self._previous_principal
             if previous is not None and previous != principal:
                 raise SaslFailure(
@@ -305,11 +318,21 @@ class SaslAuthenticator:
         return answer
 
     def _complete(self, now_ms: int) -> int:
-        """The session's lifetime, from the end of this authentication."""
+        """The session's lifetime, from the end of this authentication: until the credential
+        ends (a delegation token's expiry) or ``connections.max.reauth.ms``, whichever comes
+        first (Kafka's ``SaslServerAuthenticator``); 0 when neither applies."""
+        credential_expiry = getattr(self._server, "credential_expiry_ms", None)
         self._server = None
         self._previous_principal = None
         self.raw_tokens = False
         assert self.mechanism is not None
-        lifetime = max(0, self.settings.max_reauth_ms.get(self.mechanism, 0))
-        self.session_expiry_ms = now_ms + lifetime if lifetime > 0 else None
+        reauth_ms = self.settings.max_reauth_ms.get(self.mechanism, 0)
+        if credential_expiry is None and reauth_ms <= 0:
+            self.session_expiry_ms = None
+            return 0
+        lifetimes = [] if reauth_ms <= 0 else [reauth_ms]
+        if credential_expiry is not None:
+            lifetimes.append(credential_expiry - now_ms)
+        lifetime = max(0, min(lifetimes))
+        self.session_expiry_ms = now_ms + lifetime
         return lifetime

@@ -21,6 +21,8 @@ class SaslClientCredentials:
     mechanism: str
     username: str
     password: str
+    #: SCRAM with a delegation token (the token id as username, its HMAC as password)
+    token_auth: bool = False
 
     def exchange(self) -> SaslClientExchange:
         return SaslClientExchange(self)
@@ -40,7 +42,8 @@ class SaslClientExchange:
         c = self.credentials
         if c.mechanism == PLAIN:
             return plain_message(c.username, c.password)
-        self._scram = ScramClient(MECHANISMS[c.mechanism], c.username, c.password)
+        self._scram = ScramClient(MECHANISMS[c.mechanism], c.username, c.password,
+                                  token_auth=c.token_auth)
         return self._scram.first()
 
     def respond(self, server_token: bytes) -> bytes | None:

@@ -54,7 +54,8 @@ BY_TYPE: dict[int, ScramMechanism] = {m.type_code: m for m in MECHANISMS.values(
 #: the most iterations AlterUserScramCredentials accepts (Kafka's limit)
 MAX_ITERATIONS = 16384
 
-#: the only extension Kafka's SCRAM server knows (delegation tokens); pybroker has no tokens
+#: the only extension Kafka's SCRAM server knows: the user name is a delegation token's id, the
+#: password its HMAC (KIP-48)
 TOKEN_AUTH_EXTENSION = "tokenauth"
 
 
@@ -175,6 +176,13 @@ def parse_client_final(data: bytes) -> ClientFinal:
 
 #: looks a user's credential for a mechanism up; None when the user has none
 CredentialLookup = Callable[[str, ScramMechanism], ScramCredential | None]
+#: looks a delegation token's credential up by its id: (credential, the owner's name, the
+#: token's expiry in ms); None for a token the broker does not know
+TokenLookup = Callable[[str, ScramMechanism], "tuple[ScramCredential, str, int] | None"]
+
+
+def no_tokens(token_id: str, mechanism: ScramMechanism) -> None:
+    return None
 
 _FIRST, _FINAL, _COMPLETE, _FAILED = "RECEIVE_CLIENT_FIRST_MESSAGE", "RECEIVE_CLIENT_FINAL_MESSAGE", \
     "COMPLETE", "FAILED"
@@ -185,12 +193,19 @@ class ScramServer:
     one: RFC 7677's example)."""
 
     def __init__(self, mechanism: ScramMechanism, lookup: CredentialLookup, *,
-                 nonce: Callable[[], str] = server_nonce) -> None:
+                 nonce: Callable[[], str] = server_nonce,
+                 token_lookup: TokenLookup = no_tokens) -> None:
         self.mechanism = mechanism
         self.lookup = lookup
+        self.token_lookup = token_lookup
         self._nonce = nonce
         self.state = _FIRST
         self.authorization_id: str | None = None
+        #: authenticated with a delegation token (``tokenauth=true``)
+        self.token_authenticated = False
+        #: when the credential ends (a token's expiry; None for a user's credential): the
+        #: session ends then too (Kafka's CREDENTIAL_LIFETIME_MS negotiated property)
+        self.credential_expiry_ms: int | None = None
         self._first: ClientFirst | None = None
         self._server_first = ""
         self._credential: ScramCredential | None = None
@@ -215,9 +230,15 @@ class ScramServer:
     def _client_first(self, token: bytes) -> bytes:
         first = self._first = parse_client_first(token)
         username = username_from_sasl_name(first.sasl_name)
+        credential: ScramCredential | None
         if first.extensions.get(TOKEN_AUTH_EXTENSION, "").lower() == "true":
-            raise SaslFailure(f"Token Authentication failed: Invalid tokenId : {username}")
-        credential = self.lookup(username, self.mechanism)
+            found = self.token_lookup(username, self.mechanism)
+            if found is None:
+                raise SaslFailure(f"Token Authentication failed: Invalid tokenId : {username}")
+            credential, owner, self.credential_expiry_ms = found
+            self.token_authenticated = True
+        else:
+            credential, owner = self.lookup(username, self.mechanism), username
         if credential is None:
             raise SaslFailure("Authentication failed: Invalid user credentials")
         if first.authzid and first.authzid != username:
@@ -226,7 +247,7 @@ class ScramServer:
         if credential.iterations < self.mechanism.min_iterations:
             raise SaslFailure(f"Iterations {credential.iterations} is less than the minimum "
                               f"{self.mechanism.min_iterations} for {self.mechanism.name}")
-        self.authorization_id = username
+        self.authorization_id = owner
         self._credential = credential
         self._server_first = (f"r={first.nonce}{self._nonce()},s={_b64(credential.salt)},"
                               f"i={credential.iterations}")
@@ -258,12 +279,14 @@ class ScramClient:
     message), :meth:`verify` (given the server-final message)."""
 
     def __init__(self, mechanism: ScramMechanism, username: str, password: str, *,
-                 nonce: str | None = None) -> None:
+                 nonce: str | None = None, token_auth: bool = False) -> None:
         self.mechanism = mechanism
         self.username = username
         self.password = password
         self.nonce = nonce or server_nonce()
-        self._bare = f"n={sasl_name_from_username(username)},r={self.nonce}"
+        # a delegation token: its id as the user name, its HMAC (base64) as the password
+        extensions = f",{TOKEN_AUTH_EXTENSION}=true" if token_auth else ""
+        self._bare = f"n={sasl_name_from_username(username)},r={self.nonce}{extensions}"
         self._auth_message = b""
         self._salted = b""
 

@@ -15,6 +15,7 @@ from typing import Any
 from protocol import messages
 from protocol.headers import request_header_version, response_header_version
 from protocol.primitives import Reader, Writer
+from pybroker.security.sasl_client import SaslClientCredentials
 
 
 class WireClient:
@@ -68,6 +69,27 @@ class WireClient:
 
     def call(self, api_key: int, version: int, body: Any) -> Any:
         return self.receive(api_key, version, self.send(api_key, version, body))
+
+    def authenticate(self, credentials: SaslClientCredentials) -> Any:
+        """Log in on a SASL listener (SaslHandshake v1, then SaslAuthenticate v2 until the
+        exchange ends): the last SaslAuthenticate response, a failed one included."""
+        from protocol.messages import (
+            sasl_authenticate_request as auth_req,
+            sasl_handshake_request as handshake_req,
+        )
+        handshake = self.call(17, 1, handshake_req.SaslHandshakeRequest(
+            mechanism=credentials.mechanism))
+        if handshake.error_code:
+            return handshake
+        exchange = credentials.exchange()
+        token: bytes | None = exchange.first()
+        while True:
+            answer = self.call(36, 2, auth_req.SaslAuthenticateRequest(auth_bytes=token or b""))
+            if answer.error_code:
+                return answer
+            token = exchange.respond(answer.auth_bytes)
+            if token is None:
+                return answer
 
     def _recv_exact(self, n: int) -> bytes:
         buf = bytearray()

@@ -9,6 +9,7 @@ import asyncio
 import functools
 from collections.abc import Iterable, Mapping
 
+from pybroker.security.delegation_tokens import TokenInformation
 from pybroker.zk.client import (
     BadVersionError,
     CheckOp,
@@ -33,6 +34,8 @@ from pybroker.zk.znodes import (
     ConfigEntityTypeZNode,
     ConfigEntityZNode,
     ControllerZNode,
+    DelegationTokenChangeNotificationZNode,
+    DelegationTokenInfoZNode,
 )
 
 
@@ -221,6 +224,57 @@ class ConfigZkOps(KafkaZkBase):
     async def delete_acl_change_notifications(self, root: str, names: Iterable[str]) -> None:
         for name in names:
             await self.set_acl_node(AclChangeNotificationZNode.path(root, name), None)
+
+    # -- delegation tokens ---------------------------------------------------------------------
+
+    async def create_delegation_token_paths(self) -> None:
+        """``/delegation_token/token_changes`` and ``/delegation_token/tokens``."""
+        await self.make_sure_persistent_path_exists(DelegationTokenChangeNotificationZNode.PATH)
+        await self.make_sure_persistent_path_exists(DelegationTokenInfoZNode.TOKENS)
+
+    async def get_delegation_token_ids(self) -> list[str]:
+        return sorted(await self._children(DelegationTokenInfoZNode.TOKENS))
+
+    async def get_delegation_token_info(self, token_id: str) -> TokenInformation | None:
+        found = await self._get(DelegationTokenInfoZNode.path(token_id))
+        return DelegationTokenInfoZNode.decode(found[0]) if found is not None else None
+
+    async def set_or_create_delegation_token(self, token: TokenInformation) -> None:
+        """Kafka's ``setOrCreateDelegationToken``: set the znode whatever its version, or
+        create it."""
+        path, data = DelegationTokenInfoZNode.path(token.token_id), \
+            DelegationTokenInfoZNode.encode(token)
+        try:
+            await self._call(lambda: self.zk.set(path, data, -1))
+        except NoNodeError:
+            await self._create_recursive(path, data)
+
+    async def delete_delegation_token(self, token_id: str) -> bool:
+        return await self._delete_recursive(DelegationTokenInfoZNode.path(token_id))
+
+    async def create_token_change_notification(self, token_id: str) -> None:
+        await self._call(lambda: self.zk.create(
+            DelegationTokenChangeNotificationZNode.path(
+                DelegationTokenChangeNotificationZNode.SEQUENCE_PREFIX),
+            DelegationTokenChangeNotificationZNode.encode(token_id), sequence=True))
+
+    async def get_token_change_notifications(self, watch: Watch | None = None) -> list[str]:
+        return sorted(await self._children(DelegationTokenChangeNotificationZNode.PATH, watch))
+
+    async def get_token_change_notification(self, name: str) -> tuple[str, int] | None:
+        """(the token id, ctime in ms) of one notification, or None when it is gone."""
+        found = await self._get(DelegationTokenChangeNotificationZNode.path(name))
+        if found is None:
+            return None
+        return DelegationTokenChangeNotificationZNode.decode(found[0]), found[1].ctime
+
+    async def delete_token_change_notifications(self, names: Iterable[str]) -> None:
+        for name in names:
+            try:
+                await self._call(functools.partial(
+                    self.zk.delete, DelegationTokenChangeNotificationZNode.path(name)))
+            except NoNodeError:
+                pass
 
     async def delete_topic_configs(self, topics: Iterable[str], epoch_zk_version: int) -> None:
         results = await self._writes(

@@ -18,8 +18,6 @@ API_VERSIONS = 18
 #: the keys Kafka 3.9 lists that a pybroker cluster broker does not (or lists narrower), each
 #: with the section of docs/compatibility.md that says why
 LEFT_OUT = {
-    "CreateDelegationToken": "delegation tokens", "RenewDelegationToken": "delegation tokens",
-    "ExpireDelegationToken": "delegation tokens", "DescribeDelegationToken": "delegation tokens",
     "Envelope": "request forwarding",
     "ConsumerGroupHeartbeat": "KIP-848", "ConsumerGroupDescribe": "KIP-848",
 }

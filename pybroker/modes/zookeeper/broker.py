@@ -62,6 +62,7 @@ from pybroker.modes.zookeeper.admin import ZkAdminManager
 from pybroker.modes.zookeeper.client_quotas import ZkClientQuotas
 from pybroker.modes.zookeeper.config_changes import ConfigChangeWatcher
 from pybroker.modes.zookeeper.controller_store import ZkControllerStore
+from pybroker.modes.zookeeper.delegation_tokens import ZkDelegationTokens, token_settings
 from pybroker.modes.zookeeper.user_credentials import ZkUserCredentials
 from pybroker.network.client import BrokerClient, BrokerClientError
 from pybroker.quota.manager import QuotaManagers
@@ -144,6 +145,7 @@ class ZkBroker(BrokerBase):
         self.admin: ZkAdminManager | None = None
         self.config_watcher: ConfigChangeWatcher | None = None
         self.acl_watcher: AclChangeWatcher | None = None
+        self.tokens: ZkDelegationTokens | None = None
         self.credentials: ZkUserCredentials | None = None
         self.client_quotas: ZkClientQuotas | None = None
         #: the client quotas this broker enforces (``quota.window.*`` samples)
@@ -268,6 +270,9 @@ class ZkBroker(BrokerBase):
         await self.credentials.load()
         self.client_quotas = ZkClientQuotas(self.zk, self.quotas, sanitize, desanitize)
         await self.client_quotas.load()
+        self.tokens = ZkDelegationTokens(self.zk, self.token_cache,
+                                         token_settings(self.config), clock=self.clock)
+        await self.tokens.start()
         self.services = self.dispatcher.services = BrokerServices(
             broker_id=self.broker_id, config=self.config, dynamic_config=self.dynamic_config,
             replica_manager=self.replica_manager,
@@ -275,7 +280,8 @@ class ZkBroker(BrokerBase):
             producer_ids=producer_ids, apis=self.handlers, fetch_sessions=self.fetch_sessions,
             control=self.control, controller=self.controller, transactions=self.transactions,
             acls=self.acls,
-            credentials=self.credentials, client_quotas=self.client_quotas, quotas=self.quotas)
+            credentials=self.credentials, client_quotas=self.client_quotas, quotas=self.quotas,
+            tokens=self.tokens)
         # the embedded node accepts clients once its controller has applied its state
         await self._open_listeners(serving=not self.alone)
         self._add_listener_reconfigurable()
@@ -381,6 +387,18 @@ class ZkBroker(BrokerBase):
         self._schedule("isr-expiration",
                        max(1, self.config.get_int("replica.lag.time.max.ms") // 2),
                        rm.maybe_shrink_isr)
+        tokens = self.tokens
+        if tokens is not None and tokens.enabled:
+            # the active controller's delete-expired-tokens task (Kafka's KafkaController)
+            controller = self.controller
+
+            def delete_expired_tokens(_now: int) -> Outcome[None] | None:
+                if controller is not None and controller.is_active:
+                    return asyncio.ensure_future(tokens.expire_tokens())
+                return None
+
+            self._schedule("delete-expired-tokens",
+                           tokens.settings.expiry_check_interval_ms, delete_expired_tokens)
 
     async def _load_topic_configs(self, topics: list[str]) -> None:
         """Read topics' config overrides from ZooKeeper (before their logs open here), within
@@ -432,6 +450,8 @@ class ZkBroker(BrokerBase):
             await self.config_watcher.stop()
         if self.acl_watcher is not None:
             await self.acl_watcher.stop()
+        if self.tokens is not None:
+            await self.tokens.stop()
         if self.controller is not None:
             await self.controller.shutdown()
         if self.fetchers is not None:

@@ -2,14 +2,15 @@
 path, processed in order, by every broker.
 
 Whoever changes something shared (a topic's or a broker's configs, a user's credentials, the
-ACLs of a resource pattern) writes it, then creates a sequential notification under the path
-that announces its kind (``/config/changes``, ``/kafka-acl-changes``,
-``/kafka-acl-extended-changes``). Every broker keeps one listener per path: it watches the
-path's children, hands each notification newer than the last one it processed to the path's
-handler (oldest first), and deletes notifications older than 15 minutes - every broker does, as
-in Kafka, whoever comes first. Once connected again after a lost session it reads the path again,
-since the watch went with the session. A failure (ZooKeeper unreachable, a handler's error) is
-logged and the pass is tried again a second later.
+ACLs of a resource pattern, a delegation token) writes it, then creates a sequential
+notification under the path that announces its kind (``/config/changes``,
+``/kafka-acl-changes``, ``/kafka-acl-extended-changes``, ``/delegation_token/token_changes``).
+Every broker keeps one listener per path: it watches the path's children, hands each
+notification newer than the last one it processed to the path's handler (oldest first), and
+deletes notifications older than 15 minutes - every broker does, as in Kafka, whoever comes
+first. Once connected again after a lost session it reads the path again, since the watch went
+with the session. A failure (ZooKeeper unreachable, a handler's error) is logged and the pass is
+tried again a second later.
 """
 
 from __future__ import annotations
@@ -97,6 +98,23 @@ class AclChangeNotifications:
 
     async def delete(self, names: list[str]) -> None:
         await self.zk.delete_acl_change_notifications(self.root, names)
+
+
+class TokenChangeNotifications:
+    """``/delegation_token/token_changes``: each notification names a delegation token that
+    was created, renewed or removed."""
+
+    def __init__(self, zk: KafkaZkClient) -> None:
+        self.zk = zk
+
+    async def names(self, watch: Callable[[object], None] | None = None) -> list[str]:
+        return await self.zk.get_token_change_notifications(watch)
+
+    async def read(self, name: str) -> tuple[str, int] | None:
+        return await self.zk.get_token_change_notification(name)
+
+    async def delete(self, names: list[str]) -> None:
+        await self.zk.delete_token_change_notifications(names)
 
 
 class ZkNodeChangeNotificationListener(Generic[N]):

@@ -16,7 +16,8 @@ version they were registered with.
 The codecs live by family, as ``ZkData.scala`` groups them: ``brokers`` (the cluster id and
 broker registrations), ``topics`` (assignments and partition states), ``controller`` (the
 controller, admin requests, the notifications brokers leave for the controller, producer id
-blocks) and ``configs`` (entity configs, ACLs and their change notifications), over ``codec``
+blocks), ``configs`` (entity configs, ACLs and their change notifications) and ``tokens``
+(delegation tokens and their change notifications), over ``codec``
 (Kafka's JSON and UUIDs). Every public name is imported from here, as from one module.
 """
 
@@ -77,6 +78,11 @@ from pybroker.zk.znodes.controller import (
     ProducerIdsBlock,
     ReassignPartitionsZNode,
 )
+from pybroker.zk.znodes.tokens import (
+    DelegationTokenAuthZNode,
+    DelegationTokenChangeNotificationZNode,
+    DelegationTokenInfoZNode,
+)
 from pybroker.zk.znodes.topics import (
     RECOVERED,
     RECOVERING,
@@ -109,6 +115,9 @@ __all__ = [
     "ACL_RESOURCE_TYPES",
     "AclChangeNotificationZNode",
     "AclZNode",
+    "DelegationTokenAuthZNode",
+    "DelegationTokenChangeNotificationZNode",
+    "DelegationTokenInfoZNode",
     "AdminZNode",
     "BrokerIdZNode",
     "BrokerIdsZNode",

@@ -734,6 +734,7 @@ def test_kafka_configs(sbs: SideBySide) -> None:
     sbs.check()
 
 
+@pytest.mark.long  # make test-long: CI keeps kafka-topics, kafka-configs, perf
 def test_kafka_configs_client_quotas(sbs: SideBySide) -> None:
     """Quotas of users, client ids, both together and IPs (AlterClientQuotas,
     DescribeClientQuotas); a user's quotas beside its SCRAM credentials. Every name is this

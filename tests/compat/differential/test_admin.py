@@ -45,11 +45,6 @@ NOT_SERVED: dict[str, str] = {
     "TxnOffsetCommit": "Transactional offset commits (KIP-98, KIP-447): the group coordinator "
                        "keeps no offsets pending on a transaction.",
     **dict.fromkeys(
-        ("CreateDelegationToken", "RenewDelegationToken", "ExpireDelegationToken",
-         "DescribeDelegationToken"),
-        "No delegation tokens: SASL/SCRAM authenticates users' own credentials only (the "
-        "tokenauth extension is refused)."),
-    **dict.fromkeys(
         ("LeaderAndIsr", "StopReplica", "UpdateMetadata", "ControlledShutdown"),
         "ZooKeeper-mode controller/broker APIs: pybroker's controller is embedded in its only "
         "broker and tells it about leadership in-process."),

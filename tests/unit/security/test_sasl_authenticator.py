@@ -135,8 +135,8 @@ def test_reauthentication_and_session_expiry() -> None:
     auth.handshake("PLAIN", 1)
     result = auth.authenticate(plain_message("alice", "alice-secret"), 2, 1000)
     assert result.session_lifetime_ms == 5000 and auth.session_expiry_ms == 6000
-    assert auth.admit(METADATA, 6000) is Admission.HANDLE
-    assert auth.admit(METADATA, 6001) is Admission.CLOSE
+    assert auth.admit(METADATA, 5999) is Admission.HANDLE
+    assert auth.admit(METADATA, 6000) is Admission.CLOSE
     # re-authentication on time: same mechanism, same principal
     assert auth.admit(SASL_HANDSHAKE, 5500) is Admission.HANDLE
     assert auth.state is SaslState.REAUTH_PROCESS_HANDSHAKE

@@ -101,7 +101,7 @@ def test_too_few_iterations_in_a_stored_credential_fail() -> None:
     assert "is less than the minimum 4096" in e.value.message
 
 
-def test_tokenauth_extension_is_refused() -> None:
+def test_tokenauth_with_an_unknown_token_is_refused() -> None:
     server = _server({"alice": new_credential(SCRAM_SHA_256, "pw", 4096)})
     with pytest.raises(SaslFailure) as e:
         server.evaluate(b"n,,n=alice,r=abc,tokenauth=true")
