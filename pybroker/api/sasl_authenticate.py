@@ -35,13 +35,16 @@ def after_delay(delay_ms: int, response: T) -> Response[T]:
 
 @api(ApiKey.SASL_AUTHENTICATE, 0, 2)
 def handle(ctx: RequestContext, request: req.SaslAuthenticateRequest,
-           ) -> Response[m.SaslAuthenticateResponse]:
+           ) -> Response[m.SaslAuthenticateResponse] | None:
     sasl = ctx.sasl
     if sasl is None:
         return m.SaslAuthenticateResponse(
             error_code=ErrorCode.ILLEGAL_SASL_STATE,
             error_message="SaslAuthenticate request received after successful authentication")
     answer = sasl.authenticate(bytes(request.auth_bytes), ctx.api_version, ctx.now_ms)
+    if answer.unanswered:
+        ctx.close_connection = True
+        return None
     response = m.SaslAuthenticateResponse(
         error_code=answer.error_code, error_message=answer.error_message or "",
         auth_bytes=answer.auth_bytes, session_lifetime_ms=answer.session_lifetime_ms)

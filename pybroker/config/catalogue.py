@@ -48,6 +48,7 @@ from .validators import (
 )
 from .values import (
     BOOLEAN,
+    CLASS,
     DOUBLE,
     INT,
     INT_MAX,
@@ -278,6 +279,19 @@ BROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     _broker("connections.max.reauth.ms", LONG, 0),
     _broker("connection.failed.authentication.delay.ms", INT, 100, at_least(0)),
     _broker("sasl.server.max.receive.size", INT, 524288),
+    # SASL/OAUTHBEARER (KIP-255): the validator a listener's
+    # listener.name.<l>.oauthbearer.sasl.server.callback.handler.class names, and the signed
+    # JWT validator's settings (KIP-768)
+    _broker("sasl.server.callback.handler.class", CLASS, None),
+    _broker("sasl.oauthbearer.jwks.endpoint.url", STRING, None),
+    _broker("sasl.oauthbearer.jwks.endpoint.refresh.ms", LONG, 3600000),
+    _broker("sasl.oauthbearer.jwks.endpoint.retry.backoff.ms", LONG, 100),
+    _broker("sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms", LONG, 10000),
+    _broker("sasl.oauthbearer.expected.audience", LIST, None),
+    _broker("sasl.oauthbearer.expected.issuer", STRING, None),
+    _broker("sasl.oauthbearer.sub.claim.name", STRING, "sub"),
+    _broker("sasl.oauthbearer.scope.claim.name", STRING, "scope"),
+    _broker("sasl.oauthbearer.clock.skew.seconds", INT, 30),
     # delegation tokens (KIP-48): on with a secret key, the same on every broker
     _broker("delegation.token.secret.key", PASSWORD, None),
     _broker("delegation.token.master.key", PASSWORD, None),

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pybroker.jvm import hash_set_order
 from pybroker.kernel import state_table
 from pybroker.kernel.state_table import StateTable
+from pybroker.security.oauthbearer import OAuthBearerServer, TokenValidator
 from pybroker.security.plain import PasswordCheck, PlainServer
 from pybroker.security.principal import USER_TYPE, KafkaPrincipal
 from pybroker.security.sasl_errors import SaslFailure
@@ -42,7 +43,7 @@ PLAIN = "PLAIN"
 GSSAPI = "GSSAPI"
 OAUTHBEARER = "OAUTHBEARER"
 #: the mechanisms this broker can serve
-SUPPORTED_MECHANISMS = (PLAIN, *MECHANISMS)
+SUPPORTED_MECHANISMS = (PLAIN, OAUTHBEARER, *MECHANISMS)
 
 # Kafka's API keys this module needs to know (protocol's ApiKey values)
 API_VERSIONS, SASL_HANDSHAKE, SASL_AUTHENTICATE = 18, 17, 36
@@ -120,6 +121,8 @@ class SaslServerSettings:
     #: delegation tokens' SCRAM credentials (``tokenauth=true``), looked up at each
     #: authentication like the users'
     token_lookup: TokenLookup = field(default=no_tokens)
+    #: OAUTHBEARER's token validator (None: every token is refused)
+    oauth_validator: TokenValidator | None = None
 
     @property
     def offered_mechanisms(self) -> list[str]:
@@ -143,6 +146,8 @@ class AuthenticateAnswer:
     auth_bytes: bytes = b""
     session_lifetime_ms: int = 0
     close_after_ms: int | None = None
+    #: close the connection without answering (Kafka's authenticator failing unexpectedly)
+    unanswered: bool = False
 
 
 class SaslAuthenticator:
@@ -159,7 +164,7 @@ class SaslAuthenticator:
         self.principal: KafkaPrincipal | None = None
         #: when the session ends (None: never)
         self.session_expiry_ms: int | None = None
-        self._server: PlainServer | ScramServer | None = None
+        self._server: PlainServer | ScramServer | OAuthBearerServer | None = None
         self._reauth_started_ms: int | None = None
         #: the principal of the session being re-authenticated
         self._previous_principal: KafkaPrincipal | None = None
@@ -249,10 +254,12 @@ class SaslAuthenticator:
         self._move(S.AUTHENTICATE)
         return HandshakeAnswer(NONE, offered)
 
-    def _new_server(self, mechanism: str) -> PlainServer | ScramServer:
+    def _new_server(self, mechanism: str) -> PlainServer | ScramServer | OAuthBearerServer:
         if mechanism == PLAIN:
             check = self.settings.plain_check
             return PlainServer(check if check is not None else (lambda user, password: False))
+        if mechanism == OAUTHBEARER:
+            return OAuthBearerServer(self.settings.oauth_validator)
         return ScramServer(MECHANISMS[mechanism], self.settings.scram_lookup,
                            token_lookup=self.settings.token_lookup)
 
@@ -274,6 +281,9 @@ class SaslAuthenticator:
         try:
             answer = self._evaluate(token)
         except SaslFailure as e:
+            if e.unanswered:
+                return AuthenticateAnswer(SASL_AUTHENTICATION_FAILED, e.message, unanswered=True,
+                                          close_after_ms=self._fail())
             text = "re-authentication" if self.reauthenticating else "authentication"
             message = (e.message if e.client_visible else
                        f"Authentication failed during {text} due to invalid credentials with "

@@ -17,6 +17,7 @@ pybroker reads only PLAIN's users and ignores the others.
 from __future__ import annotations
 
 import base64
+import json
 import socket
 import ssl
 import struct
@@ -49,6 +50,9 @@ from tests.compat.test_sasl import JAAS, authenticate, handshake
 from tests.conftest import REFERENCE_OVERRIDES
 
 SCRAM_JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+#: OAUTHBEARER with Kafka's unsecured validator: tokens need the scope "kafka"
+OAUTH_JAAS = ("org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required "
+              'unsecuredLoginStringClaim_sub="admin" unsecuredValidatorRequiredScope="kafka";')
 #: test_sasl's PLAIN users, and two more for the delegation tokens' owners and renewers
 PLAIN_JAAS = JAAS.replace('user_alice=', 'user_bob="bob-secret" user_carol="carol-secret" '
                                          'user_alice=')
@@ -62,12 +66,13 @@ def overrides(port: int, sasl_port: int, tls_port: int,
     return {
         **REFERENCE_OVERRIDES,
         "listeners": listeners, "advertised.listeners": listeners,
-        "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
+        "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER",
         **{f"listener.name.{listener}.{key}": value
            for listener in ("sasl_plaintext", "sasl_ssl")
            for key, value in (("plain.sasl.jaas.config", PLAIN_JAAS),
                               ("scram-sha-256.sasl.jaas.config", SCRAM_JAAS),
                               ("scram-sha-512.sasl.jaas.config", SCRAM_JAAS),
+                              ("oauthbearer.sasl.jaas.config", OAUTH_JAAS),
                               ("plain.connections.max.reauth.ms", 60000))},
         "connection.failed.authentication.delay.ms": 100,
         "delegation.token.secret.key": "token-secret",
@@ -182,7 +187,7 @@ def request_before_authentication(bootstrap: str) -> object:
 
 def unsupported_mechanism(bootstrap: str) -> object:
     out = []
-    for mechanism in ("GSSAPI", "OAUTHBEARER", "plain"):
+    for mechanism in ("GSSAPI", "oauthbearer", "plain"):
         with wire.connect(bootstrap) as sock:
             out.append((handshake(sock, mechanism), closed(sock)))
     return out
@@ -281,9 +286,79 @@ def reauthentication(bootstrap: str) -> object:
                 metadata_answered(sock))
 
 
+def b64url(value: object) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    return base64.urlsafe_b64encode(text.encode()).rstrip(b"=").decode()
+
+
+def unsecured_jws(claims: object, header: object | None = None) -> str:
+    return f"{b64url(header or {'alg': 'none'})}.{b64url(claims)}."
+
+
+def bearer(token: str, authzid: str = "", extensions: str = "", scheme: str = "Bearer",
+           ) -> bytes:
+    authz = f"a={authzid}" if authzid else ""
+    return f"n,{authz},\x01auth={scheme} {token}\x01{extensions}\x01".encode()
+
+
+def oauthbearer(bootstrap: str) -> object:
+    """OAUTHBEARER's first messages with Kafka's unsecured validator: a good token (its
+    session ends with the token), and each way Kafka refuses one - the error challenge the
+    client acknowledges with 0x01, a generic failure, or a connection closed unanswered."""
+    now = int(time.time())
+    good = {"sub": "alice", "iat": now, "exp": now + 3600, "scope": "kafka"}
+    cases = [
+        ("good", bearer(unsecured_jws(good))),
+        # a string claim is one scope item, spaces and all (Kafka's OAuthBearerUnsecuredJws)
+        ("space-separated scope", bearer(unsecured_jws({**good, "scope": "kafka other"}))),
+        ("scope as a list", bearer(unsecured_jws({**good, "scope": ["kafka"]}))),
+        ("expired", bearer(unsecured_jws({**good, "iat": now - 100, "exp": now - 50}))),
+        ("issued in the future", bearer(unsecured_jws({**good, "iat": now + 600}))),
+        ("no expiry", bearer(unsecured_jws({"sub": "alice", "scope": "kafka"}))),
+        ("exp not a number", bearer(unsecured_jws({**good, "exp": "soon"}))),
+        ("no subject", bearer(unsecured_jws({"exp": now + 60, "scope": "kafka"}))),
+        ("blank subject", bearer(unsecured_jws({**good, "sub": " "}))),
+        ("missing scope", bearer(unsecured_jws({**good, "scope": "other"}))),
+        ("signed", bearer(unsecured_jws(good, {"alg": "HS256"}))),
+        ("a signature", bearer(unsecured_jws(good) + "c2ln")),
+        ("two parts", bearer(f"{b64url({'alg': 'none'})}.{b64url(good)}")),
+        ("not base64", bearer("e30.%%%.")),
+        ("not JSON", bearer(f"{b64url('nope')}.{b64url(good)}.")),
+        ("authzid of another", bearer(unsecured_jws(good), authzid="bob")),
+        ("authzid of its own", bearer(unsecured_jws(good), authzid="alice")),
+        ("an extension", bearer(unsecured_jws(good), extensions="traceId=abc\x01")),
+        ("a bad extension name", bearer(unsecured_jws(good), extensions="trace-id=abc\x01")),
+        ("no auth", b"n,,\x01\x01"),
+        ("not a first message", b"garbage"),
+        ("another scheme", bearer(unsecured_jws(good), scheme="Basic")),
+        ("no alg", bearer(unsecured_jws(good, {"typ": "JWT"}))),
+    ]
+    out: list[object] = []
+    for what, message in cases:
+        with wire.connect(bootstrap) as sock:
+            assert handshake(sock, "OAUTHBEARER")[0] == 0
+            first = authenticate(sock, message)
+            if first is None:
+                out.append((what, "closed unanswered"))
+                continue
+            observed: list[object] = [what, first.error, first.message, first.auth_bytes]
+            if first.error == 0 and first.auth_bytes:  # the error challenge
+                second = authenticate(sock, b"\x01", cid=3)
+                observed.append(None if second is None else
+                                (second.error, second.message, second.auth_bytes))
+                observed.append(closed(sock))
+            elif first.error == 0:
+                observed.append(abs(first.session_lifetime_ms - 3600 * 1000) < 5000)
+                observed.append(metadata_answered(sock))
+            else:
+                observed.append(closed(sock))
+            out.append(tuple(observed))
+    return out
+
+
 SASL_SCENARIOS: list[Callable[[str], object]] = [
     versions, request_before_authentication, unsupported_mechanism, plain, scram,
-    after_authentication, handshake_v0, reauthentication]
+    after_authentication, handshake_v0, reauthentication, oauthbearer]
 
 
 @pytest.mark.parametrize("scenario", SASL_SCENARIOS, ids=lambda s: s.__name__)
@@ -291,6 +366,9 @@ def test_sasl_exchanges_answer_alike(pair: tuple[str, str, str, str],
                                      scenario: Callable[[str], object]) -> None:
     ours, theirs = scenario(pair[1]), scenario(pair[3])
     assert ours == theirs
+    if scenario is oauthbearer:  # sanity: the good token logged in, the others did not
+        assert ours[0] == ("good", 0, "", b"", True, True), ours[0]
+        assert sum(1 for o in ours if len(o) > 1 and o[1] == 0 and o[3] == b"") == 4, ours
 
 
 def sasl_inside_tls(bootstrap: str, context: ssl.SSLContext) -> object:
