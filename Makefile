@@ -104,7 +104,7 @@ test: setup gen-check lint ## set everything up, check generated code and lint, 
 	$(PY) -m pytest -ra --durations=30 -m "not long" tests
 	@echo "make test: the tests marked long were deselected (the count above); make test-long runs them"
 
-test-long: setup ## the long tests make test leaves out: more clients and faults of kinds CI covers, the CLI tools side by side with Kafka, 22 kill -9 rounds instead of 8
+test-long: setup ## the long tests make test leaves out: more clients and faults of kinds CI covers, the CLI tools side by side with Kafka, 22 kill -9 rounds instead of 8, the reference Kafka's side of the Spark and Streams pipelines
 	$(PY) -m pytest -ra --durations=30 -m long tests
 
 test-unit: $(STAMP) ## unit tests only (no broker processes)

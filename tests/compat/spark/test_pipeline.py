@@ -35,7 +35,10 @@ def expected_counts(seed: int, events: int) -> run.Counts:
     return dict(counts)
 
 
-@pytest.mark.parametrize("broker", ["pybroker", "kafka"])
+@pytest.mark.parametrize("broker", [
+    "pybroker",
+    pytest.param("kafka", marks=pytest.mark.long),  # make test-long: the reference's side
+])
 def test_pipeline_counts_page_views_exactly(spark, fresh_kafka_of, broker, tmp_path):
     @contextmanager
     def reference_kafka():

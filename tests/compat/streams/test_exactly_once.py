@@ -120,6 +120,7 @@ def test_word_count_exactly_once_across_a_kill_on_pybroker(broker, streams_jars:
     run_word_count(broker.bootstrap, tmp_path)
 
 
+@pytest.mark.long  # make test-long: the reference's side, which calibrates the test
 def test_word_count_exactly_once_across_a_kill_on_kafka(reference_kafka, streams_jars: Path,
                                                         tmp_path: Path) -> None:
     run_word_count(reference_kafka.bootstrap, tmp_path)
