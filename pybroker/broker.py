@@ -469,6 +469,7 @@ class BrokerBase:
             t.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.socket_server.stop()
+        await self._close_sasl_validators()
         if self.metrics_endpoint is not None:
             await self.metrics_endpoint.stop()
         if self.txn_verification is not None:
@@ -481,6 +482,14 @@ class BrokerBase:
         await self._close_cluster()
         self._stopped.set()
         log.info("broker %d shut down cleanly", self.broker_id)
+
+    async def _close_sasl_validators(self) -> None:
+        """Stop the listeners' OAUTHBEARER validators that refresh keys in a thread (joined
+        off the event loop)."""
+        for settings in self._sasl_settings.values():
+            close = getattr(settings.oauth_validator if settings else None, "close", None)
+            if close is not None:
+                await asyncio.to_thread(close)
 
     async def _close_cluster(self) -> None:
         """What the cluster mode closes last (nothing when embedded)."""

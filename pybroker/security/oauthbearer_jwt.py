@@ -322,6 +322,10 @@ class JwtValidator:
     scope_claim: str = "scope"
     sub_claim: str = "sub"
 
+    def close(self) -> None:
+        """Stop refreshing the keys (blocking: the refresh thread is joined)."""
+        self.source.close()
+
     def __call__(self, value: str, now_ms: int) -> OAuthBearerToken:
         token = value.strip()
         if not token:

@@ -248,3 +248,49 @@ def test_signed_jwt_refusals(oauth_broker: OAuthBroker, listener: str) -> None:
                 "oauth_cb": token_cb(token)}
         errors = authentication_errors(conf)
         assert any(INVALID_TOKEN in e for e in errors), (name, errors)
+
+
+def test_the_session_ends_with_the_token(oauth_broker: OAuthBroker) -> None:
+    """SaslAuthenticate tells the client the token's remaining lifetime; a request after it
+    closes the connection (KIP-368), as Kafka's SaslServerAuthenticator has it."""
+    from pybroker.security.oauthbearer import client_initial_response
+    from tests.compat import kafka_wire as wire
+    from tests.compat.test_sasl import authenticate, handshake
+
+    expiry = time.time() + 3
+    token = unsecured_token({"sub": "alice", "iat": int(time.time()), "exp": expiry})
+    with wire.connect(oauth_broker.unsecured) as sock:
+        assert handshake(sock, "OAUTHBEARER")[0] == 0
+        answer = authenticate(sock, client_initial_response(token))
+        assert answer is not None and answer.error == 0, answer
+        assert 1000 < answer.session_lifetime_ms <= 3000, answer
+        sock.sendall(wire.metadata_v1(5, []))
+        assert wire.read_response(sock)[0] == 5
+        time.sleep(max(0.0, expiry - time.time()) + 0.3)
+        sock.sendall(wire.metadata_v1(6, []))
+        assert wire.wait_closed(sock, timeout=5) == b""
+
+
+def test_librdkafka_reauthenticates_with_fresh_tokens(oauth_broker: OAuthBroker) -> None:
+    """Tokens that live 3 s: librdkafka asks its oauth_cb for a new one before each expires and
+    re-authenticates with it; the producer delivers throughout."""
+    from confluent_kafka import Producer
+
+    tokens: list[float] = []
+
+    def fresh_token(config: str) -> tuple[str, float]:
+        expiry = time.time() + 3
+        tokens.append(expiry)
+        return signed_token(oauth_broker.key, exp=int(expiry)), expiry
+
+    delivered: list[object] = []
+    producer = Producer({"bootstrap.servers": oauth_broker.jwt_file,
+                         "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "OAUTHBEARER",
+                         "oauth_cb": fresh_token})
+    deadline = time.monotonic() + 7
+    while time.monotonic() < deadline:
+        producer.produce("carol-t", b"v", on_delivery=lambda err, msg: delivered.append(err))
+        producer.poll(0.5)
+    assert producer.flush(30) == 0
+    assert len(tokens) >= 3, tokens
+    assert delivered and all(err is None for err in delivered), delivered
