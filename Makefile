@@ -65,8 +65,9 @@ java-deps: ## fetch the Java Kafka clients (Maven) and compile their test driver
 streams-deps: ## fetch Kafka Streams (Maven) and compile the exactly-once test application into .cache/streams
 	@bash scripts/streams-deps.sh
 
-kafka-tools-deps: ## fetch Apache Kafka 3.9's CLI tool jars (Maven) into .cache/kafka-tools
+kafka-tools-deps: ## fetch Apache Kafka 3.9's jars (CLI tools, broker, ZooKeeper) and 4.1's (the KRaft reference of the KIP-848 tests) from Maven into .cache/kafka-tools
 	@bash scripts/kafka-tools-deps.sh
+	@bash scripts/kafka-tools-deps.sh 4.1.1
 
 spark-deps: $(STAMP) ## fetch Spark's Kafka connector for the installed PySpark (Maven) into .cache/spark
 	@bash scripts/spark-deps.sh $(PY)

@@ -25,6 +25,7 @@ from pybroker.testing.reference_kafka import (
     LIB as KAFKA_TOOLS_LIB,
     ReferenceKafka,
 )
+from pybroker.testing.reference_kafka4 import KAFKA4_VERSION, LIB4 as KAFKA4_LIB, ReferenceKafka4
 from tests.compat.maven_jars import fetch_or_skip
 
 BrokerFactory = Callable[..., BrokerProcess]
@@ -111,6 +112,32 @@ def kafka_tools_lib() -> Path:
     if not (KAFKA_TOOLS_LIB / f"kafka-tools-{KAFKA_VERSION}.jar").exists():
         pytest.fail(f"no kafka-tools jar in {KAFKA_TOOLS_LIB}: run scripts/kafka-tools-deps.sh")
     return KAFKA_TOOLS_LIB
+
+
+@pytest.fixture(scope="session")
+def kafka4_lib() -> Path:
+    """The directory holding Apache Kafka 4.1's jars (the KRaft reference), fetched once."""
+    fetch_or_skip(
+        KAFKA_TOOLS_DEPS_SCRIPT, KAFKA4_VERSION, tools=("java", "mvn"),
+        needed_for="tests against Apache Kafka 4 (KRaft)",
+    )
+    if not (KAFKA4_LIB / f"kafka_2.13-{KAFKA4_VERSION}.jar").exists():
+        pytest.fail(f"no kafka_2.13 jar in {KAFKA4_LIB}: run scripts/kafka-tools-deps.sh "
+                    f"{KAFKA4_VERSION}")
+    return KAFKA4_LIB
+
+
+@pytest.fixture(scope="session")
+def reference_kafka4(kafka4_lib: Path, tmp_path_factory: pytest.TempPathFactory,
+                     ) -> Iterator[ReferenceKafka4]:
+    """Apache Kafka 4.1 in KRaft combined mode, shared by the session: the reference where
+    Kafka 3.9 in ZooKeeper mode cannot answer (the KIP-848 consumer group protocol)."""
+    ref = ReferenceKafka4(tmp_path_factory.mktemp("reference-kafka4"),
+                          overrides=REFERENCE_OVERRIDES, lib=kafka4_lib)
+    try:
+        yield ref.start()
+    finally:
+        ref.stop()
 
 
 @pytest.fixture(scope="session")
@@ -207,3 +234,4 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     BrokerProcess.stop_all()
     ReferenceKafka.stop_all()
+    ReferenceKafka4.stop_all()

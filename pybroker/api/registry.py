@@ -37,6 +37,9 @@ class ApiHandler:
     #: the modes that serve (and advertise) this API: the controller's requests to brokers
     #: exist only in a ZooKeeper-mode cluster
     modes: frozenset[str] = ALL_MODES
+    #: what docs/apis.md says of it instead of "served" (an API answered as Kafka answers it
+    #: when the feature behind it is off)
+    status: str | None = None
 
     def supports(self, version: int) -> bool:
         return self.min_version <= version <= self.max_version
@@ -47,7 +50,8 @@ HANDLERS: dict[int, ApiHandler] = {}
 
 
 def api(api_key: ApiKey, min_version: int, max_version: int, *,
-        modes: frozenset[str] = ALL_MODES) -> Callable[[Handler], Handler]:
+        modes: frozenset[str] = ALL_MODES, status: str | None = None,
+        ) -> Callable[[Handler], Handler]:
     """Register the decorated function as the handler of ``api_key`` for the given versions.
 
     A handler takes ``(ctx, request)`` and returns the response dataclass, ``None`` for no
@@ -68,6 +72,7 @@ def api(api_key: ApiKey, min_version: int, max_version: int, *,
             fn,
             fn.__module__,
             frozenset(modes),
+            status,
         )
         return fn
 

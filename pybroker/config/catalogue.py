@@ -39,6 +39,7 @@ from .validators import (
     GZIP_LEVEL,
     MESSAGE_FORMAT_VERSION,
     NON_NULL_STRING,
+    REBALANCE_PROTOCOLS,
     THROTTLED_REPLICAS,
     Validator,
     at_least,
@@ -162,6 +163,9 @@ BROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     _broker("group.min.session.timeout.ms", INT, 6000),
     _broker("group.max.session.timeout.ms", INT, 1800000),
     _broker("group.max.size", INT, INT_MAX, at_least(1)),
+    # the consumer protocol (KIP-848) is refused, as Kafka 3.9 refuses it in ZooKeeper mode:
+    # ConsumerGroupHeartbeat and ConsumerGroupDescribe answer UNSUPPORTED_VERSION
+    _broker("group.coordinator.rebalance.protocols", LIST, ["classic"], REBALANCE_PROTOCOLS),
     _broker("replica.fetch.wait.max.ms", INT, 500),
     _broker("log.flush.offset.checkpoint.interval.ms", INT, 60000, at_least(0)),
     _broker("log.retention.check.interval.ms", LONG, 300000, at_least(1)),

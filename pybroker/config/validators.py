@@ -97,6 +97,22 @@ def each_one_of(*options: str) -> ValidList:
     return ValidList(options)
 
 
+def _rebalance_protocols(name: str, value: Any) -> None:
+    """``group.coordinator.rebalance.protocols``: Kafka's group types (3.9's ``GroupType``
+    values), ``classic`` among them.
+    The ``consumer`` protocol (KIP-848) is refused, as Kafka 3.9 refuses it in ZooKeeper mode,
+    until pybroker serves it."""
+    ValidList(("consumer", "classic", "share", "unknown"))(name, value)
+    if "classic" not in value:
+        raise ConfigException("Disabling the 'classic' protocol is not supported.")
+    if "consumer" in value:
+        raise ConfigException("The new 'consumer' rebalance protocol is only supported in KRaft "
+                              "cluster.")
+
+
+REBALANCE_PROTOCOLS = Check(_rebalance_protocols, "[consumer, classic, share, unknown]")
+
+
 def _gzip_level(name: str, value: Any) -> None:
     # Deflater's levels: 1 (fastest) to 9 (best), or -1 for zlib's default
     if value > 9 or (value < 1 and value != -1):

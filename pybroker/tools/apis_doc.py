@@ -34,7 +34,7 @@ def render() -> str:
         else:
             advertised = f"{h.min_version}-{h.max_version}"
             handler = f"`{h.module}`"
-            status = "served"
+            status = h.status or "served"
             if h.modes == frozenset({ZOOKEEPER}):
                 status += " (ZooKeeper mode only: a request between brokers and the controller)"
             elif h.modes == frozenset({EMBEDDED}):

@@ -19,7 +19,6 @@ API_VERSIONS = 18
 #: with the section of docs/compatibility.md that says why
 LEFT_OUT = {
     "Envelope": "request forwarding",
-    "ConsumerGroupHeartbeat": "KIP-848", "ConsumerGroupDescribe": "KIP-848",
 }
 
 

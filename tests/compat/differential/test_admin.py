@@ -52,10 +52,6 @@ NOT_SERVED: dict[str, str] = {
         ("AlterPartition", "AllocateProducerIds", "Envelope"),
         "Broker-to-controller APIs (ISR changes, producer-id blocks, request forwarding): "
         "pybroker's embedded controller is called in-process."),
-    **dict.fromkeys(
-        ("ConsumerGroupHeartbeat", "ConsumerGroupDescribe"),
-        "The KIP-848 consumer group protocol (early access in Kafka 3.9): pybroker serves the "
-        "classic protocol (JoinGroup/SyncGroup/Heartbeat)."),
 }
 
 #: APIs pybroker serves over fewer versions than Kafka 3.9: Kafka's range, and why
@@ -624,6 +620,31 @@ def test_describe_cluster(pair, names) -> None:
 
 def test_api_versions(pair, names) -> None:
     pair.check(api_versions, names, KNOWN)
+
+
+def test_api_versions_above_the_newest_answer_alike(pair) -> None:
+    """What a newer client may send first: ApiVersions v5 and later, which neither serves, get
+    UNSUPPORTED_VERSION in a v0 body whose only entry is ApiVersions' range, with a v0 response
+    header (KIP-511), byte for byte as Kafka 3.9 sends it; the client then retries at v4."""
+    from tests.compat import kafka_wire as wire
+
+    def observe(bootstrap: str) -> list[object]:
+        out: list[object] = []
+        with wire.connect(bootstrap) as sock:
+            for correlation_id, version in ((7, 5), (8, 6), (9, 127)):
+                sock.sendall(wire.api_versions(correlation_id, version))
+                out.append(wire.read_response(sock))
+            sock.sendall(wire.api_versions(10, 4))
+            answer = wire.read_response(sock)
+            out.append(answer is not None and answer[0] == 10)
+        return out
+
+    ours = observe(pair.pybroker.bootstrap)
+    assert ours == observe(pair.kafka.bootstrap)
+    parsed = wire.parse_api_versions_v0(ours[0][1])
+    assert parsed.error_code == wire.UNSUPPORTED_VERSION and \
+        parsed.ranges == {wire.API_API_VERSIONS: (0, 4)}, parsed
+    assert ours[-1] is True
 
 
 def test_init_producer_id(pair, names) -> None:

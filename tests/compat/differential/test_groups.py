@@ -1,6 +1,7 @@
 """Differential tests of the classic consumer-group protocol as clients drive it: FindCoordinator,
 JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, DescribeGroups,
-ListGroups, DeleteGroups and OffsetDelete, at old and flexible versions.
+ListGroups, DeleteGroups and OffsetDelete, at old and flexible versions; and Kafka 3.9's answer
+to KIP-848's ConsumerGroupHeartbeat and ConsumerGroupDescribe with its default protocols.
 
 Each scenario runs against pybroker and against Apache Kafka 3.9 (see differ.py); the answers
 must agree field by field except where KNOWN (below) says why not. Member ids are each broker's
@@ -17,6 +18,8 @@ from typing import Any
 
 from protocol.messages import (
     api_versions_request as av,
+    consumer_group_describe_request as cgd,
+    consumer_group_heartbeat_request as cgh,
     consumer_protocol_assignment as cpa,
     consumer_protocol_subscription as cps,
     delete_groups_request as dg,
@@ -34,6 +37,8 @@ from protocol.messages import (
 from tests.compat.differential import requests as rq
 from tests.compat.differential.differ import Known, Recorder
 from tests.compat.differential.steps import create_topic, wait_until
+
+CONSUMER_GROUP_HEARTBEAT, CONSUMER_GROUP_DESCRIBE = 68, 69
 
 #: the differences from Apache Kafka these scenarios show, each with its reason
 KNOWN: list[Known] = [
@@ -687,6 +692,25 @@ def delete_groups_and_offsets(rec: Recorder, names) -> None:
 
 
 # -- tests -------------------------------------------------------------------------------------
+
+
+def consumer_group_protocol(rec: Recorder, names) -> None:
+    """KIP-848's two requests with the default ``group.coordinator.rebalance.protocols``
+    (``classic``; Kafka 3.9 refuses ``consumer`` in ZooKeeper mode): UNSUPPORTED_VERSION in the
+    body, which the Java and librdkafka consumers report as a cluster without the new
+    protocol."""
+    group = names("kip848")
+    rec.call("heartbeat: join", CONSUMER_GROUP_HEARTBEAT, 0, cgh.ConsumerGroupHeartbeatRequest(
+        group_id=group, member_id="", member_epoch=0, rebalance_timeout_ms=30000,
+        subscribed_topic_names=[names.topic], topic_partitions=[]))
+    rec.call("heartbeat: leave", CONSUMER_GROUP_HEARTBEAT, 0, cgh.ConsumerGroupHeartbeatRequest(
+        group_id=group, member_id="m", member_epoch=-1))
+    rec.call("describe", CONSUMER_GROUP_DESCRIBE, 0, cgd.ConsumerGroupDescribeRequest(
+        group_ids=[group, names("missing"), ""], include_authorized_operations=True))
+
+
+def test_consumer_group_protocol(pair, names) -> None:
+    pair.check(consumer_group_protocol, names, KNOWN)
 
 
 def test_find_coordinator(pair, names) -> None:
