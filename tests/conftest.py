@@ -233,5 +233,4 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     BrokerProcess.stop_all()
-    ReferenceKafka.stop_all()
-    ReferenceKafka4.stop_all()
+    ReferenceKafka.stop_all()  # the 4.x references too

@@ -72,11 +72,12 @@ class ReferenceKafkaError(RuntimeError):
     """ZooKeeper or the Kafka broker exited or never became ready."""
 
 
-def missing_requirements(lib: Path = LIB) -> list[str]:
-    """What stops a reference broker from starting here (empty when nothing does)."""
+def missing_requirements(lib: Path = LIB, version: str = KAFKA_VERSION) -> list[str]:
+    """What stops a reference broker of ``version`` from starting here (empty when nothing
+    does)."""
     missing = [tool for tool in ("java",) if shutil.which(tool) is None]
-    if not (lib / f"kafka_2.13-{KAFKA_VERSION}.jar").exists():
-        missing.append(f"the Kafka {KAFKA_VERSION} jars in {lib} (run make kafka-tools-deps)")
+    if not (lib / f"kafka_2.13-{version}.jar").exists():
+        missing.append(f"the Kafka {version} jars in {lib} (run make kafka-tools-deps)")
     return missing
 
 

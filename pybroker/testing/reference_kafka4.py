@@ -12,60 +12,44 @@ controller on a second free port; ``start()`` returns when Metadata names the br
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from pybroker.testing.broker_process import REPO_ROOT, free_port, port_accepts
+from pybroker.testing.broker_process import REPO_ROOT, free_port
 from pybroker.testing.reference_kafka import (
     KAFKA_HEAP,
-    KAFKA_JVM,
-    JavaProcess,
+    LOG4J,
+    ReferenceKafka,
     ReferenceKafkaError,
-    _metadata_request,
+    missing_requirements as _missing,
 )
 
 KAFKA4_VERSION = "4.1.1"
 LIB4 = REPO_ROOT / ".cache" / "kafka-tools" / KAFKA4_VERSION / "lib"
-DEPS_SCRIPT = REPO_ROOT / "scripts" / "kafka-tools-deps.sh"
 #: the node id of the one broker-and-controller
 NODE_ID = 1
 
 
 def missing_requirements(lib: Path = LIB4) -> list[str]:
     """What stops a 4.x reference from starting here (empty when nothing does)."""
-    missing = [tool for tool in ("java",) if shutil.which(tool) is None]
-    if not (lib / f"kafka_2.13-{KAFKA4_VERSION}.jar").exists():
-        missing.append(f"the Kafka {KAFKA4_VERSION} jars in {lib} (run make kafka-tools-deps)")
-    return missing
+    return _missing(lib, KAFKA4_VERSION)
 
 
-class ReferenceKafka4:
+class ReferenceKafka4(ReferenceKafka):
     """Apache Kafka 4.x in KRaft combined mode on ``127.0.0.1:port``; usable as a context
-    manager. ``overrides`` are server.properties entries over the defaults below."""
-
-    live: set[ReferenceKafka4] = set()
+    manager. ``overrides`` are server.properties entries over the defaults below. The 3.9
+    reference's lifecycle (the ready check, the waits, stop_all) serves it; it has no
+    ZooKeeper."""
 
     def __init__(self, work_dir: Path, *, port: int | None = None,
                  overrides: Mapping[str, object] | None = None, lib: Path = LIB4,
                  start_timeout: float = 120.0, stop_timeout: float = 60.0,
                  heap: tuple[str, ...] = KAFKA_HEAP) -> None:
-        self.work_dir = Path(work_dir)
-        self.port = port or free_port()
+        super().__init__(work_dir, port=port, overrides=overrides, lib=lib,
+                         start_timeout=start_timeout, stop_timeout=stop_timeout, heap=heap)
         self.controller_port = free_port()
-        self.extra_overrides = dict(overrides or {})
-        self.lib = Path(lib)
-        self.start_timeout = start_timeout
-        self.stop_timeout = stop_timeout
-        self.heap = heap
-        self.kafka = JavaProcess("kafka", self.work_dir / "kafka.log")
         self.cluster_id: str | None = None
-
-    @property
-    def bootstrap(self) -> str:
-        return f"127.0.0.1:{self.port}"
 
     @property
     def properties(self) -> dict[str, str]:
@@ -92,64 +76,41 @@ class ReferenceKafka4:
         props.update(self.extra_overrides)
         return {k: str(v) for k, v in props.items()}
 
-    def _java(self, heap: tuple[str, ...], main: str, *args: str) -> list[str]:
-        return [shutil.which("java") or "java", *heap, *KAFKA_JVM, "-cp", f"{self.lib}/*",
-                main, *args]
+    def _storage_tool(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(self._java(("-Xmx256m",), "kafka.tools.StorageTool", *args),
+                              capture_output=True, text=True, timeout=120)
 
     def start(self) -> ReferenceKafka4:
         missing = missing_requirements(self.lib)
         if missing:
             raise ReferenceKafkaError("cannot start the reference Kafka 4: " + "; ".join(missing))
         self.work_dir.mkdir(parents=True, exist_ok=True)
+        (self.work_dir / "log4j.properties").write_text(LOG4J)
         server_cfg = self.work_dir / "server.properties"
         server_cfg.write_text("".join(f"{k}={v}\n" for k, v in self.properties.items()))
-        tool = "kafka.tools.StorageTool"
         if self.cluster_id is None:
-            made = subprocess.run(self._java(("-Xmx256m",), tool, "random-uuid"),
-                                  capture_output=True, text=True, timeout=60)
-            self.cluster_id = made.stdout.strip().splitlines()[-1] if made.stdout else ""
-            if made.returncode or not self.cluster_id:
+            made = self._storage_tool("random-uuid")
+            lines = made.stdout.strip().splitlines()
+            if made.returncode or not lines:
                 raise ReferenceKafkaError(f"StorageTool random-uuid failed: {made.stderr}")
-            formatted = subprocess.run(
-                self._java(("-Xmx256m",), tool, "format", "-t", self.cluster_id,
-                           "-c", str(server_cfg)),
-                capture_output=True, text=True, timeout=120)
+            formatted = self._storage_tool("format", "-t", lines[-1], "-c", str(server_cfg))
             if formatted.returncode:
                 raise ReferenceKafkaError(f"StorageTool format failed:\n{formatted.stdout}\n"
                                           f"{formatted.stderr}")
-        ReferenceKafka4.live.add(self)
+            self.cluster_id = lines[-1]
+        ReferenceKafka.live.add(self)
         try:
             self.kafka.start(self._java(self.heap, "kafka.Kafka", str(server_cfg)),
                              self.work_dir)
-            deadline = time.monotonic() + self.start_timeout
-            while not self._ready():
-                if not self.kafka.running():
-                    raise ReferenceKafkaError(f"Kafka {KAFKA4_VERSION} exited during start-up"
-                                              f"\n{self.kafka.tail()}")
-                if time.monotonic() > deadline:
-                    raise ReferenceKafkaError(f"Kafka {KAFKA4_VERSION} did not report itself "
-                                              f"in Metadata within {self.start_timeout:.0f}s")
-                time.sleep(0.1)
+            self._wait(self.kafka, self._ready, "report itself in Metadata")
         except BaseException:
             self.stop()
             raise
         return self
 
-    def _ready(self) -> bool:
-        if not port_accepts(self.port, timeout=0.2):
-            return False
-        from pybroker.testing.wire_client import WireClient
-
-        try:
-            with WireClient(self.bootstrap, timeout=5) as client:
-                resp = client.call(3, 1, _metadata_request())
-        except (OSError, ConnectionError):
-            return False
-        return any(b.port == self.port for b in resp.brokers)
-
     def stop(self) -> None:
         self.kafka.stop(self.stop_timeout)
-        ReferenceKafka4.live.discard(self)
+        ReferenceKafka.live.discard(self)
 
     def is_running(self) -> bool:
         return self.kafka.running()
@@ -161,10 +122,5 @@ class ReferenceKafka4:
     def __enter__(self) -> ReferenceKafka4:
         return self.start()
 
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @classmethod
-    def stop_all(cls) -> None:
-        for ref in list(cls.live):
-            ref.stop()
+    def __repr__(self) -> str:
+        return f"ReferenceKafka4({self.bootstrap}, dir={self.work_dir})"
