@@ -38,7 +38,7 @@ RUNTIME_STAMP := $(VENV)/.runtime-stamp
 GEN_STAMP := $(if $(wildcard $(STAMP)),$(STAMP),$(RUNTIME_STAMP))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup system-deps java-deps streams-deps kafka-tools-deps spark-deps run cluster cluster-down console pipeline reference-kafka compat chaos image test test-unit test-compat import-specs gen gen-check compat-doc lint bench clean
+.PHONY: help setup system-deps java-deps streams-deps kafka-tools-deps spark-deps run cluster cluster-down console pipeline reference-kafka compat chaos image test test-unit test-compat import-specs import-overlay gen gen-check compat-doc lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-17s %s\n", $$1, $$2}'
@@ -116,6 +116,14 @@ test-compat: setup ## real clients against a real broker process
 
 import-specs: $(GEN_STAMP) ## rewrite protocol/schema/kafka-3.9.json from Kafka's spec folder (SPECS=path; KAFKA_VERSION=tag without PINNED)
 	$(PY) -m protocol.codegen.import_specs $(SPECS) $(if $(KAFKA_VERSION),--kafka-version $(KAFKA_VERSION))
+
+# KIP-848's messages at Kafka 4.1's versions, from the 4.1 jars make kafka-tools-deps fetches
+OVERLAY_SPECS := ConsumerGroupHeartbeatRequest.json,ConsumerGroupHeartbeatResponse.json,ConsumerGroupDescribeRequest.json,ConsumerGroupDescribeResponse.json,ConsumerGroupRegularExpressionKey.json,ConsumerGroupRegularExpressionValue.json,ConsumerGroupMetadataValue.json
+import-overlay: $(GEN_STAMP) ## rewrite the overlay protocol/schema/kafka-4.1.json (the 4.x specs a feature needs) from Kafka 4.1.1's jars
+	@test -f .cache/kafka-tools/4.1.1/lib/kafka-clients-4.1.1.jar || bash scripts/kafka-tools-deps.sh 4.1.1
+	@rm -rf .cache/specs-4.1 && mkdir -p .cache/specs-4.1
+	@for jar in kafka-clients kafka-group-coordinator; do unzip -q -o -j .cache/kafka-tools/4.1.1/lib/$$jar-4.1.1.jar 'common/message/*.json' -d .cache/specs-4.1; done
+	$(PY) -m protocol.codegen.import_specs .cache/specs-4.1 --out protocol/schema/kafka-4.1.json --kafka-version 4.1.1 --only $(OVERLAY_SPECS)
 
 gen: $(GEN_STAMP) ## regenerate protocol/messages from protocol/schema/kafka-3.9.json, docs/apis.md, docs/state-machines.md, docs/metrics.md and the layer table of docs/architecture.md
 	$(PY) -m protocol.codegen protocol/messages

@@ -1,7 +1,10 @@
-"""``python -m protocol.codegen [--schema SCHEMA] OUT_DIR [--check]``.
+"""``python -m protocol.codegen [--schema SCHEMA] [--overlay OVERLAY ...] OUT_DIR [--check]``.
 
 Generates one module per spec of the schema file (``protocol/schema/kafka-3.9.json`` by default,
-written by :mod:`protocol.codegen.import_specs`) and the package index.
+written by :mod:`protocol.codegen.import_specs`) and the package index. An overlay
+(``protocol/schema/kafka-4.1.json`` by default) holds the few newer specs a feature needs
+(KIP-848's messages at Kafka 4.1's versions): a spec file it names replaces the base schema's
+and its module's header names the overlay.
 """
 
 from __future__ import annotations
@@ -11,22 +14,32 @@ import sys
 from pathlib import Path
 
 from protocol.codegen.emit import Origin, emit_index, emit_module, module_name
-from protocol.codegen.spec import REPO_ROOT, SCHEMA_PATH, load_schema
+from protocol.codegen.spec import OVERLAY_PATHS, REPO_ROOT, SCHEMA_PATH, MessageSpec, load_schema
 
 
-def render(schema_path: Path = SCHEMA_PATH) -> dict[str, str]:
-    """File name -> source for everything the generator owns in the output directory."""
-    schema = load_schema(schema_path)
+def _origin(path: Path) -> Origin:
     try:
-        shown = schema_path.resolve().relative_to(REPO_ROOT).as_posix()
+        shown = path.resolve().relative_to(REPO_ROOT).as_posix()
     except ValueError:  # a schema outside the repository, named by its file name
-        shown = schema_path.name
-    origin = Origin(shown, schema.release)
-    specs = schema.specs
-    files = {f"{module_name(s.file_name)}.py": emit_module(s, origin) for s in specs}
-    if len(files) != len(specs):
+        shown = path.name
+    return Origin(shown, load_schema(path).release)
+
+
+def render(schema_path: Path = SCHEMA_PATH,
+           overlays: tuple[Path, ...] | list[Path] = OVERLAY_PATHS) -> dict[str, str]:
+    """File name -> source for everything the generator owns in the output directory."""
+    base = _origin(schema_path)
+    chosen: dict[str, tuple[MessageSpec, Origin]] = {
+        s.file_name: (s, base) for s in load_schema(schema_path).specs}
+    for path in overlays:
+        origin = _origin(path)
+        for spec in load_schema(path).specs:
+            chosen[spec.file_name] = (spec, origin)
+    ordered = [chosen[name] for name in sorted(chosen)]
+    files = {f"{module_name(s.file_name)}.py": emit_module(s, o) for s, o in ordered}
+    if len(files) != len(ordered):
         raise SystemExit("two spec files map to the same module name")
-    files["__init__.py"] = emit_index(specs, origin)
+    files["__init__.py"] = emit_index([s for s, _ in ordered], base)
     return files
 
 
@@ -36,9 +49,13 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"schema file (default {SCHEMA_PATH.relative_to(REPO_ROOT)})")
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--check", action="store_true", help="report differences, write nothing")
+    parser.add_argument("--overlay", type=Path, action="append",
+                        help="an overlay schema whose specs replace the base's (default "
+                             + ", ".join(p.relative_to(REPO_ROOT).as_posix() for p in OVERLAY_PATHS)
+                             + "); repeatable")
     args = parser.parse_args(argv)
 
-    files = render(args.schema)
+    files = render(args.schema, OVERLAY_PATHS if args.overlay is None else args.overlay)
     existing = {p.name for p in args.out_dir.glob("*.py")} if args.out_dir.is_dir() else set()
     if args.check:
         problems = [f"missing: {n}" for n in sorted(set(files) - existing)]

@@ -1,4 +1,4 @@
-"""``python -m protocol.codegen.import_specs SPEC_DIR [--out SCHEMA] [--kafka-version TAG]``.
+"""``python -m protocol.codegen.import_specs SPEC_DIR [--out SCHEMA] [--kafka-version TAG] [--only FILES]``.
 
 Reads a folder of Apache Kafka's JSON message specs (``common/message/*.json`` from the clients,
 group-coordinator and transaction-coordinator modules, in any sub-folders) and writes the
@@ -8,6 +8,12 @@ Only what the generator uses is kept; prose (``about``) and the keys nothing her
 dropped, and a key this importer does not know stops it, so a newer Kafka cannot add a
 feature that is silently lost.  The Kafka release comes from the folder's ``PINNED`` file
 (``tag: ...`` and ``commit: ...`` lines) or, without one, from ``--kafka-version``.
+
+``--only`` keeps the named spec files (comma-separated), for an overlay of newer specs
+(``protocol/schema/kafka-4.1.json``: KIP-848's messages from Kafka 4.1's jars, ``make
+import-specs-4.1``). Kafka 4 types its ``__consumer_offsets`` record schemas
+``coordinator-key`` and ``coordinator-value`` (the record type in ``apiKey``, version 0) where
+3.9 typed them ``data`` (the record type as the key's version); both are kept as Kafka wrote them.
 """
 
 from __future__ import annotations
@@ -123,9 +129,15 @@ def parse_message(path: Path) -> MessageSpec:
     )
 
 
-def load_spec_dir(spec_dir: Path) -> list[MessageSpec]:
-    """Every ``*.json`` under ``spec_dir`` (recursively), sorted by file name."""
+def load_spec_dir(spec_dir: Path, only: set[str] | None = None) -> list[MessageSpec]:
+    """Every ``*.json`` under ``spec_dir`` (recursively), sorted by file name; with ``only``,
+    just those file names (each must be there)."""
     paths = sorted(spec_dir.rglob("*.json"), key=lambda p: (p.name, str(p)))
+    if only is not None:
+        missing = only - {p.name for p in paths}
+        if missing:
+            raise ValueError(f"not under {spec_dir}: {sorted(missing)}")
+        paths = [p for p in paths if p.name in only]
     if not paths:
         raise ValueError(f"no *.json message specs under {spec_dir}")
     specs = [parse_message(p) for p in paths]
@@ -152,7 +164,8 @@ def read_pinned(spec_dir: Path) -> tuple[str, str | None] | None:
     return found["tag"], found.get("commit")
 
 
-def import_specs(spec_dir: Path, kafka_version: str | None = None) -> Schema:
+def import_specs(spec_dir: Path, kafka_version: str | None = None,
+                 only: set[str] | None = None) -> Schema:
     """The schema of a spec folder; its Kafka release from PINNED, else ``kafka_version``."""
     pinned = read_pinned(spec_dir)
     if pinned is not None:
@@ -166,7 +179,7 @@ def import_specs(spec_dir: Path, kafka_version: str | None = None) -> Schema:
         tag, commit = kafka_version, None
     kafka_release(tag)  # a version the headers can name
     schema = Schema(kafka_tag=tag, kafka_commit=commit, importer=IMPORTER,
-                    specs=load_spec_dir(spec_dir))
+                    specs=load_spec_dir(spec_dir, only))
     # The schema must give back exactly the model the specs gave.
     for spec in schema.specs:
         if spec_from_json(spec_to_json(spec)) != spec:
@@ -183,11 +196,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=SCHEMA_PATH,
                         help=f"schema file to write (default {SCHEMA_PATH.relative_to(REPO_ROOT)})")
     parser.add_argument("--kafka-version", help="the Kafka tag the specs come from (without PINNED)")
+    parser.add_argument("--only", help="comma-separated spec file names to keep (an overlay)")
     args = parser.parse_args(argv)
+    only = None if args.only is None else {n.strip() for n in args.only.split(",") if n.strip()}
     if not args.spec_dir.is_dir():
         parser.error(f"{args.spec_dir} is not a folder")
     try:
-        schema = import_specs(args.spec_dir, args.kafka_version)
+        schema = import_specs(args.spec_dir, args.kafka_version, only)
     except ValueError as exc:
         print(f"import_specs: {exc}", file=sys.stderr)
         return 1

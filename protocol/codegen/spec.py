@@ -17,6 +17,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: The schema the committed code in protocol/messages is generated from.
 SCHEMA_PATH = REPO_ROOT / "protocol" / "schema" / "kafka-3.9.json"
+#: newer specs that replace the base schema's, file by file (KIP-848's messages at 4.1)
+OVERLAY_PATHS = (REPO_ROOT / "protocol" / "schema" / "kafka-4.1.json",)
 
 PRIMITIVES = frozenset(
     {"bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64",

@@ -9,7 +9,9 @@ import pytest
 from protocol import messages
 from protocol.codegen import import_specs
 from protocol.codegen.emit import module_name
+from protocol.codegen.__main__ import render
 from protocol.codegen.spec import (
+    OVERLAY_PATHS,
     SCHEMA_PATH,
     VersionRange,
     dump_schema,
@@ -135,17 +137,39 @@ def test_loader_refuses_unknown_schema_keys(spec_dir: Path):
 def test_committed_schema_covers_exactly_the_generated_modules():
     schema = load_schema()
     assert schema.release == "3.9"
+    overlay = [s for path in OVERLAY_PATHS for s in load_schema(path).specs]
     generated = {p.stem for p in Path(messages.__file__).parent.glob("*.py")} - {"__init__"}
     assert len(generated) > 200
-    assert {module_name(s.file_name) for s in schema.specs} == generated
+    assert {module_name(s.file_name) for s in [*schema.specs, *overlay]} == generated
     api_keys = {s.api_key for s in schema.specs if s.api_key is not None}
     assert api_keys == set(messages.API_KEYS)
 
 
 def test_committed_schema_is_in_the_importers_form():
     # A hand edit that the importer would not have written shows up here.
-    text = SCHEMA_PATH.read_text(encoding="utf-8")
-    assert dump_schema(parse_schema(text)) == text
+    for path in (SCHEMA_PATH, *OVERLAY_PATHS):
+        text = path.read_text(encoding="utf-8")
+        assert dump_schema(parse_schema(text)) == text
+
+
+def test_the_overlay_replaces_its_specs_and_names_itself(spec_dir: Path, tmp_path: Path):
+    # The 4.1 overlay holds KIP-848's messages: v1 of the heartbeat, the regex record.
+    (overlay,) = OVERLAY_PATHS
+    assert load_schema(overlay).release == "4.1"
+    files = render()
+    heartbeat = files["consumer_group_heartbeat_request.py"]
+    assert "kafka-4.1.json" in heartbeat.split("\n", 1)[0]
+    assert "VALID_VERSIONS = (0, 1)" in heartbeat
+    assert "kafka-3.9.json" in files["join_group_request.py"].split("\n", 1)[0]
+    assert "consumer_group_regular_expression_key.py" in files
+    # Without the overlay the 3.9 spec is generated.
+    assert "VALID_VERSIONS = (0, 0)" in render(SCHEMA_PATH, [])[
+        "consumer_group_heartbeat_request.py"]
+    # --only keeps the named files, and refuses a name that is not there.
+    only = import_specs.import_specs(spec_dir, only={"ExampleRequest.json"})
+    assert [s.file_name for s in only.specs] == ["ExampleRequest.json"]
+    with pytest.raises(ValueError, match="not under"):
+        import_specs.import_specs(spec_dir, only={"Missing.json"})
 
 
 def test_generated_files_say_so_on_their_first_line():
