@@ -133,7 +133,7 @@ def reference_kafka4(kafka4_lib: Path, tmp_path_factory: pytest.TempPathFactory,
     """Apache Kafka 4.1 in KRaft combined mode, shared by the session: the reference where
     Kafka 3.9 in ZooKeeper mode cannot answer (the KIP-848 consumer group protocol)."""
     ref = ReferenceKafka4(tmp_path_factory.mktemp("reference-kafka4"),
-                          overrides=REFERENCE_OVERRIDES, lib=kafka4_lib)
+                          overrides=KAFKA4_OVERRIDES, lib=kafka4_lib)
     try:
         yield ref.start()
     finally:
@@ -170,6 +170,17 @@ def spark():
 REFERENCE_OVERRIDES: dict[str, object] = {
     "num.partitions": 1,
     "group.initial.rebalance.delay.ms": 0,
+}
+
+#: the Kafka 4 reference, and pybroker beside it: the consumer protocol's session and
+#: heartbeat bounds lowered (Kafka's minimum session timeout is 45 s), so that the tests of a
+#: member that stops heartbeating take seconds
+KAFKA4_OVERRIDES: dict[str, object] = {
+    **REFERENCE_OVERRIDES,
+    "group.consumer.min.session.timeout.ms": 6000,
+    "group.consumer.session.timeout.ms": 10000,
+    "group.consumer.min.heartbeat.interval.ms": 500,
+    "group.consumer.heartbeat.interval.ms": 1000,
 }
 
 

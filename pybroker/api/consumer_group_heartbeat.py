@@ -1,10 +1,11 @@
-"""ConsumerGroupHeartbeat (68): the KIP-848 consumer group protocol's one request.
+"""ConsumerGroupHeartbeat (68): the KIP-848 consumer group protocol's one request, v0-1 (v1,
+Kafka 4.0: subscriptions by RE2 regular expression, member ids made by the client).
 
-Kafka 3.9 advertises it and answers it, with its default ``group.coordinator.rebalance.protocols``
-(``classic``), with UNSUPPORTED_VERSION in the response body - in ZooKeeper mode it cannot be
-otherwise. So does pybroker until it serves the protocol: a client asking for
-``group.protocol=consumer`` then fails as against Kafka 3.9 ("The cluster does not support the
-new CONSUMER group protocol"), not on a missing API."""
+Served when ``group.coordinator.rebalance.protocols`` contains ``consumer`` (the default, as in
+Kafka 4); without it the answer is Kafka 3.9's, UNSUPPORTED_VERSION in the body, which clients
+report as a cluster without the new protocol. Then, as Kafka 4.1's ``KafkaApis``: READ on the
+group, DESCRIBE on every topic subscribed to by name (else TOPIC_AUTHORIZATION_FAILED), and the
+group coordinator's answer (:mod:`pybroker.coordinator.group.consumer.coordinator`)."""
 
 from __future__ import annotations
 
@@ -16,14 +17,25 @@ from protocol.messages import (
 )
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
-
-#: docs/apis.md's words for it
-UNSERVED = ("answered as Kafka 3.9 answers it with its default protocols: UNSUPPORTED_VERSION "
-            "(the consumer protocol, KIP-848, is not served yet)")
+from pybroker.kernel.outcome import Outcome
+from pybroker.security.acl import AclOperation, ResourceType
 
 
-@api(ApiKey.CONSUMER_GROUP_HEARTBEAT, 0, 0, status=UNSERVED)
+@api(ApiKey.CONSUMER_GROUP_HEARTBEAT, 0, 1)
 def handle(ctx: RequestContext, request: req.ConsumerGroupHeartbeatRequest,
-           ) -> m.ConsumerGroupHeartbeatResponse:
-    # Kafka's ConsumerGroupHeartbeatRequest.getErrorResponse: the error alone
-    return m.ConsumerGroupHeartbeatResponse(error_code=ErrorCode.UNSUPPORTED_VERSION)
+           ) -> Outcome[m.ConsumerGroupHeartbeatResponse]:
+    groups = ctx.services.groups
+    if not groups.consumer_config.enabled:
+        # Kafka's ConsumerGroupHeartbeatRequest.getErrorResponse: the error alone
+        return m.ConsumerGroupHeartbeatResponse(error_code=ErrorCode.UNSUPPORTED_VERSION)
+    acls = ctx.services.acls
+    if not acls.authorize(ctx, AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return m.ConsumerGroupHeartbeatResponse(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED)
+    names = request.subscribed_topic_names
+    if names:
+        allowed = acls.authorized(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, names)
+        if len(set(allowed)) < len(set(names)):
+            return m.ConsumerGroupHeartbeatResponse(
+                error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+    return groups.consumer.heartbeat(request, ctx.api_version, ctx.client_id or "",
+                                     "/" + ctx.peer.rsplit(":", 1)[0], ctx.now_ms)

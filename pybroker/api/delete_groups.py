@@ -13,7 +13,7 @@ from pybroker.security.acl import AclOperation, ResourceType
 def handle(ctx: RequestContext, request: req.DeleteGroupsRequest) -> m.DeleteGroupsResponse:
     names = list(dict.fromkeys(request.groups_names))
     deletable = ctx.services.acls.authorized(ctx, AclOperation.DELETE, ResourceType.GROUP, names)
-    results = ctx.services.groups.coordinator.handle_delete_groups(
+    results = ctx.services.groups.delete_groups(
         [g for g in names if g in deletable], ctx.now_ms)
     results.update({g: ErrorCode.GROUP_AUTHORIZATION_FAILED for g in names
                     if g not in deletable})

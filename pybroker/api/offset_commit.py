@@ -67,4 +67,5 @@ def handle(ctx: RequestContext, request: req.OffsetCommitRequest,
         request.generation_id_or_member_epoch if v >= 1 else -1,
         wanted, ctx.now_ms,
         request.retention_time_ms if 2 <= v <= 4 else -1,
+        api_version=v,
     ), respond)

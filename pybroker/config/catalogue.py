@@ -39,6 +39,8 @@ from .validators import (
     GZIP_LEVEL,
     MESSAGE_FORMAT_VERSION,
     NON_NULL_STRING,
+    CONSUMER_ASSIGNORS,
+    MIGRATION_POLICY,
     REBALANCE_PROTOCOLS,
     THROTTLED_REPLICAS,
     Validator,
@@ -163,9 +165,20 @@ BROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     _broker("group.min.session.timeout.ms", INT, 6000),
     _broker("group.max.session.timeout.ms", INT, 1800000),
     _broker("group.max.size", INT, INT_MAX, at_least(1)),
-    # the consumer protocol (KIP-848) is refused, as Kafka 3.9 refuses it in ZooKeeper mode:
-    # ConsumerGroupHeartbeat and ConsumerGroupDescribe answer UNSUPPORTED_VERSION
-    _broker("group.coordinator.rebalance.protocols", LIST, ["classic"], REBALANCE_PROTOCOLS),
+    # the consumer protocol (KIP-848) as Kafka 4 serves it, and on by default as in Kafka 4.0;
+    # without `consumer` ConsumerGroupHeartbeat and ConsumerGroupDescribe answer
+    # UNSUPPORTED_VERSION, as Kafka 3.9 answers them
+    _broker("group.coordinator.rebalance.protocols", LIST, ["classic", "consumer"],
+            REBALANCE_PROTOCOLS),
+    _broker("group.consumer.session.timeout.ms", INT, 45000, at_least(1)),
+    _broker("group.consumer.min.session.timeout.ms", INT, 45000, at_least(1)),
+    _broker("group.consumer.max.session.timeout.ms", INT, 60000, at_least(1)),
+    _broker("group.consumer.heartbeat.interval.ms", INT, 5000, at_least(1)),
+    _broker("group.consumer.min.heartbeat.interval.ms", INT, 5000, at_least(1)),
+    _broker("group.consumer.max.heartbeat.interval.ms", INT, 15000, at_least(1)),
+    _broker("group.consumer.max.size", INT, INT_MAX, at_least(1)),
+    _broker("group.consumer.assignors", LIST, ["uniform", "range"], CONSUMER_ASSIGNORS),
+    _broker("group.consumer.migration.policy", STRING, "bidirectional", MIGRATION_POLICY),
     _broker("replica.fetch.wait.max.ms", INT, 500),
     _broker("log.flush.offset.checkpoint.interval.ms", INT, 60000, at_least(0)),
     _broker("log.retention.check.interval.ms", LONG, 300000, at_least(1)),

@@ -98,19 +98,37 @@ def each_one_of(*options: str) -> ValidList:
 
 
 def _rebalance_protocols(name: str, value: Any) -> None:
-    """``group.coordinator.rebalance.protocols``: Kafka's group types (3.9's ``GroupType``
-    values), ``classic`` among them.
-    The ``consumer`` protocol (KIP-848) is refused, as Kafka 3.9 refuses it in ZooKeeper mode,
-    until pybroker serves it."""
-    ValidList(("consumer", "classic", "share", "unknown"))(name, value)
+    """``group.coordinator.rebalance.protocols``: Kafka 4.1's group types, ``classic`` among
+    them (``share`` and ``streams`` are accepted and not served)."""
+    ValidList(("classic", "consumer", "share", "streams"))(name, value)
     if "classic" not in value:
         raise ConfigException("Disabling the 'classic' protocol is not supported.")
-    if "consumer" in value:
-        raise ConfigException("The new 'consumer' rebalance protocol is only supported in KRaft "
-                              "cluster.")
 
 
-REBALANCE_PROTOCOLS = Check(_rebalance_protocols, "[consumer, classic, share, unknown]")
+def _consumer_assignors(name: str, value: Any) -> None:
+    """``group.consumer.assignors``: the server-side assignors by name (Kafka also takes class
+    names; pybroker has only its two built-in ones)."""
+    ValidList(("uniform", "range"))(name, value)
+    if not value:
+        raise ConfigException(f"{name} must contain at least one assignor.")
+
+
+CONSUMER_ASSIGNORS = Check(_consumer_assignors, "[uniform, range]")
+
+
+def _migration_policy(name: str, value: Any) -> None:
+    """``group.consumer.migration.policy``: Kafka's ``ConsumerGroupMigrationPolicy``, any case."""
+    if str(value).lower() not in ("disabled", "upgrade", "downgrade", "bidirectional"):
+        raise ConfigException(f"Invalid value {value} for configuration {name}: String must be "
+                              "one of (case insensitive): DISABLED, UPGRADE, DOWNGRADE, "
+                              "BIDIRECTIONAL")
+
+
+MIGRATION_POLICY = Check(_migration_policy,
+                         "(case insensitive) [DISABLED, UPGRADE, DOWNGRADE, BIDIRECTIONAL]")
+
+
+REBALANCE_PROTOCOLS = Check(_rebalance_protocols, "[classic, consumer, share, streams]")
 
 
 def _gzip_level(name: str, value: Any) -> None:

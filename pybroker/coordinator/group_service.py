@@ -5,6 +5,9 @@ and ``__consumer_offsets`` wired together on the event loop.
 * :class:`~pybroker.coordinator.group.offsets.OffsetManager` - committed offsets, and the
   store the coordinator persists group metadata through.
 * :class:`~pybroker.coordinator.group.storage.OffsetsTopic` - the internal topic itself.
+* :class:`~pybroker.coordinator.group.consumer.coordinator.ConsumerGroupCoordinator` - the
+  KIP-848 consumer groups (ConsumerGroupHeartbeat), sharing the group id namespace, the
+  offsets and ``__consumer_offsets`` with the classic groups.
 
 The service follows the leadership of ``__consumer_offsets`` (a leadership listener on the
 replica manager, Kafka's ``onElection`` / ``onResignation``) through the coordinator runtime
@@ -36,6 +39,12 @@ from protocol.errors import ErrorCode
 from pybroker.cluster.replica_manager import NO_SEQUENCE
 from pybroker.coordinator import group_metrics
 from pybroker.coordinator.group import GroupConfig, GroupCoordinator, GroupState, LoopScheduler
+from pybroker.coordinator.group.consumer.coordinator import (
+    ConsumerGroupConfig,
+    ConsumerGroupCoordinator,
+)
+from pybroker.coordinator.group.consumer.group import ConsumerGroup, ConsumerGroupState
+from pybroker.coordinator.group.group import GroupOverview
 from pybroker.coordinator.group.offsets import (
     GroupRetentionView,
     OffsetFetchResult,
@@ -48,6 +57,7 @@ from pybroker.coordinator.group.storage import (
     PartitionReplay,
     TxnProducer,
     commit_error_for,
+    serialize_group_metadata_key,
 )
 from pybroker.coordinator.runtime import CoordinatorRuntime, CoordinatorState, LoadSummary
 from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
@@ -82,7 +92,9 @@ class GroupCoordinatorService:
         self.runtime: CoordinatorRuntime[PartitionReplay] = CoordinatorRuntime(
             self.topic.writer, self.topic.loader, self, clock=clock, inline_first_slice=True)
         self._coordinator: GroupCoordinator | None = None  # built by startup()
+        self._consumer: ConsumerGroupCoordinator | None = None  # built by startup()
         self.group_config = GroupConfig.from_properties(config.props)
+        self.consumer_config = ConsumerGroupConfig.from_properties(config.props)
         replica_manager.add_leadership_listener(self.topic.name, self.on_leadership_change)
         #: the offsets committed (group-coordinator-metrics offset-commit-count)
         self.offset_commits = group_metrics.register(
@@ -110,11 +122,16 @@ class GroupCoordinatorService:
 
     def on_loaded(self, partition: int, epoch: int, replay: PartitionReplay,
                   summary: LoadSummary, now_ms: int) -> None:
-        groups = self.offsets.install_partition(partition, replay.result(summary.end_offset))
-        coordinator = self._coordinator
+        replayed = replay.result(summary.end_offset)
+        groups = self.offsets.install_partition(partition, replayed)
+        coordinator, consumer = self._coordinator, self._consumer
+        if consumer is not None:
+            for group in replayed.consumer_groups.values():
+                consumer.load_group(group, now_ms)
         if coordinator is not None:
             for group_id, value in groups.items():
-                coordinator.load_group(group_id, value, now_ms)
+                if group_id not in replayed.consumer_groups:
+                    coordinator.load_group(group_id, value, now_ms)
 
     def on_load_failed(self, partition: int, epoch: int, replay: PartitionReplay,
                        error: BaseException, now_ms: int) -> bool:
@@ -124,6 +141,10 @@ class GroupCoordinatorService:
 
     def on_unloaded(self, partition: int, epoch: int | None, now_ms: int) -> None:
         self.offsets.unload_partition(partition)
+        if self._consumer is not None:
+            self._consumer.unload_groups(
+                [g.group_id for g in self._consumer.groups()
+                 if self.topic.partition_for(g.group_id) == partition])
         coordinator = self._coordinator
         if coordinator is None:
             return
@@ -156,6 +177,16 @@ class GroupCoordinatorService:
         return self._coordinator
 
     @property
+    def consumer(self) -> ConsumerGroupCoordinator:
+        """The KIP-848 consumer group coordinator (ConsumerGroupHeartbeat and Describe)."""
+        if self._consumer is None:
+            raise RuntimeError("the group coordinator is used before startup()")
+        return self._consumer
+
+    def consumer_group(self, group_id: str) -> ConsumerGroup | None:
+        return self._consumer.group(group_id) if self._consumer is not None else None
+
+    @property
     def started_coordinator(self) -> GroupCoordinator | None:
         """The coordinator once startup() has built it; None before (what metrics read)."""
         return self._coordinator
@@ -165,11 +196,40 @@ class GroupCoordinatorService:
         coordinator = self._coordinator = GroupCoordinator(
             self.group_config, self.offsets, LoopScheduler(loop, self.clock.milliseconds),
             is_coordinator_for=self._is_coordinator_for, is_loading=self._is_loading)
+        consumer = self._consumer = ConsumerGroupCoordinator(
+            self.consumer_config, self.topic, coordinator.scheduler, self.metadata,
+            is_coordinator_for=self._is_coordinator_for, is_loading=self._is_loading,
+            classic_group=coordinator.group, drop_classic_group=self._drop_classic_group)
+        coordinator.foreign_group = self._classic_join_to_consumer_group
         self.runtime.load_led_partitions(now_ms)
         coordinator.startup()
+        consumer.startup()
+
+    def _drop_classic_group(self, group_id: str, now_ms: int) -> tuple[bytes, bytes | None]:
+        """An empty classic group gives way to a consumer group of its id: forgotten, its
+        metadata's tombstone in the consumer group's first batch."""
+        self.coordinator.drop_empty_group(group_id, now_ms)
+        return serialize_group_metadata_key(group_id), None
+
+    def _classic_join_to_consumer_group(self, group_id: str, now_ms: int) -> ErrorCode:
+        """A JoinGroup for the id of a consumer group: an empty one is deleted (its tombstones
+        written) and the classic group starts; a non-empty one refuses classic members until
+        mixed groups are served (INCONSISTENT_GROUP_PROTOCOL)."""
+        consumer = self._consumer
+        group = consumer.group(group_id) if consumer is not None else None
+        if consumer is None or group is None:
+            return ErrorCode.NONE
+        if group.members:
+            return ErrorCode.INCONSISTENT_GROUP_PROTOCOL
+        error, tombstones = consumer.delete_group(group_id)
+        if not error and tombstones:
+            self.topic.append(self.topic.partition_for(group_id), tombstones, now_ms)
+        return ErrorCode.NONE
 
     def shutdown(self, now_ms: int) -> None:
         self.runtime.close()
+        if self._consumer is not None:
+            self._consumer.shutdown()
         if self._coordinator is not None:
             self._coordinator.shutdown(now_ms)
 
@@ -201,7 +261,8 @@ class GroupCoordinatorService:
 
     def commit_offsets(self, group_id: str, member_id: str, group_instance_id: str | None,
                        generation_id: int, offsets: Sequence[OffsetToCommit], now_ms: int,
-                       retention_ms: int = -1) -> Outcome[dict[TopicPartition, ErrorCode]]:
+                       retention_ms: int = -1, *, api_version: int = 9,
+                       ) -> Outcome[dict[TopicPartition, ErrorCode]]:
         """OffsetCommit (Kafka's ``commitOffsets``): each partition's error, at once or, while
         the batch is being replicated to the ISR, as a future. Unknown partitions are answered
         before the group is looked at: a request naming none that exists reaches no group
@@ -211,8 +272,14 @@ class GroupCoordinatorService:
         known = self._unknown(offsets, errors)
         if not known:
             return errors
-        error = self.coordinator.handle_commit_offsets(group_id, member_id, group_instance_id,
-                                                       generation_id, now_ms)
+        consumer_group = self.consumer_group(group_id)
+        if consumer_group is not None:
+            error = self.consumer.validate_offset_commit(consumer_group, member_id, generation_id,
+                                                         api_version, transactional=False)
+        else:
+            error = self.coordinator.handle_commit_offsets(group_id, member_id,
+                                                           group_instance_id, generation_id,
+                                                           now_ms)
         if error:
             errors.update({(o.topic, o.partition): error for o in known})
             return errors
@@ -246,7 +313,10 @@ class GroupCoordinatorService:
             errors.update({(o.topic, o.partition): error for o in known})
             return errors
 
-        error = self.coordinator.begin_txn_offset_commit(group_id, now_ms)
+        if self.consumer_group(group_id) is None:
+            error = self.coordinator.begin_txn_offset_commit(group_id, now_ms)
+        else:
+            error = self.coordinator.handle_fetch_offsets(group_id)  # the status alone
         if error:
             return every(error)
         verification = self.replica_manager.maybe_start_transaction_verification_for_partition(
@@ -260,8 +330,14 @@ class GroupCoordinatorService:
             if error:
                 return every(commit_error_for(error))
             at_ms = self.clock.milliseconds() if later else now_ms
-            error = self.coordinator.handle_commit_offsets(
-                group_id, member_id, group_instance_id, generation_id, at_ms, transactional=True)
+            consumer_group = self.consumer_group(group_id)
+            if consumer_group is not None:
+                error = self.consumer.validate_offset_commit(
+                    consumer_group, member_id, generation_id, 9, transactional=True)
+            else:
+                error = self.coordinator.handle_commit_offsets(
+                    group_id, member_id, group_instance_id, generation_id, at_ms,
+                    transactional=True)
             if error:
                 return every(error)
 
@@ -291,8 +367,14 @@ class GroupCoordinatorService:
         partition's: GROUP_SUBSCRIBED_TO_TOPIC for a topic the group's consumers subscribe
         to, UNKNOWN_TOPIC_OR_PARTITION for one that does not exist; the others' offsets are
         removed (:meth:`delete_offsets`)."""
-        error, subscribed = self.coordinator.validate_delete_offsets(
-            group_id, list(dict.fromkeys(t for t, _ in partitions)))
+        consumer_group = self.consumer_group(group_id)
+        if consumer_group is not None:
+            error = self.coordinator.handle_fetch_offsets(group_id)  # the status alone
+            subscribed = (frozenset(consumer_group.subscribed_topic_names())
+                          if consumer_group.members else frozenset())
+        else:
+            error, subscribed = self.coordinator.validate_delete_offsets(
+                group_id, list(dict.fromkeys(t for t, _ in partitions)))
         if error:
             return error, {}
         errors: dict[TopicPartition, ErrorCode] = {}
@@ -315,6 +397,13 @@ class GroupCoordinatorService:
         ``cleanupGroupMetadata`` after ``removeOffsets``): the offsets and what is pending for
         them go; an Empty group left without offsets (committed or pending) dies, with its
         metadata tombstone in the same batch when it ever stored metadata (generation > 0)."""
+        consumer_group = self.consumer_group(group_id)
+        if consumer_group is not None:
+            self.offsets.delete_offsets(group_id, partitions, now_ms,
+                                        tombstone_group_if_empty=False)
+            if not consumer_group.members and not self.offsets.has_offsets(group_id):
+                self._delete_consumer_group(group_id, now_ms)
+            return
         group = self.coordinator.group(group_id)
         empty = group is not None and group.state is GroupState.EMPTY
         self.offsets.delete_offsets(
@@ -322,6 +411,48 @@ class GroupCoordinatorService:
             tombstone_group_if_empty=empty and group is not None and group.generation_id > 0)
         if empty and not self.offsets.has_offsets(group_id):
             self.coordinator.remove_empty_group(group_id, now_ms)
+
+    def _delete_consumer_group(self, group_id: str, now_ms: int) -> ErrorCode:
+        """An empty consumer group goes: its tombstones written (Kafka's
+        ``createGroupTombstoneRecords``); NON_EMPTY_GROUP while it has members."""
+        error, tombstones = self.consumer.delete_group(group_id)
+        if not error and tombstones:
+            self.topic.append(self.topic.partition_for(group_id), tombstones, now_ms)
+        return error
+
+    # -- ListGroups and DeleteGroups over both group types -----------------------------------
+
+    def list_groups(self, states: Sequence[str] = (), types: Sequence[str] = (),
+                    ) -> tuple[ErrorCode, list[GroupOverview]]:
+        """ListGroups: the classic groups, then the consumer groups (type ``consumer``,
+        protocol type ``consumer``); filters are case-insensitive, empty ones match all."""
+        result = self.coordinator.handle_list_groups(states, types)
+        listed = list(result.groups)
+        wanted_types = {t.lower() for t in types}
+        if result.error_code in (ErrorCode.NONE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) and \
+                self._consumer is not None and (not wanted_types or "consumer" in wanted_types):
+            wanted_states = {s.lower() for s in states}
+            for group in self._consumer.groups():
+                state = str(group.state)
+                if not wanted_states or state.lower() in wanted_states:
+                    listed.append(GroupOverview(group.group_id, "consumer", state, "consumer"))
+        return result.error_code, listed
+
+    def delete_groups(self, group_ids: Sequence[str], now_ms: int) -> dict[str, ErrorCode]:
+        """DeleteGroups: consumer groups (empty ones, with their offsets) and classic ones."""
+        consumer_ids = [g for g in group_ids if self.consumer_group(g) is not None]
+        results = self.coordinator.handle_delete_groups(
+            [g for g in group_ids if g not in consumer_ids], now_ms)
+        for group_id in consumer_ids:
+            status = self.coordinator.handle_fetch_offsets(group_id)
+            if status:
+                results[group_id] = status
+                continue
+            error = self._delete_consumer_group(group_id, now_ms)
+            if not error:
+                self.offsets.delete_group(group_id, now_ms, tombstone_group=False)
+            results[group_id] = error
+        return {g: results[g] for g in group_ids}
 
     def partitions_deleted(self, partitions: Iterable[TopicPartition]) -> None:
         """:meth:`on_partitions_deleted` now (a listener of topic deletions)."""
@@ -367,13 +498,27 @@ class GroupCoordinatorService:
             return
 
         def view(group_id: str) -> GroupRetentionView | None:
+            consumer_group = self.consumer_group(group_id)
+            if consumer_group is not None:
+                # Kafka 4: a consumer group's offsets age from their commit, and go once the
+                # group is empty or no longer subscribes to their topic
+                return GroupRetentionView(
+                    is_empty=not consumer_group.members,
+                    is_stable=consumer_group.state is ConsumerGroupState.STABLE,
+                    protocol_type="consumer",
+                    subscribed_topics=frozenset(consumer_group.subscribed_topic_names()))
             group = coordinator.group(group_id)
             return GroupRetentionView.of(group) if group is not None else None
 
-        result = self.offsets.expire(now_ms, view,
-                                     extra_groups=[g.group_id for g in coordinator.groups()])
+        consumer_ids = [g.group_id for g in self._consumer.groups()] if self._consumer else []
+        result = self.offsets.expire(
+            now_ms, view, extra_groups=[*(g.group_id for g in coordinator.groups()),
+                                        *consumer_ids])
         for group_id in result.dead_groups:
-            coordinator.remove_empty_group(group_id, now_ms)
+            if self.consumer_group(group_id) is not None:
+                self._delete_consumer_group(group_id, now_ms)
+            else:
+                coordinator.remove_empty_group(group_id, now_ms)
         if result.offsets_removed:
             log.info("expired %d committed offset(s) of %d group(s)", result.offsets_removed,
                      len(result.removed))

@@ -104,11 +104,14 @@ class AclService:
                                                           operation, resource_type)
 
     def authorized_operations(self, ctx: RequestIdentity, resource_type: ResourceType,
-                              name: str) -> int:
+                              name: str, operations: Iterable[AclOperation] | None = None,
+                              ) -> int:
         """The operations of the resource's type the request may do, as a bit field of their
-        codes (Kafka's ``authorizedOperations``; without an authorizer, all of them)."""
-        return sum(1 << op.value for op in SUPPORTED_OPERATIONS[resource_type]
-                   if self.authorize(ctx, op, resource_type, name))
+        codes (Kafka's ``authorizedOperations``; without an authorizer, all of them).
+        ``operations`` replaces Kafka 3.9's list for the type (Kafka 4's groups add the
+        config operations of KIP-848's group configs)."""
+        ops = SUPPORTED_OPERATIONS[resource_type] if operations is None else operations
+        return sum(1 << op.value for op in ops if self.authorize(ctx, op, resource_type, name))
 
     # -- administration ------------------------------------------------------------------------
 

@@ -44,6 +44,20 @@ MACHINES: list[StateMachine] = [
         ),
     ),
     StateMachine(
+        title="Member of a consumer group (KIP-848 reconciliation)",
+        module="pybroker.coordinator.group.consumer.member",
+        table="MEMBER_STATES",
+        description=(
+            "Each member of a consumer-protocol group, as Kafka's CurrentAssignmentBuilder "
+            "moves it towards its target assignment one heartbeat at a time: "
+            "unrevoked_partitions while it must still give partitions up (it keeps its old "
+            "epoch), unreleased_partitions while partitions of its target are still held by "
+            "other members, stable once it holds its whole target at the assignment epoch. "
+            "unknown is only read from a record of a newer coordinator, and is left by "
+            "reconciling the member from nothing."
+        ),
+    ),
+    StateMachine(
         title="Transactional id (transaction coordinator)",
         module="pybroker.coordinator.transaction.state",
         table="VALID_PREVIOUS_STATES",

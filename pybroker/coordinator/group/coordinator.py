@@ -158,6 +158,10 @@ class GroupCoordinator(JoinPhase, SyncPhase, Membership, GroupApis):
         self._is_loading = is_loading or (lambda _gid: False)
         self._new_member_id = new_member_id or (lambda prefix: f"{prefix}-{uuid.uuid4()}")
         self._groups = {}
+        #: the verdict of the other group types on a JoinGroup for an id this coordinator
+        #: does not know (the ids are one namespace): NONE to go on (no such group, or an
+        #: empty one that was dropped), else the error to answer
+        self.foreign_group: Callable[[str, int], ErrorCode] = lambda _gid, _now: E.NONE
         #: rebalances that completed their join phase with members (Kafka's
         #: ``group-completed-rebalance-count``)
         self.completed_rebalances = 0
@@ -200,6 +204,17 @@ class GroupCoordinator(JoinPhase, SyncPhase, Membership, GroupApis):
         for member in list(group.members.values()):
             self._schedule_heartbeat(group, member, now_ms)
         return group
+
+    @entry_point
+    def drop_empty_group(self, group_id: str, now_ms: int) -> bool:
+        """A consumer-protocol heartbeat takes over the id of an empty classic group: the
+        group is forgotten (the caller writes the tombstone of its metadata). False when
+        there is no such group or it has members."""
+        group = self._groups.get(group_id)
+        if group is None or len(group) > 0:
+            return False
+        self._forget(group, now_ms)
+        return True
 
     @entry_point
     def remove_empty_group(self, group_id: str, now_ms: int) -> bool:

@@ -74,6 +74,7 @@ class CoordinatorCore:
     _is_loading: Callable[[str | None], bool]
     _new_member_id: Callable[[str], str]
     _groups: dict[str, ClassicGroup]
+    foreign_group: Callable[[str, int], ErrorCode]
     completed_rebalances: int
     _active: bool
     _depth: int

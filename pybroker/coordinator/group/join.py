@@ -102,6 +102,10 @@ class JoinPhase(CoordinatorCore):
         is_unknown_member = member_id == ""
         group = self._groups.get(request.group_id)
         if group is None:
+            refused = self.foreign_group(request.group_id, now_ms)
+            if refused:
+                self._deliver(respond, JoinGroupResult.failure(member_id, refused))
+                return
             if not is_unknown_member:
                 self._deliver(respond, JoinGroupResult.failure(member_id, E.UNKNOWN_MEMBER_ID))
                 return

@@ -9,11 +9,12 @@ int16 version that says what the rest is (Kafka's ``GroupMetadataManager`` and
                        timestamp (OffsetCommit v2-v4 retention), v3 otherwise
     key version 2      GroupMetadataKey (group)
                        value: GroupMetadataValue v3 (members, assignments, generation)
+    key version 3-8,16 a KIP-848 consumer group's records (:mod:`.consumer.records`)
 
 A null value is a tombstone: log compaction eventually drops the key, and replay deletes it.
-Kafka 3.9 reads every value version its specs define (0-4) and ignores keys of other
-versions (records of the new consumer-group protocol, leftovers of aborted upgrades), which
-is what :func:`deserialize_key` and :meth:`OffsetsTopic.replay` do too.
+Kafka reads every value version its specs define (0-4); the consumer group records are
+replayed into :class:`~.consumer.group.ConsumerGroup` objects, and keys of other types (share
+and streams groups) are skipped, as :func:`deserialize_key` and :meth:`OffsetsTopic.replay` do.
 
 Writes follow Kafka: one batch per operation (an OffsetCommit request's offsets are appended
 atomically), CREATE_TIME stamped with the write time, the codec of
@@ -45,7 +46,11 @@ from protocol.primitives import Reader
 from protocol.records.record import decode_batch
 from pybroker.config import broker_default, broker_value
 from pybroker.coordinator.partitioning import OFFSETS_TOPIC, partition_for
-from pybroker.coordinator.runtime.errors import GROUP_STORE_ERRORS, OFFSET_COMMIT_ERRORS
+from pybroker.coordinator.runtime.errors import (
+    CONSUMER_GROUP_ERRORS,
+    GROUP_STORE_ERRORS,
+    OFFSET_COMMIT_ERRORS,
+)
 from pybroker.coordinator.runtime.loader import CoordinatorLoader
 from pybroker.coordinator.runtime.writer import (
     COORDINATOR_BASE_SEQUENCE,
@@ -58,6 +63,9 @@ from pybroker.coordinator.runtime.writer import (
 from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
 from pybroker.kernel.outcome import Outcome, when_ready
 from pybroker.kernel.types import TopicPartition
+
+from .consumer import records as consumer_records
+from .consumer.group import ConsumerGroup
 
 if TYPE_CHECKING:
     from pybroker.cluster.metadata_cache import MetadataCache
@@ -168,7 +176,15 @@ class UnknownKey:
     version: int
 
 
-CoordinatorKey = OffsetCommitKey | GroupMetadataKey | UnknownKey
+@dataclass(frozen=True, slots=True)
+class ConsumerGroupKey:
+    """The key of a consumer group record: its type, and a reader past the type."""
+
+    record_type: int
+    reader: Reader
+
+
+CoordinatorKey = OffsetCommitKey | GroupMetadataKey | ConsumerGroupKey | UnknownKey
 
 
 def _prefixed(version: int, module: Any, message: Any) -> bytes:
@@ -219,6 +235,8 @@ def deserialize_key(data: bytes | bytearray | memoryview) -> CoordinatorKey:
             return offset_commit_key.read(r, version)
         if version == GROUP_METADATA_KEY_VERSION:
             return group_metadata_key.read(r, version)
+        if version in consumer_records.RECORD_TYPES:
+            return ConsumerGroupKey(version, r)
     except _DECODE_ERRORS as exc:
         raise ProtocolError(f"malformed coordinator key v{version}: {exc}") from exc
     return UnknownKey(version)
@@ -295,6 +313,8 @@ class ReplayedPartition:
     end_offset: int = 0
     pending: dict[int, dict[str, dict[TopicPartition, OffsetRecord]]] = field(
         default_factory=dict)
+    #: the KIP-848 consumer groups, rebuilt from their records
+    consumer_groups: dict[str, ConsumerGroup] = field(default_factory=dict)
 
     @property
     def offsets(self) -> dict[str, dict[TopicPartition, CommittedOffset]]:
@@ -332,6 +352,7 @@ class PartitionReplay:
         #: producer id -> group -> (topic, partition) -> record
         self.pending: dict[int, dict[str, dict[TopicPartition, OffsetRecord]]] = {}
         self.groups: dict[str, GroupMetadataValue | None] = {}
+        self.consumer_groups: dict[str, ConsumerGroup] = {}
         self.foreign_groups: set[str] = set()
         self._owned_groups: set[str] = set()
 
@@ -386,12 +407,27 @@ class PartitionReplay:
                 elif isinstance(key, GroupMetadataKey):
                     if self._owned(key.group):
                         self.groups[key.group] = deserialize_group_metadata_value(record.value)
+                elif isinstance(key, ConsumerGroupKey):
+                    self._apply_consumer_record(key, record.value, header.max_timestamp)
                 else:
                     log.warning("Ignoring a record with unknown key version %d at offset %d of "
                                 "%s-%d", key.version, record.offset, OFFSETS_TOPIC, self.partition)
             except ProtocolError as exc:
                 log.error("Skipping an unreadable record at offset %d of %s-%d: %s",
                           record.offset, OFFSETS_TOPIC, self.partition, exc)
+
+    def _apply_consumer_record(self, key: ConsumerGroupKey,
+                               value: bytes | memoryview | None, timestamp_ms: int) -> None:
+        rec = consumer_records.deserialize(key.record_type, key.reader, value)
+        if not self._owned(rec.group_id):
+            return
+        group = self.consumer_groups.get(rec.group_id)
+        if isinstance(rec, consumer_records.GroupEpoch) and rec.epoch is None:
+            self.consumer_groups.pop(rec.group_id, None)  # the group was deleted
+            return
+        if group is None:
+            group = self.consumer_groups[rec.group_id] = ConsumerGroup(rec.group_id, timestamp_ms)
+        group.replay(rec)
 
     def _apply_marker(self, producer_id: int, records: list) -> None:
         if not records:
@@ -414,7 +450,8 @@ class PartitionReplay:
         return ReplayedPartition(
             self.partition, offset_records={g: o for g, o in self.offsets.items() if o},
             groups=self.groups, end_offset=end_offset,
-            pending={pid: gs for pid, gs in self.pending.items() if any(gs.values())})
+            pending={pid: gs for pid, gs in self.pending.items() if any(gs.values())},
+            consumer_groups=self.consumer_groups)
 
 
 class OffsetsTopic:
@@ -521,6 +558,13 @@ class OffsetsTopic:
         return state.result(summary.end_offset)
 
     # -- group metadata ----------------------------------------------------------------------
+    def write_records(self, group_id: str, records: Sequence[tuple[bytes, bytes | None]],
+                      now_ms: int) -> Outcome[ErrorCode]:
+        """A consumer group's records as one replicated batch; the client-facing error
+        (Kafka 4's mapping for coordinator writes)."""
+        outcome = self.append_replicated(self.partition_for(group_id), records, now_ms)
+        return map_outcome(outcome, CONSUMER_GROUP_ERRORS)
+
     def store_group(self, group_id: str, value: GroupMetadataValue | None, now_ms: int,
                     ) -> Outcome[ErrorCode]:
         """Write a group's metadata (None: its tombstone), replicated to the ISR; the

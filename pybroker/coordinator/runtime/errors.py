@@ -56,6 +56,14 @@ GROUP_STORE_ERRORS = AppendErrorMapping("group metadata", {
     E.INVALID_FETCH_SIZE: E.UNKNOWN_SERVER_ERROR,
 })
 
+#: a KIP-848 consumer group's records (Kafka 4's ``CoordinatorOperationExceptionHelper``)
+CONSUMER_GROUP_ERRORS = AppendErrorMapping("consumer group", {
+    E.REQUEST_TIMED_OUT: E.COORDINATOR_NOT_AVAILABLE,
+    E.MESSAGE_TOO_LARGE: E.UNKNOWN_SERVER_ERROR,
+    E.RECORD_LIST_TOO_LARGE: E.UNKNOWN_SERVER_ERROR,
+    E.INVALID_FETCH_SIZE: E.UNKNOWN_SERVER_ERROR,
+})
+
 #: a transaction's state write (Kafka's ``appendTransactionToLog``)
 TRANSACTION_LOG_ERRORS = AppendErrorMapping("transaction state", {
     E.REQUEST_TIMED_OUT: E.COORDINATOR_NOT_AVAILABLE,

@@ -17,8 +17,9 @@ import pytest
 
 from pybroker.testing.broker_process import BrokerProcess
 from pybroker.testing.reference_kafka import ReferenceKafka
+from pybroker.testing.reference_kafka4 import ReferenceKafka4
 from tests.compat.differential.differ import Difference, Known, Recorder, compare, triage
-from tests.conftest import REFERENCE_OVERRIDES
+from tests.conftest import KAFKA4_OVERRIDES, REFERENCE_OVERRIDES
 
 
 @dataclass
@@ -86,10 +87,26 @@ def pair(
     reference_kafka: ReferenceKafka, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Pair]:
     base: Path = tmp_path_factory.mktemp("differential")
-    # no config file: Kafka's defaults plus the same overrides as the reference broker
-    broker = BrokerProcess(base / "kafka-logs", overrides=REFERENCE_OVERRIDES, config=None)
+    # no config file: Kafka's defaults plus the same overrides as the reference broker, and
+    # Kafka 3.9's default protocols (3.9 refuses the KIP-848 protocol in ZooKeeper mode)
+    broker = BrokerProcess(base / "kafka-logs", config=None, overrides={
+        **REFERENCE_OVERRIDES, "group.coordinator.rebalance.protocols": "classic"})
     try:
         yield Pair(broker.start(), reference_kafka)
+    finally:
+        broker.stop()
+
+
+@pytest.fixture(scope="module")
+def pair4(
+    reference_kafka4: ReferenceKafka4, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Pair]:
+    """pybroker beside Apache Kafka 4.1 (KRaft), configured alike: the tests of what 3.9
+    cannot answer (the KIP-848 consumer group protocol)."""
+    base: Path = tmp_path_factory.mktemp("differential4")
+    broker = BrokerProcess(base / "kafka-logs", overrides=KAFKA4_OVERRIDES, config=None)
+    try:
+        yield Pair(broker.start(), reference_kafka4)  # type: ignore[arg-type]
     finally:
         broker.stop()
 
