@@ -19,6 +19,8 @@ API_VERSIONS = 18
 #: with the section of docs/compatibility.md that says why
 LEFT_OUT = {
     "Envelope": "request forwarding",
+    "ConsumerGroupHeartbeat": "KIP-848 at Kafka 4.1's versions",
+    "ConsumerGroupDescribe": "KIP-848 at Kafka 4.1's versions",
 }
 
 

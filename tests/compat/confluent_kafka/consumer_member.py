@@ -4,7 +4,8 @@
 
 It subscribes (``SUBSCRIPTION`` is comma-separated topic names, or one ``^regex``), commits
 every record synchronously before it reports it, so that a record it reports is never handed
-to another member too, and prints one line per event, flushed::
+to another member too (a record whose commit fails is sought back to and read again), and
+prints one line per event, flushed::
 
     assigned <topic>:<partition> ...
     revoked <topic>:<partition> ...
@@ -19,7 +20,7 @@ from __future__ import annotations
 import signal
 import sys
 
-from confluent_kafka import Consumer, KafkaException
+from confluent_kafka import Consumer, KafkaException, TopicPartition
 
 
 def main(argv: list[str]) -> int:
@@ -56,7 +57,13 @@ def main(argv: list[str]) -> int:
             try:
                 consumer.commit(message=msg, asynchronous=False)
             except KafkaException as exc:
+                # not committed (a stale epoch while the assignment moves): read it again,
+                # or leave it to the member the partition goes to
                 print(f"error commit {exc}", flush=True)
+                try:
+                    consumer.seek(TopicPartition(msg.topic(), msg.partition(), msg.offset()))
+                except KafkaException:
+                    pass
                 continue
             print(f"record {msg.topic()} {msg.partition()} {msg.offset()}", flush=True)
     finally:

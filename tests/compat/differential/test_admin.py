@@ -71,6 +71,11 @@ def _api_versions_known() -> list[Known]:
                     f"Kafka serves v{lo}-{hi}: {reason}")
               for name, (lo, hi, reason) in NARROWER.items()
               if name in served and served[name] != (lo, hi)]
+    known += [Known("api_versions", "api versions v*", f"api_keys{{{name}}}.max_version",
+                    "pybroker serves the KIP-848 consumer group protocol at Kafka 4.1's "
+                    "versions, 0-1 (v1: regex subscriptions, member types); Kafka 3.9 lists v0, "
+                    "which it answers UNSUPPORTED_VERSION in ZooKeeper mode.")
+              for name in ("ConsumerGroupHeartbeat", "ConsumerGroupDescribe")]
     return known
 
 

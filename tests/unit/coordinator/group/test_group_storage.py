@@ -35,6 +35,7 @@ from pybroker.coordinator.group.storage import (
     OffsetsConfig,
     OffsetsTopic,
     PartitionReplay,
+    ConsumerGroupKey,
     UnknownKey,
     commit_error_for,
     deserialize_group_metadata_value,
@@ -157,8 +158,11 @@ def test_group_metadata_value_v0_takes_the_session_timeout_as_rebalance_timeout(
 
 
 def test_unknown_key_versions_are_reported_not_raised() -> None:
-    # Key versions 3+ are the new consumer-group protocol's records.
-    assert deserialize_key(i16(3) + s("g")) == UnknownKey(3)
+    # Types 3-8 and 16 are a consumer group's records; 10-15 are share groups', which this
+    # coordinator does not serve.
+    key = deserialize_key(i16(3) + s("g"))
+    assert isinstance(key, ConsumerGroupKey) and key.record_type == 3
+    assert deserialize_key(i16(11) + s("g")) == UnknownKey(11)
     with pytest.raises(ProtocolError):
         deserialize_key(b"\x00")
 
