@@ -66,8 +66,11 @@ _TABLE: tuple[Capability, ...] = (
     Capability("group-classic", "consumer groups with the classic protocol: join, sync, "
                "commit, fetch committed offsets, rebalance to a second member",
                (*_BASIC, *_GROUP)),
+    # v1 (Kafka 4.0): Kafka 3.9 lists v0 but answers it UNSUPPORTED_VERSION in ZooKeeper mode,
+    # so v0 alone does not say the protocol is served
     Capability("group-kip848", "consumer groups with the consumer protocol of KIP-848",
-               (*_BASIC, _r(ApiKey.CONSUMER_GROUP_HEARTBEAT))),
+               (*_BASIC, _r(ApiKey.CONSUMER_GROUP_HEARTBEAT, 1),
+                _r(ApiKey.OFFSET_COMMIT, 9))),
     Capability("admin-topics", "create and delete topics, add partitions, describe them",
                (_r(ApiKey.METADATA, 1), _r(ApiKey.CREATE_TOPICS), _r(ApiKey.DELETE_TOPICS),
                 _r(ApiKey.CREATE_PARTITIONS))),
