@@ -36,11 +36,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .validators import (
+    CONSUMER_ASSIGNORS,
     GZIP_LEVEL,
     MESSAGE_FORMAT_VERSION,
-    NON_NULL_STRING,
-    CONSUMER_ASSIGNORS,
     MIGRATION_POLICY,
+    NON_NULL_STRING,
     REBALANCE_PROTOCOLS,
     THROTTLED_REPLICAS,
     Validator,

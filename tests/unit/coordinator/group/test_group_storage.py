@@ -32,10 +32,10 @@ from pybroker.coordinator.group.state import GroupState
 from pybroker.coordinator.group.storage import (
     Appended,
     CommittedOffset,
+    ConsumerGroupKey,
     OffsetsConfig,
     OffsetsTopic,
     PartitionReplay,
-    ConsumerGroupKey,
     UnknownKey,
     commit_error_for,
     deserialize_group_metadata_value,

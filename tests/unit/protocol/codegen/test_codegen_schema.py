@@ -8,8 +8,8 @@ import pytest
 
 from protocol import messages
 from protocol.codegen import import_specs
-from protocol.codegen.emit import module_name
 from protocol.codegen.__main__ import render
+from protocol.codegen.emit import module_name
 from protocol.codegen.spec import (
     OVERLAY_PATHS,
     SCHEMA_PATH,
