@@ -1,5 +1,7 @@
 """Calibration of the compatibility suite: every scenario runs against Apache Kafka 3.9 and
-against a pybroker process, in one run with the report card of both.
+against a pybroker process, in one run with the report card of both. The scenarios of what
+Kafka 3.9 does not serve in ZooKeeper mode (the KIP-848 consumer group protocol) are calibrated
+against Apache Kafka 4.1 instead, in a run of their own.
 
 Every scenario must pass against Kafka: one that does not is a wrong scenario, not a broker
 difference. Against pybroker every scenario passes, or KNOWN names the scenario, the status it
@@ -22,12 +24,16 @@ from pybroker.compat.scenario import load_scenarios
 from pybroker.compat.scenarios.security import SECURED_CAPABILITIES
 from pybroker.testing.broker_process import BrokerProcess
 from pybroker.testing.reference_kafka import ReferenceKafka
+from pybroker.testing.reference_kafka4 import ReferenceKafka4
 from tests.compat.suite.jvm_subset import calibration_scenarios, fetch_jvm_jars
 
 pytestmark = pytest.mark.compat
 
 #: scenario id -> (the status it gets against pybroker, why)
 KNOWN: dict[str, tuple[str, str]] = {}
+
+#: capabilities Kafka 3.9 does not offer in ZooKeeper mode: calibrated against Kafka 4.1
+KAFKA4_CAPABILITIES = frozenset({"group-kip848"})
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +43,7 @@ def calibration(suite_broker: BrokerProcess, reference_kafka: ReferenceKafka,
     fetch_jvm_jars()
     # the security scenarios are calibrated against secured brokers (test_calibration_security)
     chosen = [s for s in calibration_scenarios(load_scenarios().values())
-              if s.capability not in SECURED_CAPABILITIES]
+              if s.capability not in {*SECURED_CAPABILITIES, *KAFKA4_CAPABILITIES}]
     run = run_suite(suite_broker.bootstrap, chosen,
                     name="pybroker",
                     reference_bootstrap=reference_kafka.bootstrap, work_dir=work / "scenarios",
@@ -86,3 +92,22 @@ def test_the_card_of_the_calibration_run(calibration: tuple[Run, Path]) -> None:
     for scenario in run.target.results:
         assert scenario in page
     assert "Kafka 3.9: pass" in page
+
+
+def test_the_kafka4_scenarios_pass_against_kafka4_and_pybroker(
+        suite_broker: BrokerProcess, reference_kafka4: ReferenceKafka4,
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    work = tmp_path_factory.mktemp("calibration4")
+    chosen = [s for s in calibration_scenarios(load_scenarios().values())
+              if s.capability in KAFKA4_CAPABILITIES]
+    assert chosen, "no scenario of the capabilities Kafka 3.9 does not offer"
+    run = run_suite(suite_broker.bootstrap, chosen, name="pybroker",
+                    reference_bootstrap=reference_kafka4.bootstrap,
+                    work_dir=work / "scenarios", jobs=2, group_wait=10)
+    assert run.reference is not None
+    for where, results in (("Kafka 4.1", run.reference.results),
+                           ("pybroker", run.target.results)):
+        _truly_missing(results, where)
+        wrong = {k: f"{r.status}: {r.message}" for k, r in results.items()
+                 if r.status not in ("pass", "skipped")}
+        assert not wrong, f"scenarios that do not pass against {where}: {wrong}"
