@@ -44,7 +44,8 @@ def pybroker4(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProces
         b.stop()
 
 
-@pytest.fixture(params=["pybroker", "kafka4"])
+# the reference's side calibrates the tests (make test-long), pybroker's runs in make test
+@pytest.fixture(params=["pybroker", pytest.param("kafka4", marks=pytest.mark.long)])
 def bootstrap(request: pytest.FixtureRequest) -> str:
     if request.param == "kafka4":
         return request.getfixturevalue("reference_kafka4").bootstrap

@@ -143,16 +143,12 @@ class ConsumerGroupStore(Protocol):
         client-facing error (Kafka's mapping of append errors), at once or later."""
 
 
-class TopicView(Protocol):
-    topic_id: uuid.UUID
-    partitions: Mapping[int, Any]
-    name: str
-
-
 class Topics(Protocol):
-    """The cluster's topics as the coordinator needs them (the metadata cache)."""
+    """The cluster's topics as the coordinator needs them (the metadata cache): by name, each
+    with ``topic_id`` and ``partitions``."""
 
-    topics: Mapping[str, Any]
+    @property
+    def topics(self) -> Mapping[str, Any]: ...
 
     def topic(self, name: str) -> Any | None: ...
 

@@ -52,7 +52,7 @@ def _next(member: ConsumerGroupMember, epoch: int, current: Assignment, target_e
         cur = current.get(topic, frozenset())
         kept = cur & tgt
         revoke = cur - kept
-        wanted = tgt - kept
+        wanted = set(tgt - kept)
         # a partition held elsewhere waits; one this member is itself revoking does not
         # (KAFKA-19449: it comes straight back)
         mine = own_pending.get(topic, frozenset())

@@ -30,6 +30,7 @@ from __future__ import annotations
 import struct
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from protocol.errors import ProtocolError
 from protocol.messages import (
@@ -222,7 +223,7 @@ def serialize(record: Record) -> tuple[bytes, bytes | None]:
     return key, None if value is None else _VERSION.pack(_VALUE_VERSION) + value
 
 
-def _value(data: bytes | bytearray | memoryview, module) -> object:
+def _value(data: bytes | bytearray | memoryview, module: Any) -> object:
     if len(data) < 2:
         raise ProtocolError("a consumer group record value without a version")
     version = _VERSION.unpack_from(data)[0]
