@@ -42,6 +42,9 @@ from pybroker.testing.broker_process import REPO_ROOT, free_port, port_accepts
 KFAKE_SOURCE = REPO_ROOT / "tools" / "kfake"
 GO_CACHE = REPO_ROOT / ".cache" / "go"
 KFAKE_BINARY = GO_CACHE / "bin" / "kfake"
+#: franz-go's group consumer as a program of its own (the KIP-848 tests' franz-go member)
+FRANZ_CONSUMER_SOURCE = REPO_ROOT / "tools" / "franz-consumer"
+FRANZ_CONSUMER_BINARY = GO_CACHE / "bin" / "franz-consumer"
 #: where :func:`install_tansu` puts Tansu's broker
 TANSU_BINARY = REPO_ROOT / ".cache" / "peers" / "tansu" / "tansu"
 #: where the Go toolchain is when it is not on PATH (the official tarball's place)
@@ -147,6 +150,20 @@ def build_kfake(
     missing = kfake_missing()
     if missing:
         raise PeerError("cannot build kfake: " + "; ".join(missing))
+    return build_go_program(source, binary, cache=cache, timeout=timeout)
+
+
+def build_franz_consumer(*, timeout: float = 600.0) -> Path:
+    """``tools/franz-consumer`` (franz-go's group consumer), built as kfake is."""
+    if go_tool() is None:
+        raise PeerError("cannot build franz-consumer: no Go toolchain (go on PATH or "
+                        "/usr/local/go/bin/go)")
+    return build_go_program(FRANZ_CONSUMER_SOURCE, FRANZ_CONSUMER_BINARY, timeout=timeout)
+
+
+def build_go_program(source: Path, binary: Path, *, cache: Path = GO_CACHE,
+                     timeout: float = 600.0) -> Path:
+    """``go build`` of the program in ``source`` into ``binary``, unless it is current."""
     if binary_is_current(binary, source):
         return binary
     binary.parent.mkdir(parents=True, exist_ok=True)

@@ -56,10 +56,13 @@ class Member:
     """A consumer process and the lines it printed."""
 
     def __init__(self, bootstrap: str, group: str, subscription: str,
-                 instance: str | None = None, protocol: str = "consumer") -> None:
-        args = [sys.executable, "-m", "tests.compat.confluent_kafka.consumer_member",
-                bootstrap, group, protocol, subscription]
-        if instance:
+                 instance: str | None = None, protocol: str = "consumer",
+                 command: list[str] | None = None) -> None:
+        """A librdkafka member (:mod:`.consumer_member`), or ``command`` (another client's
+        member program printing the same lines)."""
+        args = command or [sys.executable, "-m", "tests.compat.confluent_kafka.consumer_member",
+                           bootstrap, group, protocol, subscription]
+        if instance and command is None:
             args.append(instance)
         self.proc = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True,
