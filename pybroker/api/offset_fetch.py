@@ -18,7 +18,8 @@ FetchedOffset: TypeAlias = tuple[str, int, int, int, str, ErrorCode]
 
 
 def _fetch(ctx: RequestContext, group_id: str, topics: list[tuple[str, list[int]]] | None,
-           require_stable: bool) -> tuple[ErrorCode, list[FetchedOffset]]:
+           require_stable: bool, member: tuple[str | None, int] = (None, -1),
+           ) -> tuple[ErrorCode, list[FetchedOffset]]:
     """``topics``: [(name, [partitions])] or None for all; returns (group error, results).
 
     The group needs DESCRIBE; so does each topic, whose offsets are otherwise hidden (all
@@ -40,7 +41,8 @@ def _fetch(ctx: RequestContext, group_id: str, topics: list[tuple[str, list[int]
         denied = [(name, p, -1, -1, "", ErrorCode.TOPIC_AUTHORIZATION_FAILED)
                   for name, ps in topics if name not in allowed for p in ps]
         partitions = [(name, p) for name, ps in topics if name in allowed for p in ps]
-    error, fetched = groups.fetch_offsets(group_id, partitions, require_stable=require_stable)
+    error, fetched = groups.fetch_offsets(group_id, partitions, require_stable=require_stable,
+                                          member=member)
     if error:
         return error, [(name, p, -1, -1, "", error) for name, ps in (topics or []) for p in ps]
     results: list[FetchedOffset] = list(fetched)
@@ -66,7 +68,8 @@ def handle(ctx: RequestContext, request: req.OffsetFetchRequest) -> m.OffsetFetc
         out = []
         for g in request.groups:
             topics = None if g.topics is None else [(t.name, t.partition_indexes) for t in g.topics]
-            error, results = _fetch(ctx, g.group_id, topics, require_stable)
+            member = (g.member_id, g.member_epoch) if v >= 9 else (None, -1)
+            error, results = _fetch(ctx, g.group_id, topics, require_stable, member)
             out.append(m.OffsetFetchResponseGroup(
                 group_id=g.group_id, error_code=error,
                 topics=[m.OffsetFetchResponseTopics(name=name, partitions=[

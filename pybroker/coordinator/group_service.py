@@ -352,12 +352,22 @@ class GroupCoordinatorService:
         return chain(verification, commit)
 
     def fetch_offsets(self, group_id: str, partitions: Sequence[TopicPartition] | None, *,
-                      require_stable: bool = False) -> tuple[ErrorCode, list[OffsetFetchResult]]:
+                      require_stable: bool = False,
+                      member: tuple[str | None, int] = (None, -1),
+                      ) -> tuple[ErrorCode, list[OffsetFetchResult]]:
         """OffsetFetch (Kafka's ``fetchOffsets``/``fetchAllOffsets``): the coordinator's
-        status for the group, and the committed offsets of ``partitions`` (None: all)."""
+        status for the group, and the committed offsets of ``partitions`` (None: all). A
+        consumer group checks the ``member`` (id, epoch) an OffsetFetch v9 names, as Kafka 4
+        does (UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH); without one (an admin client) it
+        answers."""
         error = self.coordinator.handle_fetch_offsets(group_id)
         if error:
             return error, []
+        consumer_group = self.consumer_group(group_id)
+        if consumer_group is not None:
+            error = self.consumer.validate_offset_fetch(consumer_group, *member)
+            if error:
+                return error, []
         return ErrorCode.NONE, self.offsets.fetch(group_id, partitions,
                                                   require_stable=require_stable)
 

@@ -178,6 +178,14 @@ def two_members(rec: Recorder, names) -> None:
         groups=[group], include_authorized_operations=False))
     rec.call("fetch offsets", rq.OFFSET_FETCH, 8, of.OffsetFetchRequest(groups=[
         of.OffsetFetchRequestGroup(group_id=group, topics=None)]))
+    for label, member, epoch in (("at its epoch", "member-a", a3.member_epoch),
+                                 ("with a stale epoch", "member-a", a3.member_epoch - 1),
+                                 ("as an unknown member", "nobody", 1),
+                                 ("without a member", None, -1),
+                                 ("with an empty member id", "", -1)):
+        rec.call(f"fetch v9 {label}", rq.OFFSET_FETCH, 9, of.OffsetFetchRequest(groups=[
+            of.OffsetFetchRequestGroup(group_id=group, member_id=member, member_epoch=epoch,
+                                       topics=None)]))
     rec.call("b leaves", HEARTBEAT, 1, heartbeat(group, "member-b", -1))
     rec.call("b again", HEARTBEAT, 1, heartbeat(group, "member-b", b2.member_epoch))
     rec.call("a takes everything back", HEARTBEAT, 1,

@@ -802,7 +802,7 @@ class ConsumerGroupCoordinator:
     def validate_offset_fetch(self, group: ConsumerGroup, member_id: str | None,
                               member_epoch: int) -> ErrorCode:
         """Kafka's ``ConsumerGroup.validateOffsetFetch`` (OffsetFetch v9 with a member)."""
-        if member_epoch < 0 and not member_id:
+        if member_id is None and member_epoch < 0:
             return E.NONE
         member = group.member(member_id or "")
         if member is None:
