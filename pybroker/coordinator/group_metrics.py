@@ -7,6 +7,10 @@
   no such group, so these are also served under the names such a rule would give them,
   ``kafka_server_group_coordinator_metrics_offset_commit_count_total`` and
   ``..._group_completed_rebalance_count_total`` (see docs/metrics.md);
+- the group counts of Kafka 4's ``group-coordinator-metrics``: ``group-count`` by protocol
+  (``classic``, ``consumer``) and ``consumer-group-count`` by state of the KIP-848 groups,
+  served as ``kafka_server_group_coordinator_metrics_group_count{protocol}`` and
+  ``..._consumer_group_count{state}``;
 - consumer lag, as operators otherwise run kafka-exporter for, under its names:
   ``kafka_consumergroup_current_offset{consumergroup,topic,partition}`` for every partition a
   group this broker coordinates has committed, and ``kafka_consumergroup_lag`` (high watermark
@@ -17,13 +21,16 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from pybroker.coordinator.group.consumer.group import ConsumerGroupState
 from pybroker.coordinator.group.state import GroupState
 from pybroker.metrics.registry import Meter, MetricsRegistry, mbean
 
 if TYPE_CHECKING:
+    from pybroker.coordinator.group.consumer.group import ConsumerGroup
     from pybroker.coordinator.group.group import ClassicGroup
     from pybroker.coordinator.group_service import GroupCoordinatorService
 
@@ -66,6 +73,25 @@ def register(service: GroupCoordinatorService, registry: MetricsRegistry) -> Met
                       "counter", "Rebalances of the groups this broker coordinates that "
                       "completed their join phase (group-completed-rebalance-count)",
                       lambda: [((), rebalances())])
+
+    def consumer_groups() -> list[ConsumerGroup]:
+        consumer = service.started_consumer
+        return consumer.groups() if consumer is not None else []
+
+    registry.exported("kafka_server_group_coordinator_metrics_group_count", "gauge",
+                      "Groups this broker coordinates, by protocol (Kafka 4's "
+                      "group-coordinator-metrics group-count)",
+                      lambda: [((("protocol", "classic"),), len(groups())),
+                               ((("protocol", "consumer"),), len(consumer_groups()))])
+
+    def by_state() -> list[tuple[Labels, float]]:
+        counts = Counter(g.state for g in consumer_groups())
+        return [((("state", state.value.lower()),), counts.get(state, 0))
+                for state in ConsumerGroupState]
+
+    registry.exported("kafka_server_group_coordinator_metrics_consumer_group_count", "gauge",
+                      "KIP-848 consumer groups this broker coordinates, by state (Kafka 4's "
+                      "group-coordinator-metrics consumer-group-count)", by_state)
 
     def offsets() -> Iterator[tuple[str, str, int, int]]:
         for group_id in service.offsets.groups():

@@ -187,6 +187,11 @@ class GroupCoordinatorService:
         return self._consumer.group(group_id) if self._consumer is not None else None
 
     @property
+    def started_consumer(self) -> ConsumerGroupCoordinator | None:
+        """The consumer group coordinator once startup() has built it (what metrics read)."""
+        return self._consumer
+
+    @property
     def started_coordinator(self) -> GroupCoordinator | None:
         """The coordinator once startup() has built it; None before (what metrics read)."""
         return self._coordinator

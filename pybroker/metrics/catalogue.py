@@ -379,6 +379,12 @@ SECTIONS: tuple[Section, ...] = (
                 "kafka_server_group_coordinator_metrics_group_completed_rebalance_count",
                 EXPORTED_COUNTER, "Rebalances whose join phase completed "
                 "(group-completed-rebalance-count)."),
+             _m("", "exported", "kafka_server_group_coordinator_metrics_group_count",
+                EXPORTED_GAUGE, "Groups by protocol, classic or consumer (Kafka 4's "
+                "group-count).", ("protocol",)),
+             _m("", "exported", "kafka_server_group_coordinator_metrics_consumer_group_count",
+                EXPORTED_GAUGE, "KIP-848 consumer groups by state: empty, assigning, "
+                "reconciling, stable, dead (Kafka 4's consumer-group-count).", ("state",)),
              _m("", "exported", "kafka_consumergroup_current_offset", EXPORTED_GAUGE,
                 "A group's committed offset per partition, as kafka-exporter names it.",
                 ("consumergroup", "topic", "partition")),

@@ -278,3 +278,33 @@ def test_a_deleted_topics_series_go(metered: BrokerProcess) -> None:
     while (left := of_topic(scrape(metered.metrics_url))) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert left == set()
+
+
+def test_group_counts_by_protocol_and_state(metered: BrokerProcess) -> None:
+    topic, group = "kip848-counted", "kip848-counted-group"
+    create(metered, topic, 2)
+    before = scrape(metered.metrics_url)
+    consumer = Consumer({"bootstrap.servers": metered.bootstrap, "group.id": group,
+                         "group.protocol": "consumer", "auto.offset.reset": "earliest"})
+    try:
+        consumer.subscribe([topic])
+        deadline = time.monotonic() + 30
+        while len(consumer.assignment()) < 2 and time.monotonic() < deadline:
+            consumer.poll(0.2)
+        assert len(consumer.assignment()) == 2
+        deadline = time.monotonic() + 30
+        while True:
+            page = scrape(metered.metrics_url)
+            stable = page.value("kafka_server_group_coordinator_metrics_consumer_group_count",
+                                {"state": "stable"})
+            if stable >= 1 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert stable == before.value(
+            "kafka_server_group_coordinator_metrics_consumer_group_count",
+            {"state": "stable"}) + 1
+        assert page.value("kafka_server_group_coordinator_metrics_group_count",
+                          {"protocol": "consumer"}) == before.value(
+            "kafka_server_group_coordinator_metrics_group_count", {"protocol": "consumer"}) + 1
+    finally:
+        consumer.close()
