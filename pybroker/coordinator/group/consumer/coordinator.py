@@ -37,6 +37,7 @@ answers GROUP_ID_NOT_FOUND until online conversion is served.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import logging
 import struct
@@ -175,6 +176,12 @@ def _owned(topic_partitions: list[req_m.TopicPartitions] | None) -> Assignment |
     if topic_partitions is None:
         return None
     return assignment({tp.topic_id: tp.partitions for tp in topic_partitions})
+
+
+def new_member_id() -> str:
+    """A member id as Kafka makes one (``Uuid.randomUuid().toString()``: 16 random bytes in
+    URL-safe base64 without padding), for a v0 join that sends none."""
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
 
 
 def session_key(group_id: str, member_id: str) -> tuple[str, str, str]:
@@ -489,7 +496,7 @@ class ConsumerGroupCoordinator:
                            ) -> tuple[_Operation, cgh.ConsumerGroupHeartbeatResponse]:
         group_id = request.group_id
         epoch = request.member_epoch
-        member_id = request.member_id or str(uuid.uuid4())  # v0 joins may leave it to us
+        member_id = request.member_id or new_member_id()  # v0 joins may leave it to us
         owned = _owned(request.topic_partitions)
         regex = request.subscribed_topic_regex if version >= 1 else None
         if regex:
