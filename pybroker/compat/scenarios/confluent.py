@@ -144,6 +144,21 @@ def transactions(ctx: Context) -> None:
 def group_classic(ctx: Context) -> None:
     """One member takes both partitions and commits; a second member joins and the group
     rebalances to one partition each; the committed offsets are fetched back."""
+    _two_members(ctx, {"session.timeout.ms": 10000, "heartbeat.interval.ms": 500},
+                 "the rebalance to one partition per member")
+
+
+@scenario("group-kip848", client=CLIENT, timeout=90)
+def group_kip848(ctx: Context) -> None:
+    """``group.protocol=consumer``: one member takes both partitions and commits; a second
+    member joins and the broker's assignor moves one partition to it (the first revokes it
+    before the second gets it); the committed offsets are fetched back."""
+    _two_members(ctx, {"group.protocol": "consumer"},
+                 "the broker's assignment of one partition per member")
+
+
+def _two_members(ctx: Context, protocol: dict[str, Any], balancing: str) -> None:
+    """The group scenario of either protocol (``protocol``: the members' settings of it)."""
     from confluent_kafka import Consumer, TopicPartition
 
     topic, group = ctx.create_topic(partitions=2), ctx.group()
@@ -152,9 +167,7 @@ def group_classic(ctx: Context) -> None:
 
     def member() -> Any:
         c = Consumer(_conf(ctx, **{"group.id": group, "enable.auto.commit": False,
-                                   "auto.offset.reset": "earliest",
-                                   "session.timeout.ms": 10000,
-                                   "heartbeat.interval.ms": 500}))
+                                   "auto.offset.reset": "earliest", **protocol}))
         c.subscribe([topic])
         return c
 
@@ -181,55 +194,7 @@ def group_classic(ctx: Context) -> None:
             second.poll(0.1)
             return len(first.assignment()) == 1 and len(second.assignment()) == 1
 
-        ctx.wait_until(balanced, "the rebalance to one partition per member")
-    finally:
-        first.close()
-        if second is not None:
-            second.close()
-
-
-@scenario("group-kip848", client=CLIENT, timeout=90)
-def group_kip848(ctx: Context) -> None:
-    """``group.protocol=consumer``: one member takes both partitions and commits; a second
-    member joins and the broker's assignor moves one partition to it (the first revokes it
-    before the second gets it); the committed offsets are fetched back."""
-    from confluent_kafka import Consumer, TopicPartition
-
-    topic, group = ctx.create_topic(partitions=2), ctx.group()
-    for p in (0, 1):
-        _produce(ctx, topic, records(5, f"p{p}"), partition=p)
-
-    def member() -> Any:
-        c = Consumer(_conf(ctx, **{"group.id": group, "group.protocol": "consumer",
-                                   "enable.auto.commit": False,
-                                   "auto.offset.reset": "earliest"}))
-        c.subscribe([topic])
-        return c
-
-    first = member()
-    second = None
-    try:
-        got: list[Any] = []
-
-        def read_all() -> bool:
-            got.extend(m for m in first.consume(10, timeout=0.3) if m.error() is None)
-            return len(got) >= 10
-
-        ctx.wait_until(read_all, "the first member reading both partitions")
-        first.commit(asynchronous=False)
-        committed = first.committed([TopicPartition(topic, p) for p in (0, 1)],
-                                    timeout=ctx.remaining())
-        ctx.check([tp.offset for tp in committed] == [5, 5],
-                  "committed offsets were not fetched back", committed=str(committed))
-        second = member()
-
-        def balanced() -> bool:
-            first.poll(0.1)
-            assert second is not None
-            second.poll(0.1)
-            return len(first.assignment()) == 1 and len(second.assignment()) == 1
-
-        ctx.wait_until(balanced, "the broker's assignment of one partition per member")
+        ctx.wait_until(balanced, balancing)
     finally:
         first.close()
         if second is not None:

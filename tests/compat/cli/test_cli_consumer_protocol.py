@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,19 +18,10 @@ from pybroker.compat.jvm_clients import KafkaCli
 from pybroker.testing.broker_process import BrokerProcess
 from pybroker.testing.reference_kafka4 import ReferenceKafka4
 from tests.compat.confluent_kafka.test_consumer_protocol import Member, create, produce, wait_for
-from tests.conftest import KAFKA4_OVERRIDES
 
 pytestmark = pytest.mark.compat
 
 
-@pytest.fixture(scope="module")
-def pybroker4(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
-    b = BrokerProcess(tmp_path_factory.mktemp("cli-kip848") / "kafka-logs",
-                      overrides=KAFKA4_OVERRIDES)
-    try:
-        yield b.start()
-    finally:
-        b.stop()
 
 
 _MASKS = [

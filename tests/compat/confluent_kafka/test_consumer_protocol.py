@@ -27,29 +27,9 @@ import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from pybroker.testing.broker_process import REPO_ROOT, BrokerProcess
-from tests.conftest import KAFKA4_OVERRIDES
+from pybroker.testing.broker_process import REPO_ROOT
 
 pytestmark = pytest.mark.compat
-
-
-@pytest.fixture(scope="module")
-def pybroker4(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
-    """pybroker with the consumer protocol's bounds of the Kafka 4 reference."""
-    b = BrokerProcess(tmp_path_factory.mktemp("kip848") / "kafka-logs",
-                      overrides=KAFKA4_OVERRIDES)
-    try:
-        yield b.start()
-    finally:
-        b.stop()
-
-
-# the reference's side calibrates the tests (make test-long), pybroker's runs in make test
-@pytest.fixture(params=["pybroker", pytest.param("kafka4", marks=pytest.mark.long)])
-def bootstrap(request: pytest.FixtureRequest) -> str:
-    if request.param == "kafka4":
-        return request.getfixturevalue("reference_kafka4").bootstrap
-    return request.getfixturevalue("pybroker4").bootstrap
 
 
 class Member:
@@ -154,17 +134,17 @@ def reported(members: list[Member]) -> Counter:
 
 
 def test_three_members_share_six_partitions_through_a_kill_and_a_join(
-        bootstrap: str, members: list[Member]) -> None:
+        kip848_bootstrap: str, members: list[Member]) -> None:
     topic, group = f"kip848-{uuid.uuid4().hex[:8]}", f"g-{uuid.uuid4().hex[:8]}"
-    create(bootstrap, topic, 6)
-    produce(bootstrap, topic, 6, 50)
-    members += [Member(bootstrap, group, topic) for _ in range(3)]
+    create(kip848_bootstrap, topic, 6)
+    produce(kip848_bootstrap, topic, 6, 50)
+    members += [Member(kip848_bootstrap, group, topic) for _ in range(3)]
     wait_for("300 records", lambda: sum(reported(members).values()) >= 300)
     wait_for("every member to hold partitions",
              lambda: all(len(m.assignment()) == 2 for m in members))
     members[2].kill()
-    members.append(Member(bootstrap, group, topic))
-    produce(bootstrap, topic, 6, 50)
+    members.append(Member(kip848_bootstrap, group, topic))
+    produce(kip848_bootstrap, topic, 6, 50)
     wait_for("600 records", lambda: sum(reported(members).values()) >= 600, timeout=120)
     counts = reported(members)
     assert len(counts) == 600
@@ -177,34 +157,34 @@ def test_three_members_share_six_partitions_through_a_kill_and_a_join(
              == sorted(f"{topic}:{p}" for p in range(6)))
 
 
-def test_a_regex_subscription_picks_up_a_new_topic(bootstrap: str,
+def test_a_regex_subscription_picks_up_a_new_topic(kip848_bootstrap: str,
                                                    members: list[Member]) -> None:
     prefix = f"rx{uuid.uuid4().hex[:6]}"
-    create(bootstrap, f"{prefix}-a", 2)
-    create(bootstrap, f"other{prefix}", 1)
-    produce(bootstrap, f"{prefix}-a", 2, 5)
-    produce(bootstrap, f"other{prefix}", 1, 5)
-    members.append(Member(bootstrap, f"g-{prefix}", f"^{prefix}-.*"))
+    create(kip848_bootstrap, f"{prefix}-a", 2)
+    create(kip848_bootstrap, f"other{prefix}", 1)
+    produce(kip848_bootstrap, f"{prefix}-a", 2, 5)
+    produce(kip848_bootstrap, f"other{prefix}", 1, 5)
+    members.append(Member(kip848_bootstrap, f"g-{prefix}", f"^{prefix}-.*"))
     wait_for("the first topic", lambda: len(members[0].records()) >= 10)
-    create(bootstrap, f"{prefix}-b", 1)
-    produce(bootstrap, f"{prefix}-b", 1, 5)
+    create(kip848_bootstrap, f"{prefix}-b", 1)
+    produce(kip848_bootstrap, f"{prefix}-b", 1, 5)
     wait_for("the new topic", lambda: len(members[0].records()) >= 15, timeout=120)
     topics = {t for t, _, _ in members[0].records()}
     assert topics == {f"{prefix}-a", f"{prefix}-b"}
 
 
-def test_a_restarted_static_member_gets_its_partitions_back(bootstrap: str,
+def test_a_restarted_static_member_gets_its_partitions_back(kip848_bootstrap: str,
                                                             members: list[Member]) -> None:
     topic, group = f"static-{uuid.uuid4().hex[:8]}", f"g-{uuid.uuid4().hex[:8]}"
-    create(bootstrap, topic, 4)
-    produce(bootstrap, topic, 4, 10)
-    members += [Member(bootstrap, group, topic, instance="i-1"),
-                Member(bootstrap, group, topic, instance="i-2")]
+    create(kip848_bootstrap, topic, 4)
+    produce(kip848_bootstrap, topic, 4, 10)
+    members += [Member(kip848_bootstrap, group, topic, instance="i-1"),
+                Member(kip848_bootstrap, group, topic, instance="i-2")]
     wait_for("both to hold two partitions",
              lambda: all(len(m.assignment()) == 2 for m in members))
     before = members[0].assignment()
     members[0].stop()  # a static member's close leaves with epoch -2: its partitions wait
-    members.append(Member(bootstrap, group, topic, instance="i-1"))
+    members.append(Member(kip848_bootstrap, group, topic, instance="i-1"))
     wait_for("the new process to get i-1's partitions",
              lambda: members[2].assignment() == before, timeout=60)
     assert members[1].assignment().isdisjoint(before)

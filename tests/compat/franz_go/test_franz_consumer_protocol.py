@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from pybroker.testing.broker_process import BrokerProcess
 from pybroker.testing.peers import PeerError, build_franz_consumer, go_tool
 from tests.compat.confluent_kafka.test_consumer_protocol import (
     Member,
@@ -21,7 +20,6 @@ from tests.compat.confluent_kafka.test_consumer_protocol import (
     reported,
     wait_for,
 )
-from tests.conftest import KAFKA4_OVERRIDES
 
 pytestmark = pytest.mark.compat
 
@@ -36,23 +34,6 @@ def franz_consumer() -> Path:
         pytest.fail(str(exc))
 
 
-@pytest.fixture(scope="module")
-def pybroker4(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
-    b = BrokerProcess(tmp_path_factory.mktemp("franz-kip848") / "kafka-logs",
-                      overrides=KAFKA4_OVERRIDES)
-    try:
-        yield b.start()
-    finally:
-        b.stop()
-
-
-@pytest.fixture(params=["pybroker", pytest.param("kafka4", marks=pytest.mark.long)])
-def bootstrap(request: pytest.FixtureRequest) -> str:
-    if request.param == "kafka4":
-        return request.getfixturevalue("reference_kafka4").bootstrap
-    return request.getfixturevalue("pybroker4").bootstrap
-
-
 @pytest.fixture
 def members() -> Iterator[list[Member]]:
     started: list[Member] = []
@@ -64,14 +45,14 @@ def members() -> Iterator[list[Member]]:
 
 
 def test_franz_go_members_share_partitions_through_a_kill(
-        franz_consumer: Path, bootstrap: str, members: list[Member]) -> None:
+        franz_consumer: Path, kip848_bootstrap: str, members: list[Member]) -> None:
     topic, group = f"franz848-{uuid.uuid4().hex[:6]}", f"fg-{uuid.uuid4().hex[:6]}"
-    create(bootstrap, topic, 4)
-    produce(bootstrap, topic, 4, 25)
+    create(kip848_bootstrap, topic, 4)
+    produce(kip848_bootstrap, topic, 4, 25)
 
     def member() -> Member:
-        return Member(bootstrap, group, topic,
-                      command=[str(franz_consumer), bootstrap, group, topic, "consumer"])
+        return Member(kip848_bootstrap, group, topic,
+                      command=[str(franz_consumer), kip848_bootstrap, group, topic, "consumer"])
 
     members += [member(), member()]
     wait_for("100 records", lambda: sum(reported(members).values()) >= 100)
@@ -79,7 +60,7 @@ def test_franz_go_members_share_partitions_through_a_kill(
                                                         for m in members))
     members.append(member())
     members[0].kill()
-    produce(bootstrap, topic, 4, 25)
+    produce(kip848_bootstrap, topic, 4, 25)
     wait_for("200 records", lambda: sum(reported(members).values()) >= 200, timeout=120)
     counts = reported(members)
     assert max(counts.values()) == 1, [r for r, n in counts.items() if n > 1]

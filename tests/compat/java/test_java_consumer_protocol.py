@@ -6,36 +6,16 @@ group resumes at those commits."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 
 import pytest
 
-from pybroker.testing.broker_process import BrokerProcess
 from tests.compat.confluent_kafka.test_consumer_protocol import create
 from tests.compat.java.conftest import JavaClient, ProduceRecord, unb64
-from tests.conftest import KAFKA4_OVERRIDES
 
 pytestmark = pytest.mark.compat
 
 PARTITIONS = 3
 JAVA4 = "4.4.0"
-
-
-@pytest.fixture(scope="module")
-def pybroker4(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
-    b = BrokerProcess(tmp_path_factory.mktemp("java-kip848") / "kafka-logs",
-                      overrides=KAFKA4_OVERRIDES)
-    try:
-        yield b.start()
-    finally:
-        b.stop()
-
-
-@pytest.fixture(params=["pybroker", "kafka4"])
-def bootstrap(request: pytest.FixtureRequest) -> str:
-    if request.param == "kafka4":
-        return request.getfixturevalue("reference_kafka4").bootstrap
-    return request.getfixturevalue("pybroker4").bootstrap
 
 
 @pytest.fixture
@@ -54,11 +34,11 @@ def consume(java: JavaClient, bootstrap: str, topic: str, group: str, count: int
                     "--config", "group.protocol=consumer")
 
 
-def test_the_java_consumer_with_the_consumer_protocol(java4: JavaClient, bootstrap: str) -> None:
+def test_the_java_consumer_with_the_consumer_protocol(java4: JavaClient, kip848_bootstrap: str) -> None:
     topic, group = f"jk848-{uuid.uuid4().hex[:6]}", f"jg-{uuid.uuid4().hex[:6]}"
-    create(bootstrap, topic, PARTITIONS)
-    first = java4.produce(bootstrap, topic, records(0, 30))
-    lines = consume(java4, bootstrap, topic, group, 30)
+    create(kip848_bootstrap, topic, PARTITIONS)
+    first = java4.produce(kip848_bootstrap, topic, records(0, 30))
+    lines = consume(java4, kip848_bootstrap, topic, group, 30)
     assert not [line for line in lines if "error" in line], lines
     assigned = [line["assigned"] for line in lines if "assigned" in line]
     held = {(a["topic"], a["partition"]) for batch in assigned for a in batch}
@@ -71,7 +51,7 @@ def test_the_java_consumer_with_the_consumer_protocol(java4: JavaClient, bootstr
     summary = next(line["summary"] for line in lines if "summary" in line)
     assert summary["groupMetadata"]["groupId"] == group
     assert summary["groupMetadata"]["generationId"] >= 1  # the member epoch
-    java4.produce(bootstrap, topic, records(30, 9))
-    lines = consume(java4, bootstrap, topic, group, 9)
+    java4.produce(kip848_bootstrap, topic, records(30, 9))
+    lines = consume(java4, kip848_bootstrap, topic, group, 9)
     got = sorted(unb64(m["value"]) for m in lines if "offset" in m)
     assert got == sorted(f"v{i}".encode() for i in range(30, 39)), "should resume at the commits"
