@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .validators import (
-    CONSUMER_ASSIGNORS,
     GZIP_LEVEL,
     MESSAGE_FORMAT_VERSION,
     MIGRATION_POLICY,
@@ -177,7 +176,10 @@ BROKER_CONFIGS: dict[str, BrokerConfigKey] = {k.name: k for k in (
     _broker("group.consumer.min.heartbeat.interval.ms", INT, 5000, at_least(1)),
     _broker("group.consumer.max.heartbeat.interval.ms", INT, 15000, at_least(1)),
     _broker("group.consumer.max.size", INT, INT_MAX, at_least(1)),
-    _broker("group.consumer.assignors", LIST, ["uniform", "range"], CONSUMER_ASSIGNORS),
+    # Kafka's classes by default; their names (uniform, range) are accepted too
+    _broker("group.consumer.assignors", LIST,
+            ["org.apache.kafka.coordinator.group.assignor.UniformAssignor",
+             "org.apache.kafka.coordinator.group.assignor.RangeAssignor"]),
     _broker("group.consumer.migration.policy", STRING, "bidirectional", MIGRATION_POLICY),
     _broker("replica.fetch.wait.max.ms", INT, 500),
     _broker("log.flush.offset.checkpoint.interval.ms", INT, 60000, at_least(0)),

@@ -105,17 +105,6 @@ def _rebalance_protocols(name: str, value: Any) -> None:
         raise ConfigException("Disabling the 'classic' protocol is not supported.")
 
 
-def _consumer_assignors(name: str, value: Any) -> None:
-    """``group.consumer.assignors``: the server-side assignors by name (Kafka also takes class
-    names; pybroker has only its two built-in ones)."""
-    ValidList(("uniform", "range"))(name, value)
-    if not value:
-        raise ConfigException(f"{name} must contain at least one assignor.")
-
-
-CONSUMER_ASSIGNORS = Check(_consumer_assignors, "[uniform, range]")
-
-
 def _migration_policy(name: str, value: Any) -> None:
     """``group.consumer.migration.policy``: Kafka's ``ConsumerGroupMigrationPolicy``, any case."""
     if str(value).lower() not in ("disabled", "upgrade", "downgrade", "bidirectional"):

@@ -28,6 +28,16 @@ pytestmark = pytest.mark.compat
 KNOWN = {
     ("broker.id", "Default"): "pybroker is a single node: its default id is 0; Kafka's -1 asks "
                               "ZooKeeper to generate one",
+    ("group.coordinator.rebalance.protocols", "Default"):
+        "Kafka 4.0's default, classic,consumer: pybroker serves the KIP-848 protocol, which "
+        "Kafka 3.9 refuses in ZooKeeper mode",
+    ("group.coordinator.rebalance.protocols", "Valid Values"):
+        "Kafka 4.1's group types (classic, consumer, share, streams)",
+}
+#: Kafka 4 broker properties the catalogue has that Kafka 3.9 does not document, and why
+KAFKA4_ONLY = {
+    "group.consumer.migration.policy": "Kafka 4.0's policy of online conversion between the "
+                                       "classic and consumer protocols (KIP-848)",
 }
 #: catalogued properties Kafka defines as internal, which its documentation leaves out
 INTERNAL = {"producer.id.expiration.check.interval.ms"}
@@ -87,6 +97,9 @@ def test_broker_properties_are_kafkas(kafka_broker_table: dict[str, dict[str, st
     for name, key in BROKER_CONFIGS.items():
         if name in INTERNAL:
             assert name not in kafka_broker_table, f"{name} is documented by Kafka now"
+            continue
+        if name in KAFKA4_ONLY:
+            assert name not in kafka_broker_table, f"{name} is documented by Kafka 3.9"
             continue
         if name not in kafka_broker_table:
             problems.append(f"{name}: not a Kafka 3.9 broker property")

@@ -19,7 +19,8 @@ from pybroker.testing.broker_process import BrokerProcess
 from pybroker.testing.reference_kafka4 import ReferenceKafka4
 from tests.compat.confluent_kafka.test_consumer_protocol import Member, create, produce, wait_for
 
-pytestmark = pytest.mark.compat
+# both brokers, each with a group of two librdkafka members: in make test-long
+pytestmark = [pytest.mark.compat, pytest.mark.long]
 
 
 

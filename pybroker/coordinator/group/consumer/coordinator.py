@@ -132,9 +132,31 @@ class ConsumerGroupConfig:
             session_timeout_ms=broker_value(props, "group.consumer.session.timeout.ms"),
             heartbeat_interval_ms=broker_value(props, "group.consumer.heartbeat.interval.ms"),
             max_size=broker_value(props, "group.consumer.max.size"),
-            assignors=tuple(broker_value(props, "group.consumer.assignors")),
+            assignors=assignor_names(broker_value(props, "group.consumer.assignors")),
             migration_policy=str(broker_value(props, "group.consumer.migration.policy")).lower(),
         )
+
+
+#: Kafka's assignor classes, by the names the protocol carries
+ASSIGNOR_CLASSES = {
+    "org.apache.kafka.coordinator.group.assignor.UniformAssignor": "uniform",
+    "org.apache.kafka.coordinator.group.assignor.RangeAssignor": "range",
+}
+
+
+def assignor_names(configured: list[str]) -> tuple[str, ...]:
+    """``group.consumer.assignors`` (Kafka's class names or the assignors' names) as names;
+    ValueError for one pybroker does not have, or none."""
+    names = []
+    for item in configured:
+        name = ASSIGNOR_CLASSES.get(item, item)
+        if name not in ASSIGNOR_CLASSES.values():
+            raise ValueError(f"Invalid value {item} for configuration group.consumer.assignors: "
+                             "the assignors are uniform and range (or Kafka's classes of them)")
+        names.append(name)
+    if not names:
+        raise ValueError("group.consumer.assignors must contain at least one assignor.")
+    return tuple(names)
 
 
 class ConsumerGroupStore(Protocol):
