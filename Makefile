@@ -118,7 +118,7 @@ import-specs: $(GEN_STAMP) ## rewrite protocol/schema/kafka-3.9.json from Kafka'
 	$(PY) -m protocol.codegen.import_specs $(SPECS) $(if $(KAFKA_VERSION),--kafka-version $(KAFKA_VERSION))
 
 # KIP-848's messages at Kafka 4.1's versions, from the 4.1 jars make kafka-tools-deps fetches
-OVERLAY_SPECS := ConsumerGroupHeartbeatRequest.json,ConsumerGroupHeartbeatResponse.json,ConsumerGroupDescribeRequest.json,ConsumerGroupDescribeResponse.json,ConsumerGroupRegularExpressionKey.json,ConsumerGroupRegularExpressionValue.json,ConsumerGroupMetadataValue.json
+OVERLAY_SPECS := ConsumerGroupHeartbeatRequest.json,ConsumerGroupHeartbeatResponse.json,ConsumerGroupDescribeRequest.json,ConsumerGroupDescribeResponse.json,ConsumerGroupRegularExpressionKey.json,ConsumerGroupRegularExpressionValue.json,ConsumerGroupMetadataValue.json,ListConfigResourcesRequest.json,ListConfigResourcesResponse.json
 import-overlay: $(GEN_STAMP) ## rewrite the overlay protocol/schema/kafka-4.1.json (the 4.x specs a feature needs) from Kafka 4.1.1's jars
 	@test -f .cache/kafka-tools/4.1.1/lib/kafka-clients-4.1.1.jar || bash scripts/kafka-tools-deps.sh 4.1.1
 	@rm -rf .cache/specs-4.1 && mkdir -p .cache/specs-4.1

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from protocol.codegen.emit import Origin, emit_index, emit_module, module_name
-from protocol.codegen.spec import OVERLAY_PATHS, REPO_ROOT, SCHEMA_PATH, MessageSpec, load_schema
+from protocol.codegen.spec import OVERLAY_PATHS, REPO_ROOT, SCHEMA_PATH, load_schema, merged_specs
 
 
 def _origin(path: Path) -> Origin:
@@ -29,13 +29,8 @@ def render(schema_path: Path = SCHEMA_PATH,
            overlays: tuple[Path, ...] | list[Path] = OVERLAY_PATHS) -> dict[str, str]:
     """File name -> source for everything the generator owns in the output directory."""
     base = _origin(schema_path)
-    chosen: dict[str, tuple[MessageSpec, Origin]] = {
-        s.file_name: (s, base) for s in load_schema(schema_path).specs}
-    for path in overlays:
-        origin = _origin(path)
-        for spec in load_schema(path).specs:
-            chosen[spec.file_name] = (spec, origin)
-    ordered = [chosen[name] for name in sorted(chosen)]
+    origins = {schema_path: base, **{path: _origin(path) for path in overlays}}
+    ordered = [(spec, origins[path]) for spec, path in merged_specs(schema_path, overlays)]
     files = {f"{module_name(s.file_name)}.py": emit_module(s, o) for s, o in ordered}
     if len(files) != len(ordered):
         raise SystemExit("two spec files map to the same module name")

@@ -339,3 +339,23 @@ def parse_schema(text: str) -> Schema:
 def load_schema(path: Path = SCHEMA_PATH) -> Schema:
     """Read a schema file written by :mod:`protocol.codegen.import_specs`."""
     return parse_schema(path.read_text(encoding="utf-8"))
+
+
+def merged_specs(schema_path: Path = SCHEMA_PATH,
+                 overlays: tuple[Path, ...] | list[Path] = OVERLAY_PATHS,
+                 ) -> list[tuple[MessageSpec, Path]]:
+    """The specs the generator emits, with the schema each comes from, in file-name order: the
+    base schema's, each replaced by an overlay's spec of the same file name or of the same API
+    (one renamed since: 3.9's ListClientMetricsResources is 4.1's ListConfigResources)."""
+    chosen: dict[str, tuple[MessageSpec, Path]] = {
+        s.file_name: (s, schema_path) for s in load_schema(schema_path).specs}
+    for path in overlays:
+        for spec in load_schema(path).specs:
+            if spec.api_key is not None:
+                for name, (old, _) in list(chosen.items()):
+                    if (old.api_key, old.type) == (spec.api_key, spec.type) \
+                            and name != spec.file_name:
+                        del chosen[name]
+            chosen[spec.file_name] = (spec, path)
+    return [chosen[name] for name in sorted(chosen)]
+

@@ -91,7 +91,7 @@ class ApiKey(enum.IntEnum):
     GET_TELEMETRY_SUBSCRIPTIONS = 71
     PUSH_TELEMETRY = 72
     ASSIGN_REPLICAS_TO_DIRS = 73
-    LIST_CLIENT_METRICS_RESOURCES = 74
+    LIST_CONFIG_RESOURCES = 74
     DESCRIBE_TOPIC_PARTITIONS = 75
     SHARE_GROUP_HEARTBEAT = 76
     SHARE_GROUP_DESCRIBE = 77
@@ -183,7 +183,7 @@ API_KEYS: dict[int, tuple[str, str]] = {
     71: ("get_telemetry_subscriptions_request", "get_telemetry_subscriptions_response"),
     72: ("push_telemetry_request", "push_telemetry_response"),
     73: ("assign_replicas_to_dirs_request", "assign_replicas_to_dirs_response"),
-    74: ("list_client_metrics_resources_request", "list_client_metrics_resources_response"),
+    74: ("list_config_resources_request", "list_config_resources_response"),
     75: ("describe_topic_partitions_request", "describe_topic_partitions_response"),
     76: ("share_group_heartbeat_request", "share_group_heartbeat_response"),
     77: ("share_group_describe_request", "share_group_describe_response"),
@@ -274,7 +274,7 @@ API_NAMES: dict[int, str] = {
     71: "GetTelemetrySubscriptions",
     72: "PushTelemetry",
     73: "AssignReplicasToDirs",
-    74: "ListClientMetricsResources",
+    74: "ListConfigResources",
     75: "DescribeTopicPartitions",
     76: "ShareGroupHeartbeat",
     77: "ShareGroupDescribe",
@@ -366,7 +366,7 @@ REQUEST_VERSIONS: dict[int, tuple[int, int]] = {
     71: (0, 0),
     72: (0, 0),
     73: (0, 0),
-    74: (0, 0),
+    74: (0, 1),
     75: (0, 0),
     76: (0, 0),
     77: (0, 0),

@@ -1,8 +1,8 @@
 """The admin seam: how handlers change the cluster's layout, whichever controller runs it.
 
 CreateTopics, DeleteTopics, CreatePartitions, topic config changes, dynamic broker configs,
-leader elections and partition reassignments (and the creation of the internal topics the
-coordinators need) go through one :class:`AdminManager`. What it returns is an
+group configs, leader elections and partition reassignments (and the creation of the internal
+topics the coordinators need) go through one :class:`AdminManager`. What it returns is an
 :data:`~pybroker.kernel.outcome.Outcome`: the results at once, or a future of them. A broker
 writes the request to the znode tree (a ZooKeeper ensemble, or the embedded node's own file)
 and the outcome arrives later from the controller (LeaderAndIsr, UpdateMetadata), so the
@@ -105,6 +105,17 @@ class AdminManager(Protocol):
         """Replace ``entity``'s stored dynamic broker configs with ``configs`` (already
         checked by the caller); the brokers concerned apply them (every broker for
         ``<default>``)."""
+        ...
+
+    def group_configs(self, group: str) -> Outcome[dict[str, str]]:
+        """A group's config overrides as the store holds them now (KIP-848's GROUP
+        resource; none when nothing is stored)."""
+        ...
+
+    def alter_group_configs(self, group: str, configs: Mapping[str, str],
+                            ) -> Outcome[KafkaError | None]:
+        """Replace a group's stored overrides with ``configs`` (already checked by the
+        caller); every broker's group coordinator follows them."""
         ...
 
     def elect_leaders(self, partitions: Sequence[TopicPartition], election_type: int, *,

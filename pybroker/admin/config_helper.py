@@ -22,18 +22,21 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pybroker.config import BROKER_CONFIGS, CONFIG_TYPE_IDS, STRING, TOPIC_CONFIGS, to_config_string
+from pybroker.config.catalogue import GROUP_CONFIGS
 from pybroker.config.dynamic import (
     DEFAULT_CONFIG,
     DYNAMIC_BROKER_CONFIG,
     DYNAMIC_BROKER_LOGGER_CONFIG,
     DYNAMIC_DEFAULT_BROKER_CONFIG,
     DYNAMIC_TOPIC_CONFIG,
+    GROUP_CONFIG,
     STATIC_BROKER_CONFIG,
     DynamicBrokerConfig,
     config_type,
     is_dynamic,
     is_sensitive,
 )
+from pybroker.config.groups import GroupConfigs
 
 if TYPE_CHECKING:
     from pybroker.metadata.config_repository import ConfigRepository
@@ -79,6 +82,21 @@ def topic_config_entries(dynamic: DynamicBrokerConfig, configs: ConfigRepository
         source = synonyms[0][2] if synonyms else DEFAULT_CONFIG
         entries.append(ConfigEntry(name, value, source, config_type=CONFIG_TYPE_IDS[key.type],
                                    synonyms=synonyms))
+    return entries
+
+
+def group_config_entries(groups: GroupConfigs, overrides: Mapping[str, str],
+                         ) -> list[ConfigEntry]:
+    """Every group config (Kafka 4.1's ``createGroupConfigEntry``), by name: the group's own
+    value (GROUP_CONFIG) or the broker's or Kafka's default (DEFAULT_CONFIG), its only synonym
+    itself."""
+    entries = []
+    for name in sorted(GROUP_CONFIGS):
+        value, own = groups.describe_value(name, overrides)
+        source = GROUP_CONFIG if own else DEFAULT_CONFIG
+        entries.append(ConfigEntry(name, value, source,
+                                   config_type=CONFIG_TYPE_IDS[GROUP_CONFIGS[name].type],
+                                   synonyms=[(name, value, source)]))
     return entries
 
 

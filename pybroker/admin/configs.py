@@ -49,8 +49,9 @@ from pybroker.config.dynamic import (
     from_persistent,
     is_password_config,
 )
+from pybroker.config.groups import GROUP_RESOURCE, GroupConfigs
 from pybroker.config.kafka_properties import EXTRA_DYNAMIC
-from pybroker.kernel.outcome import Outcome, chain, when_settled
+from pybroker.kernel.outcome import Outcome, chain, when_ready, when_settled
 
 if TYPE_CHECKING:
     from pybroker.admin import AdminManager
@@ -63,7 +64,9 @@ log = logging.getLogger(__name__)
 TOPIC = 2
 BROKER = 4
 BROKER_LOGGER = 8
-RESOURCE_TYPE_NAMES = {TOPIC: "TOPIC", BROKER: "BROKER", BROKER_LOGGER: "BROKER_LOGGER"}
+GROUP = GROUP_RESOURCE  # Kafka 4 (KIP-848)
+RESOURCE_TYPE_NAMES = {TOPIC: "TOPIC", BROKER: "BROKER", BROKER_LOGGER: "BROKER_LOGGER",
+                       GROUP: "GROUP"}
 
 # IncrementalAlterConfigs operations
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
@@ -139,7 +142,7 @@ def preprocess(resources: Iterable[Any], null_refused: Callable[[Any], bool],
             errors[id(r)] = KafkaError(ErrorCode.INVALID_REQUEST,
                                        f"Null value not supported for : {', '.join(nulls)}")
             continue
-        if r.resource_type not in (TOPIC, BROKER, BROKER_LOGGER):
+        if r.resource_type not in (TOPIC, BROKER, BROKER_LOGGER, GROUP):
             errors[id(r)] = KafkaError(ErrorCode.INVALID_REQUEST,
                                        f"Unknown resource type {r.resource_type}")
     return errors
@@ -329,3 +332,68 @@ def incremental_broker_configs(services: ConfigServices, name: str, entries: Seq
         return _store_broker(services, entity, props, validate_only, name)
 
     return chain(services.admin.broker_configs(entity), change)
+
+
+# -- groups (KIP-848) --------------------------------------------------------------------------
+
+
+def _check_group(name: str) -> None:
+    if not name:
+        raise KafkaError(ErrorCode.INVALID_REQUEST, "Default group resources are not allowed.")
+
+
+def _store_group(services: ConfigServices, groups: GroupConfigs, name: str,
+                 props: Mapping[str, str], validate_only: bool) -> Outcome[KafkaError | None]:
+    try:
+        groups.validate(props)
+    except KafkaError as e:
+        return e
+    if validate_only:
+        return None
+
+    def applied(error: KafkaError | None) -> KafkaError | None:
+        # this broker follows its own change at once (the others when the notification
+        # reaches them), so that its next answer to the client already uses it
+        if error is None:
+            groups.set(name, props)
+        return error
+
+    return when_ready(services.admin.alter_group_configs(name, props), applied)
+
+
+def change_group_configs(services: ConfigServices, groups: GroupConfigs, name: str,
+                         props: Mapping[str, str], validate_only: bool,
+                         ) -> Outcome[KafkaError | None]:
+    """AlterConfigs on a group: replace its overrides with ``props``, checked as Kafka 4.1's
+    controller checks them (``GroupConfig.validate``: INVALID_CONFIG, Kafka's messages, not
+    prefixed by the resource). The group need not exist. Raises KafkaError for a refusal
+    decided here."""
+    _check_group(name)
+    return _store_group(services, groups, name, props, validate_only)
+
+
+def incremental_group_configs(services: ConfigServices, groups: GroupConfigs, name: str,
+                              entries: Sequence[Any], validate_only: bool,
+                              ) -> Outcome[KafkaError | None]:
+    """IncrementalAlterConfigs on a group: the operations on its stored overrides. APPEND and
+    SUBTRACT are refused with the words of Kafka 4's controller (no group config is a list)."""
+    _check_group(name)
+    for e in entries:
+        if e.config_operation not in (SET, DELETE, APPEND, SUBTRACT):
+            raise KafkaError(ErrorCode.INVALID_REQUEST,
+                             f"Unknown operations type {e.config_operation}")
+
+    def change(stored: dict[str, str]) -> Outcome[KafkaError | None]:
+        props = dict(stored)
+        for e in entries:
+            if e.config_operation == SET:
+                props[e.name] = e.value
+            elif e.config_operation == DELETE:
+                props.pop(e.name, None)
+            else:
+                op = "APPEND" if e.config_operation == APPEND else "SUBTRACT"
+                return KafkaError(ErrorCode.INVALID_CONFIG,
+                                  f"Can't {op} to key {e.name} because its type is not LIST.")
+        return _store_group(services, groups, name, props, validate_only)
+
+    return chain(services.admin.group_configs(name), change)

@@ -67,17 +67,22 @@ AUTHORIZATION_MESSAGES = {
 }
 
 #: Kafka's ConfigResource types
-CONFIG_TOPIC, CONFIG_BROKER, CONFIG_BROKER_LOGGER, CONFIG_CLIENT_METRICS = 2, 4, 8, 16
+CONFIG_TOPIC, CONFIG_BROKER, CONFIG_BROKER_LOGGER, CONFIG_CLIENT_METRICS, CONFIG_GROUP = (
+    2, 4, 8, 16, 32)
 
 
 def config_refusal(ctx: RequestContext, resource_type: int, name: str,
                    operation: AclOperation) -> ErrorCode | None:
     """The error of a config resource the request may not describe or alter: a topic needs
-    the operation on the topic, the broker's configs and loggers on the cluster."""
+    the operation on the topic, a group's (Kafka 4) on the group, the broker's configs and
+    loggers on the cluster."""
     acls = ctx.services.acls
     if resource_type == CONFIG_TOPIC:
         if not acls.authorize(ctx, operation, ResourceType.TOPIC, name):
             return ErrorCode.TOPIC_AUTHORIZATION_FAILED
+    elif resource_type == CONFIG_GROUP:
+        if not acls.authorize(ctx, operation, ResourceType.GROUP, name):
+            return ErrorCode.GROUP_AUTHORIZATION_FAILED
     elif resource_type in (CONFIG_BROKER, CONFIG_BROKER_LOGGER, CONFIG_CLIENT_METRICS):
         if not acls.authorize_cluster(ctx, operation):
             return ErrorCode.CLUSTER_AUTHORIZATION_FAILED

@@ -1,4 +1,5 @@
-"""AlterConfigs (33): replace a topic's config overrides, or a broker's dynamic configs.
+"""AlterConfigs (33): replace a topic's config overrides, a broker's dynamic configs, or a
+group's configs (Kafka 4's GROUP resource, KIP-848).
 
 The checks and the change are :mod:`pybroker.admin.configs`', shared with
 IncrementalAlterConfigs. A change stored in ZooKeeper answers once written.
@@ -12,8 +13,10 @@ from protocol.errors import ErrorCode, KafkaError
 from protocol.messages import ApiKey, alter_configs_request as req, alter_configs_response as m
 from pybroker.admin.configs import (
     BROKER,
+    GROUP,
     TOPIC,
     change_broker_configs,
+    change_group_configs,
     change_topic_configs,
     preprocess,
     settled,
@@ -34,6 +37,9 @@ def _change(ctx: RequestContext, r: req.AlterConfigsResource, validate_only: boo
         return change_topic_configs(ctx.services, r.resource_name, configs, validate_only)
     if r.resource_type == BROKER:
         return change_broker_configs(ctx.services, r.resource_name, configs, validate_only)
+    if r.resource_type == GROUP:
+        return change_group_configs(ctx.services, ctx.services.groups.group_configs,
+                                    r.resource_name, configs, validate_only)
     # Kafka's legacy AlterConfigs knows no BROKER_LOGGER resource
     raise KafkaError(ErrorCode.INVALID_REQUEST, f"Unknown resource type {r.resource_type}")
 

@@ -11,7 +11,9 @@ sets, each value printed as Kafka prints the parsed value, with its source among
 dynamic configs, the cluster's dynamic defaults, server.properties and Kafka's defaults, and
 read-only unless Kafka changes it at run time (KIP-226). The empty name is the cluster-wide
 dynamic defaults. A broker's loggers (BROKER_LOGGER) are listed with their levels
-(:mod:`pybroker.admin.loggers`).
+(:mod:`pybroker.admin.loggers`). A group (Kafka 4's GROUP resource, KIP-848) shows every
+group config, its own overrides as the store holds them and the rest at the broker's or Kafka's
+defaults, as Kafka 4.1 does; the group need not exist.
 """
 
 from __future__ import annotations
@@ -32,9 +34,10 @@ from pybroker.admin.config_helper import (
     ConfigEntry,
     broker_config_entries,
     default_broker_config_entries,
+    group_config_entries,
     topic_config_entries,
 )
-from pybroker.admin.configs import BROKER, BROKER_LOGGER, TOPIC
+from pybroker.admin.configs import BROKER, BROKER_LOGGER, GROUP, TOPIC
 from pybroker.api.acl_requests import AUTHORIZATION_MESSAGES, config_refusal
 from pybroker.api.context import RequestContext
 from pybroker.api.registry import api
@@ -55,18 +58,29 @@ def _broker_id(name: str) -> int:
     return int(name)
 
 
+#: a key of the overrides read from the store: (resource type, name)
+Stored = tuple[int, str]
+
+
 def _entries(services: BrokerServices, resource: req.DescribeConfigsResource,
-             overrides: Mapping[str, dict[str, str] | KafkaError]) -> list[ConfigEntry]:
+             stored: Mapping[Stored, dict[str, str] | KafkaError]) -> list[ConfigEntry]:
     name = resource.resource_name
+    if resource.resource_type == GROUP:
+        if not name:
+            raise KafkaError(ErrorCode.INVALID_REQUEST, "Group name must not be empty")
+        found = stored.get((GROUP, name), {})
+        if isinstance(found, KafkaError):
+            raise found
+        return group_config_entries(services.groups.group_configs, found)
     if resource.resource_type == TOPIC:
         validate_topic_name(name)
         if services.metadata_cache.topic(name) is None:
             raise KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "")
-        found = overrides.get(name)
-        if isinstance(found, KafkaError):
-            raise found
+        topic = stored.get((TOPIC, name))
+        if isinstance(topic, KafkaError):
+            raise topic
         return topic_config_entries(services.dynamic_config, services.configs,
-                                    found if found is not None
+                                    topic if topic is not None
                                     else services.configs.topic_overrides(name))
     if resource.resource_type == BROKER:
         if not name:
@@ -92,7 +106,7 @@ def _entries(services: BrokerServices, resource: req.DescribeConfigsResource,
 
 def _result(ctx: RequestContext, resource: req.DescribeConfigsResource,
             include_synonyms: bool,
-            overrides: Mapping[str, dict[str, str] | KafkaError]) -> m.DescribeConfigsResult:
+            stored: Mapping[Stored, dict[str, str] | KafkaError]) -> m.DescribeConfigsResult:
     result = m.DescribeConfigsResult(resource_type=resource.resource_type,
                                      resource_name=resource.resource_name,
                                      error_code=ErrorCode.NONE, error_message="")
@@ -103,7 +117,7 @@ def _result(ctx: RequestContext, resource: req.DescribeConfigsResource,
         result.error_message = AUTHORIZATION_MESSAGES[refusal]
         return result
     try:
-        entries = _entries(ctx.services, resource, overrides)
+        entries = _entries(ctx.services, resource, stored)
     except KafkaError as e:
         result.error_code = e.code
         result.error_message = e.message
@@ -131,16 +145,20 @@ def _result(ctx: RequestContext, resource: req.DescribeConfigsResource,
     return result
 
 
-def _stored_topics(ctx: RequestContext, request: req.DescribeConfigsRequest) -> list[str]:
-    """The topics whose overrides the answer reads from the store: those it will describe."""
-    names = []
+def _stored(ctx: RequestContext, request: req.DescribeConfigsRequest) -> list[Stored]:
+    """The topics and groups whose overrides the answer reads from the store: those it will
+    describe."""
+    keys: list[Stored] = []
     for r in request.resources:
-        if r.resource_type != TOPIC or r.resource_name in names:
+        key = (r.resource_type, r.resource_name)
+        if r.resource_type not in (TOPIC, GROUP) or key in keys or not r.resource_name:
             continue
-        if config_refusal(ctx, TOPIC, r.resource_name, AclOperation.DESCRIBE_CONFIGS) is None \
-                and ctx.services.metadata_cache.topic(r.resource_name) is not None:
-            names.append(r.resource_name)
-    return names
+        if config_refusal(ctx, r.resource_type, r.resource_name,
+                          AclOperation.DESCRIBE_CONFIGS) is not None:
+            continue
+        if r.resource_type == GROUP or ctx.services.metadata_cache.topic(r.resource_name):
+            keys.append(key)
+    return keys
 
 
 @api(ApiKey.DESCRIBE_CONFIGS, 0, 4)
@@ -148,27 +166,32 @@ def handle(ctx: RequestContext, request: req.DescribeConfigsRequest,
            ) -> m.DescribeConfigsResponse | Awaitable[m.DescribeConfigsResponse]:
     include_synonyms = ctx.api_version >= 1 and bool(request.include_synonyms)
 
-    def respond(overrides: Mapping[str, dict[str, str] | KafkaError]) -> m.DescribeConfigsResponse:
+    def respond(stored: Mapping[Stored, dict[str, str] | KafkaError],
+                ) -> m.DescribeConfigsResponse:
         return m.DescribeConfigsResponse(
             throttle_time_ms=0,
-            results=[_result(ctx, r, include_synonyms, overrides) for r in request.resources],
+            results=[_result(ctx, r, include_synonyms, stored) for r in request.resources],
         )
 
-    topics = _stored_topics(ctx, request)
-    if not topics:
+    keys = _stored(ctx, request)
+    if not keys:
         return respond({})
 
     def failed(error: BaseException) -> dict[str, str] | KafkaError:
-        log.warning("Could not read a topic's configs: %s", error)
+        log.warning("Could not read a resource's configs: %s", error)
         return KafkaError(ErrorCode.UNKNOWN_SERVER_ERROR, None)
 
     # as Kafka's ZkAdminManager: a topic's overrides as the store holds them, so that an answer
-    # right after an alteration through another broker shows it
+    # right after an alteration through another broker shows it (and a group's, as Kafka 4
+    # reads its metadata image)
+    admin = ctx.services.admin
     reads: list[Outcome[dict[str, str] | KafkaError]] = [
-        when_settled(ctx.services.admin.topic_configs(t), _as_overrides, failed) for t in topics]
+        when_settled(admin.topic_configs(name) if kind == TOPIC else admin.group_configs(name),
+                     _as_overrides, failed)
+        for kind, name in keys]
 
     def answer(got: list[dict[str, str] | KafkaError]) -> m.DescribeConfigsResponse:
-        return respond(dict(zip(topics, got, strict=True)))
+        return respond(dict(zip(keys, got, strict=True)))
 
     found: Outcome[list[dict[str, str] | KafkaError]] = gather(reads)
     return when_ready(found, answer)

@@ -1,5 +1,5 @@
-"""IncrementalAlterConfigs (44): SET, DELETE, APPEND and SUBTRACT single configs of a topic or
-a broker, and the levels of the broker's loggers.
+"""IncrementalAlterConfigs (44): SET, DELETE, APPEND and SUBTRACT single configs of a topic, a
+broker or a group (Kafka 4's GROUP resource, KIP-848), and the levels of the broker's loggers.
 
 The operations, the checks and the change are :mod:`pybroker.admin.configs`', shared with
 AlterConfigs; logger levels are :mod:`pybroker.admin.loggers`', changed (and answered) before
@@ -21,8 +21,10 @@ from pybroker.admin.configs import (
     BROKER,
     BROKER_LOGGER,
     DELETE,
+    GROUP,
     TOPIC,
     incremental_broker_configs,
+    incremental_group_configs,
     incremental_topic_configs,
     preprocess,
     settled,
@@ -42,6 +44,9 @@ def _change(ctx: RequestContext, r: req.AlterConfigsResource, validate_only: boo
     if r.resource_type == BROKER:
         return incremental_broker_configs(ctx.services, r.resource_name, r.configs,
                                           validate_only)
+    if r.resource_type == GROUP:
+        return incremental_group_configs(ctx.services, ctx.services.groups.group_configs,
+                                         r.resource_name, r.configs, validate_only)
     loggers.check_node(ctx.services.broker_id, r.resource_name)
     loggers.check_changes(r.configs)
     if not validate_only:

@@ -12,6 +12,11 @@ DescribeConfigs lists it. Types, defaults, validators and update modes are those
 configuration documentation, which ``tests/compat/test_config_catalogue.py`` compares entry by
 entry with the table Kafka's own jars print.
 
+:data:`GROUP_CONFIGS` holds Kafka 4.1's group configs (KIP-848: the GROUP config resource), each
+with the broker property behind its default and the broker bounds its values are checked
+against; those of share and streams groups, which this broker does not serve, are accepted and
+described like Kafka's and change nothing.
+
 :data:`TOPIC_CONFIGS` holds every topic config Kafka 3.9 defines, in the order Kafka defines (and
 therefore validates) them: its type, validator, and the broker properties that supply its
 default (``log.segment.bytes`` for ``segment.bytes``), in the order Kafka consults them
@@ -41,6 +46,7 @@ from .validators import (
     MIGRATION_POLICY,
     NON_NULL_STRING,
     REBALANCE_PROTOCOLS,
+    SHARE_AUTO_OFFSET_RESET,
     THROTTLED_REPLICAS,
     Validator,
     at_least,
@@ -501,3 +507,75 @@ def parse_topic_config(name: str, raw: str) -> Any:
     if key.validator is not None:
         key.validator(name, value)
     return ",".join(value) if key.type == LIST else value
+
+
+# -- group configs (KIP-848) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GroupConfigKey:
+    """A config of the GROUP resource (Kafka 4.1's ``GroupConfig``): its type, validator and
+    default. ``broker`` names the broker property that supplies the default (Kafka's
+    ``extractGroupConfigMap``); ``bounds`` the broker properties (or, for the share and streams
+    groups this broker does not serve, Kafka's defaults of them) that a value must stay
+    within, each checked with Kafka's message."""
+
+    name: str
+    type: str
+    default: Any
+    validator: Validator | None = None
+    broker: str | None = None
+    #: (the broker property of the minimum, its value here when the catalogue has no such
+    #: property), the same for the maximum; None where Kafka checks no such bound
+    minimum: tuple[str, int] | None = None
+    maximum: tuple[str, int] | None = None
+    #: False for the share and streams group configs: accepted, validated, stored and
+    #: described as Kafka 4.1 does, with no effect (no share or streams groups are served)
+    effective: bool = True
+
+
+def _group(name: str, config_type: str, default: Any, validator: Validator | None = None, *,
+           broker: str | None = None, minimum: tuple[str, int] | None = None,
+           maximum: tuple[str, int] | None = None, effective: bool = True) -> GroupConfigKey:
+    if broker is not None and broker in BROKER_CONFIGS:
+        default = BROKER_CONFIGS[broker].default
+    return GroupConfigKey(name, config_type, default, validator, broker, minimum, maximum,
+                          effective)
+
+
+def _bound(broker: str, kafka_default: int) -> tuple[str, int]:
+    return (broker, BROKER_CONFIGS[broker].default if broker in BROKER_CONFIGS else kafka_default)
+
+
+# In Kafka 4.1's definition order (GroupConfig), which is also the order values are parsed in.
+GROUP_CONFIGS: dict[str, GroupConfigKey] = {k.name: k for k in (
+    _group("consumer.session.timeout.ms", INT, 45000, at_least(1),
+           broker="group.consumer.session.timeout.ms",
+           minimum=_bound("group.consumer.min.session.timeout.ms", 45000),
+           maximum=_bound("group.consumer.max.session.timeout.ms", 60000)),
+    _group("consumer.heartbeat.interval.ms", INT, 5000, at_least(1),
+           broker="group.consumer.heartbeat.interval.ms",
+           minimum=_bound("group.consumer.min.heartbeat.interval.ms", 5000),
+           maximum=_bound("group.consumer.max.heartbeat.interval.ms", 15000)),
+    _group("share.session.timeout.ms", INT, 45000, at_least(1),
+           minimum=_bound("group.share.min.session.timeout.ms", 45000),
+           maximum=_bound("group.share.max.session.timeout.ms", 60000), effective=False),
+    _group("share.heartbeat.interval.ms", INT, 5000, at_least(1),
+           minimum=_bound("group.share.min.heartbeat.interval.ms", 5000),
+           maximum=_bound("group.share.max.heartbeat.interval.ms", 15000), effective=False),
+    _group("share.record.lock.duration.ms", INT, 30000, at_least(1000),
+           minimum=_bound("group.share.min.record.lock.duration.ms", 15000),
+           maximum=_bound("group.share.max.record.lock.duration.ms", 60000), effective=False),
+    _group("share.auto.offset.reset", STRING, "latest", SHARE_AUTO_OFFSET_RESET,
+           effective=False),
+    _group("share.isolation.level", STRING, "read_uncommitted",
+           one_of("read_committed", "read_uncommitted"), effective=False),
+    _group("streams.session.timeout.ms", INT, 45000, at_least(1),
+           minimum=_bound("group.streams.min.session.timeout.ms", 45000),
+           maximum=_bound("group.streams.max.session.timeout.ms", 60000), effective=False),
+    _group("streams.heartbeat.interval.ms", INT, 5000, at_least(1),
+           minimum=_bound("group.streams.min.heartbeat.interval.ms", 5000),
+           maximum=_bound("group.streams.max.heartbeat.interval.ms", 15000), effective=False),
+    _group("streams.num.standby.replicas", INT, 0, at_least(0),
+           maximum=_bound("group.streams.max.standby.replicas", 2), effective=False),
+)}

@@ -49,6 +49,8 @@ DYNAMIC_DEFAULT_BROKER_CONFIG = 3
 STATIC_BROKER_CONFIG = 4
 DEFAULT_CONFIG = 5
 DYNAMIC_BROKER_LOGGER_CONFIG = 6
+#: Kafka 4's ConfigSource for a group's own configs (KIP-848)
+GROUP_CONFIG = 8
 
 #: the entity name of the cluster-wide defaults (Kafka's ZooKeeperInternals.DEFAULT_STRING)
 DEFAULT_ENTITY = "<default>"

@@ -119,6 +119,49 @@ MIGRATION_POLICY = Check(_migration_policy,
 
 REBALANCE_PROTOCOLS = Check(_rebalance_protocols, "[classic, consumer, share, streams]")
 
+#: ``java.time.Duration.parse``'s text: ``PnDTnHnMn.nS``, any case, each part signed
+_JAVA_DURATION = re.compile(
+    r"([-+]?)P(?:([-+]?[0-9]+)D)?"
+    r"(T(?:([-+]?[0-9]+)H)?(?:([-+]?[0-9]+)M)?(?:([-+]?[0-9]+)(?:[.,]([0-9]{0,9}))?S)?)?",
+    re.IGNORECASE)
+
+
+def java_duration_ms(text: str) -> float | None:
+    """A duration as ``java.time.Duration.parse`` reads it (in milliseconds, signed), or None
+    when it would throw."""
+    m = _JAVA_DURATION.fullmatch(text)
+    if m is None:
+        return None
+    sign, days, t, hours, minutes, seconds, fraction = m.groups()
+    if t is not None and t.upper() == "T":  # a T must be followed by something
+        return None
+    if days is None and hours is None and minutes is None and seconds is None:
+        return None
+    total = (int(days or 0) * 86400 + int(hours or 0) * 3600 + int(minutes or 0) * 60
+             + int(seconds or 0)) * 1000.0
+    if fraction:
+        frac = int(fraction) / 10 ** len(fraction) * 1000.0
+        total += -frac if (seconds or "").startswith("-") else frac
+    return -total if sign == "-" else total
+
+
+def _share_auto_offset_reset(name: str, value: Any) -> None:
+    """Kafka 4.1's ``ShareGroupAutoOffsetResetStrategy``: ``earliest``, ``latest`` or
+    ``by_duration:<ISO 8601 duration>``, not negative; case-sensitive but for the duration."""
+    ok = value in ("earliest", "latest")
+    if not ok and value.startswith("by_duration:"):
+        ms = java_duration_ms(value[len("by_duration:"):])
+        ok = ms is not None and ms >= 0
+    if not ok:
+        raise ConfigException.invalid(
+            name, value, f"Invalid value `{value}` for configuration {name}. The value must be "
+                         "either 'earliest', 'latest' or of the format "
+                         "'by_duration:<PnDTnHnMn.nS>'.")
+
+
+SHARE_AUTO_OFFSET_RESET = Check(_share_auto_offset_reset,
+                                "[latest, earliest, by_duration:PnDTnHnMn.nS]")
+
 
 def _gzip_level(name: str, value: Any) -> None:
     # Deflater's levels: 1 (fastest) to 9 (best), or -1 for zlib's default

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ErrorCode
 from pybroker.cluster.replica_manager import NO_SEQUENCE
+from pybroker.config.groups import GroupConfigs
 from pybroker.coordinator import group_metrics
 from pybroker.coordinator.group import GroupConfig, GroupCoordinator, GroupState, LoopScheduler
 from pybroker.coordinator.group.consumer.coordinator import (
@@ -95,6 +96,8 @@ class GroupCoordinatorService:
         self._consumer: ConsumerGroupCoordinator | None = None  # built by startup()
         self.group_config = GroupConfig.from_properties(config.props)
         self.consumer_config = ConsumerGroupConfig.from_properties(config.props)
+        #: every group's configs (KIP-848's GROUP resource), fed by the mode's store
+        self.group_configs = GroupConfigs(config.props)
         replica_manager.add_leadership_listener(self.topic.name, self.on_leadership_change)
         #: the offsets committed (group-coordinator-metrics offset-commit-count)
         self.offset_commits = group_metrics.register(
@@ -204,7 +207,8 @@ class GroupCoordinatorService:
         consumer = self._consumer = ConsumerGroupCoordinator(
             self.consumer_config, self.topic, coordinator.scheduler, self.metadata,
             is_coordinator_for=self._is_coordinator_for, is_loading=self._is_loading,
-            classic_group=coordinator.group, drop_classic_group=self._drop_classic_group)
+            classic_group=coordinator.group, drop_classic_group=self._drop_classic_group,
+            group_configs=self.group_configs)
         coordinator.foreign_group = self._classic_join_to_consumer_group
         self.runtime.load_led_partitions(now_ms)
         coordinator.startup()

@@ -94,21 +94,34 @@ class ClusterProcesses:
             out[broker_id] = (md.controller_id, frozenset(b.node_id for b in md.brokers))
         return out
 
-    def wait_formed(self, timeout: float = 30.0) -> int:
+    def wait_formed(self, timeout: float = 60.0) -> int:
         """Wait until every live broker names the same controller and lists every live broker
         (a broker answers controller -1, and only itself, until the controller's first
-        UpdateMetadata reaches it); the controller's id."""
+        UpdateMetadata reaches it); the controller's id. On a timeout the error carries each
+        broker's last view and the tail of every broker's log, so that a cluster that did not
+        form on a loaded machine says why."""
         live = frozenset(self.live())
+        seen: dict[int, tuple[int, frozenset[int]]] = {}
 
         def formed() -> int | None:
-            views = set(self.controllers_named().values())
+            named = self.controllers_named()
+            seen.clear()
+            seen.update(named)
+            views = set(named.values())
             if len(views) == 1:
                 [(controller, listed)] = views
                 if controller in live and listed == live:
                     return controller
             return None
 
-        controller = wait_for(formed, timeout, f"brokers {sorted(live)} to agree on a controller")
+        try:
+            controller = wait_for(formed, timeout,
+                                  f"brokers {sorted(live)} to agree on a controller")
+        except AssertionError as e:
+            views = ", ".join(f"{b} names {c} and lists {sorted(ls)}"
+                              for b, (c, ls) in sorted(seen.items()))
+            raise AssertionError(f"{e}; last views: {views or 'none answered'}\n"
+                                 f"{self.describe(lines=30)}") from None
         assert controller is not None
         return controller
 

@@ -25,6 +25,7 @@ from pybroker.zk.kafka_zk_base import ControllerMovedError, KafkaZkBase, _raise_
 from pybroker.zk.znodes import (
     ACL_RESOURCE_TYPES,
     CONFIG_BROKER,
+    CONFIG_GROUP,
     CONFIG_TOPIC,
     CONFIG_USER,
     AclChangeNotificationZNode,
@@ -36,6 +37,9 @@ from pybroker.zk.znodes import (
     ControllerZNode,
     DelegationTokenChangeNotificationZNode,
     DelegationTokenInfoZNode,
+    GroupConfigChangeNotificationZNode,
+    desanitize,
+    sanitize,
 )
 
 
@@ -113,6 +117,50 @@ class ConfigZkOps(KafkaZkBase):
         :func:`~pybroker.zk.znodes.sanitize` makes it."""
         await self.set_or_create_entity_configs(CONFIG_USER, sanitized_user, configs)
         await self.create_config_change_notification(f"{CONFIG_USER}/{sanitized_user}")
+
+    # -- group configs (KIP-848) --------------------------------------------------------------
+
+    async def get_group_config(self, group: str) -> dict[str, str]:
+        """``/config/groups/<group>``: a group's overrides (none when it has no znode)."""
+        return await self.get_entity_configs(CONFIG_GROUP, sanitize(group))
+
+    async def get_all_group_configs(self) -> dict[str, dict[str, str]]:
+        """Every group with stored configs, by its id."""
+        found = await self.get_all_entity_configs(CONFIG_GROUP)
+        return {desanitize(name): configs for name, configs in found.items()}
+
+    async def set_group_config(self, group: str, configs: Mapping[str, str]) -> None:
+        """Replace a group's overrides and tell every broker, through
+        ``/config/group_changes`` (see :class:`GroupConfigChangeNotificationZNode`)."""
+        name = sanitize(group)
+        await self.set_or_create_entity_configs(CONFIG_GROUP, name, configs)
+        await self._call(lambda: self.zk.create(
+            GroupConfigChangeNotificationZNode.path(
+                GroupConfigChangeNotificationZNode.SEQUENCE_PREFIX),
+            GroupConfigChangeNotificationZNode.encode(name), sequence=True))
+
+    async def get_group_config_change_notifications(self, watch: Watch | None = None,
+                                                    ) -> list[str]:
+        return sorted(await self._children(GroupConfigChangeNotificationZNode.PATH, watch))
+
+    async def create_group_config_paths(self) -> None:
+        """``/config/group_changes``, so that its watch can be set before the first change."""
+        await self.make_sure_persistent_path_exists(GroupConfigChangeNotificationZNode.PATH)
+
+    async def get_group_config_change_notification(self, name: str) -> tuple[str, int] | None:
+        """(the group's id, ctime in ms) of one notification, or None when it is gone."""
+        found = await self._get(GroupConfigChangeNotificationZNode.path(name))
+        if found is None:
+            return None
+        return desanitize(GroupConfigChangeNotificationZNode.decode(found[0])), found[1].ctime
+
+    async def delete_group_config_change_notifications(self, names: Iterable[str]) -> None:
+        for name in names:
+            try:
+                await self._call(functools.partial(
+                    self.zk.delete, GroupConfigChangeNotificationZNode.path(name)))
+            except NoNodeError:
+                pass
 
     async def get_entity_children(self, entity_type: str, name: str) -> list[str]:
         """The children of an entity's znode (``clients`` under a user)."""

@@ -115,3 +115,12 @@ class ZkTopicStore:
             await self.zk.set_broker_config(entity, configs)
         except ControllerMovedError as e:
             raise KafkaError(ErrorCode.NOT_CONTROLLER, str(e)) from e
+
+    async def get_group_config(self, group: str) -> dict[str, str]:
+        return await self.zk.get_group_config(group)
+
+    async def set_group_config(self, group: str, configs: Mapping[str, str]) -> None:
+        try:
+            await self.zk.set_group_config(group, configs)
+        except ControllerMovedError as e:
+            raise KafkaError(ErrorCode.NOT_CONTROLLER, str(e)) from e

@@ -1,6 +1,7 @@
 """A KIP-848 consumer group survives a restart of the single node, clean or by SIGKILL: the
 group is rebuilt from its records in ``__consumer_offsets`` with the same epochs, targets and
-half-done reconciliation, and its members carry on at their epochs without rejoining."""
+half-done reconciliation, and its members carry on at their epochs without rejoining. The
+group's configs (KIP-848) are kept in the node's own znode tree and given again after it."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from protocol.messages import (
     consumer_group_heartbeat_request as cgh,
     create_topics_request as ct,
     find_coordinator_request as fc,
+    incremental_alter_configs_request as iac,
     metadata_request as md,
 )
 from pybroker.testing.broker_process import BrokerProcess
@@ -23,6 +25,7 @@ from pybroker.testing.wire_client import WireClient
 pytestmark = pytest.mark.compat
 
 HEARTBEAT, DESCRIBE, METADATA, CREATE_TOPICS, FIND_COORDINATOR = 68, 69, 3, 19, 10
+INCREMENTAL_ALTER_CONFIGS, GROUP_RESOURCE = 44, 32
 
 
 def find_coordinator(client: WireClient, group: str) -> None:
@@ -87,7 +90,15 @@ def test_a_consumer_group_survives_a_restart(broker: BrokerProcess, hard: bool) 
             topics=[md.MetadataRequestTopic(name=topic)])).topics
         assert meta.error_code == ErrorCode.NONE
         find_coordinator(client, group)
+        (altered,) = client.call(INCREMENTAL_ALTER_CONFIGS, 1, iac.IncrementalAlterConfigsRequest(
+            resources=[iac.AlterConfigsResource(
+                resource_type=GROUP_RESOURCE, resource_name=group, configs=[iac.AlterableConfig(
+                    name="consumer.heartbeat.interval.ms", config_operation=0, value="6000")])],
+        )).responses
+        assert altered.error_code == ErrorCode.NONE, altered
+        # the broker that took the change follows it at once
         a = beat(client, group, "member-a", 0, {}, [topic])
+        assert a.heartbeat_interval_ms == 6000
         assert a.error_code == ErrorCode.NONE and a.member_epoch == 1
         b = beat(client, group, "member-b", 0, {}, [topic])
         revoke = beat(client, group, "member-a", 1, owned(a))  # asked to give two up
@@ -101,6 +112,7 @@ def test_a_consumer_group_survives_a_restart(broker: BrokerProcess, hard: bool) 
         # the members carry on where they were: a finishes its revocation, b gets the rest
         done = beat(client, group, "member-a", 1, owned(revoke))
         assert (done.error_code, done.member_epoch) == (ErrorCode.NONE, 2)
+        assert done.heartbeat_interval_ms == 6000
         rest = beat(client, group, "member-b", b.member_epoch, {})
         assert rest.error_code == ErrorCode.NONE
         assert sorted(owned(rest)[meta.topic_id] + owned(revoke)[meta.topic_id]) == [0, 1, 2, 3]

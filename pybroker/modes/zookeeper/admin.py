@@ -85,6 +85,14 @@ class TopicStore(Protocol):
         """Write them and a change notification; NOT_CONTROLLER without a controller."""
         ...
 
+    async def get_group_config(self, group: str) -> dict[str, str]:
+        """``/config/groups/<group>``: a group's overrides (KIP-848)."""
+        ...
+
+    async def set_group_config(self, group: str, configs: Mapping[str, str]) -> None:
+        """Write them and a group config change notification."""
+        ...
+
 
 class ControllerModule(Protocol):
     """This broker's controller module's admin entry points (``pybroker.controller``)."""
@@ -360,6 +368,22 @@ class ZkAdminManager:
         async def change() -> KafkaError | None:
             try:
                 await self.store.set_broker_config(entity, configs)
+            except KafkaError as e:
+                return e
+            return None
+        return asyncio.ensure_future(change())
+
+    # -- group configs (KIP-848) ------------------------------------------------------------
+    def group_configs(self, group: str) -> asyncio.Future[dict[str, str]]:
+        return asyncio.ensure_future(self.store.get_group_config(group))
+
+    def alter_group_configs(self, group: str, configs: Mapping[str, str],
+                            ) -> asyncio.Future[KafkaError | None]:
+        """The group's znode and a notification; every broker's coordinator applies them when
+        the notification reaches it (this one too)."""
+        async def change() -> KafkaError | None:
+            try:
+                await self.store.set_group_config(group, configs)
             except KafkaError as e:
                 return e
             return None

@@ -63,6 +63,7 @@ from pybroker.modes.zookeeper.client_quotas import ZkClientQuotas
 from pybroker.modes.zookeeper.config_changes import ConfigChangeWatcher
 from pybroker.modes.zookeeper.controller_store import ZkControllerStore
 from pybroker.modes.zookeeper.delegation_tokens import ZkDelegationTokens, token_settings
+from pybroker.modes.zookeeper.group_configs import ZkGroupConfigs
 from pybroker.modes.zookeeper.user_credentials import ZkUserCredentials
 from pybroker.network.client import BrokerClient, BrokerClientError
 from pybroker.quota.manager import QuotaManagers
@@ -144,6 +145,7 @@ class ZkBroker(BrokerBase):
         self.control: ControlRequestHandler | None = None
         self.admin: ZkAdminManager | None = None
         self.config_watcher: ConfigChangeWatcher | None = None
+        self.group_configs: ZkGroupConfigs | None = None
         self.acl_watcher: AclChangeWatcher | None = None
         self.tokens: ZkDelegationTokens | None = None
         self.credentials: ZkUserCredentials | None = None
@@ -294,6 +296,8 @@ class ZkBroker(BrokerBase):
             CONFIG_USER: self._user_changed,
             CONFIG_CLIENT: self.client_quotas.client_changed}, clock=self.clock)
         await self.config_watcher.start()
+        self.group_configs = ZkGroupConfigs(self.zk, self.groups.group_configs, clock=self.clock)
+        await self.group_configs.start()
         self._start_scheduled_tasks()
         self.started = True
         log.info("broker %d started in %.2fs (cluster %s, %s, broker epoch %d)",
@@ -448,6 +452,8 @@ class ZkBroker(BrokerBase):
             await self._controlled_shutdown()
         if self.config_watcher is not None:
             await self.config_watcher.stop()
+        if self.group_configs is not None:
+            await self.group_configs.stop()
         if self.acl_watcher is not None:
             await self.acl_watcher.stop()
         if self.tokens is not None:

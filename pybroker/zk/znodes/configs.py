@@ -33,6 +33,31 @@ CONFIG_USER = "users"
 CONFIG_BROKER = "brokers"
 CONFIG_IP = "ips"
 CONFIG_TYPES = (CONFIG_TOPIC, CONFIG_CLIENT, CONFIG_USER, CONFIG_BROKER, CONFIG_IP)
+#: KIP-848's group configs, which Kafka keeps only in KRaft; pybroker keeps them under
+#: ``/config/groups/<sanitized group id>``, created when first written. Not one of Kafka 3.9's
+#: ``ConfigType``s, so not among CONFIG_TYPES (whose paths every broker creates at start-up)
+CONFIG_GROUP = "groups"
+
+
+class GroupConfigChangeNotificationZNode:
+    """``/config/group_changes/group_config_change_<seq>``: a group's configs changed (its
+    sanitized id). Not under ``/config/changes``: a Kafka 3.9 broker in the same cluster would
+    stop at a notification for an entity type it does not know, and apply none after it."""
+
+    PATH = f"{ConfigZNode.PATH}/group_changes"
+    SEQUENCE_PREFIX = "group_config_change_"
+
+    @staticmethod
+    def path(name: str) -> str:
+        return f"{GroupConfigChangeNotificationZNode.PATH}/{name}"
+
+    @staticmethod
+    def encode(sanitized_group: str) -> bytes:
+        return sanitized_group.encode()
+
+    @staticmethod
+    def decode(data: bytes | None) -> str:
+        return (data or b"").decode("utf-8", errors="replace")
 
 
 class ConfigEntityTypeZNode:

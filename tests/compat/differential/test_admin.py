@@ -76,6 +76,10 @@ def _api_versions_known() -> list[Known]:
                     "versions, 0-1 (v1: regex subscriptions, member types); Kafka 3.9 lists v0, "
                     "which it answers UNSUPPORTED_VERSION in ZooKeeper mode.")
               for name in ("ConsumerGroupHeartbeat", "ConsumerGroupDescribe")]
+    known.append(Known("api_versions", "api versions v*", "api_keys{ListConfigResources}",
+                       "pybroker serves Kafka 4.1's ListConfigResources v0-1 (KIP-1142, 3.9's "
+                       "ListClientMetricsResources, which 3.9 serves in KRaft mode only): "
+                       "Kafka 4.1's kafka-configs asks it whether a group has group configs."))
     return known
 
 

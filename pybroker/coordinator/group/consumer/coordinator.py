@@ -137,6 +137,26 @@ class ConsumerGroupConfig:
         )
 
 
+class GroupTimeouts(Protocol):
+    """A group's session timeout and heartbeat interval: its group configs or the broker's
+    (:class:`pybroker.config.groups.GroupConfigs`)."""
+
+    def session_timeout_ms(self, group: str) -> int: ...
+
+    def heartbeat_interval_ms(self, group: str) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _BrokerTimeouts:
+    config: ConsumerGroupConfig
+
+    def session_timeout_ms(self, group: str) -> int:
+        return self.config.session_timeout_ms
+
+    def heartbeat_interval_ms(self, group: str) -> int:
+        return self.config.heartbeat_interval_ms
+
+
 #: Kafka's assignor classes, by the names the protocol carries
 ASSIGNOR_CLASSES = {
     "org.apache.kafka.coordinator.group.assignor.UniformAssignor": "uniform",
@@ -255,11 +275,14 @@ class ConsumerGroupCoordinator:
                  is_loading: Callable[[str | None], bool] | None = None,
                  classic_group: Callable[[str], Any | None] | None = None,
                  drop_classic_group: Callable[[str, int], tuple[bytes, bytes | None] | None]
-                 | None = None) -> None:
+                 | None = None, group_configs: GroupTimeouts | None = None) -> None:
         """``classic_group(group_id)`` is the classic group of that id, if any (the ids are
         one namespace); ``drop_classic_group(group_id, now_ms)`` forgets an empty one and
-        gives the tombstone of its metadata for the batch that replaces it."""
+        gives the tombstone of its metadata for the batch that replaces it;
+        ``group_configs`` each group's session timeout and heartbeat interval (its group
+        configs, KIP-848; without them, the broker's)."""
         self.config = config
+        self.group_configs: GroupTimeouts = group_configs or _BrokerTimeouts(config)
         self.store = store
         self.scheduler = scheduler
         self.topics = topics
@@ -583,7 +606,7 @@ class ConsumerGroupCoordinator:
 
         response = cgh.ConsumerGroupHeartbeatResponse(
             member_id=member_id, member_epoch=nxt.member_epoch,
-            heartbeat_interval_ms=self.config.heartbeat_interval_ms)
+            heartbeat_interval_ms=self.group_configs.heartbeat_interval_ms(group_id))
         full = (request.rebalance_timeout_ms != -1 and request.topic_partitions is not None
                 and (request.subscribed_topic_names is not None or regex is not None))
         if epoch == 0 or full or dict(nxt.assigned) != dict(before.assigned):
@@ -734,7 +757,7 @@ class ConsumerGroupCoordinator:
 
     def _schedule_session(self, group_id: str, member_id: str, now_ms: int) -> None:
         self.scheduler.schedule(session_key(group_id, member_id),
-                                now_ms + self.config.session_timeout_ms,
+                                now_ms + self.group_configs.session_timeout_ms(group_id),
                                 lambda at_ms: self._expire_session(group_id, member_id, at_ms))
 
     def _schedule_rebalance(self, group_id: str, member: ConsumerGroupMember,

@@ -140,7 +140,13 @@ def test_committed_schema_covers_exactly_the_generated_modules():
     overlay = [s for path in OVERLAY_PATHS for s in load_schema(path).specs]
     generated = {p.stem for p in Path(messages.__file__).parent.glob("*.py")} - {"__init__"}
     assert len(generated) > 200
-    assert {module_name(s.file_name) for s in [*schema.specs, *overlay]} == generated
+    # an overlay's spec replaces the base's of its file name, or of its API (a renamed one:
+    # 3.9's ListClientMetricsResources is 4.1's ListConfigResources)
+    replaced = {(s.api_key, s.type) for s in overlay if s.api_key is not None}
+    kept = [s for s in schema.specs if (s.api_key, s.type) not in replaced]
+    assert {module_name(s.file_name) for s in [*kept, *overlay]} == generated
+    assert "list_config_resources_request" in generated
+    assert "list_client_metrics_resources_request" not in generated
     api_keys = {s.api_key for s in schema.specs if s.api_key is not None}
     assert api_keys == set(messages.API_KEYS)
 

@@ -16,7 +16,7 @@ import pytest
 from protocol import messages
 from protocol.codegen.emit import module_name
 from protocol.codegen.samples import build_sample
-from protocol.codegen.spec import MessageSpec, load_schema
+from protocol.codegen.spec import MessageSpec, merged_specs
 from protocol.headers import decode_request
 from protocol.messages import (
     api_versions_request,
@@ -30,7 +30,7 @@ from protocol.messages import (
 )
 from protocol.primitives import Reader, Writer
 
-SPECS: list[MessageSpec] = load_schema().specs
+SPECS: list[MessageSpec] = [spec for spec, _ in merged_specs()]
 
 def _cases():
     for spec in SPECS:
@@ -75,7 +75,9 @@ def test_index_tables():
         messages.request_module(9999)
 
 
-# The constants of org.apache.kafka.common.protocol.ApiKeys in kafka-clients 3.9.1, in order.
+# The constants of org.apache.kafka.common.protocol.ApiKeys in kafka-clients 3.9.1, in order, with
+# 74 under its Kafka 4.1 name (LIST_CONFIG_RESOURCES, from the overlay; 3.9 calls it
+# LIST_CLIENT_METRICS_RESOURCES).
 JAVA_API_KEYS = """
     PRODUCE FETCH LIST_OFFSETS METADATA LEADER_AND_ISR STOP_REPLICA UPDATE_METADATA
     CONTROLLED_SHUTDOWN OFFSET_COMMIT OFFSET_FETCH FIND_COORDINATOR JOIN_GROUP HEARTBEAT
@@ -92,7 +94,7 @@ JAVA_API_KEYS = """
     BROKER_REGISTRATION BROKER_HEARTBEAT UNREGISTER_BROKER DESCRIBE_TRANSACTIONS
     LIST_TRANSACTIONS ALLOCATE_PRODUCER_IDS CONSUMER_GROUP_HEARTBEAT CONSUMER_GROUP_DESCRIBE
     CONTROLLER_REGISTRATION GET_TELEMETRY_SUBSCRIPTIONS PUSH_TELEMETRY ASSIGN_REPLICAS_TO_DIRS
-    LIST_CLIENT_METRICS_RESOURCES DESCRIBE_TOPIC_PARTITIONS SHARE_GROUP_HEARTBEAT
+    LIST_CONFIG_RESOURCES DESCRIBE_TOPIC_PARTITIONS SHARE_GROUP_HEARTBEAT
     SHARE_GROUP_DESCRIBE SHARE_FETCH SHARE_ACKNOWLEDGE ADD_RAFT_VOTER REMOVE_RAFT_VOTER
     UPDATE_RAFT_VOTER INITIALIZE_SHARE_GROUP_STATE READ_SHARE_GROUP_STATE
     WRITE_SHARE_GROUP_STATE DELETE_SHARE_GROUP_STATE READ_SHARE_GROUP_STATE_SUMMARY

@@ -9,13 +9,13 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from protocol import messages
 from protocol.codegen.samples import build_sample
-from protocol.codegen.spec import load_schema
+from protocol.codegen.spec import merged_specs
 from protocol.errors import ProtocolError
 from protocol.headers import decode_request
 from protocol.messages import ApiKey
 
 REQUEST_MODULES = {key: importlib.import_module(f"protocol.messages.{names[0]}") for key, names in messages.API_KEYS.items()}
-SPECS = {s.name: s for s in load_schema().specs}
+SPECS = {s.name: s for s, _ in merged_specs()}
 CASES = sorted((key, v) for key, m in REQUEST_MODULES.items() for v in m.READERS)
 
 FUZZ = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

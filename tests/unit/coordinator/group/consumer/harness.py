@@ -13,6 +13,7 @@ from protocol.messages import (
 )
 from protocol.primitives import Reader
 from pybroker.cluster.metadata_cache import TopicInfo
+from pybroker.config.groups import GroupConfigs
 from pybroker.coordinator.group.consumer import records
 from pybroker.coordinator.group.consumer.coordinator import (
     ConsumerGroupConfig,
@@ -84,13 +85,14 @@ class Store:
 
 
 class Harness:
-    def __init__(self, **config: object) -> None:
+    def __init__(self, group_configs: GroupConfigs | None = None, **config: object) -> None:
         self.clock = ManualScheduler(1_000)
         self.topics = Topics()
         self.store = Store()
         settings = {"session_timeout_ms": 45_000, "heartbeat_interval_ms": 5_000, **config}
         self.coordinator = ConsumerGroupCoordinator(
-            ConsumerGroupConfig(**settings), self.store, self.clock, self.topics)  # type: ignore[arg-type]
+            ConsumerGroupConfig(**settings), self.store, self.clock, self.topics,  # type: ignore[arg-type]
+            group_configs=group_configs)
         self.coordinator.startup()
 
     def heartbeat(self, group: str, member: str, epoch: int, *, version: int = 1,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from protocol.errors import ErrorCode
+from pybroker.config.groups import GroupConfigs
 from pybroker.coordinator.group.consumer.group import ConsumerGroupState
 from pybroker.coordinator.group.consumer.member import MemberState
 
@@ -123,6 +124,28 @@ def test_a_silent_member_is_removed_after_the_session_timeout(h: Harness) -> Non
     assert h.group(G).member("a") is None
     assert list(h.group(G).members) == ["b"]
     members_consistent(h)
+
+
+def test_a_group_config_sets_its_session_timeout_and_heartbeat_interval() -> None:
+    """KIP-848's group configs: the tuned group's member is given its heartbeat interval and
+    fenced after its session timeout; another group's keeps the broker's."""
+    configs = GroupConfigs({"group.consumer.min.session.timeout.ms": "6000",
+                            "group.consumer.min.heartbeat.interval.ms": "500"})
+    configs.set("tuned", {"consumer.session.timeout.ms": "20000",
+                          "consumer.heartbeat.interval.ms": "2500"})
+    h = Harness(group_configs=configs)
+    h.topics.create("foo", 2)
+    assert h.heartbeat("tuned", "a", 0, topics=["foo"]).heartbeat_interval_ms == 2500
+    assert h.heartbeat("plain", "b", 0, topics=["foo"]).heartbeat_interval_ms == 5000
+    h.advance(25_000)
+    assert h.group("tuned").member("a") is None
+    assert h.group("plain").member("b") is not None
+    # a change applies from the next heartbeat on; removing the override restores the broker's
+    configs.set("plain", {"consumer.heartbeat.interval.ms": "1000"})
+    epoch = h.group("plain").member("b").member_epoch
+    assert h.heartbeat("plain", "b", epoch).heartbeat_interval_ms == 1000
+    configs.set("plain", {})
+    assert h.heartbeat("plain", "b", epoch).heartbeat_interval_ms == 5000
 
 
 def test_static_members_leave_for_a_while_and_come_back(h: Harness) -> None:
