@@ -210,6 +210,7 @@ class GroupCoordinatorService:
             classic_group=coordinator.group, drop_classic_group=self._drop_classic_group,
             group_configs=self.group_configs)
         coordinator.foreign_group = self._classic_join_to_consumer_group
+        coordinator.mixed = consumer
         self.runtime.load_led_partitions(now_ms)
         coordinator.startup()
         consumer.startup()
@@ -221,9 +222,9 @@ class GroupCoordinatorService:
         return serialize_group_metadata_key(group_id), None
 
     def _classic_join_to_consumer_group(self, group_id: str, now_ms: int) -> ErrorCode:
-        """A JoinGroup for the id of a consumer group: an empty one is deleted (its tombstones
-        written) and the classic group starts; a non-empty one refuses classic members until
-        mixed groups are served (INCONSISTENT_GROUP_PROTOCOL)."""
+        """A JoinGroup for the id of an empty consumer group: it is deleted (its tombstones
+        written) and the classic group starts. (A non-empty one takes the member as a classic
+        member, through ``coordinator.mixed``, before this is asked.)"""
         consumer = self._consumer
         group = consumer.group(group_id) if consumer is not None else None
         if consumer is None or group is None:

@@ -65,7 +65,7 @@ from protocol.messages.group_metadata_value import GroupMetadataValue
 from pybroker.config import broker_default, broker_value
 from pybroker.kernel.outcome import Outcome
 
-from .core import entry_point, heartbeat_key, join_key, pending_key, sync_key
+from .core import MixedGroups, entry_point, heartbeat_key, join_key, pending_key, sync_key
 from .group import ClassicGroup, JoinGroupResult, SyncGroupResult
 from .group_apis import GroupApis
 from .join import JoinPhase
@@ -162,6 +162,8 @@ class GroupCoordinator(JoinPhase, SyncPhase, Membership, GroupApis):
         #: does not know (the ids are one namespace): NONE to go on (no such group, or an
         #: empty one that was dropped), else the error to answer
         self.foreign_group: Callable[[str, int], ErrorCode] = lambda _gid, _now: E.NONE
+        #: the consumer groups classic members may join (None: none are served)
+        self.mixed: MixedGroups | None = None
         #: rebalances that completed their join phase with members (Kafka's
         #: ``group-completed-rebalance-count``)
         self.completed_rebalances = 0

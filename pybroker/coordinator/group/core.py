@@ -26,8 +26,8 @@ import functools
 import itertools
 import logging
 from collections import deque
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from protocol.errors import ErrorCode
 from pybroker.kernel.outcome import Outcome, is_pending, when_settled
@@ -64,6 +64,26 @@ def entry_point(fn: Callable[Concatenate[_C, _P], _R]) -> Callable[Concatenate[_
     return wrapper
 
 
+class MixedGroups(Protocol):
+    """The consumer groups (KIP-848) classic members may belong to: a classic JoinGroup for
+    the id of a consumer group with members joins it, and that member's SyncGroup, Heartbeat
+    and LeaveGroup are the consumer group's (Kafka's ``classicGroup*ToConsumerGroup``)."""
+
+    def has_members(self, group_id: str) -> bool: ...
+
+    def serves(self, group_id: str) -> bool: ...
+
+    def classic_join(self, request: Any, now_ms: int) -> Outcome[Any]: ...
+
+    def classic_sync(self, request: Any, now_ms: int) -> Any: ...
+
+    def classic_heartbeat(self, group_id: str, member_id: str, instance_id: str | None,
+                          generation_id: int, now_ms: int) -> ErrorCode: ...
+
+    def classic_leave(self, group_id: str, members: Sequence[Any], now_ms: int,
+                      ) -> Outcome[Any]: ...
+
+
 class CoordinatorCore:
     """The shared state and plumbing of :class:`~.coordinator.GroupCoordinator`."""
 
@@ -75,6 +95,7 @@ class CoordinatorCore:
     _new_member_id: Callable[[str], str]
     _groups: dict[str, ClassicGroup]
     foreign_group: Callable[[str, int], ErrorCode]
+    mixed: MixedGroups | None
     completed_rebalances: int
     _active: bool
     _depth: int
@@ -164,6 +185,14 @@ class CoordinatorCore:
 
     def _deliver(self, respond: Responder, result: Any) -> None:
         self._outbox.append((respond, result))
+
+    def _deliver_outcome(self, respond: Responder, outcome: Outcome[Any]) -> None:
+        """Deliver ``outcome`` now, or when it settles (a consumer group's write)."""
+        if is_pending(outcome):
+            outcome.add_done_callback(
+                lambda fut: respond(fut.result()) if not fut.cancelled() else None)
+        else:
+            self._deliver(respond, outcome)
 
     def _flush(self) -> None:
         while self._outbox:

@@ -95,6 +95,11 @@ class JoinPhase(CoordinatorCore):
         if error is not None:
             self._deliver(respond, JoinGroupResult.failure(member_id, error))
             return
+        if request.group_id not in self._groups and self.mixed is not None \
+                and self.mixed.has_members(request.group_id):
+            # a classic member of a consumer group (KIP-848's mixed groups)
+            self._deliver_outcome(respond, self.mixed.classic_join(request, now_ms))
+            return
         if not (self.config.min_session_timeout_ms <= request.session_timeout_ms
                 <= self.config.max_session_timeout_ms):
             self._deliver(respond, JoinGroupResult.failure(member_id, E.INVALID_SESSION_TIMEOUT))

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from protocol.errors import ErrorCode
+from pybroker.kernel.outcome import Outcome
 
 from .core import CoordinatorCore, entry_point, heartbeat_key, pending_key
 from .group import ClassicGroup, JoinGroupResult, SyncGroupResult
@@ -71,6 +72,9 @@ class Membership(CoordinatorCore):
             return E.NONE if error is E.COORDINATOR_LOAD_IN_PROGRESS else error
         group = self._groups.get(group_id)
         if group is None:
+            if self.mixed is not None and self.mixed.serves(group_id):
+                return self.mixed.classic_heartbeat(group_id, member_id, group_instance_id,
+                                                    generation_id, now_ms)
             return E.UNKNOWN_MEMBER_ID
         if group.state is S.DEAD:
             return E.COORDINATOR_NOT_AVAILABLE
@@ -90,14 +94,19 @@ class Membership(CoordinatorCore):
 
     @entry_point
     def handle_leave_group(self, group_id: str, members: Sequence[LeavingMember],
-                           now_ms: int) -> LeaveGroupResult:
+                           now_ms: int) -> Outcome[LeaveGroupResult]:
         """Per-member errors in request order. v0-2 callers take the single member's error as
-        the top-level error when the top-level one is NONE."""
+        the top-level error when the top-level one is NONE. Classic members of a consumer
+        group are answered once their removal is written."""
         error = self._validate_group_status(group_id, allow_empty_id=False)
         if error is not None:
             return LeaveGroupResult(error)
         group = self._groups.get(group_id)
         if group is None:
+            if self.mixed is not None and self.mixed.serves(group_id):
+                left: Outcome[LeaveGroupResult] = self.mixed.classic_leave(group_id, members,
+                                                                           now_ms)
+                return left
             return LeaveGroupResult(E.NONE, tuple(
                 MemberLeaveResult(m.member_id, m.group_instance_id, E.UNKNOWN_MEMBER_ID)
                 for m in members))

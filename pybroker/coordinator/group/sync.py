@@ -75,6 +75,9 @@ class SyncPhase(CoordinatorCore):
             return
         group = self._groups.get(request.group_id)
         if group is None:
+            if self.mixed is not None and self.mixed.serves(request.group_id):
+                self._deliver(respond, self.mixed.classic_sync(request, now_ms))
+                return
             self._deliver(respond, SyncGroupResult.failure(E.UNKNOWN_MEMBER_ID))
             return
         error = self._validate_sync(group, request)

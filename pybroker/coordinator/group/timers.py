@@ -29,6 +29,9 @@ class Scheduler(Protocol):
     def cancel(self, key: Hashable) -> bool:
         """Drop the timer under ``key``; whether there was one."""
 
+    def __contains__(self, key: Hashable) -> bool:
+        """Whether a timer is scheduled under ``key``."""
+
 
 class ManualScheduler:
     """A scheduler whose clock moves only when told to."""
@@ -108,6 +111,9 @@ class LoopScheduler:
             return False
         handle.cancel()
         return True
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._handles
 
     def __len__(self) -> int:
         return len(self._handles)

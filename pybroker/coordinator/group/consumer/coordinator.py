@@ -33,6 +33,18 @@ Timers (on the coordinator's scheduler):
 The group id namespace is shared with the classic protocol: a heartbeat with epoch 0 replaces
 an *empty* classic group (its metadata tombstoned in the same batch); a non-empty classic group
 answers GROUP_ID_NOT_FOUND until online conversion is served.
+
+Classic members (a mixed group, Kafka's ``classicGroup*ToConsumerGroup``): a classic JoinGroup
+for a consumer group with members joins it (:meth:`ConsumerGroupCoordinator.classic_join`),
+with the subscription and owned partitions its protocol metadata embeds. It goes through the
+same steps as a heartbeat and is answered with its member epoch as the generation and no member
+list; SyncGroup gives it its current assignment, encoded with the consumer protocol at its
+subscription's version; Heartbeat tells it to rejoin (REBALANCE_IN_PROGRESS) when the group
+epoch moved on, when it has partitions to revoke or when partitions it waits for are free. It
+keeps its own session timeout, and instead of the rebalance timer has two of its own:
+``("consumer-classic-sync", group, member)`` from its join to its SyncGroup and
+``("consumer-classic-join", group, member)`` from being told to rejoin to its JoinGroup; either
+fences it when it fires.
 """
 
 from __future__ import annotations
@@ -53,10 +65,17 @@ from protocol.messages import (
     consumer_group_describe_response as cgd,
     consumer_group_heartbeat_request as req_m,
     consumer_group_heartbeat_response as cgh,
+    consumer_protocol_assignment as cpa,
+    consumer_protocol_subscription as cps,
 )
+from protocol.primitives import Reader
 from pybroker.config import broker_value
 from pybroker.kernel.outcome import Outcome, when_ready
 
+from ..group import JoinGroupResult, SyncGroupResult
+from ..join import JoinRequest
+from ..membership import LeaveGroupResult, LeavingMember, MemberLeaveResult
+from ..sync import SyncRequest
 from ..timers import Scheduler
 from .assignors import MemberSubscription, assignor
 from .group import ConsumerGroup
@@ -65,6 +84,7 @@ from .member import (
     LEAVE_GROUP_MEMBER_EPOCH,
     LEAVE_GROUP_STATIC_MEMBER_EPOCH,
     Assignment,
+    ClassicMemberMetadata,
     ConsumerGroupMember,
     MemberState,
     assignment,
@@ -95,6 +115,7 @@ _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
 
 _INT64 = struct.Struct(">q")
+_INT16 = struct.Struct(">h")
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +255,43 @@ def rebalance_key(group_id: str, member_id: str) -> tuple[str, str, str]:
     return ("consumer-rebalance", group_id, member_id)
 
 
+def join_key(group_id: str, member_id: str) -> tuple[str, str, str]:
+    """A classic member told to rejoin must do so within its rebalance timeout."""
+    return ("consumer-classic-join", group_id, member_id)
+
+
+def sync_key(group_id: str, member_id: str) -> tuple[str, str, str]:
+    """A classic member that joined must send SyncGroup within its rebalance timeout."""
+    return ("consumer-classic-sync", group_id, member_id)
+
+
+CONSUMER_PROTOCOL_TYPE = "consumer"
+
+
+def classic_subscription(protocols: Sequence[tuple[str, bytes]],
+                         ) -> cps.ConsumerProtocolSubscription:
+    """The subscription a classic member embeds in its JoinGroup (every protocol carries the
+    same one; Kafka reads the first), at the version it was written in, capped at the newest
+    this broker knows; INCONSISTENT_GROUP_PROTOCOL when it does not parse."""
+    try:
+        r = Reader(protocols[0][1])
+        version = r.int16()
+        if version < 0:
+            raise ValueError(version)
+        return cps.read(r, min(version, cps.VALID_VERSIONS[1]))
+    except Exception as exc:  # noqa: BLE001 - any malformed bytes are the client's error
+        raise KafkaError(E.INCONSISTENT_GROUP_PROTOCOL,
+                         "Malformed embedded consumer protocol in subscription "
+                         "deserialization.") from exc
+
+
+def _protocol_version(metadata: bytes) -> int:
+    try:
+        return max(0, min(Reader(metadata).int16(), cpa.VALID_VERSIONS[1]))
+    except Exception:  # noqa: BLE001
+        return 0
+
+
 #: RE2's error texts -> RE2/J's (``com.google.re2j.Parser``), which Kafka's messages carry
 _RE2J_ERRORS = {
     "invalid escape sequence": "invalid escape sequence",
@@ -309,8 +367,11 @@ class ConsumerGroupCoordinator:
         self._drop_timers(self._groups.get(group.group_id))
         self._groups[group.group_id] = group
         for member in group.members.values():
-            self._schedule_session(group.group_id, member.member_id, now_ms)
-            if member.state is MemberState.UNREVOKED_PARTITIONS:
+            # a classic member keeps its own session timeout, and has no rebalance timer
+            classic = member.classic
+            self._schedule_session(group.group_id, member.member_id, now_ms,
+                                   classic.session_timeout_ms if classic else None)
+            if member.state is MemberState.UNREVOKED_PARTITIONS and classic is None:
                 self._schedule_rebalance(group.group_id, member, now_ms)
 
     def unload_groups(self, group_ids: Iterable[str]) -> None:
@@ -321,8 +382,8 @@ class ConsumerGroupCoordinator:
         if group is None:
             return
         for member_id in group.members:
-            self.scheduler.cancel(session_key(group.group_id, member_id))
-            self.scheduler.cancel(rebalance_key(group.group_id, member_id))
+            for key in (session_key, rebalance_key, join_key, sync_key):
+                self.scheduler.cancel(key(group.group_id, member_id))
 
     # -- queries ---------------------------------------------------------------------------
 
@@ -740,8 +801,8 @@ class ConsumerGroupCoordinator:
         op.add(CurrentAssignment(group_id, member.member_id, None))
         op.add(TargetAssignmentMember(group_id, member.member_id, None))
         op.add(MemberMetadata(group_id, member.member_id, None))
-        self.scheduler.cancel(session_key(group_id, member.member_id))
-        self.scheduler.cancel(rebalance_key(group_id, member.member_id))
+        for key in (session_key, rebalance_key, join_key, sync_key):
+            self.scheduler.cancel(key(group_id, member.member_id))
 
     def _fence(self, group: ConsumerGroup, member: ConsumerGroupMember, op: _Operation) -> None:
         """Remove the member and bump the group epoch (Kafka's ``consumerGroupFenceMember``):
@@ -755,9 +816,12 @@ class ConsumerGroupCoordinator:
 
     # -- timers ----------------------------------------------------------------------------
 
-    def _schedule_session(self, group_id: str, member_id: str, now_ms: int) -> None:
-        self.scheduler.schedule(session_key(group_id, member_id),
-                                now_ms + self.group_configs.session_timeout_ms(group_id),
+    def _schedule_session(self, group_id: str, member_id: str, now_ms: int,
+                          timeout_ms: int | None = None) -> None:
+        """``timeout_ms``: a classic member's own session timeout (else the group's)."""
+        if timeout_ms is None:
+            timeout_ms = self.group_configs.session_timeout_ms(group_id)
+        self.scheduler.schedule(session_key(group_id, member_id), now_ms + timeout_ms,
                                 lambda at_ms: self._expire_session(group_id, member_id, at_ms))
 
     def _schedule_rebalance(self, group_id: str, member: ConsumerGroupMember,
@@ -792,6 +856,323 @@ class ConsumerGroupCoordinator:
         op = _Operation(group)
         self._fence(group, member, op)
         self._write(op, snapshot, cgh.ConsumerGroupHeartbeatResponse(), now_ms)
+
+    # -- classic members in a consumer group (a mixed group) --------------------------------
+
+    def has_members(self, group_id: str) -> bool:
+        """Whether a JoinGroup for ``group_id`` joins this consumer group as a classic member
+        (an empty one gives way to a classic group instead)."""
+        group = self._groups.get(group_id)
+        return group is not None and bool(group.members)
+
+    def serves(self, group_id: str) -> bool:
+        """Whether SyncGroup, Heartbeat and LeaveGroup for ``group_id`` are this group's."""
+        return group_id in self._groups
+
+    def _supports_classic(self, group: ConsumerGroup, protocol_type: str,
+                          names: Sequence[str]) -> bool:
+        """Kafka's ``ConsumerGroup.supportsClassicProtocols``: the consumer protocol type, and
+        a protocol every classic member of the group supports."""
+        if protocol_type != CONSUMER_PROTOCOL_TYPE:
+            return False
+        classic = [m for m in group.members.values() if m.classic is not None]
+        if not group.members:
+            return bool(names)
+        return any(all(any(n == name for n, _ in m.classic.protocols)  # type: ignore[union-attr]
+                       for m in classic) for name in names)
+
+    def _classic_member_for(self, group: ConsumerGroup, request: JoinRequest, member_id: str,
+                            unknown: bool, op: _Operation) -> ConsumerGroupMember:
+        """Kafka's ``getOrMaybeSubscribe{Dynamic,Static}ConsumerGroupMember`` for a classic
+        join: a new member, the member itself, or (a static member coming back with no
+        member id) a copy of the instance's member under the new id."""
+        instance_id = request.group_instance_id
+        if instance_id is None:
+            return group.member(member_id) or ConsumerGroupMember(member_id)
+        existing = group.static_member(instance_id)
+        if unknown:
+            if existing is None:
+                return group.member(member_id) or ConsumerGroupMember(
+                    member_id, instance_id=instance_id)
+            replacement = replace(existing, member_id=member_id, member_epoch=0,
+                                  previous_member_epoch=0)
+            target = group.target(existing.member_id)
+            self._remove_member_records(group, existing, op)
+            op.add(MemberMetadata(group.group_id, member_id, replacement))
+            op.add(TargetAssignmentMember(group.group_id, member_id, target))
+            op.add(CurrentAssignment(group.group_id, member_id, replacement))
+            return group.members[member_id]
+        if existing is None:
+            raise KafkaError(E.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
+        if existing.member_id != member_id:
+            raise KafkaError(E.FENCED_INSTANCE_ID,
+                             f"Static member {member_id} with instance id {instance_id} was "
+                             f"fenced by member {existing.member_id}.")
+        return existing
+
+    def _owned_by_name(self, subscription: cps.ConsumerProtocolSubscription) -> Assignment:
+        parts: dict[uuid.UUID, set[int]] = {}
+        for tp in subscription.owned_partitions:
+            info = self.topics.topic(tp.topic)
+            if info is not None:
+                parts.setdefault(info.topic_id, set()).update(tp.partitions)
+        return assignment(parts)
+
+    def classic_join(self, request: JoinRequest, now_ms: int) -> Outcome[JoinGroupResult]:
+        """A classic JoinGroup to a non-empty consumer group (Kafka's
+        ``classicGroupJoinToConsumerGroup``): the member joins with the subscription its
+        protocol metadata carries, the group's assignor computes its target, and it is
+        answered at once with its epoch as the generation and no member list (a classic
+        member is never the leader); SyncGroup then gives it its assignment."""
+        group_id = request.group_id
+        group = self._groups[group_id]
+        unknown = request.member_id == ""
+        member_id = new_member_id() if unknown else request.member_id
+        snapshot = group.copy()
+        try:
+            if group.member(member_id) is None and len(group) >= self.config.max_size:
+                raise KafkaError(E.GROUP_MAX_SIZE_REACHED,
+                                 f"The consumer group has reached its maximum capacity of "
+                                 f"{self.config.max_size} members.")
+            names = [name for name, _ in request.protocols]
+            if not self._supports_classic(group, request.protocol_type, names):
+                raise KafkaError(E.INCONSISTENT_GROUP_PROTOCOL,
+                                 f"Member {member_id}'s protocols are not supported.")
+            if request.require_known_member_id and unknown and \
+                    request.group_instance_id is None:
+                return JoinGroupResult(error_code=E.MEMBER_ID_REQUIRED, member_id=member_id)
+            subscription = classic_subscription(request.protocols)
+            op = _Operation(group)
+            member = self._classic_member_for(group, request, member_id, unknown, op)
+            is_new = group.member(member_id) is None
+            updated = replace(
+                member,
+                instance_id=request.group_instance_id or member.instance_id,
+                rack_id=subscription.rack_id if subscription.rack_id is not None
+                else member.rack_id,
+                rebalance_timeout_ms=request.rebalance_timeout_ms
+                if request.rebalance_timeout_ms != -1 else member.rebalance_timeout_ms,
+                subscribed_topic_names=tuple(subscription.topics),
+                client_id=request.client_id, client_host=request.client_host,
+                classic=ClassicMemberMetadata(request.session_timeout_ms,
+                                              tuple(request.protocols)))
+            self._apply_member(group, member, updated, is_new, op, now_ms)
+            current = group.members[member_id]
+            nxt = current
+            if not current.is_reconciled_to(group.assignment_epoch):
+                nxt = reconcile(current, group.assignment_epoch, group.target(member_id),
+                                self._owned_by_name(subscription), group.partition_epoch)
+            if is_new or nxt.assignment_differs(current):
+                op.add(CurrentAssignment(group_id, member_id, nxt))
+        except KafkaError as exc:
+            self._restore(group_id, snapshot, None)
+            return JoinGroupResult.failure(request.member_id, exc.code)
+        result = JoinGroupResult(error_code=E.NONE, member_id=member_id,
+                                 generation_id=nxt.member_epoch,
+                                 protocol_type=CONSUMER_PROTOCOL_TYPE,
+                                 protocol_name=request.protocols[0][0])
+        session_ms, rebalance_ms = request.session_timeout_ms, request.rebalance_timeout_ms
+
+        def written(error: ErrorCode) -> JoinGroupResult:
+            if error:
+                self._restore(group_id, snapshot, changes)
+                return JoinGroupResult.failure(request.member_id, error)
+            self.scheduler.cancel(join_key(group_id, member_id))
+            self._schedule_session(group_id, member_id, now_ms, session_ms)
+            self.scheduler.schedule(
+                sync_key(group_id, member_id), now_ms + rebalance_ms,
+                lambda at_ms: self._expire_classic(group_id, member_id, "sync", at_ms))
+            return result
+
+        changes = group.changes
+        if not op.records:
+            return written(E.NONE)
+        data = [r if isinstance(r, tuple) else serialize(r) for r in op.records]
+        return when_ready(self.store.write_records(group_id, data, now_ms), written)
+
+    def _apply_member(self, group: ConsumerGroup, member: ConsumerGroupMember,
+                      updated: ConsumerGroupMember, is_new: bool, op: _Operation,
+                      now_ms: int) -> None:
+        """Steps 1 and 2 of a join: the member's metadata, a new group epoch when the
+        subscriptions or their topics changed, and the target assignment for it."""
+        group_id = group.group_id
+        bump = group.group_epoch == 0
+        if is_new or updated.metadata_differs(member):
+            op.add(MemberMetadata(group_id, updated.member_id, updated))
+            if is_new or set(updated.subscribed_topic_names) != \
+                    set(member.subscribed_topic_names):
+                bump = True
+        if self._refresh_regexes(group, op, now_ms):
+            bump = True
+        metadata_hash = self._metadata_hash(group)
+        if bump or metadata_hash != group.metadata_hash:
+            op.add(GroupEpoch(group_id, group.group_epoch + 1, metadata_hash))
+        if group.group_epoch > group.assignment_epoch:
+            self._update_target_assignment(group, op)
+
+    def _classic_member(self, group: ConsumerGroup | None, group_id: str, member_id: str,
+                        instance_id: str | None) -> ConsumerGroupMember:
+        """Kafka's ``validateConsumerGroupMember`` and ``throwIfMemberDoesNotUseClassicProtocol``."""
+        if group is None:
+            raise KafkaError(E.UNKNOWN_MEMBER_ID, f"Group {group_id} not found.")
+        if instance_id is None:
+            member = group.member(member_id)
+            if member is None:
+                raise KafkaError(E.UNKNOWN_MEMBER_ID,
+                                 f"Member {member_id} is not a member of group {group_id}.")
+        else:
+            found = group.static_member(instance_id)
+            if found is None:
+                raise KafkaError(E.UNKNOWN_MEMBER_ID,
+                                 f"Member with instance id {instance_id} is not a member of "
+                                 f"group {group_id}.")
+            if found.member_id != member_id:
+                raise KafkaError(E.FENCED_INSTANCE_ID,
+                                 f"Static member {member_id} with instance id {instance_id} "
+                                 f"was fenced by member {found.member_id}.")
+            member = found
+        if not member.uses_classic_protocol:
+            raise KafkaError(E.UNKNOWN_MEMBER_ID,
+                             f"Member {member.member_id} does not use the classic protocol.")
+        return member
+
+    def _must_rejoin(self, group: ConsumerGroup, member: ConsumerGroupMember) -> bool:
+        """Whether a classic member must rejoin (Heartbeat's REBALANCE_IN_PROGRESS): the group
+        epoch moved on, it has partitions to revoke, or partitions it waits for are free."""
+        if member.member_epoch < group.group_epoch:
+            return True
+        if member.state is MemberState.UNREVOKED_PARTITIONS:
+            return True
+        return member.state is MemberState.UNRELEASED_PARTITIONS and \
+            not self._waiting_on_unreleased(group, member)
+
+    @staticmethod
+    def _waiting_on_unreleased(group: ConsumerGroup, member: ConsumerGroupMember) -> bool:
+        for topic_id, partitions in group.target(member.member_id).items():
+            held = member.assigned.get(topic_id, frozenset())
+            for p in partitions:
+                if p not in held and group.partition_epoch(topic_id, p) != -1:
+                    return True
+        return False
+
+    def _tell_to_rejoin(self, group_id: str, member: ConsumerGroupMember, now_ms: int) -> None:
+        key = join_key(group_id, member.member_id)
+        if key not in self.scheduler:
+            member_id = member.member_id
+            self.scheduler.schedule(
+                key, now_ms + max(member.rebalance_timeout_ms, 0),
+                lambda at_ms: self._expire_classic(group_id, member_id, "join", at_ms))
+
+    def classic_sync(self, request: SyncRequest, now_ms: int) -> SyncGroupResult:
+        """Kafka's ``classicGroupSyncToConsumerGroup``: the member's current assignment,
+        encoded with the consumer protocol at the version of its subscription."""
+        group_id = request.group_id
+        group = self._groups.get(group_id)
+        try:
+            member = self._classic_member(group, group_id, request.member_id,
+                                          request.group_instance_id)
+            assert group is not None and member.classic is not None
+            if member.member_epoch != request.generation_id:
+                raise KafkaError(E.ILLEGAL_GENERATION)
+            protocol_name = member.classic.protocols[0][0]
+            if request.protocol_type is not None and \
+                    request.protocol_type != CONSUMER_PROTOCOL_TYPE:
+                raise KafkaError(E.INCONSISTENT_GROUP_PROTOCOL)
+            if request.protocol_name is not None and request.protocol_name != protocol_name:
+                raise KafkaError(E.INCONSISTENT_GROUP_PROTOCOL)
+            if group.group_epoch > member.member_epoch and \
+                    member.state is not MemberState.UNREVOKED_PARTITIONS:
+                self._tell_to_rejoin(group_id, member, now_ms)
+                raise KafkaError(E.REBALANCE_IN_PROGRESS)
+        except KafkaError as exc:
+            return SyncGroupResult.failure(exc.code)
+        self.scheduler.cancel(sync_key(group_id, member.member_id))
+        self._schedule_session(group_id, member.member_id, now_ms,
+                               member.classic.session_timeout_ms)
+        return SyncGroupResult(error_code=E.NONE, protocol_type=request.protocol_type,
+                               protocol_name=request.protocol_name,
+                               assignment=self._encode_assignment(member))
+
+    def _encode_assignment(self, member: ConsumerGroupMember) -> bytes:
+        assert member.classic is not None
+        version = _protocol_version(member.classic.protocols[0][1])
+        parts = []
+        for topic_id, partitions in sorted(member.assigned.items(), key=lambda kv: kv[0].bytes):
+            name = self.topics.topic_name(topic_id)
+            if name is not None:
+                parts.append(cpa.TopicPartition(topic=name, partitions=sorted(partitions)))
+        body = cpa.encode(cpa.ConsumerProtocolAssignment(assigned_partitions=parts,
+                                                         user_data=None), version)
+        return _INT16.pack(version) + body
+
+    def classic_heartbeat(self, group_id: str, member_id: str, instance_id: str | None,
+                          generation_id: int, now_ms: int) -> ErrorCode:
+        """Kafka's ``classicGroupHeartbeatToConsumerGroup``."""
+        group = self._groups.get(group_id)
+        try:
+            member = self._classic_member(group, group_id, member_id, instance_id)
+        except KafkaError as exc:
+            return exc.code
+        assert group is not None and member.classic is not None
+        if member.member_epoch != generation_id:
+            return E.ILLEGAL_GENERATION
+        self._schedule_session(group_id, member.member_id, now_ms,
+                               member.classic.session_timeout_ms)
+        if self._must_rejoin(group, member):
+            self._tell_to_rejoin(group_id, member, now_ms)
+            return E.REBALANCE_IN_PROGRESS
+        return E.NONE
+
+    def classic_leave(self, group_id: str, members: Sequence[LeavingMember], now_ms: int,
+                      ) -> Outcome[LeaveGroupResult]:
+        """Kafka's ``classicGroupLeaveToConsumerGroup``: each classic member named leaves
+        (removed, its timers cancelled), and the group epoch moves once."""
+        group = self._groups[group_id]
+        snapshot = group.copy()
+        op = _Operation(group)
+        results = []
+        for leaving in members:
+            member_id, instance_id = leaving.member_id, leaving.group_instance_id
+            try:
+                if instance_id is None:
+                    member = self._classic_member(group, group_id, member_id, None)
+                else:
+                    found = group.static_member(instance_id)
+                    if found is None:
+                        raise KafkaError(E.UNKNOWN_MEMBER_ID)
+                    # an admin may remove a static member by its instance id alone
+                    if member_id and found.member_id != member_id:
+                        raise KafkaError(E.FENCED_INSTANCE_ID)
+                    member = self._classic_member(group, group_id, found.member_id,
+                                                  instance_id)
+                    member_id = member.member_id
+                self._remove_member_records(group, member, op)
+                results.append(MemberLeaveResult(member_id, instance_id, E.NONE))
+            except KafkaError as exc:
+                results.append(MemberLeaveResult(member_id, instance_id, exc.code))
+        result = LeaveGroupResult(E.NONE, tuple(results))
+        if not op.records:
+            return result
+        op.add(GroupEpoch(group_id, group.group_epoch + 1, self._metadata_hash(group)))
+        changes = group.changes
+        data = [serialize(r) if not isinstance(r, tuple) else r for r in op.records]
+
+        def written(error: ErrorCode) -> LeaveGroupResult:
+            if error:
+                self._restore(group_id, snapshot, changes)
+                return LeaveGroupResult(error)
+            return result
+
+        return when_ready(self.store.write_records(group_id, data, now_ms), written)
+
+    def _expire_classic(self, group_id: str, member_id: str, what: str, now_ms: int) -> None:
+        group = self._groups.get(group_id)
+        member = group.member(member_id) if group is not None else None
+        if group is None or member is None or self._status(group_id):
+            return
+        log.info("Member %s of consumer group %s is fenced: the classic member failed to %s "
+                 "within its rebalance timeout", member_id, group_id, what)
+        self._fence_now(group, member, now_ms)
 
     # -- ConsumerGroupDescribe -------------------------------------------------------------
 
