@@ -39,7 +39,13 @@ from protocol.errors import ErrorCode
 from pybroker.cluster.replica_manager import NO_SEQUENCE
 from pybroker.config.groups import GroupConfigs
 from pybroker.coordinator import group_metrics
-from pybroker.coordinator.group import GroupConfig, GroupCoordinator, GroupState, LoopScheduler
+from pybroker.coordinator.group import (
+    ClassicGroup,
+    GroupConfig,
+    GroupCoordinator,
+    GroupState,
+    LoopScheduler,
+)
 from pybroker.coordinator.group.consumer.coordinator import (
     ConsumerGroupConfig,
     ConsumerGroupCoordinator,
@@ -208,7 +214,8 @@ class GroupCoordinatorService:
             self.consumer_config, self.topic, coordinator.scheduler, self.metadata,
             is_coordinator_for=self._is_coordinator_for, is_loading=self._is_loading,
             classic_group=coordinator.group, drop_classic_group=self._drop_classic_group,
-            group_configs=self.group_configs)
+            group_configs=self.group_configs,
+            hand_over_classic_group=self._hand_over_classic_group)
         coordinator.foreign_group = self._classic_join_to_consumer_group
         coordinator.mixed = consumer
         self.runtime.load_led_partitions(now_ms)
@@ -220,6 +227,15 @@ class GroupCoordinatorService:
         metadata's tombstone in the consumer group's first batch."""
         self.coordinator.drop_empty_group(group_id, now_ms)
         return serialize_group_metadata_key(group_id), None
+
+    def _hand_over_classic_group(self, group_id: str, now_ms: int,
+                                 ) -> tuple[ClassicGroup, tuple[bytes, None]] | None:
+        """A classic group with members, taken from the classic coordinator for an online
+        upgrade, with the tombstone of its metadata for the consumer group's first batch."""
+        group = self.coordinator.hand_over_group(group_id, now_ms)
+        if group is None:
+            return None
+        return group, (serialize_group_metadata_key(group_id), None)
 
     def _classic_join_to_consumer_group(self, group_id: str, now_ms: int) -> ErrorCode:
         """A JoinGroup for the id of an empty consumer group: it is deleted (its tombstones

@@ -219,6 +219,18 @@ class GroupCoordinator(JoinPhase, SyncPhase, Membership, GroupApis):
         return True
 
     @entry_point
+    def hand_over_group(self, group_id: str, now_ms: int) -> ClassicGroup | None:
+        """A consumer-protocol member joins a classic group with members, which becomes a
+        consumer group (KIP-848's online upgrade): parked JoinGroup and SyncGroup answers get
+        REBALANCE_IN_PROGRESS (the members rejoin, now as classic members of the consumer
+        group), the group's timers are dropped and it is forgotten here; the group, as it was,
+        for the caller to convert."""
+        group = self._groups.pop(group_id, None)
+        if group is not None:
+            self._unload_group(group, now_ms, E.REBALANCE_IN_PROGRESS)
+        return group
+
+    @entry_point
     def remove_empty_group(self, group_id: str, now_ms: int) -> bool:
         """For offset expiration: an Empty group whose last offsets expired becomes Dead and is
         forgotten (the caller writes its tombstone). False when the group is not Empty."""
@@ -253,15 +265,16 @@ class GroupCoordinator(JoinPhase, SyncPhase, Membership, GroupApis):
         self._unload_group(group, now_ms)
         del self._groups[group.group_id]
 
-    def _unload_group(self, group: ClassicGroup, now_ms: int) -> None:
+    def _unload_group(self, group: ClassicGroup, now_ms: int,
+                      error: ErrorCode = E.NOT_COORDINATOR) -> None:
         previous = group.state
         if previous is not S.DEAD:
             group.transition_to(S.DEAD, now_ms)
         for member in group.members.values():
             if previous is S.PREPARING_REBALANCE:
                 self._answer_join(group, member,
-                                  JoinGroupResult.failure(member.member_id, E.NOT_COORDINATOR))
-            self._answer_sync(member, SyncGroupResult.failure(E.NOT_COORDINATOR))
+                                  JoinGroupResult.failure(member.member_id, error))
+            self._answer_sync(member, SyncGroupResult.failure(error))
             self.scheduler.cancel(heartbeat_key(group, member.member_id))
         for member_id in group.pending_members:
             self.scheduler.cancel(pending_key(group, member_id))

@@ -143,5 +143,53 @@ def mixed_group(rec: Recorder, names) -> None:
     rec.call("a leaves", HEARTBEAT, 1, heartbeat(group, "member-a", -1))
 
 
+def assignment_of(topic: str, partitions: list[int]) -> bytes:
+    body = cpa.encode(cpa.ConsumerProtocolAssignment(
+        assigned_partitions=[cpa.TopicPartition(topic=topic, partitions=partitions)],
+        user_data=None), 1)
+    return struct.pack(">h", 1) + body
+
+
+def upgrade(rec: Recorder, names) -> None:
+    """A classic group of one member, which assigned itself every partition, becomes a consumer
+    group when a consumer-protocol member joins (the online upgrade): the new member waits for
+    what the classic member still holds, the classic member is told to rejoin, revokes by
+    rejoining without them, and both end up with half."""
+    topic, group = names.topic, names("upgraded")
+    coordinator_ready(rec, group)
+    create_topic(rec, topic, 4)
+    topic_seen(rec, topic, names("probe"))
+    first = rec.call("a classic member joins without an id", rq.JOIN_GROUP, 9,
+                     classic_join(group, "", [topic]), mask=MASK)
+    c = first.member_id
+    led = rec.call("it joins and leads", rq.JOIN_GROUP, 9, classic_join(group, c, [topic]),
+                   mask=MASK + ("leader", "members[*].metadata"))
+    rec.call("it assigns itself everything", rq.SYNC_GROUP, 5, sg.SyncGroupRequest(
+        group_id=group, generation_id=led.generation_id, member_id=c, protocol_type="consumer",
+        protocol_name="range", assignments=[sg.SyncGroupRequestAssignment(
+            member_id=c, assignment=assignment_of(topic, [0, 1, 2, 3]))]))
+    a = rec.call("a consumer-protocol member joins the classic group", HEARTBEAT, 1,
+                 join(group, "member-a", [topic]), mask=MASK)
+    call_describe(rec, "describe the converted group", DESCRIBE, 1, describe(group))
+    rec.call("the classic member is told to rejoin", rq.HEARTBEAT, 4, hbq.HeartbeatRequest(
+        group_id=group, generation_id=led.generation_id, member_id=c))
+    rejoined = rec.call("it rejoins, without its partitions", rq.JOIN_GROUP, 9,
+                        classic_join(group, c, [topic]), mask=MASK)
+    sync = rec.call("and syncs", rq.SYNC_GROUP, 5, sg.SyncGroupRequest(
+        group_id=group, generation_id=rejoined.generation_id, member_id=c,
+        protocol_type="consumer", protocol_name="range"), mask=MASK)
+    a2 = rec.call("a heartbeats", HEARTBEAT, 1, heartbeat(group, "member-a", a.member_epoch,
+                                                          owned=assigned(a)), mask=MASK)
+    mine, theirs = partitions_of(sync), sorted(p for ps in assigned(a2).values() for p in ps)
+    assert len(mine) == 2 and sorted(mine + theirs) == [0, 1, 2, 3], (mine, theirs)
+    rec.call("the classic member leaves", rq.LEAVE_GROUP, 5, lg.LeaveGroupRequest(
+        group_id=group, members=[lg.MemberIdentity(member_id=c)]), mask=MASK)
+    rec.call("a leaves", HEARTBEAT, 1, heartbeat(group, "member-a", -1))
+
+
 def test_a_classic_member_in_a_consumer_group(pair4, names) -> None:
     pair4.check(mixed_group, names, KNOWN)
+
+
+def test_a_classic_group_upgraded_by_a_consumer_protocol_member(pair4, names) -> None:
+    pair4.check(upgrade, names, KNOWN)

@@ -31,8 +31,10 @@ Timers (on the coordinator's scheduler):
   if it is still at that epoch when the timer fires (its rebalance timeout), it is fenced.
 
 The group id namespace is shared with the classic protocol: a heartbeat with epoch 0 replaces
-an *empty* classic group (its metadata tombstoned in the same batch); a non-empty classic group
-answers GROUP_ID_NOT_FOUND until online conversion is served.
+an *empty* classic group (its metadata tombstoned in the same batch), and converts a classic
+group with members into a consumer group of classic members when the migration policy allows
+an upgrade (:meth:`ConsumerGroupCoordinator._upgrade`); otherwise it answers
+GROUP_ID_NOT_FOUND.
 
 Classic members (a mixed group, Kafka's ``classicGroup*ToConsumerGroup``): a classic JoinGroup
 for a consumer group with members joins it (:meth:`ConsumerGroupCoordinator.classic_join`),
@@ -333,12 +335,16 @@ class ConsumerGroupCoordinator:
                  is_loading: Callable[[str | None], bool] | None = None,
                  classic_group: Callable[[str], Any | None] | None = None,
                  drop_classic_group: Callable[[str, int], tuple[bytes, bytes | None] | None]
-                 | None = None, group_configs: GroupTimeouts | None = None) -> None:
+                 | None = None, group_configs: GroupTimeouts | None = None,
+                 hand_over_classic_group: Callable[[str, int], tuple[Any, tuple[bytes, None]]
+                                                   | None] | None = None) -> None:
         """``classic_group(group_id)`` is the classic group of that id, if any (the ids are
         one namespace); ``drop_classic_group(group_id, now_ms)`` forgets an empty one and
         gives the tombstone of its metadata for the batch that replaces it;
         ``group_configs`` each group's session timeout and heartbeat interval (its group
-        configs, KIP-848; without them, the broker's)."""
+        configs, KIP-848; without them, the broker's); ``hand_over_classic_group(group_id,
+        now_ms)`` takes a classic group with members from the classic coordinator for an online
+        upgrade, with the tombstone of its metadata."""
         self.config = config
         self.group_configs: GroupTimeouts = group_configs or _BrokerTimeouts(config)
         self.store = store
@@ -348,6 +354,7 @@ class ConsumerGroupCoordinator:
         self._is_loading = is_loading or (lambda _gid: False)
         self._classic_group = classic_group or (lambda _gid: None)
         self._drop_classic_group = drop_classic_group or (lambda _gid, _now: None)
+        self._hand_over_classic_group = hand_over_classic_group or (lambda _gid, _now: None)
         self._groups: dict[str, ConsumerGroup] = {}
         self._regex_checked: dict[tuple[str, str], int] = {}
         self._active = False
@@ -512,14 +519,95 @@ class ConsumerGroupCoordinator:
         classic = self._classic_group(group_id)
         if classic is not None:
             if len(classic) > 0:
-                raise KafkaError(E.GROUP_ID_NOT_FOUND,
-                                 f"Group {group_id} is not a consumer group.")
+                return self._upgrade(classic, now_ms, op_records)
             tombstone = self._drop_classic_group(group_id, now_ms)
             if tombstone is not None:
                 op_records.append(tombstone)
         group = ConsumerGroup(group_id, now_ms)
         self._groups[group_id] = group
         return group
+
+    # -- online upgrade: a classic group becomes a consumer group ------------------------------
+
+    def _upgrade(self, classic: Any, now_ms: int, op_records: list) -> ConsumerGroup:
+        """A consumer-protocol member joins a classic group with members (Kafka's
+        ``validateOnlineUpgrade`` and ``convertToConsumerGroup``): if the migration policy
+        allows it and the group uses the consumer protocol, its members become classic members
+        of a consumer group at its generation, each keeping its assignment as its target, in
+        records written ahead of the joining member's (the classic group's metadata
+        tombstoned); the classic group's parked requests get REBALANCE_IN_PROGRESS.
+        GROUP_ID_NOT_FOUND otherwise, and the classic group stays as it is."""
+        group_id = classic.group_id
+        if self.config.migration_policy not in ("upgrade", "bidirectional") \
+                or classic.protocol_type != CONSUMER_PROTOCOL_TYPE:
+            raise KafkaError(E.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group")
+        if len(classic) > self.config.max_size:
+            raise KafkaError(E.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group")
+        if len(classic) >= self.config.max_size:  # the joining member would not fit
+            raise KafkaError(E.GROUP_MAX_SIZE_REACHED,
+                             f"The consumer group has reached its maximum capacity of "
+                             f"{self.config.max_size} members.")
+        generation = classic.generation_id
+        try:
+            members = [self._from_classic(m, classic.protocol_name, generation)
+                       for m in classic.members.values()]
+        except KafkaError:
+            raise KafkaError(E.GROUP_ID_NOT_FOUND,
+                             f"Cannot upgrade the classic group {group_id} to consumer group "
+                             "because the embedded consumer protocol is malformed.") from None
+        handed = self._hand_over_classic_group(group_id, now_ms)
+        if handed is None:
+            raise KafkaError(E.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group")
+        op_records.append(handed[1])
+        log.info("Classic group %s converted to a consumer group at generation %d (%d "
+                 "members), a consumer-protocol member joining", group_id, generation,
+                 len(members))
+        group = ConsumerGroup(group_id, now_ms)
+        self._groups[group_id] = group
+        op = _Operation(group, op_records)
+        for m in members:
+            op.add(MemberMetadata(group_id, m.member_id, m))
+        op.add(GroupEpoch(group_id, generation, 0))
+        for m in members:
+            op.add(TargetAssignmentMember(group_id, m.member_id, m.assigned))
+        op.add(TargetAssignmentEpoch(group_id, generation))
+        for m in members:
+            op.add(CurrentAssignment(group_id, m.member_id, m))
+            assert m.classic is not None
+            self._schedule_session(group_id, m.member_id, now_ms, m.classic.session_timeout_ms)
+        return group
+
+    def _from_classic(self, member: Any, protocol: str | None, generation: int,
+                      ) -> ConsumerGroupMember:
+        """A classic group's member as a classic member of a consumer group (Kafka's
+        ``ConsumerGroup.fromClassicGroup``): stable at the generation, holding its assignment."""
+        protocols = tuple((n, bytes(md)) for n, md in member.supported_protocols)
+        chosen = next((md for n, md in protocols if n == protocol), protocols[0][1])
+        subscription = classic_subscription([(protocol or "", chosen)])
+        assigned = self._decode_assignment(bytes(member.assignment))
+        return ConsumerGroupMember(
+            member.member_id, instance_id=member.group_instance_id, rack_id=subscription.rack_id,
+            rebalance_timeout_ms=member.rebalance_timeout_ms, client_id=member.client_id,
+            client_host=member.client_host, subscribed_topic_names=tuple(subscription.topics),
+            classic=ClassicMemberMetadata(member.session_timeout_ms, protocols),
+            member_epoch=generation, previous_member_epoch=generation,
+            state=MemberState.STABLE, assigned=assigned)
+
+    def _decode_assignment(self, data: bytes) -> Assignment:
+        if not data:
+            return EMPTY_ASSIGNMENT
+        try:
+            r = Reader(data)
+            version = r.int16()
+            decoded = cpa.read(r, max(0, min(version, cpa.VALID_VERSIONS[1])))
+        except Exception as exc:  # noqa: BLE001 - a client's bytes
+            raise KafkaError(E.INCONSISTENT_GROUP_PROTOCOL) from exc
+        parts: dict[uuid.UUID, set[int]] = {}
+        for tp in decoded.assigned_partitions:
+            info = self.topics.topic(tp.topic)
+            if info is not None:
+                parts.setdefault(info.topic_id, set()).update(tp.partitions)
+        return assignment(parts)
 
     def _check_epoch(self, member: ConsumerGroupMember, epoch: int,
                      owned: Assignment | None) -> None:
