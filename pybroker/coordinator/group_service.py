@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ErrorCode
@@ -51,7 +51,9 @@ from pybroker.coordinator.group.consumer.coordinator import (
     ConsumerGroupCoordinator,
 )
 from pybroker.coordinator.group.consumer.group import ConsumerGroup, ConsumerGroupState
+from pybroker.coordinator.group.consumer.member import ConsumerGroupMember
 from pybroker.coordinator.group.group import GroupOverview
+from pybroker.coordinator.group.member import MemberMetadata as ClassicMember
 from pybroker.coordinator.group.offsets import (
     GroupRetentionView,
     OffsetFetchResult,
@@ -65,6 +67,7 @@ from pybroker.coordinator.group.storage import (
     TxnProducer,
     commit_error_for,
     serialize_group_metadata_key,
+    serialize_group_metadata_value,
 )
 from pybroker.coordinator.runtime import CoordinatorRuntime, CoordinatorState, LoadSummary
 from pybroker.kernel.clock import SYSTEM_CLOCK, Clock
@@ -215,7 +218,8 @@ class GroupCoordinatorService:
             is_coordinator_for=self._is_coordinator_for, is_loading=self._is_loading,
             classic_group=coordinator.group, drop_classic_group=self._drop_classic_group,
             group_configs=self.group_configs,
-            hand_over_classic_group=self._hand_over_classic_group)
+            hand_over_classic_group=self._hand_over_classic_group,
+            downgrade_classic_group=self._downgrade_to_classic_group)
         coordinator.foreign_group = self._classic_join_to_consumer_group
         coordinator.mixed = consumer
         self.runtime.load_led_partitions(now_ms)
@@ -236,6 +240,28 @@ class GroupCoordinatorService:
         if group is None:
             return None
         return group, (serialize_group_metadata_key(group_id), None)
+
+    def _downgrade_to_classic_group(
+            self, group_id: str, generation: int,
+            members: list[tuple[ConsumerGroupMember, bytes]], now_ms: int,
+    ) -> tuple[tuple[bytes, bytes], Callable[[], None]] | None:
+        """The classic group a consumer group of classic members becomes (KIP-848's online
+        downgrade): its metadata record, and what makes the classic coordinator serve it once
+        the batch is written; None when it has more members than ``group.max.size``."""
+        coordinator = self.coordinator
+        if len(members) > coordinator.config.max_size:
+            return None
+        classic = coordinator.downgraded_group(group_id, generation, [
+            ClassicMember(member_id=m.member_id, group_instance_id=m.instance_id,
+                          client_id=m.client_id, client_host=m.client_host,
+                          rebalance_timeout_ms=m.rebalance_timeout_ms,
+                          session_timeout_ms=m.classic.session_timeout_ms,
+                          protocol_type="consumer", supported_protocols=list(m.classic.protocols),
+                          assignment=assignment)
+            for m, assignment in members if m.classic is not None], now_ms)
+        value = classic.to_metadata_value({m.member_id: a for m, a in members})
+        record = (serialize_group_metadata_key(group_id), serialize_group_metadata_value(value))
+        return record, lambda: coordinator.adopt_group(classic, self.clock.milliseconds())
 
     def _classic_join_to_consumer_group(self, group_id: str, now_ms: int) -> ErrorCode:
         """A JoinGroup for the id of an empty consumer group: it is deleted (its tombstones

@@ -1,7 +1,8 @@
 """A KIP-848 consumer group survives a restart of the single node, clean or by SIGKILL: the
 group is rebuilt from its records in ``__consumer_offsets`` with the same epochs, targets and
 half-done reconciliation, and its members carry on at their epochs without rejoining. The
-group's configs (KIP-848) are kept in the node's own znode tree and given again after it."""
+group's configs (KIP-848) are kept in the node's own znode tree and given again after it, and a
+group the online downgrade turned classic is classic after it."""
 
 from __future__ import annotations
 
@@ -15,12 +16,15 @@ from protocol.messages import (
     consumer_group_describe_request as cgd,
     consumer_group_heartbeat_request as cgh,
     create_topics_request as ct,
+    describe_groups_request as dsg,
     find_coordinator_request as fc,
     incremental_alter_configs_request as iac,
     metadata_request as md,
+    sync_group_request as sg,
 )
 from pybroker.testing.broker_process import BrokerProcess
 from pybroker.testing.wire_client import WireClient
+from tests.compat.differential.test_mixed_groups import classic_join
 
 pytestmark = pytest.mark.compat
 
@@ -119,3 +123,37 @@ def test_a_consumer_group_survives_a_restart(broker: BrokerProcess, hard: bool) 
         assert describe(client, group).group_state == "Stable"
     finally:
         client.close()
+
+
+def test_a_downgraded_group_is_a_classic_group_after_a_restart(broker: BrokerProcess) -> None:
+    """KIP-848's online downgrade is in the log: after a restart the group is the classic group
+    it became (its consumer-group records tombstoned, its classic metadata written)."""
+    topic, group = f"down-{uuid.uuid4().hex[:6]}", f"g-{uuid.uuid4().hex[:6]}"
+    with WireClient(broker.bootstrap) as client:
+        r = client.call(CREATE_TOPICS, 5, ct.CreateTopicsRequest(topics=[ct.CreatableTopic(
+            name=topic, num_partitions=2, replication_factor=1)], timeout_ms=30_000))
+        assert r.topics[0].error_code == ErrorCode.NONE
+        find_coordinator(client, group)
+        a = beat(client, group, "member-a", 0, {}, [topic])
+        beat(client, group, "member-a", a.member_epoch, owned(a))
+        c = client.call(11, 9, classic_join(group, "", [topic])).member_id
+        joined = client.call(11, 9, classic_join(group, c, [topic]))
+        assert joined.error_code == ErrorCode.NONE
+        assert beat(client, group, "member-a", -1, None).error_code == ErrorCode.NONE
+        led = client.call(11, 9, classic_join(group, c, [topic]))
+        assert (led.error_code, led.leader) == (ErrorCode.NONE, c)
+        assert client.call(14, 5, sg.SyncGroupRequest(
+            group_id=group, generation_id=led.generation_id, member_id=c,
+            protocol_type="consumer", protocol_name="range")).error_code == ErrorCode.NONE
+    broker.restart()
+    deadline = time.monotonic() + 60
+    while True:
+        with WireClient(broker.bootstrap) as client:
+            (g,) = client.call(15, 5, dsg.DescribeGroupsRequest(groups=[group])).groups
+        if g.error_code != ErrorCode.COORDINATOR_LOAD_IN_PROGRESS or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert (g.error_code, g.group_state, g.protocol_type) == (ErrorCode.NONE, "Stable", "consumer")
+    assert [m.member_id for m in g.members] == [c]
+    with WireClient(broker.bootstrap) as client:
+        assert describe(client, group).error_code == ErrorCode.GROUP_ID_NOT_FOUND

@@ -8,7 +8,9 @@ record reported twice means a partition was read by two members at once.
 The consumer-protocol member takes the six partitions first (the group is a consumer group);
 the two classic members join it and are given partitions by the broker's assignor; records
 produced meanwhile and after are each read exactly once; the kafka-python member leaves and the
-others take its partitions over, still reading every record once.
+others take its partitions over, still reading every record once; the consumer-protocol member
+leaves last, the group turns back into a classic group (the online downgrade) and the aiokafka
+member reads on alone.
 
 And the online upgrade: a classic group of kafka-python and aiokafka members running; a
 consumer-protocol member joins it, the group becomes a consumer group without stopping, the
@@ -85,8 +87,14 @@ def test_classic_and_consumer_protocol_members_share_a_group(
     wait_for("360 records, each read once", lambda: read_once(everyone, 360), timeout=90)
     wait_for("the others to hold the six partitions", lambda: sum(
         len(m.assignment()) for m in (new, aio)) == 6, timeout=60)
+
+    new.stop()  # the last consumer-protocol member leaves: the group turns classic again
+    wait_for("the aiokafka member to hold the six partitions in the classic group",
+             lambda: len(aio.assignment()) == 6, timeout=60)
+    produce(bootstrap, topic, 6, 20)
+    wait_for("480 records, each read once", lambda: read_once(everyone, 480), timeout=90)
     time.sleep(1)
-    assert read_once(everyone, 360)
+    assert read_once(everyone, 480)
 
 
 def test_a_consumer_protocol_member_upgrades_a_running_classic_group(

@@ -69,6 +69,7 @@ from .core import MixedGroups, entry_point, heartbeat_key, join_key, pending_key
 from .group import ClassicGroup, JoinGroupResult, SyncGroupResult
 from .group_apis import GroupApis
 from .join import JoinPhase
+from .member import MemberMetadata
 from .membership import Membership
 from .state import GroupState
 from .sync import SyncPhase
@@ -229,6 +230,30 @@ class GroupCoordinator(JoinPhase, SyncPhase, Membership, GroupApis):
         if group is not None:
             self._unload_group(group, now_ms, E.REBALANCE_IN_PROGRESS)
         return group
+
+    @staticmethod
+    def downgraded_group(group_id: str, generation: int, members: Iterable[MemberMetadata],
+                         now_ms: int) -> ClassicGroup:
+        """A consumer group's classic members as a classic group (KIP-848's online downgrade,
+        Kafka's ``ClassicGroup.fromConsumerGroup``): Stable at the consumer group's epoch, the
+        first member leading, the protocol the members have in common chosen."""
+        group = ClassicGroup(group_id, S.STABLE, now_ms)
+        group.generation_id = generation
+        for member in members:
+            group.add(member)
+        group.protocol_name = group.select_protocol()
+        group.subscribed_topics = group.compute_subscribed_topics()
+        return group
+
+    @entry_point
+    def adopt_group(self, group: ClassicGroup, now_ms: int) -> None:
+        """Serve a group made by :meth:`downgraded_group` once its records are written: its
+        members' sessions run, and a rebalance starts that they join as a classic group."""
+        self._groups[group.group_id] = group
+        for member in group.members.values():
+            self._schedule_heartbeat(group, member, now_ms)
+        self._maybe_prepare_rebalance(
+            group, f"Downgrade group {group.group_id} from consumer to classic.", now_ms)
 
     @entry_point
     def remove_empty_group(self, group_id: str, now_ms: int) -> bool:

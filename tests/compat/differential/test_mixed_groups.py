@@ -19,6 +19,7 @@ import struct
 from protocol.messages import (
     consumer_protocol_assignment as cpa,
     consumer_protocol_subscription as cps,
+    describe_groups_request as dsg,
     heartbeat_request as hbq,
     join_group_request as jg,
     leave_group_request as lg,
@@ -193,3 +194,46 @@ def test_a_classic_member_in_a_consumer_group(pair4, names) -> None:
 
 def test_a_classic_group_upgraded_by_a_consumer_protocol_member(pair4, names) -> None:
     pair4.check(upgrade, names, KNOWN)
+
+
+def downgrade(rec: Recorder, names) -> None:
+    """The last consumer-protocol member of a consumer group leaves; the classic member that
+    remains is told to rejoin, and rejoins a classic group (the online downgrade), which it now
+    leads, assigning itself the partitions."""
+    topic, group = names.topic, names("downgraded")
+    coordinator_ready(rec, group)
+    create_topic(rec, topic, 4)
+    topic_seen(rec, topic, names("probe"))
+    a = rec.call("a joins", HEARTBEAT, 1, join(group, "member-a", [topic]))
+    rec.call("a settles", HEARTBEAT, 1, heartbeat(group, "member-a", a.member_epoch,
+                                                  owned=assigned(a)))
+    c = rec.call("a classic member joins without an id", rq.JOIN_GROUP, 9,
+                 classic_join(group, "", [topic]), mask=MASK).member_id
+    joined = rec.call("it joins", rq.JOIN_GROUP, 9, classic_join(group, c, [topic]), mask=MASK)
+    rec.call("it syncs", rq.SYNC_GROUP, 5, sg.SyncGroupRequest(
+        group_id=group, generation_id=joined.generation_id, member_id=c,
+        protocol_type="consumer", protocol_name="range"), mask=MASK)
+    rec.call("the last consumer-protocol member leaves", HEARTBEAT, 1,
+             heartbeat(group, "member-a", -1))
+    rec.call("the classic member is told to rejoin", rq.HEARTBEAT, 4, hbq.HeartbeatRequest(
+        group_id=group, generation_id=joined.generation_id, member_id=c))
+    call_describe(rec, "describe it as a consumer group", DESCRIBE, 1, describe(group))
+    led = rec.call("it rejoins the classic group, and leads it", rq.JOIN_GROUP, 9,
+                   classic_join(group, c, [topic]),
+                   mask=MASK + ("leader", "members[*].metadata"))
+    rec.call("it assigns itself everything", rq.SYNC_GROUP, 5, sg.SyncGroupRequest(
+        group_id=group, generation_id=led.generation_id, member_id=c, protocol_type="consumer",
+        protocol_name="range", assignments=[sg.SyncGroupRequestAssignment(
+            member_id=c, assignment=assignment_of(topic, [0, 1, 2, 3]))]))
+    call_describe(rec, "describe the classic group", rq.DESCRIBE_GROUPS, 5,
+                  dsg.DescribeGroupsRequest(groups=[group], include_authorized_operations=False))
+    rec.call("a comes back with the consumer protocol", HEARTBEAT, 1,
+             join(group, "member-a", [topic]), mask=MASK)
+    rec.call("the classic member leaves", rq.LEAVE_GROUP, 5, lg.LeaveGroupRequest(
+        group_id=group, members=[lg.MemberIdentity(member_id=c)]), mask=MASK)
+    rec.call("a leaves", HEARTBEAT, 1, heartbeat(group, "member-a", -1))
+
+
+def test_a_consumer_group_downgraded_when_its_last_consumer_protocol_member_leaves(
+        pair4, names) -> None:
+    pair4.check(downgrade, names, KNOWN)

@@ -227,6 +227,8 @@ class _Operation:
 
     group: ConsumerGroup
     records: list[Record | tuple[bytes, bytes | None]] = field(default_factory=list)
+    #: what to do once the records are written (a downgrade hands the group over)
+    after: list[Callable[[], None]] = field(default_factory=list)
 
     def add(self, record: Record) -> None:
         self.group.replay(record)
@@ -337,14 +339,20 @@ class ConsumerGroupCoordinator:
                  drop_classic_group: Callable[[str, int], tuple[bytes, bytes | None] | None]
                  | None = None, group_configs: GroupTimeouts | None = None,
                  hand_over_classic_group: Callable[[str, int], tuple[Any, tuple[bytes, None]]
-                                                   | None] | None = None) -> None:
+                                                   | None] | None = None,
+                 downgrade_classic_group: Callable[
+                     [str, int, list[tuple[ConsumerGroupMember, bytes]], int],
+                     tuple[tuple[bytes, bytes], Callable[[], None]] | None] | None = None,
+                 ) -> None:
         """``classic_group(group_id)`` is the classic group of that id, if any (the ids are
         one namespace); ``drop_classic_group(group_id, now_ms)`` forgets an empty one and
         gives the tombstone of its metadata for the batch that replaces it;
         ``group_configs`` each group's session timeout and heartbeat interval (its group
         configs, KIP-848; without them, the broker's); ``hand_over_classic_group(group_id,
         now_ms)`` takes a classic group with members from the classic coordinator for an online
-        upgrade, with the tombstone of its metadata."""
+        upgrade, with the tombstone of its metadata; ``downgrade_classic_group(group_id,
+        generation, members with their assignments, now_ms)`` the metadata record of the
+        classic group a downgrade makes and what serves it once written (None: it may not)."""
         self.config = config
         self.group_configs: GroupTimeouts = group_configs or _BrokerTimeouts(config)
         self.store = store
@@ -355,6 +363,8 @@ class ConsumerGroupCoordinator:
         self._classic_group = classic_group or (lambda _gid: None)
         self._drop_classic_group = drop_classic_group or (lambda _gid, _now: None)
         self._hand_over_classic_group = hand_over_classic_group or (lambda _gid, _now: None)
+        self._downgrade_classic_group = downgrade_classic_group or (
+            lambda _gid, _gen, _members, _now: None)
         self._groups: dict[str, ConsumerGroup] = {}
         self._regex_checked: dict[tuple[str, str], int] = {}
         self._active = False
@@ -486,6 +496,8 @@ class ConsumerGroupCoordinator:
 
         def written(error: ErrorCode) -> cgh.ConsumerGroupHeartbeatResponse:
             if not error:
+                for action in op.after:
+                    action()
                 return response
             self._restore(group_id, snapshot, changes)
             return _hb_error(error)
@@ -879,7 +891,7 @@ class ConsumerGroupCoordinator:
             self.scheduler.cancel(rebalance_key(group_id, member.member_id))
             return op, cgh.ConsumerGroupHeartbeatResponse(
                 member_id=member.member_id, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH)
-        self._fence(group, member, op)
+        self._fence(group, member, op, now_ms)
         return op, cgh.ConsumerGroupHeartbeatResponse(member_id=member.member_id,
                                                       member_epoch=LEAVE_GROUP_MEMBER_EPOCH)
 
@@ -892,7 +904,8 @@ class ConsumerGroupCoordinator:
         for key in (session_key, rebalance_key, join_key, sync_key):
             self.scheduler.cancel(key(group_id, member.member_id))
 
-    def _fence(self, group: ConsumerGroup, member: ConsumerGroupMember, op: _Operation) -> None:
+    def _fence(self, group: ConsumerGroup, member: ConsumerGroupMember, op: _Operation,
+               now_ms: int) -> None:
         """Remove the member and bump the group epoch (Kafka's ``consumerGroupFenceMember``):
         its partitions go to others at the next target assignment."""
         regex = member.subscribed_topic_regex
@@ -900,7 +913,49 @@ class ConsumerGroupCoordinator:
         if regex and regex not in group.subscribed_regexes():
             op.add(RegularExpression(group.group_id, regex, None))
             self._regex_checked.pop((group.group_id, regex), None)
-        op.add(GroupEpoch(group.group_id, group.group_epoch + 1, self._metadata_hash(group)))
+        if not self._maybe_downgrade(group, op, now_ms):
+            op.add(GroupEpoch(group.group_id, group.group_epoch + 1,
+                              self._metadata_hash(group)))
+
+    # -- online downgrade: a consumer group of classic members becomes a classic group -----
+
+    def _maybe_downgrade(self, group: ConsumerGroup, op: _Operation, now_ms: int) -> bool:
+        """After members left (their records are in ``op``): if every member that remains
+        uses the classic protocol, and the policy allows a downgrade, the group becomes a
+        classic group (Kafka's ``validateOnlineDowngradeWithFencedMembers`` and
+        ``convertToClassicGroup``): the consumer group's records are tombstoned, the classic
+        group's metadata written in the same batch, and once written the classic coordinator
+        serves it and starts a rebalance its members rejoin. Whether it does."""
+        remaining = list(group.members.values())
+        if not remaining or any(m.classic is None for m in remaining):
+            return False
+        if self.config.migration_policy not in ("downgrade", "bidirectional"):
+            return False
+        members = [(m, self._encode_assignment(replace(m, assigned=group.target(m.member_id))))
+                   for m in remaining]
+        handed = self._downgrade_classic_group(group.group_id, group.group_epoch, members,
+                                               now_ms)
+        if handed is None:  # more members than a classic group may have
+            return False
+        record, adopt = handed
+        group_id = group.group_id
+        for m in remaining:
+            self._remove_member_records(group, m, op)
+        # (the group's own tombstones are not replayed: it is handed over, not kept)
+        op.records.append(serialize(TargetAssignmentEpoch(group_id, None)))
+        op.records += [serialize(RegularExpression(group_id, r, None)) for r in group.regexes]
+        op.records.append(serialize(GroupEpoch(group_id, None)))
+        op.records.append(record)
+
+        def hand_over() -> None:
+            if self._groups.get(group_id) is group:
+                self._drop_timers(self._groups.pop(group_id))
+            log.info("Consumer group %s converted to a classic group at generation %d: its "
+                     "last consumer-protocol member left", group_id, group.group_epoch)
+            adopt()
+
+        op.after.append(hand_over)
+        return True
 
     # -- timers ----------------------------------------------------------------------------
 
@@ -942,7 +997,7 @@ class ConsumerGroupCoordinator:
     def _fence_now(self, group: ConsumerGroup, member: ConsumerGroupMember, now_ms: int) -> None:
         snapshot = group.copy()
         op = _Operation(group)
-        self._fence(group, member, op)
+        self._fence(group, member, op, now_ms)
         self._write(op, snapshot, cgh.ConsumerGroupHeartbeatResponse(), now_ms)
 
     # -- classic members in a consumer group (a mixed group) --------------------------------
@@ -1241,7 +1296,8 @@ class ConsumerGroupCoordinator:
         result = LeaveGroupResult(E.NONE, tuple(results))
         if not op.records:
             return result
-        op.add(GroupEpoch(group_id, group.group_epoch + 1, self._metadata_hash(group)))
+        if not self._maybe_downgrade(group, op, now_ms):
+            op.add(GroupEpoch(group_id, group.group_epoch + 1, self._metadata_hash(group)))
         changes = group.changes
         data = [serialize(r) if not isinstance(r, tuple) else r for r in op.records]
 
@@ -1249,6 +1305,8 @@ class ConsumerGroupCoordinator:
             if error:
                 self._restore(group_id, snapshot, changes)
                 return LeaveGroupResult(error)
+            for action in op.after:
+                action()
             return result
 
         return when_ready(self.store.write_records(group_id, data, now_ms), written)

@@ -89,11 +89,18 @@ class Harness:
         self.clock = ManualScheduler(1_000)
         self.topics = Topics()
         self.store = Store()
+        #: the downgrades handed to the classic side: (group, generation, member ids)
+        self.downgrades: list[tuple[str, int, list[str]]] = []
         settings = {"session_timeout_ms": 45_000, "heartbeat_interval_ms": 5_000, **config}
         self.coordinator = ConsumerGroupCoordinator(
             ConsumerGroupConfig(**settings), self.store, self.clock, self.topics,  # type: ignore[arg-type]
-            group_configs=group_configs)
+            group_configs=group_configs, downgrade_classic_group=self._downgrade)
         self.coordinator.startup()
+
+    def _downgrade(self, group_id, generation, members, now_ms):  # noqa: ANN001, ANN202
+        def adopt() -> None:
+            self.downgrades.append((group_id, generation, [m.member_id for m, _ in members]))
+        return (b"classic-key", b"classic-value"), adopt
 
     def heartbeat(self, group: str, member: str, epoch: int, *, version: int = 1,
                   topics: list[str] | None = None, regex: str | None = None,

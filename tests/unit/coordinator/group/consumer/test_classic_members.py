@@ -121,3 +121,25 @@ def test_refusals() -> None:
                                        h.clock.now_ms)
     assert [m.error_code for m in left.members] == [E.NONE, E.UNKNOWN_MEMBER_ID]
     assert list(h.group(G).members) == ["a"]
+
+
+def test_the_last_consumer_protocol_member_leaving_downgrades_the_group() -> None:
+    h = group_with_a_consumer_member()
+    c = join(h, "c1").member_id
+    h.heartbeat(G, "a", -1)
+    assert h.downgrades == [(G, 2, [c])]
+    assert h.coordinator.group(G) is None  # the classic coordinator has it now
+    assert h.store.batches[-1][1][-1] == (b"classic-key", b"classic-value")
+    assert h.store.replay(G) is None  # the consumer group is tombstoned
+
+
+def test_a_policy_without_downgrade_keeps_the_consumer_group() -> None:
+    for policy in ("upgrade", "disabled"):
+        h = Harness(migration_policy=policy)
+        h.topics.create("foo", 4)
+        r = h.heartbeat(G, "a", 0, topics=["foo"])
+        h.heartbeat(G, "a", r.member_epoch, owned={"foo": set(range(4))})
+        c = join(h, "c1").member_id
+        h.heartbeat(G, "a", -1)
+        assert h.downgrades == []
+        assert list(h.group(G).members) == [c]
