@@ -102,7 +102,7 @@ image: $(RUNTIME_STAMP) ## build the container image (docker/Dockerfile) and the
 	$(PY) -m scripts.image --image $(IMAGE) --base-image $(BASE_IMAGE) $(if $(ENGINE),--engine $(ENGINE))
 
 test: setup gen-check lint ## set everything up, check generated code and lint, run every test but the long ones (make test-long)
-	$(PY) -m pytest -ra --durations=30 -m "not long" tests
+	$(PY) -m pytest -ra --durations=100 -m "not long" tests
 	@echo "make test: the tests marked long were deselected (the count above); make test-long runs them"
 
 test-long: setup ## the long tests make test leaves out: more clients and faults of kinds CI covers, the CLI tools side by side with Kafka, 22 kill -9 rounds instead of 8, the reference Kafka's side of the Spark and Streams pipelines
