@@ -728,27 +728,7 @@ class ConsumerGroupCoordinator:
             else member.subscribed_topic_regex,
             client_id=client_id, client_host=client_host, classic=None)
 
-        bump = group.group_epoch == 0
-        if is_new or updated.metadata_differs(member):
-            old_regex = member.subscribed_topic_regex if not is_new else None
-            op.add(MemberMetadata(group_id, member_id, updated))
-            if is_new or set(updated.subscribed_topic_names) != set(member.subscribed_topic_names):
-                bump = True
-            if updated.subscribed_topic_regex != old_regex:
-                bump = True
-                if updated.subscribed_topic_regex:
-                    self._resolve_regex(group, updated.subscribed_topic_regex, op, now_ms)
-                if old_regex and old_regex not in group.subscribed_regexes():
-                    op.add(RegularExpression(group_id, old_regex, None))
-        if self._refresh_regexes(group, op, now_ms):
-            bump = True
-
-        metadata_hash = self._metadata_hash(group)
-        if bump or metadata_hash != group.metadata_hash:
-            op.add(GroupEpoch(group_id, group.group_epoch + 1, metadata_hash))
-
-        if group.group_epoch > group.assignment_epoch:
-            self._update_target_assignment(group, op)
+        self._apply_member(group, member, updated, is_new, op, now_ms)
 
         current = group.members[member_id]
         nxt = current
@@ -1136,15 +1116,23 @@ class ConsumerGroupCoordinator:
     def _apply_member(self, group: ConsumerGroup, member: ConsumerGroupMember,
                       updated: ConsumerGroupMember, is_new: bool, op: _Operation,
                       now_ms: int) -> None:
-        """Steps 1 and 2 of a join: the member's metadata, a new group epoch when the
-        subscriptions or their topics changed, and the target assignment for it."""
+        """Steps 1 and 2 of a heartbeat or a classic join: the member's metadata (and its
+        regex, resolved or dropped), a new group epoch when the subscriptions or their topics
+        changed, and the target assignment for it."""
         group_id = group.group_id
         bump = group.group_epoch == 0
         if is_new or updated.metadata_differs(member):
+            old_regex = member.subscribed_topic_regex if not is_new else None
             op.add(MemberMetadata(group_id, updated.member_id, updated))
             if is_new or set(updated.subscribed_topic_names) != \
                     set(member.subscribed_topic_names):
                 bump = True
+            if updated.subscribed_topic_regex != old_regex:
+                bump = True
+                if updated.subscribed_topic_regex:
+                    self._resolve_regex(group, updated.subscribed_topic_regex, op, now_ms)
+                if old_regex and old_regex not in group.subscribed_regexes():
+                    op.add(RegularExpression(group_id, old_regex, None))
         if self._refresh_regexes(group, op, now_ms):
             bump = True
         metadata_hash = self._metadata_hash(group)
