@@ -245,6 +245,17 @@ def _owned(topic_partitions: list[req_m.TopicPartitions] | None) -> Assignment |
     return assignment({tp.topic_id: tp.partitions for tp in topic_partitions})
 
 
+def _fenced_instance(member_id: str, instance_id: str | None, owner: str) -> KafkaError:
+    """FENCED_INSTANCE_ID, in Kafka's words: the instance belongs to another member id."""
+    return KafkaError(E.FENCED_INSTANCE_ID, f"Static member {member_id} with instance id "
+                                            f"{instance_id} was fenced by member {owner}.")
+
+
+def _not_a_consumer_group(group_id: str) -> KafkaError:
+    """GROUP_ID_NOT_FOUND for a classic group a consumer-protocol member may not upgrade."""
+    return KafkaError(E.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group")
+
+
 def new_member_id() -> str:
     """A member id as Kafka makes one (``Uuid.randomUuid().toString()``: 16 random bytes in
     URL-safe base64 without padding), for a v0 join that sends none."""
@@ -552,9 +563,9 @@ class ConsumerGroupCoordinator:
         group_id = classic.group_id
         if self.config.migration_policy not in ("upgrade", "bidirectional") \
                 or classic.protocol_type != CONSUMER_PROTOCOL_TYPE:
-            raise KafkaError(E.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group")
+            raise _not_a_consumer_group(group_id)
         if len(classic) > self.config.max_size:
-            raise KafkaError(E.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group")
+            raise _not_a_consumer_group(group_id)
         if len(classic) >= self.config.max_size:  # the joining member would not fit
             raise KafkaError(E.GROUP_MAX_SIZE_REACHED,
                              f"The consumer group has reached its maximum capacity of "
@@ -569,7 +580,7 @@ class ConsumerGroupCoordinator:
                              "because the embedded consumer protocol is malformed.") from None
         handed = self._hand_over_classic_group(group_id, now_ms)
         if handed is None:
-            raise KafkaError(E.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group")
+            raise _not_a_consumer_group(group_id)
         op_records.append(handed[1])
         log.info("Classic group %s converted to a consumer group at generation %d (%d "
                  "members), a consumer-protocol member joining", group_id, generation,
@@ -691,9 +702,7 @@ class ConsumerGroupCoordinator:
         if existing is None:
             raise KafkaError(E.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
         if existing.member_id != member_id:
-            raise KafkaError(E.FENCED_INSTANCE_ID,
-                             f"Static member {member_id} with instance id {instance_id} was "
-                             f"fenced by member {existing.member_id}.")
+            raise _fenced_instance(member_id, instance_id, existing.member_id)
         self._check_epoch(existing, epoch, owned)
         return existing, False
 
@@ -851,10 +860,7 @@ class ConsumerGroupCoordinator:
                 raise KafkaError(E.UNKNOWN_MEMBER_ID,
                                  f"Instance id {request.instance_id} is unknown.")
             if existing.member_id != member_id:
-                raise KafkaError(E.FENCED_INSTANCE_ID,
-                                 f"Static member {member_id} with instance id "
-                                 f"{request.instance_id} was fenced by member "
-                                 f"{existing.member_id}.")
+                raise _fenced_instance(member_id, request.instance_id, existing.member_id)
             member = existing
         else:
             found = group.member(member_id)
@@ -1028,9 +1034,7 @@ class ConsumerGroupCoordinator:
         if existing is None:
             raise KafkaError(E.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
         if existing.member_id != member_id:
-            raise KafkaError(E.FENCED_INSTANCE_ID,
-                             f"Static member {member_id} with instance id {instance_id} was "
-                             f"fenced by member {existing.member_id}.")
+            raise _fenced_instance(member_id, instance_id, existing.member_id)
         return existing
 
     def _owned_by_name(self, subscription: cps.ConsumerProtocolSubscription) -> Assignment:
@@ -1158,9 +1162,7 @@ class ConsumerGroupCoordinator:
                                  f"Member with instance id {instance_id} is not a member of "
                                  f"group {group_id}.")
             if found.member_id != member_id:
-                raise KafkaError(E.FENCED_INSTANCE_ID,
-                                 f"Static member {member_id} with instance id {instance_id} "
-                                 f"was fenced by member {found.member_id}.")
+                raise _fenced_instance(member_id, instance_id, found.member_id)
             member = found
         if not member.uses_classic_protocol:
             raise KafkaError(E.UNKNOWN_MEMBER_ID,
